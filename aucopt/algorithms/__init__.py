@@ -1,0 +1,18 @@
+"""Algorithm specs and their registry (no scikit-learn, River or Dask here).
+
+Importing this package registers every algorithm; each module ends with its
+``register(...)`` calls.
+"""
+
+from . import spam  # noqa: F401  (registers spam-l2, spam-net)
+from ._registry import get_algorithm, list_algorithms, register, unknown_algorithm_message
+from ._spec import AlgorithmSpec, RowData
+
+__all__ = [
+    "AlgorithmSpec",
+    "RowData",
+    "get_algorithm",
+    "list_algorithms",
+    "register",
+    "unknown_algorithm_message",
+]

@@ -1,0 +1,106 @@
+"""Registry-level public API: ``list_algorithms``, ``make``, ``algorithm_info``."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+
+from .algorithms import get_algorithm
+from .algorithms import list_algorithms as _list_ids
+
+__all__ = ["list_algorithms", "make", "algorithm_info", "estimator_class"]
+
+
+def list_algorithms() -> list[str]:
+    """Return the registry ids of every algorithm, e.g. ``["spam-l2", "spam-net"]``.
+
+    Returns
+    -------
+    list of str
+    """
+    return _list_ids()
+
+
+def estimator_class(algorithm_id: str) -> type:
+    """Return the scikit-learn estimator class registered under ``algorithm_id``.
+
+    Parameters
+    ----------
+    algorithm_id : str
+        A registry id.
+
+    Returns
+    -------
+    type
+    """
+    module, _, name = get_algorithm(algorithm_id).estimator.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def make(algorithm_id: str, **params):
+    """Return an unfitted estimator for ``algorithm_id`` with ``params``.
+
+    Parameters
+    ----------
+    algorithm_id : str
+        A registry id (see :func:`list_algorithms`).
+    **params
+        Hyperparameters of the estimator.
+
+    Returns
+    -------
+    estimator
+        An unfitted scikit-learn estimator.
+
+    Raises
+    ------
+    ValueError
+        For an unknown id (with close matches).
+    TypeError
+        For a hyperparameter the estimator does not have (the message lists them).
+    """
+    cls = estimator_class(algorithm_id)
+    accepted = [p for p in inspect.signature(cls).parameters]
+    unknown = sorted(set(params) - set(accepted))
+    if unknown:
+        raise TypeError(
+            f"{cls.__name__} ({algorithm_id!r}) has no parameter(s) {unknown}; "
+            f"its parameters are {accepted}."
+        )
+    return cls(**params)
+
+
+def algorithm_info(algorithm_id: str) -> dict:
+    """Return what is known about ``algorithm_id``.
+
+    Parameters
+    ----------
+    algorithm_id : str
+        A registry id.
+
+    Returns
+    -------
+    dict
+        Keys ``id``, ``name``, ``class``, ``paper``, ``family``, ``streaming``,
+        ``sparse``, ``memory``, ``cost``, ``grid`` (the paper's grid),
+        ``quick_grid`` (<= 9 combinations), ``defaults``, ``step_param``,
+        ``notes``.
+    """
+    spec = get_algorithm(algorithm_id)
+    cls = estimator_class(algorithm_id)
+    return {
+        "id": spec.id,
+        "name": spec.name,
+        "class": cls,
+        "paper": spec.paper,
+        "family": spec.family,
+        "streaming": spec.streaming,
+        "sparse": spec.sparse,
+        "memory": spec.memory,
+        "cost": spec.cost,
+        "grid": {k: list(v) for k, v in spec.grid.items()},
+        "quick_grid": {k: list(v) for k, v in spec.quick_grid.items()},
+        "defaults": cls().get_params(deep=False),
+        "step_param": spec.step_param,
+        "notes": spec.notes,
+    }

@@ -1,0 +1,135 @@
+"""SPAM kernel: stochastic proximal AUC maximisation (spec section 11).
+
+Natole, Ying, Lyu, "Stochastic proximal algorithms for AUC maximization",
+ICML 2018; M. Natole Jr., PhD thesis (SUNY Albany 2020), chapter 4,
+Algorithm 20.
+
+Objective: ``min_w p(1-p) E[(1 - w.(x - x'))^2 | y=+1, y'=-1] + Omega(w)``
+with ``Omega(w) = (beta/2)||w||^2 + beta1 ||w||_1`` (SPAM-L2: ``beta1 = 0``).
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK, exploding
+from ._prox import prox_elastic_net
+from ._rows import row_axpy, row_dot
+from ._schedules import INV_LINEAR, INV_POWER, step_size
+from ._stats import add_to_class_sums
+
+__all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "spam_epoch", "spam_gradient_coef"]
+
+STATS_TRAIN = 0  # class statistics of the data given so far, frozen during a pass
+STATS_ONLINE = 1  # running statistics, updated with z_t before its step
+STATS_WARMUP = 2  # the first n_warmup samples only estimate the statistics
+
+
+@njit(cache=True, nogil=True)
+def spam_gradient_coef(s, a, b, p, positive):
+    """Return ``g`` with ``G(w; z) = g x`` (spec section 11, Lemma 4.1).
+
+    Parameters
+    ----------
+    s : float
+        Score ``w.x``.
+    a, b : float
+        ``w.m+`` and ``w.m-``.
+    p : float
+        Positive-class probability.
+    positive : bool
+        Whether ``y = +1``.
+
+    Returns
+    -------
+    float
+        ``2(1-p)(s - a) - 2(1 + alpha)(1-p)`` for ``y = +1`` and
+        ``2p(s - b) + 2(1 + alpha)p`` for ``y = -1``, ``alpha = b - a``.
+    """
+    alpha = b - a
+    if positive:
+        return 2.0 * (1.0 - p) * (s - a) - 2.0 * (1.0 + alpha) * (1.0 - p)
+    return 2.0 * p * (s - b) + 2.0 * (1.0 + alpha) * p
+
+
+@njit(cache=True, nogil=True)
+def _step_scale(hp, sqmax):
+    """Return the schedule multiplier for the current largest squared norm."""
+    m2 = max(sqmax, 1e-300)
+    if hp.schedule == INV_POWER:  # Theorem 4.1: C = beta / (128 M^4)
+        return hp.beta / (128.0 * m2 * m2)
+    if hp.schedule == INV_LINEAR:  # Theorem 4.2: 1 / C~, C~ = beta / (1 + beta^2/(128 M^4))^2
+        c = 1.0 + hp.beta * hp.beta / (128.0 * m2 * m2)
+        return c * c / hp.beta
+    if hp.auto_eta:
+        return hp.eta0 / m2
+    return hp.eta0
+
+
+@njit(cache=True, nogil=True)
+def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, hp, t, learn):
+    """Run SPAM over the rows in ``order``; update the state in place.
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+        Current iterate ``w_t``.
+    w_avg : ndarray of shape (d,)
+        Uniform running average of the iterates ``w_2 .. w_{t+1}``.
+    counts : ndarray of shape (2,), int64
+        Class counts of the statistics used for ``p`` and the class means.
+    sums : ndarray of shape (2, d)
+        Class sums of the same statistics.
+    sqmax : ndarray of shape (1,)
+        Largest squared row norm (``M^2``) of the same statistics.
+    data, indices, indptr : arrays
+        Rows (see :mod:`aucopt._kernels._rows`).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    order : ndarray of shape (m,), int64
+        Rows to visit, in this order.
+    hp : SpamHyper
+        Named tuple ``(beta, beta1, eta0, auto_eta, schedule, power_t, stats,
+        n_warmup)``.
+    t : int
+        Number of updates done before this call.
+    learn : bool
+        Whether the rows are new data whose statistics must be added (online
+        and warm-up modes, first pass over a chunk).
+
+    Returns
+    -------
+    t : int
+        Number of updates done after this call.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    for i in order:
+        positive = y[i] > 0
+        c = 1 if positive else 0
+        if learn and hp.stats != STATS_TRAIN:
+            seen = counts[0] + counts[1]
+            if hp.stats == STATS_ONLINE or seen < hp.n_warmup:
+                add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c)
+                if hp.stats == STATS_WARMUP:
+                    continue  # a warm-up sample only estimates the statistics
+        if counts[0] == 0 or counts[1] == 0:
+            continue  # no pair of opposite classes yet: the loss is zero
+        n_seen = counts[0] + counts[1]
+        p = counts[1] / n_seen
+        a = row_dot(w, sums, None, None, 1) / counts[1]
+        b = row_dot(w, sums, None, None, 0) / counts[0]
+        s = row_dot(w, data, indices, indptr, i)
+        g = spam_gradient_coef(s, a, b, p, positive)
+        if exploding(g):
+            return t, DIVERGED
+        t += 1
+        eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
+        row_axpy(-eta * g, w, data, indices, indptr, i)
+        prox_elastic_net(w, eta, hp.beta, hp.beta1)
+        inv_t = 1.0 / t
+        for j in range(w.shape[0]):
+            w_avg[j] += (w[j] - w_avg[j]) * inv_t
+    for j in range(w.shape[0]):
+        if not np.isfinite(w[j]):
+            return t, DIVERGED
+    return t, OK

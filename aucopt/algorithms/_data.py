@@ -1,0 +1,91 @@
+"""The boundary between validated arrays and kernels: rows and class statistics."""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels._stats import accumulate_class_sums
+from ._spec import RowData
+
+__all__ = ["as_rows", "new_data_stats", "observe_data", "class_means"]
+
+
+def as_rows(X) -> RowData:
+    """Return ``X`` as kernel rows, converting once (C-contiguous float64, sorted int64 CSR).
+
+    Parameters
+    ----------
+    X : ndarray or scipy.sparse matrix of shape (n, d)
+        Validated input; CSR/CSC/COO are converted to CSR.
+
+    Returns
+    -------
+    RowData
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X) if X.format != "csr" else X
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
+        data = np.ascontiguousarray(X.data, dtype=np.float64)
+        indices = np.ascontiguousarray(X.indices, dtype=np.int64)
+        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+        return RowData(data, indices, indptr, X.shape[0], X.shape[1])
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    return RowData(X, None, None, X.shape[0], X.shape[1])
+
+
+def new_data_stats(n_features: int) -> dict[str, np.ndarray]:
+    """Return empty statistics of the training data seen (kept by every estimator).
+
+    Parameters
+    ----------
+    n_features : int
+        Number of features.
+
+    Returns
+    -------
+    dict
+        ``data_count`` (2,) int64, ``data_sum`` (2, d), ``data_sqmax`` (1,).
+    """
+    return {
+        "data_count": np.zeros(2, dtype=np.int64),
+        "data_sum": np.zeros((2, n_features)),
+        "data_sqmax": np.zeros(1),
+    }
+
+
+def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
+    """Add a chunk of training rows to the data statistics of ``state`` (O(nnz)).
+
+    Parameters
+    ----------
+    state : dict
+        Estimator state holding the entries of :func:`new_data_stats`.
+    rows : RowData
+        The chunk.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    """
+    accumulate_class_sums(
+        state["data_count"], state["data_sum"], state["data_sqmax"],
+        rows.data, rows.indices, rows.indptr, y,
+    )
+
+
+def class_means(state: dict) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """Return ``(m+, m-)`` of the data seen; ``None`` for a class not seen yet.
+
+    Parameters
+    ----------
+    state : dict
+        Estimator state holding the entries of :func:`new_data_stats`.
+
+    Returns
+    -------
+    tuple
+    """
+    counts, sums = state["data_count"], state["data_sum"]
+    pos = sums[1] / counts[1] if counts[1] else None
+    neg = sums[0] / counts[0] if counts[0] else None
+    return pos, neg

@@ -1,0 +1,324 @@
+"""BaseAUCClassifier: the scikit-learn front-end shared by every AUC learner.
+
+It owns everything that is not the algorithm: hyperparameter and input
+validation, label encoding, the random generator, the state and its
+transactional update, epochs, ``partial_fit``, ``coef_``/``intercept_``, tags
+and error messages. The algorithm itself is reached only through its spec in
+the registry (``aucopt.algorithms``): ``init_state``, ``run`` and ``coef``.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from numbers import Integral
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._kernels._checks import OK
+from ..algorithms import get_algorithm
+from ..algorithms._data import as_rows, class_means, new_data_stats, observe_data
+from ..exceptions import DivergenceError
+from ..metrics import roc_auc_score
+from ..utils._param_validation import Interval, validate_parameter_constraints
+from ..utils._random import make_generator
+
+__all__ = ["BaseAUCClassifier"]
+
+logger = logging.getLogger(__name__)
+
+_INPUT_HINTS = (
+    ("could not convert", " X must be numeric: encode categorical columns first "
+     "(e.g. sklearn.preprocessing.OneHotEncoder)."),
+    ("infinity", " Remove or clip infinite values (e.g. numpy.nan_to_num) before fitting."),
+)
+
+
+def _is_streaming(estimator) -> bool:
+    return get_algorithm(estimator._algorithm).streaming
+
+
+class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
+    """Base class of the AUC-maximising binary classifiers.
+
+    Subclasses set ``_algorithm`` (a registry id), declare their
+    hyperparameters in ``__init__`` (stored unchanged) and extend
+    ``_parameter_constraints``. Do not instantiate this class directly.
+
+    Notes
+    -----
+    ``decision_function`` returns ranking scores; ``score`` returns the ROC AUC
+    (not accuracy). Pairwise objectives have no natural score origin, so
+    ``intercept_ = -(w.m+ + w.m-)/2`` is set from the class means of the
+    training data, which makes ``predict`` meaningful; AUC does not depend on
+    it. Tune a decision threshold with
+    ``sklearn.model_selection.TunedThresholdClassifierCV`` if needed.
+    """
+
+    _algorithm: str = ""
+
+    _parameter_constraints: dict = {
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+    }
+
+    # ------------------------------------------------------------------ checks
+    @classmethod
+    def _spec(cls):
+        return get_algorithm(cls._algorithm)
+
+    def _validate_params(self) -> None:
+        validate_parameter_constraints(
+            self._parameter_constraints, self.get_params(deep=False), type(self).__name__
+        )
+        self._check_params_extra()
+
+    def _check_params_extra(self) -> None:
+        """Cross-parameter rules; subclasses override."""
+
+    def _validate_input(self, X, y=None, *, reset):
+        sparse = "csr" if self._spec().sparse else False
+        try:
+            if y is None:
+                return validate_data(
+                    self, X, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset
+                )
+            return validate_data(
+                self, X, y, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset
+            )
+        except ValueError as exc:
+            message = str(exc)
+            hints = "".join(h for key, h in _INPUT_HINTS if key in message)
+            if not hints:
+                raise
+            raise ValueError(message + hints) from exc
+
+    def _check_targets(self, y) -> np.ndarray:
+        """Return the sorted classes of ``y``; reject non-class and multiclass targets."""
+        kind = type_of_target(y, input_name="y", raise_unknown=True)
+        if kind not in ("binary", "multiclass"):
+            raise ValueError(
+                f"Unknown label type: {kind!r}. {type(self).__name__} needs class labels "
+                "with exactly two values (e.g. -1/+1 or 0/1); for continuous targets use a "
+                "regressor."
+            )
+        classes = np.unique(y)
+        if classes.size > 2:
+            raise ValueError(
+                f"Only binary classification is supported. y has {classes.size} classes "
+                f"{classes.tolist()[:10]}; binarise it first (aucopt.datasets.binarize) or wrap "
+                "the estimator in sklearn.multiclass.OneVsRestClassifier."
+            )
+        return classes
+
+    @staticmethod
+    def _signed_labels(y, classes) -> np.ndarray:
+        unknown = np.setdiff1d(np.unique(y), classes)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()} that are not in classes "
+                f"{classes.tolist()}. Pass the complete label set with classes= on the "
+                "first partial_fit call."
+            )
+        return np.where(y == classes[1], 1.0, -1.0)
+
+    # ------------------------------------------------------------- public API
+    def fit(self, X, y):
+        """Fit the model on ``(X, y)``: ``max_iter`` passes over the data.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training data (CSR is used as it is; other sparse formats are converted).
+        y : array-like of shape (n_samples,)
+            Labels with exactly two distinct values; ``classes_[1]`` is positive.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        saved = {k: getattr(self, k) for k in ("n_features_in_", "feature_names_in_")
+                 if hasattr(self, k)}
+        try:
+            X, y = self._validate_input(X, y, reset=True)
+            classes = self._check_targets(y)
+            if classes.size < 2:
+                raise ValueError(
+                    f"{type(self).__name__} needs samples of both classes, but y has only one "
+                    f"class ({classes.tolist()}). AUC ranks positives against negatives; check "
+                    "the split (e.g. use sklearn.model_selection.StratifiedKFold)."
+                )
+            warm = self.warm_start and hasattr(self, "_state")
+            self._fit_rows(
+                as_rows(X), self._signed_labels(y, classes), classes, n_epochs=self.max_iter,
+                shuffle=self.shuffle, reset=True, warm_from=self._state if warm else None,
+            )
+        except Exception:
+            if hasattr(self, "_state"):  # a fitted model stays usable after a failed refit
+                self.__dict__.update(saved)
+            raise
+        return self
+
+    @available_if(_is_streaming)
+    def partial_fit(self, X, y, classes=None):
+        """Learn from one chunk of the stream: one pass over its rows, in order.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The chunk.
+        y : array-like of shape (n_samples,)
+            Its labels; a chunk may contain a single class.
+        classes : array-like of shape (2,), default=None
+            Both labels of the problem; required on the first call.
+
+        Returns
+        -------
+        self
+        """
+        first = not hasattr(self, "_state")
+        if first:
+            self._validate_params()
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit, because a chunk "
+                    "may hold only one class: e.g. partial_fit(X, y, classes=[-1, 1]) or "
+                    "classes=numpy.unique(y_all)."
+                )
+            classes = np.unique(np.asarray(classes))
+            if classes.size != 2:
+                raise ValueError(
+                    f"classes must hold exactly two labels for this binary AUC learner; got "
+                    f"{classes.tolist()}."
+                )
+        else:
+            if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+                raise ValueError(
+                    f"classes={np.unique(classes).tolist()} differs from classes_="
+                    f"{self.classes_.tolist()} of the first partial_fit call."
+                )
+            classes = self.classes_
+        X, y = self._validate_input(X, y, reset=first)
+        self._check_targets(y)
+        signed = self._signed_labels(y, classes)
+        self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first)
+        return self
+
+    def decision_function(self, X):
+        """Return the ranking scores ``X w + intercept_``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        X = self._validate_input(X, reset=False)
+        return np.asarray(X @ self.coef_[0]).ravel() + self.intercept_[0]
+
+    def predict(self, X):
+        """Return ``classes_[1]`` where ``decision_function(X) > 0``, else ``classes_[0]``.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        check_is_fitted(self)
+        return self.classes_[(self.decision_function(X) > 0).astype(np.intp)]
+
+    def score(self, X, y, sample_weight=None):
+        """Return the ROC AUC of ``decision_function(X)`` (not the accuracy).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            True labels; both classes must be present.
+        sample_weight : None
+            Not supported; must be None.
+
+        Returns
+        -------
+        float
+        """
+        if sample_weight is not None:
+            raise ValueError("score does not support sample_weight; it returns the ROC AUC.")
+        check_is_fitted(self)
+        y = np.asarray(y)
+        return roc_auc_score(y == self.classes_[1], self.decision_function(X))
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = self._spec().sparse
+        return tags
+
+    # ------------------------------------------------------------- internals
+    def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None):
+        """Run ``n_epochs`` passes of the algorithm and commit the result.
+
+        The state is updated on a copy and committed only on success, so an
+        error (e.g. divergence) leaves the estimator as it was.
+        """
+        spec = self._spec()
+        params = self.get_params(deep=False)
+        if reset:
+            rng = make_generator(self.random_state)
+            state = spec.init_state(rows.n_features, rows.n_samples, params)
+            state.update(new_data_stats(rows.n_features))
+            for key in spec.warm_keys if warm_from is not None else ():
+                state[key] = warm_from[key].copy()
+            t = 0
+        else:
+            rng = copy.deepcopy(self._rng)
+            state = {key: value.copy() for key, value in self._state.items()}
+            t = self.t_
+        observe_data(state, rows, y)
+        for epoch in range(n_epochs):
+            order = rng.permutation(rows.n_samples) if shuffle else np.arange(rows.n_samples)
+            t, status = spec.run(state, rows, y, order, params, t, epoch == 0)
+            if status != OK:
+                self._raise_divergence(spec, epoch, t)
+            if self.verbose:
+                logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
+                            epoch + 1, n_epochs, t)
+        self._state, self._rng, self.t_, self.n_iter_ = state, rng, int(t), n_epochs
+        self.classes_ = classes
+        self._set_coef()
+
+    def _set_coef(self) -> None:
+        spec = self._spec()
+        w = np.array(spec.coef(self._state, self.get_params(deep=False)), dtype=np.float64)
+        means = [m for m in class_means(self._state) if m is not None]
+        offset = -float(np.mean([w @ m for m in means])) if means else 0.0
+        self.coef_ = w[None, :]
+        self.intercept_ = np.array([offset])
+
+    def _raise_divergence(self, spec, epoch, t):
+        name = spec.step_param
+        value = getattr(self, name, None) if name else None
+        advice = (
+            f"Lower {name!r} (currently {value!r}), e.g. by a factor of 10, or scale the "
+            "features first (e.g. aucopt.datasets.make_preprocessor('minmax'))."
+            if name else "Scale the features first (aucopt.datasets.make_preprocessor('minmax'))."
+        )
+        raise DivergenceError(
+            f"{type(self).__name__} diverged in pass {epoch + 1} after {t} updates: the iterate "
+            f"became non-finite or exploded. {advice} The estimator was left as it was before "
+            "this call."
+        )
