@@ -93,6 +93,7 @@ def algorithm_info(algorithm_id: str) -> dict:
         "name": spec.name,
         "class": cls,
         "paper": spec.paper,
+        "source": spec.source,
         "family": spec.family,
         "streaming": spec.streaming,
         "sparse": spec.sparse,

@@ -26,7 +26,9 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     if spec.id in _REGISTRY:
         raise ValueError(f"Algorithm id {spec.id!r} is already registered.")
     if spec.quick_grid_size() > 9:
-        raise ValueError(f"quick_grid of {spec.id!r} has {spec.quick_grid_size()} > 9 combinations.")
+        raise ValueError(
+            f"quick_grid of {spec.id!r} has {spec.quick_grid_size()} > 9 combinations."
+        )
     _REGISTRY[spec.id] = spec
     return spec
 

@@ -47,7 +47,9 @@ class AlgorithmSpec:
     family : str
         Algorithm family (module name of the kernel), e.g. ``"spam"``.
     paper : str
-        Citation of the source publication.
+        Full citation of the source publication.
+    source : str
+        Short citation for tables, e.g. ``"Natole et al., ICML 2018"``.
     streaming : bool
         Whether the algorithm learns one sample at a time (``partial_fit``).
     sparse : bool
@@ -81,6 +83,7 @@ class AlgorithmSpec:
     estimator: str
     family: str
     paper: str
+    source: str
     streaming: bool
     sparse: bool
     memory: str

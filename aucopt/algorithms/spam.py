@@ -107,6 +107,7 @@ _BETAS = tuple(10.0**k for k in range(-5, 6))
 _COMMON = dict(
     family="spam",
     paper=PAPER,
+    source="Natole, Ying, Lyu, ICML 2018 (thesis ch. 4)",
     streaming=True,
     sparse=True,
     memory="O(d)",

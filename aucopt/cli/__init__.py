@@ -1,0 +1,11 @@
+"""Command-line interface (typer): ``aucopt`` and ``python -m aucopt``."""
+
+from . import _commands  # noqa: F401  (registers the commands on the app)
+from ._app import app
+
+__all__ = ["app", "main"]
+
+
+def main() -> None:
+    """Run the ``aucopt`` command."""
+    app()

@@ -28,7 +28,9 @@ def make_generator(random_state) -> np.random.Generator:
         return np.random.default_rng(random_state.randint(np.iinfo(np.int32).max))
     if isinstance(random_state, np.random.Generator):
         return random_state.spawn(1)[0]
-    raise TypeError(f"random_state must be None, an int, a RandomState or a Generator; got {random_state!r}.")
+    raise TypeError(
+        f"random_state must be None, an int, a RandomState or a Generator; got {random_state!r}."
+    )
 
 
 def generator_state(rng: np.random.Generator) -> dict:

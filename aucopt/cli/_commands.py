@@ -1,0 +1,177 @@
+"""The commands: demo, algorithms, datasets, fit, evaluate, compare."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import typer
+
+from ._app import app, datasets_app, friendly_errors, split_list
+
+DEFAULT_OUT = Path("aucopt-results")
+
+
+@app.command()
+@friendly_errors
+def demo(
+    out: Path = typer.Option(DEFAULT_OUT, help="Directory for results.csv/.md and the plots."),
+    folds: int = typer.Option(5, min=2, help="Outer stratified folds."),
+    n_jobs: int = typer.Option(2, help="Parallel workers (joblib)."),
+    seed: int = typer.Option(0, help="Seed of the splits and the estimators."),
+    algorithms: str = typer.Option(None, help="Comma-separated ids (default: all)."),
+):
+    """Every algorithm on bundled german.numer: CV AUC table, ROC and convergence plots."""
+    from .._api import list_algorithms
+    from ..datasets import load
+    from ._compare import run_comparison, text_table
+
+    ids = split_list(algorithms) or list_algorithms()
+    X, y = load("german.numer")
+    typer.echo(f"german.numer: {X.shape[0]} samples x {X.shape[1]} features, "
+               f"{int((y > 0).sum())} positives; {len(ids)} algorithms, {folds}-fold CV, "
+               "minmax scaling, quick grid tuned by inner 3-fold CV")
+    start = time.perf_counter()
+    _, summary = run_comparison(X, y, dataset="german.numer", algorithms=ids, folds=folds,
+                                seed=seed, n_jobs=n_jobs, out=out)
+    typer.echo(text_table(summary))
+    typer.echo(f"{time.perf_counter() - start:.1f} s; results in {out}/ (results.csv, "
+               "results.md, roc.png, convergence.png)")
+
+
+@app.command()
+@friendly_errors
+def compare(
+    data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
+    algorithms: str = typer.Option(..., help="Comma-separated registry ids."),
+    folds: int = typer.Option(5, min=2),
+    repeats: int = typer.Option(1, min=1),
+    n_jobs: int = typer.Option(2),
+    seed: int = typer.Option(0),
+    grid: str = typer.Option("quick", help="quick | paper | none"),
+    preprocess: str = typer.Option("minmax", help="minmax | l2-rows | center-l2-rows | "
+                                   "standard | none"),
+    out: Path = typer.Option(DEFAULT_OUT),
+):
+    """Compare algorithms on one dataset with repeated stratified k-fold CV."""
+    from ._compare import run_comparison, text_table
+    from ._data import load_data
+
+    X, y, name = load_data(data)
+    _, summary = run_comparison(X, y, dataset=name, algorithms=split_list(algorithms),
+                                folds=folds, repeats=repeats, seed=seed, n_jobs=n_jobs,
+                                grid=grid, preprocessing=preprocess, out=out)
+    typer.echo(text_table(summary))
+    typer.echo(f"results in {out}/")
+
+
+@app.command("algorithms")
+@friendly_errors
+def algorithms_(markdown: bool = typer.Option(False, "--markdown", help="Markdown table.")):
+    """List the registered algorithms."""
+    from ._tables import algorithms_markdown, algorithms_text
+
+    typer.echo(algorithms_markdown() if markdown else algorithms_text())
+
+
+@datasets_app.command("list")
+@friendly_errors
+def datasets_list():
+    """List the dataset registry."""
+    from ..datasets import list_datasets
+
+    for info in list_datasets():
+        where = "bundled" if info.bundled else "fetch"
+        typer.echo(f"{info.name:<16} {info.n_samples:>9} x {info.n_features:<9} {where:<8} "
+                   f"{', '.join(info.papers)}")
+
+
+@datasets_app.command("info")
+@friendly_errors
+def datasets_info(name: str):
+    """Show one dataset's registry record."""
+    from dataclasses import asdict
+
+    from ..datasets import dataset_info
+
+    for key, value in asdict(dataset_info(name)).items():
+        typer.echo(f"{key}: {value}")
+
+
+@datasets_app.command("fetch")
+@friendly_errors
+def datasets_fetch(name: str):
+    """Download (or copy from AUCOPT_DATA_MIRROR) and verify a dataset into the cache."""
+    from ..datasets import fetch, get_data_home
+
+    X, y = fetch(name)
+    typer.echo(f"{name}: {X.shape[0]} x {X.shape[1]}, {int((y > 0).sum())} positives, "
+               f"cached in {get_data_home()}")
+
+
+def _parse_params(pairs: list[str]) -> dict:
+    params = {}
+    for pair in pairs or []:
+        key, sep, raw = pair.partition("=")
+        if not sep or not key:
+            raise typer.BadParameter(f"--param expects key=value, got {pair!r}")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+@app.command()
+@friendly_errors
+def fit(
+    algorithm: str = typer.Argument(..., help="Registry id."),
+    data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
+    param: list[str] = typer.Option(None, "--param", "-p", help="Hyperparameter key=value."),
+    out: Path = typer.Option(Path("model"), help="Base path of the saved model."),
+):
+    """Fit one algorithm on a dataset and save the model (.json + .npz)."""
+    from .._api import make
+    from ..io import save
+    from ._data import load_data
+
+    X, y, name = load_data(data)
+    est = make(algorithm, **_parse_params(param))
+    start = time.perf_counter()
+    est.fit(X, y)
+    seconds = time.perf_counter() - start
+    json_path, _ = save(est, out)
+    typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, training AUC "
+               f"{est.score(X, y):.4f}; saved {json_path}")
+
+
+@app.command()
+@friendly_errors
+def evaluate(
+    model: Path = typer.Argument(..., help="Saved model (base path, .json or .npz)."),
+    data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
+    plot: Path = typer.Option(None, help="Write the ROC curve to this PNG."),
+):
+    """Report the AUC of a saved model on a dataset."""
+    from ..io import load
+    from ._data import load_data
+
+    est = load(model)
+    X, y, name = load_data(data)
+    scores = est.decision_function(X)
+    auc = est.score(X, y)
+    typer.echo(f"AUC on {name}: {auc:.4f}")
+    if plot is not None:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        from ..plotting import plot_roc
+
+        fig, ax = plt.subplots(figsize=(5, 5))
+        plot_roc({est._algorithm: (y == est.classes_[1], scores)}, ax=ax, from_scores=True)
+        fig.savefig(plot, dpi=110)
+        plt.close(fig)
+        typer.echo(f"ROC curve written to {plot}")

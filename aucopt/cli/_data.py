@@ -1,0 +1,39 @@
+"""Resolve a DATA argument: a registered dataset name or a LIBSVM/CSV file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+
+def load_data(source: str):
+    """Return ``(X, y, name)`` for a dataset name or a file path.
+
+    Parameters
+    ----------
+    source : str
+        A name from ``aucopt datasets list`` (bundled, cached, mirrored or
+        downloaded), a LIBSVM file (optionally .bz2/.gz/.xz) or a CSV file
+        whose last column is the label.
+
+    Returns
+    -------
+    tuple
+    """
+    from ..datasets import dataset_info, fetch
+
+    path = Path(source)
+    if path.exists():
+        if path.suffix.lower() == ".csv":
+            table = np.genfromtxt(path, delimiter=",", dtype=float)
+            if np.isnan(table[0]).all():
+                table = table[1:]  # header row
+            return table[:, :-1], table[:, -1], path.name
+        from sklearn.datasets import load_svmlight_file
+
+        X, y = load_svmlight_file(str(path))
+        return X, y, path.name
+    dataset_info(source)  # raises a helpful error for unknown names
+    X, y = fetch(source)
+    return X, y, source

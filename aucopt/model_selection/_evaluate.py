@@ -1,0 +1,193 @@
+"""Cross-validated evaluation with inner tuning, and convergence curves.
+
+These are the building blocks of ``aucopt demo`` and ``aucopt compare`` (and,
+later, of the paper-table runner): outer stratified k-fold, preprocessing
+fitted on the training part only, inner grid search by CV on the training
+part, then test AUC and fit time of the refitted model.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+from .._api import algorithm_info, make
+from ..datasets import make_preprocessor
+from ..metrics import roc_auc_score, roc_curve
+
+__all__ = ["FoldResult", "evaluate_fold", "fold_splits", "convergence_curve", "grid_points"]
+
+
+@dataclass
+class FoldResult:
+    """Outcome of one (algorithm, repeat, fold) cell: one tidy results row."""
+
+    dataset: str
+    algorithm: str
+    repeat: int
+    fold: int
+    auc: float
+    fit_seconds: float
+    params: dict = field(default_factory=dict)
+    roc: tuple | None = None
+    curve: tuple | None = None
+
+    def row(self) -> dict:
+        """Return the tidy CSV row (hyperparameters as ``param_<name>`` columns)."""
+        out = {"dataset": self.dataset, "algorithm": self.algorithm, "repeat": self.repeat,
+               "fold": self.fold, "auc": self.auc, "fit_seconds": self.fit_seconds}
+        out.update({f"param_{k}": v for k, v in sorted(self.params.items())})
+        return out
+
+
+def grid_points(grid: dict) -> list[dict]:
+    """Return every combination of a ``{param: values}`` grid.
+
+    Parameters
+    ----------
+    grid : dict
+
+    Returns
+    -------
+    list of dict
+    """
+    names = sorted(grid)
+    return [dict(zip(names, values)) for values in itertools.product(*(grid[n] for n in names))]
+
+
+def fold_splits(y, *, folds=5, repeats=1, random_state=0):
+    """Return ``[(repeat, fold, train_idx, test_idx), ...]`` of repeated stratified k-fold.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+    folds : int, default=5
+    repeats : int, default=1
+    random_state : int, default=0
+        Repeat ``r`` uses seed ``random_state + r``.
+
+    Returns
+    -------
+    list of tuple
+    """
+    out = []
+    for r in range(repeats):
+        cv = StratifiedKFold(folds, shuffle=True, random_state=random_state + r)
+        for f, (train, test) in enumerate(cv.split(np.zeros(len(y)), y)):
+            out.append((r, f, train, test))
+    return out
+
+
+def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, fold=0,
+                  preprocessing="minmax", grid="quick", inner_folds=3, random_state=0,
+                  with_roc=False, curve_points=0) -> FoldResult:
+    """Tune on the training part, refit, and measure test AUC and fit time.
+
+    Parameters
+    ----------
+    algorithm_id : str
+        Registry id.
+    X, y : arrays
+        The whole data set; ``train`` and ``test`` index it.
+    train, test : ndarray of int
+        Row indices.
+    dataset : str
+        Name recorded in the result.
+    repeat, fold : int
+        Position recorded in the result.
+    preprocessing : str
+        A scheme of :func:`aucopt.datasets.make_preprocessor`, fitted on ``train``.
+    grid : {"quick", "paper", "none"} or dict
+        Hyperparameter grid for the inner search.
+    inner_folds : int
+        Folds of the inner stratified CV.
+    random_state : int
+        Seed of the estimator and of the inner split.
+    with_roc : bool
+        Also return the test ROC curve.
+    curve_points : int
+        If > 0, also return a convergence curve with that many points.
+
+    Returns
+    -------
+    FoldResult
+    """
+    info = algorithm_info(algorithm_id)
+    if isinstance(grid, str):
+        grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}[grid]
+    scaler = make_preprocessor(preprocessing)
+    X_train = scaler.fit_transform(X[train])
+    X_test = scaler.transform(X[test])
+    y_train, y_test = y[train], y[test]
+    estimator = make(algorithm_id, random_state=random_state)
+    params = {}
+    if grid and len(grid_points(grid)) > 1:
+        inner = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
+        search = GridSearchCV(estimator, {k: list(v) for k, v in grid.items()},
+                              scoring="roc_auc", cv=inner, error_score=np.nan, refit=False)
+        search.fit(X_train, y_train)
+        params = dict(search.best_params_)
+    elif grid:
+        params = grid_points(grid)[0]
+    estimator.set_params(**params)
+    start = time.perf_counter()
+    estimator.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    scores = estimator.decision_function(X_test)
+    result = FoldResult(dataset, algorithm_id, repeat, fold, roc_auc_score(y_test, scores),
+                        seconds, params)
+    if with_roc:
+        fpr, tpr, _ = roc_curve(y_test, scores)
+        result.roc = (fpr, tpr)
+    if curve_points:
+        result.curve = convergence_curve(clone(estimator), X_train, y_train, X_test, y_test,
+                                         n_points=curve_points)
+    return result
+
+
+def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=20,
+                      random_state=0):
+    """Return test AUC against the number of training samples seen.
+
+    Streaming estimators learn the shuffled training data chunk by chunk with
+    ``partial_fit`` for ``max_iter`` passes; batch estimators are refitted
+    with ``max_iter = 1 .. n_points`` (when they have it).
+
+    Parameters
+    ----------
+    estimator : BaseAUCClassifier
+        Unfitted estimator with the chosen hyperparameters.
+    X_train, y_train, X_test, y_test : arrays
+    n_points : int
+        Number of points on the curve.
+    random_state : int
+        Seed of the sample order.
+
+    Returns
+    -------
+    (samples_seen, auc) : tuple of ndarray
+    """
+    n = len(y_train)
+    seen, aucs = [], []
+    if hasattr(estimator, "partial_fit"):
+        passes = estimator.get_params().get("max_iter", 1)
+        rng = np.random.default_rng(random_state)
+        chunks = max(1, n_points // passes)
+        classes = np.unique(y_train)
+        for _ in range(passes):
+            order = rng.permutation(n)
+            for part in np.array_split(order, chunks):
+                estimator.partial_fit(X_train[part], y_train[part], classes=classes)
+                seen.append((seen[-1] if seen else 0) + len(part))
+                aucs.append(roc_auc_score(y_test, estimator.decision_function(X_test)))
+    else:
+        for k in range(1, n_points + 1):
+            estimator.set_params(max_iter=k).fit(X_train, y_train)
+            seen.append(k * n)
+            aucs.append(roc_auc_score(y_test, estimator.decision_function(X_test)))
+    return np.asarray(seen), np.asarray(aucs)

@@ -1,0 +1,139 @@
+"""SPAM-L2 / SPAM-NET against the slow reference, the closed form and the paper's claims."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.model_selection import StratifiedKFold, cross_val_score
+
+from aucopt.datasets import make_auc_problem, make_preprocessor
+from aucopt.exceptions import DivergenceError
+from aucopt.linear_model import SPAML2Classifier, SPAMNetClassifier
+
+from ..reference import spam as ref
+
+
+def _orders(seed, n, passes):
+    """The sample orders the estimator draws: one permutation per pass from its Generator."""
+    rng = np.random.default_rng(seed)
+    return [rng.permutation(n) for _ in range(passes)]
+
+
+@pytest.mark.parametrize("stats", ["train", "online", "warmup"])
+@pytest.mark.parametrize("penalty", ["l2", "net"])
+def test_matches_reference_same_order(stats, penalty, german, as_format):
+    X, y = german
+    X, y = X[:400], y[:400]
+    params = dict(beta=1e-3, stats=stats, warmup=30, max_iter=3, random_state=7)
+    if penalty == "net":
+        est = SPAMNetClassifier(beta1=1e-3, **params)
+    else:
+        est = SPAML2Classifier(**params)
+    est.fit(as_format(X), y)
+    w, w_bar, t = ref.spam(X, y, _orders(7, len(y), 3), beta=1e-3,
+                           beta1=1e-3 if penalty == "net" else 0.0, stats=stats, n_warmup=30)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize(
+    "schedule, eta0", [("inv_sqrt", 0.05), ("theory_poly", "auto"), ("theory_1_over_t", "auto")]
+)
+def test_schedules_match_reference(schedule, eta0, as_format):
+    X, y = make_auc_problem(300, 5, separation=1.5, random_state=3)
+    X = make_preprocessor("l2-rows").fit_transform(X)  # M = 1 keeps the theory steps stable
+    est = SPAML2Classifier(beta=0.5, eta0=eta0, schedule=schedule, power_t=0.6, output="last",
+                           shuffle=False, max_iter=2).fit(as_format(X), y)
+    orders = [np.arange(len(y))] * 2
+    w, _, t = ref.spam(X, y, orders, beta=0.5, eta0=eta0, schedule=schedule, power_t=0.6)
+    assert est.t_ == t == 600
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+def test_warm_start_continues_from_last_iterate(german):
+    X, y = german
+    est = SPAML2Classifier(max_iter=2, random_state=1, warm_start=True).fit(X[:500], y[:500])
+    w_first = est._state["w"].copy()
+    est.fit(X[500:], y[500:])
+    _, w_bar, t = ref.spam(X[500:], y[500:], _orders(1, 500, 2), beta=1e-4, w0=w_first)
+    assert est.t_ == t  # fit restarts the counter
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+
+
+def test_converges_to_closed_form():
+    """Spec section R: the SPAM-L2 objective gap falls below 1% after many passes."""
+    X, y = make_auc_problem(300, 5, pos_rate=0.4, separation=1.0, random_state=0)
+    beta = 1e-2
+    w_star = ref.closed_form(X, y, beta)
+    est = SPAML2Classifier(beta=beta, max_iter=200, random_state=0).fit(X, y)
+    f_star = ref.objective(X, y, w_star, beta)
+    gap = (ref.objective(X, y, est.coef_[0], beta) - f_star) / f_star
+    assert 0 <= gap < 0.01
+    assert np.linalg.norm(est.coef_[0] - w_star) < 0.05 * np.linalg.norm(w_star)
+
+
+def test_elastic_net_gives_exact_zeros_on_noise_features():
+    rng = np.random.default_rng(0)
+    X_info, y = make_auc_problem(1000, 3, separation=3.0, random_state=0)
+    X = np.hstack([X_info, 0.5 * rng.standard_normal((1000, 7))])
+    net = SPAMNetClassifier(beta=1e-4, beta1=0.05, output="last", max_iter=5, random_state=0)
+    net.fit(X, y)
+    w = net.coef_[0]
+    assert np.all(w[3:] == 0.0)  # exact zeros, not small numbers
+    assert np.all(w[:3] != 0.0)
+    l2 = SPAML2Classifier(beta=1e-4, output="last", max_iter=5, random_state=0).fit(X, y)
+    assert np.all(l2.coef_[0] != 0.0)
+
+
+def test_partial_fit_waits_for_both_classes():
+    X, y = make_auc_problem(100, 4, random_state=0)
+    neg = np.flatnonzero(y < 0)[:10]
+    est = SPAML2Classifier().partial_fit(X[neg], y[neg], classes=[-1, 1])
+    assert est.t_ == 0 and np.all(est.coef_ == 0)
+    est.partial_fit(X, y)
+    assert est.t_ == 100
+
+
+def test_german_cross_validated_auc(german):
+    """Issue #2: SPAM-L2 reaches >= 0.78 cross-validated AUC on german.numer."""
+    X, y = german
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    scores = cross_val_score(SPAML2Classifier(random_state=0), X, y, cv=cv, scoring="roc_auc")
+    assert scores.mean() >= 0.78
+
+
+def test_default_step_does_not_diverge_on_unscaled_data(german_raw):
+    X, y = german_raw  # raw features up to a few hundred
+    est = SPAML2Classifier(random_state=0).fit(X, y)
+    assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.7
+
+
+def test_divergence_names_the_step_parameter_and_keeps_the_model(german_raw):
+    X, y = german_raw
+    est = SPAML2Classifier(random_state=0, max_iter=1).partial_fit(X[:100], y[:100],
+                                                                   classes=[-1, 1])
+    before = {k: v.copy() for k, v in est._state.items()}
+    t_before = est.t_
+    est.set_params(eta0=10.0)
+    with pytest.raises(DivergenceError, match="'eta0'"):
+        est.partial_fit(X[100:], y[100:])
+    assert est.t_ == t_before
+    for key, value in before.items():
+        np.testing.assert_array_equal(est._state[key], value)
+    with pytest.raises(DivergenceError, match="Lower 'eta0'"):
+        SPAML2Classifier(eta0=10.0, random_state=0).fit(X, y)
+
+
+def test_csr_input_with_unsorted_indices_and_int32():
+    X, y = make_auc_problem(200, 6, sparsity=0.5, sparse_output=True, random_state=0)
+    X = sp.csr_matrix(X)
+    shuffled = X.copy()
+    for i in range(shuffled.shape[0]):  # reverse each row's index order
+        a, b = shuffled.indptr[i], shuffled.indptr[i + 1]
+        shuffled.indices[a:b] = shuffled.indices[a:b][::-1].copy()
+        shuffled.data[a:b] = shuffled.data[a:b][::-1].copy()
+    shuffled.has_sorted_indices = False
+    a = SPAML2Classifier(random_state=0).fit(X, y)
+    b = SPAML2Classifier(random_state=0).fit(shuffled, y)
+    assert_allclose(a.coef_, b.coef_, rtol=1e-12)

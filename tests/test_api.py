@@ -1,0 +1,62 @@
+"""The registry-level API and the conventions every estimator must follow."""
+
+import inspect
+import re
+
+import numpy as np
+import pytest
+
+import aucopt
+from aucopt.utils._param_validation import validate_parameter_constraints
+
+from .conftest import ALGORITHMS
+
+INFO_KEYS = {"class", "paper", "family", "streaming", "sparse", "memory", "cost", "grid",
+             "quick_grid"}
+
+
+def test_registry_ids():
+    assert {"spam-l2", "spam-net"} <= set(ALGORITHMS)
+    assert len(ALGORITHMS) == len(set(ALGORITHMS))
+
+
+@pytest.mark.parametrize("algorithm_id", ALGORITHMS)
+def test_algorithm_info(algorithm_id):
+    info = aucopt.algorithm_info(algorithm_id)
+    assert INFO_KEYS <= set(info)
+    assert isinstance(aucopt.make(algorithm_id), info["class"])
+    size = int(np.prod([len(v) for v in info["quick_grid"].values()]))
+    assert 1 <= size <= 9
+    defaults = info["defaults"]
+    for grid in (info["grid"], info["quick_grid"]):
+        assert set(grid) <= set(defaults), "grid names must be estimator parameters"
+        for name, values in grid.items():  # every grid value is a valid parameter value
+            for value in values:
+                validate_parameter_constraints(info["class"]._parameter_constraints,
+                                               {name: value}, info["class"].__name__)
+
+
+@pytest.mark.parametrize("algorithm_id", ALGORITHMS)
+def test_every_parameter_is_constrained_and_documented(algorithm_id):
+    cls = aucopt.estimator_class(algorithm_id)
+    signature = inspect.signature(cls)
+    params = {n: p.default for n, p in signature.parameters.items()}
+    assert all(p.kind is p.KEYWORD_ONLY for p in signature.parameters.values())
+    assert set(params) == set(cls._parameter_constraints)
+    validate_parameter_constraints(cls._parameter_constraints, params, cls.__name__)
+    doc = inspect.getdoc(cls)
+    section = doc.split("Parameters\n----------\n")[1].split("\n\nAttributes")[0]
+    documented = re.findall(r"^(\w+) :", section, flags=re.M)
+    assert documented == list(params), "Parameters section must follow the signature"
+    for heading in ("References", "Examples", "Notes"):
+        assert heading in doc
+
+
+def test_make_returns_fresh_unfitted_estimators():
+    a, b = aucopt.make("spam-l2", beta=0.1), aucopt.make("spam-l2", beta=0.1)
+    assert a is not b and a.get_params() == b.get_params() and a.beta == 0.1
+    assert not hasattr(a, "coef_")
+
+
+def test_version():
+    assert re.match(r"^\d+\.\d+\.\d+", aucopt.__version__)

@@ -1,0 +1,143 @@
+"""Common tests run on every registered algorithm (driven by the registry).
+
+A newly registered algorithm is checked here with no edits: scikit-learn's
+estimator checks, fit == chunked partial_fit, persistence round trips, an AUC
+floor, and JIT against ``NUMBA_DISABLE_JIT=1``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import aucopt
+from aucopt.algorithms import get_algorithm
+from aucopt.datasets import make_auc_problem
+from aucopt.io import load, save
+from aucopt.metrics import roc_auc_score
+
+from .conftest import ALGORITHMS, STREAMING
+
+# Every expected failure carries its reason; none is needed so far.
+EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {}
+
+
+@parametrize_with_checks(
+    [aucopt.make(a, random_state=0) for a in ALGORITHMS],
+    expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS.get(est._algorithm, {}),
+)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def _equivalence_estimator(algorithm_id):
+    spec = get_algorithm(algorithm_id)
+    return aucopt.make(algorithm_id, **{**spec.equivalence_params, "random_state": 0,
+                                        "shuffle": False, "max_iter": 1})
+
+
+@pytest.mark.parametrize("algorithm_id", STREAMING)
+def test_chunked_partial_fit_equals_fit(algorithm_id, easy_problem, as_format):
+    X, y = easy_problem
+    # the stream opens with five negatives: learners must cope with one class (USERS.md ask 4)
+    first = np.flatnonzero(y < 0)[:5]
+    order = np.concatenate([first, np.setdiff1d(np.arange(len(y)), first)])
+    X, y = as_format(X)[order], y[order]
+    full = _equivalence_estimator(algorithm_id).fit(X, y)
+    chunked = _equivalence_estimator(algorithm_id).partial_fit(X[:5], y[:5], classes=[-1, 1])
+    for chunk in np.array_split(np.arange(5, len(y)), 6):
+        chunked.partial_fit(X[chunk], y[chunk])
+    assert chunked.t_ == full.t_ > 0
+    for key, value in full._state.items():
+        assert_allclose(chunked._state[key], value, rtol=1e-12, atol=1e-15, err_msg=key)
+    assert_allclose(chunked.coef_, full.coef_, rtol=1e-12, atol=1e-15)
+    assert_allclose(chunked.intercept_, full.intercept_, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("algorithm_id", ALGORITHMS)
+def test_save_load_round_trip(algorithm_id, easy_problem, tmp_path):
+    X, y = easy_problem
+    est = aucopt.make(algorithm_id, random_state=0).fit(X, y)
+    save(est, tmp_path / "model")
+    loaded = load(tmp_path / "model.json")
+    assert type(loaded) is type(est)
+    assert loaded.get_params() == est.get_params()
+    assert_allclose(loaded.decision_function(X), est.decision_function(X), rtol=0, atol=0)
+    np.testing.assert_array_equal(loaded.predict(X), est.predict(X))
+    assert loaded.t_ == est.t_ and loaded.n_features_in_ == est.n_features_in_
+    meta = json.loads((tmp_path / "model.json").read_text())
+    assert meta["algorithm"] == algorithm_id and "numpy" in meta["versions"]
+
+
+@pytest.mark.parametrize("algorithm_id", STREAMING)
+def test_resume_after_load_equals_never_stopping(algorithm_id, easy_problem, tmp_path):
+    X, y = easy_problem
+    half = len(y) // 2
+    never_stopped = aucopt.make(algorithm_id, random_state=0)
+    never_stopped.partial_fit(X[:half], y[:half], classes=[-1, 1])
+    save(never_stopped, tmp_path / "m")
+    never_stopped.partial_fit(X[half:], y[half:])
+    resumed = load(tmp_path / "m").partial_fit(X[half:], y[half:])
+    assert resumed.t_ == never_stopped.t_
+    for key, value in never_stopped._state.items():
+        np.testing.assert_array_equal(resumed._state[key], value, err_msg=key)
+    # the generator continues too: a shuffled fit pass after both draws the same order
+    assert resumed._rng.integers(1 << 30) == never_stopped._rng.integers(1 << 30)
+
+
+@pytest.mark.parametrize("algorithm_id", ALGORITHMS)
+def test_auc_floor_on_easy_problem(algorithm_id):
+    X, y = make_auc_problem(2000, 10, pos_rate=0.2, separation=2.0, random_state=1)
+    X_test, y_test = make_auc_problem(2000, 10, pos_rate=0.2, separation=2.0, random_state=2)
+    # least-squares AUC optimum (spec section R) as the yardstick
+    pos, neg = X[y > 0], X[y < 0]
+    mu = pos.mean(0) - neg.mean(0)
+    sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)
+    best = roc_auc_score(y_test, X_test @ np.linalg.solve(sigma2 + 1e-6 * np.eye(10), mu))
+    est = aucopt.make(algorithm_id, random_state=0).fit(X, y)
+    assert est.score(X_test, y_test) > best - 0.02
+
+
+@pytest.mark.parametrize("algorithm_id", ALGORITHMS)
+def test_dense_and_csr_give_the_same_model(algorithm_id, easy_problem):
+    if not get_algorithm(algorithm_id).sparse:
+        pytest.skip("dense-only algorithm")
+    X, y = easy_problem
+    dense = aucopt.make(algorithm_id, random_state=3).fit(X, y)
+    csr = aucopt.make(algorithm_id, random_state=3).fit(sp.csr_matrix(X), y)
+    assert_allclose(csr.coef_, dense.coef_, rtol=1e-10, atol=1e-14)
+
+
+_NOJIT_SCRIPT = """
+import json, sys
+import numpy as np, scipy.sparse as sp
+import aucopt
+from aucopt.datasets import make_auc_problem
+X, y = make_auc_problem(150, 6, pos_rate=0.3, separation=2.0, random_state=0)
+out = {}
+for a in aucopt.list_algorithms():
+    for name, data in (("dense", X), ("csr", sp.csr_matrix(X))):
+        if name == "csr" and not aucopt.algorithm_info(a)["sparse"]:
+            continue
+        est = aucopt.make(a, random_state=0, max_iter=2).fit(data, y)
+        out[a + "/" + name] = est.coef_.ravel().tolist()
+json.dump(out, sys.stdout)
+"""
+
+
+def test_jit_equals_numba_disable_jit():
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    result = subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], env=env, check=True,
+                            capture_output=True, text=True, timeout=600)
+    nojit = json.loads(result.stdout)
+    jit = json.loads(subprocess.run([sys.executable, "-c", _NOJIT_SCRIPT], check=True,
+                                    capture_output=True, text=True, timeout=600).stdout)
+    assert set(nojit) == set(jit) and len(jit) >= len(ALGORITHMS)
+    for key in jit:
+        assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-14, err_msg=key)

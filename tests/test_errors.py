@@ -1,0 +1,128 @@
+"""Bad input gets a clear error that says what was wrong and what to do, and loses nothing."""
+
+import numpy as np
+import pytest
+
+import aucopt
+from aucopt.exceptions import InvalidParameterError
+
+from .conftest import ALGORITHMS, STREAMING
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3))
+    y = np.where(rng.random(40) < 0.4, 1, -1)
+    y[:2] = [1, -1]
+    return X, y
+
+
+@pytest.mark.parametrize("algorithm_id", ALGORITHMS)
+class TestBadInput:
+    def test_nan(self, algorithm_id, data):
+        X, y = data
+        X = X.copy()
+        X[3, 1] = np.nan
+        with pytest.raises(ValueError, match="NaN"):
+            aucopt.make(algorithm_id).fit(X, y)
+
+    def test_inf(self, algorithm_id, data):
+        X, y = data
+        X = X.copy()
+        X[0, 0] = np.inf
+        with pytest.raises(ValueError, match="infinity.*nan_to_num"):
+            aucopt.make(algorithm_id).fit(X, y)
+
+    def test_one_class(self, algorithm_id, data):
+        X, _ = data
+        with pytest.raises(ValueError, match="both classes.*StratifiedKFold"):
+            aucopt.make(algorithm_id).fit(X, np.ones(len(X)))
+
+    def test_three_classes(self, algorithm_id, data):
+        X, _ = data
+        with pytest.raises(ValueError, match="Only binary classification.*binarize"):
+            aucopt.make(algorithm_id).fit(X, np.arange(len(X)) % 3)
+
+    def test_continuous_target(self, algorithm_id, data):
+        X, _ = data
+        with pytest.raises(ValueError, match="Unknown label type"):
+            aucopt.make(algorithm_id).fit(X, np.linspace(0, 1, len(X)))
+
+    def test_empty(self, algorithm_id):
+        with pytest.raises(ValueError, match="0 sample"):
+            aucopt.make(algorithm_id).fit(np.empty((0, 3)), np.empty(0))
+
+    def test_wrong_feature_count_at_predict(self, algorithm_id, data):
+        X, y = data
+        est = aucopt.make(algorithm_id).fit(X, y)
+        with pytest.raises(ValueError, match="X has 2 features.*expecting 3"):
+            est.decision_function(X[:, :2])
+
+    def test_non_numeric(self, algorithm_id, data):
+        X, y = data
+        X = X.astype(object)
+        X[0, 0] = "red"
+        with pytest.raises(ValueError, match="numeric.*OneHotEncoder"):
+            aucopt.make(algorithm_id).fit(X, y)
+
+    def test_bad_hyperparameter(self, algorithm_id, data):
+        X, y = data
+        with pytest.raises(InvalidParameterError, match="The 'max_iter' parameter.*Got -1"):
+            aucopt.make(algorithm_id, max_iter=-1).fit(X, y)
+
+    def test_failed_refit_keeps_the_model(self, algorithm_id, data):
+        X, y = data
+        est = aucopt.make(algorithm_id, random_state=0).fit(X, y)
+        coef = est.coef_.copy()
+        with pytest.raises(ValueError):
+            est.fit(X[:, :2], np.ones(len(X)))
+        assert est.n_features_in_ == 3
+        np.testing.assert_array_equal(est.decision_function(X), X @ coef[0] + est.intercept_)
+
+
+@pytest.mark.parametrize("algorithm_id", STREAMING)
+class TestBadStream:
+    def test_classes_missing_on_first_partial_fit(self, algorithm_id, data):
+        X, y = data
+        with pytest.raises(ValueError, match="classes must be passed.*classes=\\[-1, 1\\]"):
+            aucopt.make(algorithm_id).partial_fit(X, y)
+
+    def test_wrong_feature_count_at_partial_fit_loses_nothing(self, algorithm_id, data):
+        X, y = data
+        est = aucopt.make(algorithm_id).partial_fit(X, y, classes=[-1, 1])
+        state = {k: v.copy() for k, v in est._state.items()}
+        with pytest.raises(ValueError, match="X has 2 features"):
+            est.partial_fit(X[:, :2], y)
+        with pytest.raises(ValueError, match="not in classes"):
+            est.partial_fit(X, np.full(len(X), 7))
+        X_nan = X.copy()
+        X_nan[0, 0] = np.nan
+        with pytest.raises(ValueError, match="NaN"):
+            est.partial_fit(X_nan, y)
+        for key, value in state.items():
+            np.testing.assert_array_equal(est._state[key], value)
+
+    def test_classes_must_be_two(self, algorithm_id, data):
+        X, y = data
+        with pytest.raises(ValueError, match="exactly two labels"):
+            aucopt.make(algorithm_id).partial_fit(X, y, classes=[0, 1, 2])
+
+
+def test_unknown_algorithm_id_suggests_a_close_one():
+    with pytest.raises(ValueError, match="Unknown algorithm id 'spam-12'.*'spam-l2'"):
+        aucopt.make("spam-12")
+    with pytest.raises(ValueError, match="Known ids"):
+        aucopt.algorithm_info("nope")
+
+
+def test_unknown_parameter_lists_the_parameters():
+    with pytest.raises(TypeError, match="no parameter.*'lr'.*beta"):
+        aucopt.make("spam-l2", lr=0.1)
+
+
+def test_score_needs_no_sample_weight(data):
+    X, y = data
+    est = aucopt.make("spam-l2").fit(X, y)
+    with pytest.raises(ValueError, match="sample_weight"):
+        est.score(X, y, sample_weight=np.ones(len(y)))
