@@ -63,7 +63,7 @@ def test_compare_on_a_libsvm_file(tmp_path):
 
     X, y = make_auc_problem(200, 5, random_state=0)
     path = tmp_path / "toy.svm"
-    dump_svmlight_file(X, y, path)
+    dump_svmlight_file(X, y, str(path))
     result = runner.invoke(app, ["compare", str(path), "--algorithms", "spam-l2,spam-net",
                                  "--folds", "3", "--n-jobs", "1", "--out", str(tmp_path / "o")])
     assert result.exit_code == 0, result.output

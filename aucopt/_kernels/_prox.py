@@ -156,7 +156,7 @@ def project_l1_ball(w, radius, work):
         u = work[d - rank]
         cumsum += u
         candidate = (cumsum - radius) / rank
-        if u - candidate > 0.0:
+        if rank == 1 or u - candidate > 0.0:  # rho >= 1 always; rounding may hide it
             theta = candidate
         else:
             break

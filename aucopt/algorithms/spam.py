@@ -18,8 +18,9 @@ PAPER = (
     "maximization. ICML 2018; M. Natole Jr., PhD thesis, SUNY Albany 2020, ch. 4, Alg. 20."
 )
 
-# eta0="auto": eta_t = AUTO_ETA0 / (M^2 sqrt(t)), M^2 the largest squared row norm seen.
-AUTO_ETA0 = 1.0
+# eta0="auto": eta_t = AUTO_ETA0 / (M^2 sqrt(t)), M^2 the largest squared row norm seen;
+# 4 was the best safe constant on german.numer, diabetes and splice (see the estimator docs).
+AUTO_ETA0 = 4.0
 
 STATS_MODES = {"train": STATS_TRAIN, "online": STATS_ONLINE, "warmup": STATS_WARMUP}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "theory_poly": INV_POWER, "theory_1_over_t": INV_LINEAR}
@@ -72,7 +73,12 @@ def init_state(n_features: int, n_samples: int, params: dict) -> dict[str, np.nd
         modes; ``n_warmup`` (1,).
     """
     warmup = params["warmup"]
-    n_warmup = warmup if isinstance(warmup, int | np.integer) else int(np.ceil(warmup * n_samples))
+    if params["stats"] != "warmup":
+        n_warmup = 0
+    elif isinstance(warmup, int | np.integer):
+        n_warmup = int(warmup)
+    else:
+        n_warmup = int(np.ceil(warmup * n_samples))
     return {
         "w": np.zeros(n_features),
         "w_avg": np.zeros(n_features),

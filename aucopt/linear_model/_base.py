@@ -83,13 +83,9 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
     def _check_params_extra(self) -> None:
         """Cross-parameter rules; subclasses override."""
 
-    def _validate_input(self, X, y=None, *, reset):
+    def _validate_input(self, X, y="no_validation", *, reset):
         sparse = "csr" if self._spec().sparse else False
         try:
-            if y is None:
-                return validate_data(
-                    self, X, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset
-                )
             return validate_data(
                 self, X, y, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset
             )

@@ -23,7 +23,7 @@ from aucopt._kernels._stats import accumulate_class_sums, welford_update
 
 vectors = arrays(np.float64, st.integers(1, 30),
                  elements=st.floats(-100, 100, allow_nan=False, allow_subnormal=False))
-radii = st.floats(0.0, 50.0, allow_nan=False)
+radii = st.floats(0.0, 50.0, allow_nan=False, allow_subnormal=False)
 SETTINGS = settings(max_examples=150, deadline=None)
 
 

@@ -20,7 +20,7 @@ def _statistics(X, y, seen):
 
 def _step(schedule, t, eta0, beta, power_t, m2):
     if schedule == "inv_sqrt":
-        c = 1.0 / m2 if eta0 == "auto" else eta0
+        c = 4.0 / m2 if eta0 == "auto" else eta0
         return c / np.sqrt(t)
     if schedule == "theory_poly":  # Theorem 4.1
         return beta / (128.0 * m2**2) / t**power_t
@@ -38,7 +38,7 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
     y : ndarray of shape (n,) in {-1, +1}
     orders : list of int arrays, one per pass (the first pass sees new data)
     beta, beta1 : l2 and l1 weights
-    eta0 : float or "auto" (1 / max squared row norm of the statistics' rows)
+    eta0 : float or "auto" (4 / max squared row norm of the statistics' rows)
     schedule : "inv_sqrt", "theory_poly" or "theory_1_over_t"
     stats : "train" (all rows of X), "online" (rows seen, including the
         current one) or "warmup" (the first n_warmup rows seen, no step on them)
