@@ -46,7 +46,7 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     out.mkdir(parents=True, exist_ok=True)
     write_csv(results, out / "results.csv")
     (out / "results.md").write_text(markdown_table(summary, dataset, folds, repeats))
-    write_plots(results, out)
+    write_plots(results, out, dataset)
     return results, summary
 
 
@@ -107,7 +107,7 @@ def text_table(summary) -> str:
     return "\n".join(lines)
 
 
-def write_plots(results, out: Path) -> None:
+def write_plots(results, out: Path, dataset: str = "data") -> None:
     """Write roc.png and convergence.png (skipped with a warning without matplotlib)."""
     try:
         import matplotlib
@@ -121,12 +121,16 @@ def write_plots(results, out: Path) -> None:
 
     rocs = {r.algorithm: r.roc for r in results if r.roc is not None}
     curves = {r.algorithm: r.curve for r in results if r.curve is not None}
-    for name, data, plot in (("roc.png", rocs, plot_roc), ("convergence.png", curves,
-                                                            plot_convergence)):
+    jobs = (
+        ("roc.png", rocs, plot_roc, f"ROC on {dataset} (test part of fold 1)"),
+        ("convergence.png", curves, plot_convergence,
+         f"Test AUC vs training samples seen on {dataset} (fold 1)"),
+    )
+    for name, data, plot, title in jobs:
         if not data:
             continue
         fig, ax = plt.subplots(figsize=(7, 5))
-        plot(data, ax=ax)
+        plot(data, ax=ax, title=title)
         fig.tight_layout()
         fig.savefig(out / name, dpi=110)
         plt.close(fig)
