@@ -18,12 +18,14 @@ ALLOWED = {
     "metrics": {"utils"},
     "datasets": {"utils", "_config"},
     "linear_model": {"algorithms", "_kernels", "utils", "metrics", "exceptions"},
-    "_api": {"algorithms", "linear_model"},
+    "kernel_model": {"algorithms", "_kernels", "utils", "metrics", "exceptions", "linear_model"},
+    "_api": {"algorithms", "linear_model", "kernel_model"},
     "io": {"_api", "algorithms", "utils", "_version"},
     "model_selection": {"metrics", "datasets", "utils", "_api"},
     "plotting": {"metrics", "utils"},
     "cli": None,  # may import anything
-    "__init__": {"_api", "_version", "algorithms", "linear_model", "metrics", "datasets", "io",
+    "__init__": {"_api", "_version", "algorithms", "linear_model", "kernel_model", "metrics",
+                 "datasets", "io", "model_selection",
                  "utils", "exceptions", "_config"},
     "__main__": {"cli"},
 }

@@ -57,12 +57,18 @@ class AlgorithmSpec:
     memory, cost : str
         Memory and per-step cost, e.g. ``"O(d)"``.
     init_state : callable
-        ``init_state(n_features, n_samples, params) -> dict[str, ndarray]``.
+        ``init_state(n_features, n_samples, params, rng) -> dict[str, ndarray]``;
+        ``rng`` is the estimator's ``numpy.random.Generator`` (e.g. for random
+        features drawn once).
     run : callable
-        ``run(state, rows, y, order, params, t, learn) -> (t, status)``: one
-        pass over ``order``, mutating ``state`` in place.
-    coef : callable
-        ``coef(state, params) -> ndarray of shape (d,)``: the scoring vector.
+        ``run(state, rows, y, order, params, t, learn, rng) -> (t, status)``:
+        one pass over ``order`` (or, with ``epochs_by_base=False``, the whole
+        solve), mutating ``state`` in place. ``learn`` is True on the first
+        pass over new rows. Random draws the kernel needs (sketches, reservoir
+        coin flips, mini-batches) are drawn here from ``rng`` and passed in.
+    coef : callable or None
+        ``coef(state, params) -> ndarray of shape (d,)``: the linear scoring
+        vector, exposed as ``coef_``. None for non-linear models.
     grid : mapping
         The paper's hyperparameter grid (param -> values).
     quick_grid : mapping
@@ -76,6 +82,17 @@ class AlgorithmSpec:
         ``fit`` pass over their concatenation (used by the common tests).
     notes : str
         Practical notes shown by ``algorithm_info``.
+    epochs_by_base : bool
+        True: the estimator calls ``run`` once per pass, ``max_iter`` times
+        (one-pass and epoch-based methods). False: ``run`` is called once per
+        ``fit`` and handles ``max_iter`` itself (batch solvers, cutting planes).
+    decision : callable or None
+        ``decision(state, params, rows) -> ndarray (n,)`` raw scores for
+        non-linear models; None means ``X @ coef``.
+    mean_scores : callable or None
+        ``mean_scores(state, params) -> (s_pos, s_neg)`` mean training score
+        per class (None for a class not seen) used for ``intercept_``; None
+        means ``w . m+`` and ``w . m-`` from the data statistics.
     """
 
     id: str
@@ -90,13 +107,16 @@ class AlgorithmSpec:
     cost: str
     init_state: Callable[..., dict[str, np.ndarray]]
     run: Callable[..., tuple[int, int]]
-    coef: Callable[..., np.ndarray]
+    coef: Callable[..., np.ndarray] | None
     grid: Mapping[str, tuple] = field(default_factory=dict)
     quick_grid: Mapping[str, tuple] = field(default_factory=dict)
     step_param: str | None = None
     warm_keys: tuple[str, ...] = ()
     equivalence_params: Mapping[str, Any] = field(default_factory=dict)
     notes: str = ""
+    epochs_by_base: bool = True
+    decision: Callable[..., np.ndarray] | None = None
+    mean_scores: Callable[..., tuple] | None = None
 
     def quick_grid_size(self) -> int:
         """Return the number of combinations in ``quick_grid``."""

@@ -53,7 +53,7 @@ def _hyper(params: dict, state: dict) -> SpamHyper:
     )
 
 
-def init_state(n_features: int, n_samples: int, params: dict) -> dict[str, np.ndarray]:
+def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
     """Return a fresh SPAM state.
 
     Parameters
@@ -64,6 +64,8 @@ def init_state(n_features: int, n_samples: int, params: dict) -> dict[str, np.nd
         Rows of the first chunk (used to turn a warm-up fraction into a count).
     params : dict
         Estimator hyperparameters.
+    rng : numpy.random.Generator, optional
+        Unused (SPAM draws nothing).
 
     Returns
     -------
@@ -89,7 +91,7 @@ def init_state(n_features: int, n_samples: int, params: dict) -> dict[str, np.nd
     }
 
 
-def run(state, rows: RowData, y, order, params, t, learn):
+def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One SPAM pass over ``order`` (see :func:`aucopt._kernels.spam.spam_epoch`).
 
     In ``stats="train"`` mode the statistics are those of all the training data

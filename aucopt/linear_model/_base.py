@@ -209,7 +209,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def decision_function(self, X):
-        """Return the ranking scores ``X w + intercept_``.
+        """Return the ranking scores ``X w + intercept_`` (``f(X) + intercept_`` if non-linear).
 
         Parameters
         ----------
@@ -221,7 +221,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = self._validate_input(X, reset=False)
-        return np.asarray(X @ self.coef_[0]).ravel() + self.intercept_[0]
+        return self._raw_scores(X) + self.intercept_[0]
 
     def predict(self, X):
         """Return ``classes_[1]`` where ``decision_function(X) > 0``, else ``classes_[0]``.
@@ -275,7 +275,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         params = self.get_params(deep=False)
         if reset:
             rng = make_generator(self.random_state)
-            state = spec.init_state(rows.n_features, rows.n_samples, params)
+            state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
             state.update(new_data_stats(rows.n_features))
             for key in spec.warm_keys if warm_from is not None else ():
                 state[key] = warm_from[key].copy()
@@ -285,25 +285,38 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             state = {key: value.copy() for key, value in self._state.items()}
             t = self.t_
         observe_data(state, rows, y)
+        if not spec.epochs_by_base:
+            n_epochs = 1  # the spec's run handles max_iter itself
         for epoch in range(n_epochs):
             order = rng.permutation(rows.n_samples) if shuffle else np.arange(rows.n_samples)
-            t, status = spec.run(state, rows, y, order, params, t, epoch == 0)
+            t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng)
             if status != OK:
                 self._raise_divergence(spec, epoch, t)
             if self.verbose:
                 logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
                             epoch + 1, n_epochs, t)
-        self._state, self._rng, self.t_, self.n_iter_ = state, rng, int(t), n_epochs
+        self._state, self._rng, self.t_ = state, rng, int(t)
+        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
         self.classes_ = classes
         self._set_coef()
 
     def _set_coef(self) -> None:
+        """Set ``coef_`` (linear models) and ``intercept_`` from the committed state."""
+        spec, params = self._spec(), self.get_params(deep=False)
+        if spec.mean_scores is not None:
+            means = [s for s in spec.mean_scores(self._state, params) if s is not None]
+        else:
+            w = np.asarray(spec.coef(self._state, params), dtype=np.float64)
+            means = [w @ m for m in class_means(self._state) if m is not None]
+        if spec.coef is not None:
+            self.coef_ = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
+        self.intercept_ = np.array([-float(np.mean(means)) if means else 0.0])
+
+    def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()
-        w = np.array(spec.coef(self._state, self.get_params(deep=False)), dtype=np.float64)
-        means = [m for m in class_means(self._state) if m is not None]
-        offset = -float(np.mean([w @ m for m in means])) if means else 0.0
-        self.coef_ = w[None, :]
-        self.intercept_ = np.array([offset])
+        if spec.decision is not None:
+            return spec.decision(self._state, self.get_params(deep=False), as_rows(X))
+        return np.asarray(X @ self.coef_[0]).ravel()
 
     def _raise_divergence(self, spec, epoch, t):
         name = spec.step_param
