@@ -1,0 +1,28 @@
+"""Datasets: bundled data, the registry of the papers' datasets, fetching, preprocessing.
+
+``load("german.numer")`` needs no network. ``fetch(name)`` reads the cache
+(``$AUCOPT_DATA``, default ``~/.cache/aucopt``), a mirror directory
+(``$AUCOPT_DATA_MIRROR``) or the official address, and verifies the file.
+"""
+
+from ._fetch import BINARIZATION_SCHEMES, binarize, fetch, get_data_home, load
+from ._preprocessing import PREPROCESSING_SCHEMES, make_preprocessor, preprocess
+from ._registry import CONFIG_IDS, DatasetInfo, dataset_info, list_datasets, register_dataset
+from ._synthetic import make_auc_problem
+
+__all__ = [
+    "BINARIZATION_SCHEMES",
+    "CONFIG_IDS",
+    "DatasetInfo",
+    "PREPROCESSING_SCHEMES",
+    "binarize",
+    "dataset_info",
+    "fetch",
+    "get_data_home",
+    "list_datasets",
+    "load",
+    "make_auc_problem",
+    "make_preprocessor",
+    "preprocess",
+    "register_dataset",
+]
