@@ -130,20 +130,52 @@ def fit(
     data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
     param: list[str] = typer.Option(None, "--param", "-p", help="Hyperparameter key=value."),
     out: Path = typer.Option(Path("model"), help="Base path of the saved model."),
+    stream: bool = typer.Option(False, help="Read a LIBSVM file in chunks with partial_fit "
+                                "(constant memory, one pass)."),
+    chunk_size: int = typer.Option(10_000, min=1, help="Rows per chunk with --stream."),
+    n_features: int = typer.Option(None, help="Feature count of the file (--stream)."),
+    classes: str = typer.Option("-1,1", help="The two labels of the file (--stream)."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
     from ..io import save
-    from ._data import load_data
 
-    X, y, name = load_data(data)
     est = make(algorithm, **_parse_params(param))
     start = time.perf_counter()
-    est.fit(X, y)
+    if stream:
+        name, seen = _fit_stream(est, data, chunk_size, n_features, classes)
+        summary = f"streamed {seen} rows"
+    else:
+        from ._data import load_data
+
+        X, y, name = load_data(data)
+        est.fit(X, y)
+        summary = f"training AUC {est.score(X, y):.4f}"
     seconds = time.perf_counter() - start
     json_path, _ = save(est, out)
-    typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, training AUC "
-               f"{est.score(X, y):.4f}; saved {json_path}")
+    typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
+
+
+def _fit_stream(est, data, chunk_size, n_features, classes):
+    """One constant-memory pass of ``partial_fit`` over a LIBSVM file."""
+    import numpy as np
+
+    from ..datasets import iter_svmlight
+
+    path = Path(data)
+    if not path.exists():
+        raise ValueError(f"--stream needs a LIBSVM file path; {data!r} is not a file.")
+    if not hasattr(est, "partial_fit"):
+        raise ValueError(f"{type(est).__name__} is a batch algorithm (no partial_fit); "
+                         "drop --stream.")
+    if n_features is None:
+        raise ValueError("--stream needs --n-features (chunks must all have the model's width).")
+    labels = np.array([float(c) for c in split_list(classes)])
+    seen = 0
+    for X, y in iter_svmlight(path, chunk_size=chunk_size, n_features=n_features):
+        est.partial_fit(X, y, classes=labels)
+        seen += X.shape[0]
+    return path.name, seen
 
 
 @app.command()

@@ -8,6 +8,7 @@
 from ._fetch import BINARIZATION_SCHEMES, binarize, fetch, get_data_home, load
 from ._preprocessing import PREPROCESSING_SCHEMES, make_preprocessor, preprocess
 from ._registry import CONFIG_IDS, DatasetInfo, dataset_info, list_datasets, register_dataset
+from ._stream import iter_svmlight
 from ._synthetic import make_auc_problem
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "dataset_info",
     "fetch",
     "get_data_home",
+    "iter_svmlight",
     "list_datasets",
     "load",
     "make_auc_problem",

@@ -1,0 +1,116 @@
+"""Constant-memory streaming from LIBSVM files: iter_svmlight, fit --stream, peak RSS."""
+
+import bz2
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from typer.testing import CliRunner
+
+import aucopt
+from aucopt.cli import app
+from aucopt.datasets import iter_svmlight, make_auc_problem
+
+
+@pytest.fixture
+def libsvm_file(tmp_path):
+    X, y = make_auc_problem(103, 6, sparsity=0.4, random_state=0)
+    path = tmp_path / "toy.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path, X, y
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_chunks_concatenate_to_the_whole_file(libsvm_file, compressed):
+    path, X, y = libsvm_file
+    if compressed:
+        packed = path.with_suffix(".svm.bz2")
+        packed.write_bytes(bz2.compress(path.read_bytes()))
+        path = packed
+    chunks = list(iter_svmlight(path, chunk_size=10, n_features=6))
+    assert [c[0].shape[0] for c in chunks] == [10] * 10 + [3]
+    assert np.allclose(np.vstack([c[0].toarray() for c in chunks]), X)
+    assert np.array_equal(np.concatenate([c[1] for c in chunks]), y)
+
+
+def test_zero_based_files(tmp_path):
+    X, y = make_auc_problem(20, 4, random_state=1)
+    path = tmp_path / "zero.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=True)
+    chunks = list(iter_svmlight(path, chunk_size=6, n_features=4))
+    assert np.allclose(np.vstack([c[0].toarray() for c in chunks]), X)
+    with pytest.raises(ValueError, match="chunk_size"):
+        next(iter_svmlight(path, chunk_size=0))
+
+
+def test_fit_stream_equals_partial_fit_over_the_chunks(libsvm_file, tmp_path):
+    path, X, y = libsvm_file
+    result = CliRunner().invoke(app, ["fit", "spam-l2", str(path), "--stream", "--chunk-size",
+                                      "25", "--n-features", "6", "-p", "stats=online",
+                                      "--out", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    assert "streamed 103 rows" in result.output
+    expected = aucopt.make("spam-l2", stats="online")
+    for start in range(0, 103, 25):
+        expected.partial_fit(X[start:start + 25], y[start:start + 25], classes=[-1, 1])
+    loaded = aucopt.io.load(tmp_path / "m")
+    np.testing.assert_allclose(loaded.coef_, expected.coef_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--n-features", "6"], "not a file"),
+    ([], "--n-features"),
+])
+def test_fit_stream_errors(libsvm_file, tmp_path, args, message):
+    path, _, _ = libsvm_file
+    target = "no-such.svm" if message == "not a file" else str(path)
+    result = CliRunner().invoke(app, ["fit", "spam-l2", target, "--stream", *args])
+    assert result.exit_code == 1 and message in result.output
+
+
+_STREAM_SCRIPT = """
+import resource, sys
+import numpy as np
+import aucopt
+from aucopt.datasets import iter_svmlight
+est = aucopt.make("spam-l2", stats="online")
+rows = 0
+for X, y in iter_svmlight(sys.argv[1], chunk_size=20000, n_features=100):
+    est.partial_fit(X, y, classes=[-1.0, 1.0])
+    rows += X.shape[0]
+print(rows, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def _write_rows(path, n_rows, block):
+    with open(path, "wb") as fh:
+        for _ in range(n_rows // block.count(b"\n")):
+            fh.write(block)
+
+
+@pytest.mark.slow
+def test_peak_memory_does_not_grow_with_the_stream(tmp_path):
+    """Issue #7: peak RSS growth < 50 MB between 2e5 and 2e6 streamed rows."""
+    rng = np.random.default_rng(0)
+    lines = []
+    for i in range(20000):  # 20k distinct rows, 8 non-zeros each, repeated to length
+        cols = np.sort(rng.choice(100, 8, replace=False)) + 1
+        vals = rng.uniform(-1, 1, 8)
+        label = "+1" if rng.random() < 0.3 else "-1"
+        lines.append(label + " " + " ".join(f"{c}:{v:.4f}" for c, v in zip(cols, vals)))
+    block = ("\n".join(lines) + "\n").encode()
+    peaks = {}
+    for n in (200_000, 2_000_000):
+        path = tmp_path / f"rows{n}.svm"
+        _write_rows(path, n, block)
+        out = subprocess.run([sys.executable, "-c", _STREAM_SCRIPT, str(path)], check=True,
+                             capture_output=True, text=True, timeout=600).stdout.split()
+        assert int(out[0]) == n
+        peaks[n] = int(out[1]) / 1024  # MB (Linux reports KB)
+        path.unlink()
+    growth = peaks[2_000_000] - peaks[200_000]
+    print(json.dumps({"peak_mb": peaks, "growth_mb": growth}))
+    assert growth < 50, peaks
