@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 import pytest
-from sklearn.datasets import dump_svmlight_file, load_svmlight_file
+from sklearn.datasets import dump_svmlight_file
 from typer.testing import CliRunner
 
 import aucopt
@@ -96,7 +96,7 @@ def test_peak_memory_does_not_grow_with_the_stream(tmp_path):
     """Issue #7: peak RSS growth < 50 MB between 2e5 and 2e6 streamed rows."""
     rng = np.random.default_rng(0)
     lines = []
-    for i in range(20000):  # 20k distinct rows, 8 non-zeros each, repeated to length
+    for _ in range(20000):  # 20k distinct rows, 8 non-zeros each, repeated to length
         cols = np.sort(rng.choice(100, 8, replace=False)) + 1
         vals = rng.uniform(-1, 1, 8)
         label = "+1" if rng.random() < 0.3 else "-1"
