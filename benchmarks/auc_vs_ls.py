@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -56,7 +55,7 @@ def main():
     args = parser.parse_args()
     if "AUCOPT_DATA_MIRROR" not in os.environ and MIRROR.exists():
         os.environ["AUCOPT_DATA_MIRROR"] = str(MIRROR)
-    print(f"| dataset | algorithm | AUC | LS optimum | gap | fit s |")
+    print("| dataset | algorithm | AUC | LS optimum | gap | fit s |")
     print("| --- | --- | --- | --- | --- | --- |")
     for name in args.datasets.split(","):
         X, y = fetch(name)
@@ -64,14 +63,12 @@ def main():
         splits = fold_splits(y, folds=args.folds, random_state=0)
         ls = np.mean([ls_fold(X, y, tr, te) for _, _, tr, te in splits])
         for algorithm in args.algorithms.split(","):
-            start = time.perf_counter()
             results = [evaluate_fold(algorithm, X, y, tr, te, dataset=name)
                        for _, _, tr, te in splits]
             auc = np.mean([r.auc for r in results])
             fit_s = np.mean([r.fit_seconds for r in results])
             print(f"| {name} | {algorithm} | {auc:.4f} | {ls:.4f} | {auc - ls:+.4f} | "
                   f"{fit_s:.4f} |", flush=True)
-            del start
 
 
 if __name__ == "__main__":
