@@ -7,7 +7,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels._schedules import INV_LINEAR, INV_POWER, INV_SQRT
-from .._kernels.spam import STATS_ONLINE, STATS_TRAIN, STATS_WARMUP, spam_epoch
+from .._kernels.spam import (
+    STATS_ONLINE,
+    STATS_TRAIN,
+    STATS_WARMUP,
+    spam_epoch,
+    spam_epoch_lazy,
+)
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -99,11 +105,14 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     ``run_*`` statistics are used and updated.
     """
     prefix = "data" if params["stats"] == "train" else "run"
-    return spam_epoch(
-        state["w"], state["w_avg"], state[f"{prefix}_count"], state[f"{prefix}_sum"],
-        state[f"{prefix}_sqmax"], rows.data, rows.indices, rows.indptr, y, order,
-        _hyper(params, state), t, learn,
-    )
+    stats = (state[f"{prefix}_count"], state[f"{prefix}_sum"], state[f"{prefix}_sqmax"])
+    hp = _hyper(params, state)
+    if rows.is_sparse and hp.beta1 == 0.0:  # exact O(nnz) steps (lazy l2 shrinkage)
+        scratch = np.empty_like(state["w"])
+        return spam_epoch_lazy(state["w"], state["w_avg"], scratch, *stats, rows.data,
+                               rows.indices, rows.indptr, y, order, hp, t, learn)
+    return spam_epoch(state["w"], state["w_avg"], *stats, rows.data, rows.indices,
+                      rows.indptr, y, order, hp, t, learn)
 
 
 def coef(state, params) -> np.ndarray:
@@ -119,7 +128,8 @@ _COMMON = dict(
     streaming=True,
     sparse=True,
     memory="O(d)",
-    cost="O(d) per sample (O(nnz) gradient step, O(d) prox and averaging)",
+    cost="O(nnz) per sample on CSR input with beta1=0 (lazy scaling; O(d) once per call), "
+    "otherwise O(d) per sample (dense rows, or the elastic-net prox)",
     init_state=init_state,
     run=run,
     coef=coef,

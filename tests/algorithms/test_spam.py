@@ -140,3 +140,22 @@ def test_csr_input_with_unsorted_indices_and_int32():
     a = SPAML2Classifier(random_state=0).fit(X, y)
     b = SPAML2Classifier(random_state=0).fit(shuffled, y)
     assert_allclose(a.coef_, b.coef_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("stats", ["train", "online", "warmup"])
+@pytest.mark.parametrize("beta, eta0", [(1e-3, "auto"), (100.0, 0.1)])  # 2nd: rescaling path
+def test_lazy_sparse_kernel_equals_dense_kernel(stats, beta, eta0):
+    """CSR input with beta1=0 runs the O(nnz) lazy kernel; it must equal the dense one."""
+    X, y = make_auc_problem(500, 40, sparsity=0.8, random_state=5)
+    params = dict(beta=beta, eta0=eta0, stats=stats, warmup=50, max_iter=3, random_state=2)
+    dense = SPAML2Classifier(**params).fit(X, y)
+    lazy = SPAML2Classifier(**params)
+    lazy.partial_fit(sp.csr_matrix(X[:123]), y[:123], classes=[-1, 1])
+    lazy.partial_fit(sp.csr_matrix(X[123:]), y[123:])
+    chunked = SPAML2Classifier(**params)
+    chunked.partial_fit(X[:123], y[:123], classes=[-1, 1])
+    chunked.partial_fit(X[123:], y[123:])
+    assert_allclose(lazy.coef_, chunked.coef_, rtol=1e-9, atol=1e-14)
+    assert_allclose(lazy._state["w"], chunked._state["w"], rtol=1e-9, atol=1e-14)
+    full = SPAML2Classifier(**params).fit(sp.csr_matrix(X), y)
+    assert_allclose(full.coef_, dense.coef_, rtol=1e-9, atol=1e-14)
