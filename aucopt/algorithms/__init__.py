@@ -4,6 +4,8 @@ Importing this package registers every algorithm; each module ends with its
 ``register(...)`` calls.
 """
 
+from . import adaoam  # noqa: F401, I001  (registers adaoam)
+from . import opauc  # noqa: F401  (registers opauc, opauc-r, opauc-f, opauc-rp, opauc-pca)
 from . import spam  # noqa: F401  (registers spam-l2, spam-net)
 from ._registry import get_algorithm, list_algorithms, register, unknown_algorithm_message
 from ._spec import AlgorithmSpec, RowData

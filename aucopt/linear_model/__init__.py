@@ -1,6 +1,24 @@
 """scikit-learn estimators, one small public class per algorithm."""
 
+from ._adaoam import AdaOAMClassifier
 from ._base import BaseAUCClassifier
+from ._opauc import (
+    OPAUCClassifier,
+    OPAUCfClassifier,
+    OPAUCpcaClassifier,
+    OPAUCrClassifier,
+    OPAUCrpClassifier,
+)
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 
-__all__ = ["BaseAUCClassifier", "SPAML2Classifier", "SPAMNetClassifier"]
+__all__ = [
+    "AdaOAMClassifier",
+    "OPAUCClassifier",
+    "OPAUCfClassifier",
+    "OPAUCpcaClassifier",
+    "OPAUCrClassifier",
+    "OPAUCrpClassifier",
+    "BaseAUCClassifier",
+    "SPAML2Classifier",
+    "SPAMNetClassifier",
+]

@@ -1,0 +1,154 @@
+"""AdaOAM kernel: adaptive-gradient online AUC maximisation (spec section 5, P8).
+
+Ding, Zhao, Hoi, Ong, "An adaptive gradient method for online AUC
+maximization", AAAI 2015; restated in M. Natole Jr., PhD thesis (2020),
+Algorithm 9 (corrected as spec A-36).
+
+OPAUC's gradient ``g_t`` (class statistics by Welford), diagonal AdaGrad
+scaling ``H_t = delta I + diag(sqrt(sum_s g_s^2))``, the step
+``w - eta H_t^-1 g_t`` and the projection onto ``{||w|| <= 1/sqrt(lam)}`` in
+the ``H_t`` norm.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK, exploding
+from ._rows import row_to_dense
+from .opauc import observe_sample, opauc_gradient
+
+__all__ = ["project_l2_ball_diag", "adaoam_epoch"]
+
+
+@njit(cache=True, nogil=True)
+def project_l2_ball_diag(w, h, radius, tol=1e-12, max_iter=200):
+    """Project ``w`` onto ``{||x|| <= radius}`` in the norm ``sum h_i x_i^2`` (P8), in place.
+
+    Solves ``argmin_{||x|| <= r} sum_i h_i (x_i - v_i)^2``: if ``||v|| <= r``
+    the point is kept; otherwise ``x_i(mu) = h_i v_i / (h_i + mu)`` with the
+    root ``mu > 0`` of ``||x(mu)|| = r``, found by Newton's method on
+    ``1/||x(mu)|| - 1/r`` (increasing and concave in ``mu``, so the Newton
+    iterates from ``mu = 0`` increase monotonically to the root) safeguarded
+    by a bisection bracket, to relative accuracy ``tol``.
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+        Point ``v``, overwritten by its projection.
+    h : ndarray of shape (d,)
+        Positive diagonal weights.
+    radius : float
+        Ball radius ``r > 0``.
+    tol : float
+        Relative tolerance on ``||x(mu)|| - r``.
+    max_iter : int
+        Iteration cap.
+
+    Returns
+    -------
+    float
+        The multiplier ``mu`` (0 when ``v`` was inside the ball).
+    """
+    d = w.shape[0]
+    sq = 0.0
+    hmax = 0.0
+    for j in range(d):
+        sq += w[j] * w[j]
+        if h[j] > hmax:
+            hmax = h[j]
+    if sq <= radius * radius:
+        return 0.0
+    lo = 0.0
+    hi = hmax * np.sqrt(sq) / radius  # ||x(mu)|| <= hmax ||v|| / mu
+    mu = 0.0
+    for _ in range(max_iter):
+        # phi(mu) = ||x(mu)||^2 and its derivative
+        phi = 0.0
+        dphi = 0.0
+        for j in range(d):
+            q = h[j] / (h[j] + mu)
+            xj = q * w[j]
+            phi += xj * xj
+            dphi -= 2.0 * xj * xj / (h[j] + mu)
+        norm = np.sqrt(phi)
+        if abs(norm - radius) <= tol * radius:
+            break
+        if norm > radius:
+            lo = mu
+        else:
+            hi = mu
+        # Newton on psi(mu) = 1/norm - 1/r: psi' = -dphi / (2 norm^3)
+        step = (1.0 / norm - 1.0 / radius) / (-dphi / (2.0 * phi * norm))
+        nxt = mu - step
+        if not (lo < nxt < hi):
+            nxt = 0.5 * (lo + hi)
+        if hi - lo <= 1e-15 * hi:
+            break
+        mu = nxt
+    for j in range(d):
+        w[j] *= h[j] / (h[j] + mu)
+    return mu
+
+
+@njit(cache=True, nogil=True)
+def adaoam_epoch(w, gsq, hbuf, counts, means, covs, sqmax, xbuf, g,
+                 data, indices, indptr, y, order, hp, t, learn):
+    """Run AdaOAM over ``order``, in place.
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+        Iterate (the last one is the output).
+    gsq : ndarray of shape (d,)
+        Running sum of squared gradient coordinates ``G``.
+    hbuf : ndarray of shape (d,)
+        Scratch for the diagonal ``H_t``.
+    counts, means, covs : arrays
+        OPAUC class statistics (see :func:`aucopt._kernels.opauc.opauc_epoch`).
+    sqmax : ndarray of shape (1,)
+        Largest squared row norm seen (``eta="auto"``: ``eta / sqrt(sqmax)``).
+    xbuf, g : ndarray of shape (d,)
+        Scratch (dense row, gradient).
+    data, indices, indptr : arrays
+        Rows.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    order : ndarray of int64
+        Rows to visit.
+    hp : AdaoamHyper
+        ``(eta, auto_eta, lam, delta)``.
+    t : int
+        Updates done before this call.
+    learn : bool
+        Whether the rows are new (their statistics are added).
+
+    Returns
+    -------
+    t, status : int
+    """
+    d = w.shape[0]
+    radius = 1.0 / np.sqrt(hp.lam)
+    for i in order:
+        positive = y[i] > 0
+        c = 1 if positive else 0
+        row_to_dense(xbuf, data, indices, indptr, i)
+        if not observe_sample(counts, means, covs, sqmax, xbuf, c, learn):
+            continue  # A-02
+        o = 1 - c
+        dw = opauc_gradient(g, w, xbuf, means[o], covs[o], positive, hp.lam)
+        if exploding(dw):
+            return t, DIVERGED
+        eta = hp.eta / np.sqrt(max(sqmax[0], 1e-300)) if hp.auto_eta else hp.eta
+        for j in range(d):
+            gsq[j] += g[j] * g[j]
+            hbuf[j] = hp.delta + np.sqrt(gsq[j])
+            if hbuf[j] > 0.0:
+                w[j] -= eta * g[j] / hbuf[j]
+            else:
+                hbuf[j] = 1.0  # zero gradient history and delta = 0: Euclidean weight
+        project_l2_ball_diag(w, hbuf, radius)
+        t += 1
+    for j in range(d):
+        if not np.isfinite(w[j]):
+            return t, DIVERGED
+    return t, OK

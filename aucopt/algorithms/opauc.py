@@ -1,0 +1,372 @@
+"""OPAUC, OPAUCr and the reduced OPAUC baselines: state, hyperparameters, kernel calls.
+
+Spec sections 1 (``opauc``), 2 (``opauc-r``) and 3 (``opauc-f``, ``opauc-rp``,
+``opauc-pca``).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels.opauc import (
+    CENTER_PAPER,
+    CENTER_UNBIASED,
+    REDUCE_LINEAR,
+    REDUCE_NONE,
+    REDUCE_SUBSET,
+    opauc_epoch,
+    opauc_sketch_epoch,
+)
+from ._registry import register
+from ._spec import AlgorithmSpec, RowData
+
+__all__ = [
+    "OpaucHyper",
+    "OpaucSketchHyper",
+    "AUTO_ETA",
+    "check_covariance_memory",
+    "covariance_state",
+    "OPAUC",
+    "OPAUC_R",
+    "OPAUC_F",
+    "OPAUC_RP",
+    "OPAUC_PCA",
+]
+
+PAPER = (
+    "W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. One-pass AUC optimization. ICML 2013 "
+    "(long version, Algorithm 1, Eqs. 2-11, section 6)."
+)
+
+# eta="auto": eta = AUTO_ETA / M^2 with M^2 the largest squared norm seen so far;
+# chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).
+AUTO_ETA = 0.1
+
+CENTERINGS = {"unbiased": CENTER_UNBIASED, "paper": CENTER_PAPER}
+SKETCH_BLOCK = 4096  # rows of Gaussian sketch drawn at a time (same stream as one draw)
+
+
+class OpaucHyper(NamedTuple):
+    """Scalar hyperparameters of :func:`aucopt._kernels.opauc.opauc_epoch`."""
+
+    eta: float
+    auto_eta: bool
+    lam: float
+    reduce: int
+
+
+class OpaucSketchHyper(NamedTuple):
+    """Scalar hyperparameters of :func:`aucopt._kernels.opauc.opauc_sketch_epoch`."""
+
+    eta: float
+    auto_eta: bool
+    lam: float
+    centering: int
+
+
+def _eta(params, default):
+    auto = params["eta"] == "auto"
+    return (default if auto else float(params["eta"])), auto
+
+
+def check_covariance_memory(k: int, params: dict, alternative: str = "opauc-r") -> None:
+    """Raise ValueError if two k x k float64 covariances exceed ``max_memory_gb``.
+
+    Parameters
+    ----------
+    k : int
+        Dimension of the covariances.
+    params : dict
+        Estimator hyperparameters (``max_memory_gb``).
+    alternative : str
+        Registry id suggested in the message.
+    """
+    need = 2.0 * k * k * 8 / 1e9
+    limit = float(params["max_memory_gb"])
+    if need > limit:
+        raise ValueError(
+            f"OPAUC keeps two {k} x {k} covariance matrices ({need:.3g} GB), more than "
+            f"max_memory_gb={limit:g}. Use {alternative!r} (low-rank sketch, O(rank d) memory, "
+            "e.g. aucopt.make('opauc-r', rank=50)), reduce the dimension first (opauc-rp, "
+            "opauc-pca), or raise max_memory_gb if the memory is really available."
+        )
+
+
+def covariance_state(k: int, params: dict) -> dict[str, np.ndarray]:
+    """Return empty OPAUC class statistics in dimension ``k`` (checked against the limit).
+
+    Parameters
+    ----------
+    k : int
+        Working dimension.
+    params : dict
+        Estimator hyperparameters (``max_memory_gb``).
+
+    Returns
+    -------
+    dict
+        ``w`` (k,), ``count`` (2,) int64, ``mean`` (2, k), ``cov`` (2, k, k),
+        ``sqmax`` (1,) and the scratch buffers ``xbuf``, ``g`` (k,).
+    """
+    check_covariance_memory(k, params)  # before any allocation
+    return {
+        "w": np.zeros(k),
+        "count": np.zeros(2, dtype=np.int64),
+        "mean": np.zeros((2, k)),
+        "cov": np.zeros((2, k, k)),
+        "sqmax": np.zeros(1),
+        "xbuf": np.zeros(k),
+        "g": np.zeros(k),
+    }
+
+
+# ----------------------------------------------------------------- opauc (full)
+def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
+    """Return a fresh OPAUC state (raises before allocating if d x d is too large)."""
+    return covariance_state(n_features, params)
+
+
+_EMPTY_FEATURES = np.zeros(0, dtype=np.int64)
+_EMPTY_PROJ = np.zeros((0, 0))
+
+
+def _run_full(state, rows: RowData, y, order, params, t, learn, reduce, rowbuf, features,
+              proj):
+    eta, auto = _eta(params, AUTO_ETA)
+    hp = OpaucHyper(eta=eta, auto_eta=auto, lam=float(params["lam"]), reduce=reduce)
+    return opauc_epoch(
+        state["w"], state["count"], state["mean"], state["cov"], state["sqmax"],
+        state["xbuf"], state["g"], rowbuf, features, proj,
+        rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,
+    )
+
+
+def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One OPAUC pass (see :func:`aucopt._kernels.opauc.opauc_epoch`)."""
+    return _run_full(state, rows, y, order, params, t, learn, REDUCE_NONE, state["xbuf"],
+                     _EMPTY_FEATURES, _EMPTY_PROJ)
+
+
+def coef(state, params) -> np.ndarray:
+    """Return the last iterate (A-04)."""
+    return state["w"]
+
+
+# ------------------------------------------------------------- opauc-r (sketch)
+def init_sketch_state(n_features: int, n_samples: int, params: dict,
+                      rng=None) -> dict[str, np.ndarray]:
+    """Return a fresh OPAUCr state: O(rank d) memory, never d x d."""
+    rank = int(params["rank"])
+    return {
+        "w": np.zeros(n_features),
+        "count": np.zeros(2, dtype=np.int64),
+        "mean": np.zeros((2, n_features)),
+        "sketch_z": np.zeros((2, rank, n_features)),
+        "sketch_sum": np.zeros((2, rank)),
+        "sqmax": np.zeros(1),
+        "g": np.zeros(n_features),
+        "u": np.zeros(rank),
+    }
+
+
+def run_sketch(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One OPAUCr pass; the Gaussian sketch rows ``r_t / sqrt(rank)`` come from ``rng``.
+
+    On a pass over new rows (``learn``) one row of ``standard_normal`` per
+    visited sample is drawn, in visiting order, in blocks of ``SKETCH_BLOCK``
+    rows (the same stream as one ``(len(order), rank)`` draw). Later passes
+    reuse the class statistics and draw nothing.
+    """
+    eta, auto = _eta(params, AUTO_ETA)
+    rank = int(params["rank"])
+    hp = OpaucSketchHyper(eta=eta, auto_eta=auto, lam=float(params["lam"]),
+                          centering=CENTERINGS[params["centering"]])
+    order = np.asarray(order, dtype=np.int64)
+    no_sketch = np.zeros((0, rank))
+    status = 0
+    for start in range(0, max(len(order), 1), SKETCH_BLOCK):
+        block = order[start:start + SKETCH_BLOCK]
+        sketch = rng.standard_normal((len(block), rank)) / np.sqrt(rank) if learn else no_sketch
+        t, status = opauc_sketch_epoch(
+            state["w"], state["count"], state["mean"], state["sketch_z"], state["sketch_sum"],
+            state["sqmax"], state["g"], state["u"], sketch,
+            rows.data, rows.indices, rows.indptr, y, block, hp, t, learn,
+        )
+        if status:
+            break
+    return t, status
+
+
+# ----------------------------------------------- opauc-f / opauc-rp / opauc-pca
+def _n_components(n_features: int, params: dict) -> int:
+    k = params["n_components"]
+    return n_features if k is None else min(int(k), n_features)
+
+
+def _init_reduced(n_features, params):
+    k = _n_components(n_features, params)
+    state = covariance_state(k, params)
+    state["rowbuf"] = np.zeros(0)
+    return state, k
+
+
+def init_subset_state(n_features, n_samples, params, rng=None):
+    """OPAUC^f: ``n_components`` columns drawn without replacement (sorted), once."""
+    state, k = _init_reduced(n_features, params)
+    state["features"] = np.sort(rng.choice(n_features, size=k, replace=False)).astype(np.int64)
+    state["rowbuf"] = np.zeros(n_features)
+    return state
+
+
+def init_projection_state(n_features, n_samples, params, rng=None):
+    """OPAUC^rp: Gaussian ``H`` with entries N(0, 1/k); ``x_hat = H^T x`` (stored as (k, d))."""
+    state, k = _init_reduced(n_features, params)
+    state["proj"] = rng.standard_normal((k, n_features)) / np.sqrt(k)
+    return state
+
+
+def init_pca_state(n_features, n_samples, params, rng=None):
+    """OPAUC^pca: the components are fitted on the first data given to ``run``."""
+    check_covariance_memory(n_features, params, alternative="opauc-rp")  # the PCA's d x d
+    state, k = _init_reduced(n_features, params)
+    state["proj"] = np.zeros((k, n_features))
+    state["pca_fitted"] = np.zeros(1, dtype=np.int64)
+    return state
+
+
+def pca_components(rows: RowData, k: int) -> np.ndarray:
+    """Return the top-``k`` principal axes of the rows as a (k, d) array (rows orthonormal).
+
+    The covariance (1/n) sum (x - m)(x - m)^T is formed (d x d, the memory
+    limit was checked for k <= d) and diagonalised; the sign of each axis is
+    fixed so that its largest-magnitude entry is positive (deterministic).
+    """
+    d = rows.n_features
+    if rows.is_sparse:
+        X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.n_samples, d))
+        mean = np.asarray(X.mean(axis=0)).ravel()
+        gram = np.asarray((X.T @ X).toarray()) / rows.n_samples
+    else:
+        X = rows.data
+        mean = X.mean(axis=0)
+        gram = X.T @ X / rows.n_samples
+    cov = gram - np.outer(mean, mean)
+    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
+    top = vectors[:, ::-1][:, :k].T.copy()
+    signs = np.sign(top[np.arange(k), np.argmax(np.abs(top), axis=1)])
+    signs[signs == 0] = 1.0
+    return np.ascontiguousarray(top * signs[:, None])
+
+
+def run_subset(state, rows, y, order, params, t, learn, rng=None):
+    """One OPAUC^f pass in the selected columns."""
+    return _run_full(state, rows, y, order, params, t, learn, REDUCE_SUBSET, state["rowbuf"],
+                     state["features"], _EMPTY_PROJ)
+
+
+def run_projection(state, rows, y, order, params, t, learn, rng=None):
+    """One OPAUC^rp / OPAUC^pca pass in the projected space (PCA fitted on first use)."""
+    if "pca_fitted" in state and not state["pca_fitted"][0]:
+        state["proj"][...] = pca_components(rows, state["proj"].shape[0])
+        state["pca_fitted"][0] = 1
+    return _run_full(state, rows, y, order, params, t, learn, REDUCE_LINEAR, state["rowbuf"],
+                     _EMPTY_FEATURES, state["proj"])
+
+
+def coef_subset(state, params) -> np.ndarray:
+    """Map the reduced iterate back: ``w_full[features] = w``, zero elsewhere."""
+    w = np.zeros(state["rowbuf"].shape[0])
+    w[state["features"]] = state["w"]
+    return w
+
+
+def coef_projection(state, params) -> np.ndarray:
+    """Map the reduced iterate back: ``w_full = P^T w`` so that ``x.w_full = (P x).w``."""
+    return state["proj"].T @ state["w"]
+
+
+_ETAS = tuple(2.0**k for k in range(-12, 11))
+_LAMS = tuple(2.0**k for k in range(-10, 3))
+_COMMON = dict(
+    family="opauc",
+    paper=PAPER,
+    source="Gao et al., ICML 2013",
+    streaming=True,
+    sparse=True,
+    coef=coef,
+    step_param="eta",
+    warm_keys=("w",),
+    equivalence_params={},
+    grid={"eta": _ETAS, "lam": _LAMS},
+    quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5), "lam": (1e-4, 1e-2)},
+)
+_NOTES = ("Paper grid ([D0] 6.1): eta in 2^[-12:10], lam in 2^[-10:2] by 5-fold CV. "
+          "eta='auto' (default) is AUTO_ETA / M^2, M^2 the largest squared norm seen so far.")
+
+OPAUC = register(AlgorithmSpec(
+    id="opauc",
+    name="OPAUC",
+    estimator="aucopt.linear_model:OPAUCClassifier",
+    memory="O(d^2) (two d x d class covariances; refused above max_memory_gb)",
+    cost="O(d^2) per sample (Welford update + S w, no d x d temporaries)",
+    init_state=init_state,
+    run=run,
+    notes=_NOTES,
+    **_COMMON,
+))
+
+OPAUC_R = register(AlgorithmSpec(
+    id="opauc-r",
+    name="OPAUCr",
+    estimator="aucopt.linear_model:OPAUCrClassifier",
+    memory="O(rank d) (sketch Z per class; never d x d)",
+    cost="O(rank d) per sample (O(rank nnz) sketch update for CSR rows)",
+    init_state=init_sketch_state,
+    run=run_sketch,
+    notes=_NOTES + " [D0] 6.2: rank = 50. Sketch rows r_t/sqrt(rank) (A-05); "
+    "centering='unbiased' (A-06) by default, 'paper' for the literal estimator.",
+    **{**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "rank": (50,)}},
+))
+
+_REDUCED = {**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "n_components": (1000,)}}
+
+OPAUC_F = register(AlgorithmSpec(
+    id="opauc-f",
+    name="OPAUC^f",
+    estimator="aucopt.linear_model:OPAUCfClassifier",
+    memory="O(k^2), k = n_components",
+    cost="O(k^2 + d) per sample",
+    init_state=init_subset_state,
+    run=run_subset,
+    notes=_NOTES + " [D0] 6.2: OPAUC on 1,000 random features.",
+    **{**_REDUCED, "coef": coef_subset},
+))
+
+OPAUC_RP = register(AlgorithmSpec(
+    id="opauc-rp",
+    name="OPAUC^rp",
+    estimator="aucopt.linear_model:OPAUCrpClassifier",
+    memory="O(k^2 + k d), k = n_components",
+    cost="O(k^2 + k nnz) per sample",
+    init_state=init_projection_state,
+    run=run_projection,
+    notes=_NOTES + " [D0] 6.2: OPAUC after a Gaussian random projection to 1,000 "
+    "dimensions (entries N(0, 1/k)).",
+    **{**_REDUCED, "coef": coef_projection},
+))
+
+OPAUC_PCA = register(AlgorithmSpec(
+    id="opauc-pca",
+    name="OPAUC^pca",
+    estimator="aucopt.linear_model:OPAUCpcaClassifier",
+    memory="O(k^2 + k d + d^2 once for the PCA), k = n_components",
+    cost="O(k^2 + k nnz) per sample, plus one batch PCA on the training data",
+    init_state=init_pca_state,
+    run=run_projection,
+    notes=_NOTES + " [D0] 6.2: OPAUC on the top-1,000 principal components, fitted on "
+    "the training data (batch: no partial_fit).",
+    **{**_REDUCED, "coef": coef_projection, "streaming": False},
+))

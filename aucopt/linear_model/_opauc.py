@@ -1,0 +1,461 @@
+"""OPAUC, OPAUCr and the reduced OPAUC baselines (spec sections 1-3)."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from ..utils._param_validation import Interval, Options
+from ._base import BaseAUCClassifier
+
+__all__ = [
+    "OPAUCClassifier",
+    "OPAUCrClassifier",
+    "OPAUCfClassifier",
+    "OPAUCrpClassifier",
+    "OPAUCpcaClassifier",
+]
+
+_OPAUC_CONSTRAINTS = {
+    **BaseAUCClassifier._parameter_constraints,
+    "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
+    "lam": [Interval(Real, 0, None, closed="neither")],
+    "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
+}
+
+
+class OPAUCClassifier(BaseAUCClassifier):
+    r"""One-Pass AUC optimisation with full class covariances (OPAUC).
+
+    Minimises the regularised pairwise square loss
+
+    .. math::
+
+        \frac{\lambda}{2}\|w\|^2 + \frac{1}{2n_+n_-}\sum_{i:y_i=+1}\sum_{j:y_j=-1}
+        \big(1 - w^\top(x_i - x_j)\big)^2
+
+    in one pass, keeping only the mean :math:`c_\pm` and covariance
+    :math:`S_\pm` of each class (Welford updates). On a sample :math:`x_t` of
+    class :math:`y_t`, with :math:`c, S` of the opposite class and
+    :math:`\delta = x_t - c`, it steps along
+    :math:`g_t = \lambda w - y_t\delta + \delta\,\delta^\top w + S w`.
+    The output is the last iterate.
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Constant step size :math:`\eta`. ``"auto"`` uses
+        :math:`\eta = 0.1/M_t^2` with :math:`M_t^2` the largest squared row
+        norm seen so far, so the step follows the scale of the features and
+        stays stable on unscaled data (the curvature of each step is at most
+        about :math:`5M^2 + \lambda`).
+    lam : float, default=1e-4
+        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the two d x d float64
+        covariances need more than this many GB (1 GB = 1e9 bytes); use
+        :class:`OPAUCrClassifier` for high-dimensional data.
+    max_iter : int, default=1
+        Passes over the data in ``fit``. OPAUC is a one-pass method; later
+        passes only take gradient steps (the class statistics are complete
+        after the first pass).
+    shuffle : bool, default=True
+        Shuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous last iterate (statistics restart).
+    verbose : int, default=0
+        Log one line per pass at INFO level on the ``aucopt`` logger.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        Last iterate.
+    intercept_ : ndarray of shape (1,)
+        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
+    classes_ : ndarray of shape (2,)
+        Labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+    n_iter_ : int
+        Passes run by the last call.
+    t_ : int
+        Number of gradient steps so far.
+
+    See Also
+    --------
+    OPAUCrClassifier : low-rank sketch of the covariances, O(rank d) memory.
+
+    Notes
+    -----
+    Paper grid: :math:`\eta \in 2^{[-12:10]}`, :math:`\lambda \in 2^{[-10:2]}`
+    by 5-fold CV, five runs of 5-fold CV, features scaled to [-1, 1]. Errata:
+    the covariance recursion printed in the paper is wrong; Welford's update is
+    used (A-01); no step until both classes were seen (A-02); last iterate
+    output (A-04). Cost O(d^2) per sample and memory O(d^2); CSR rows are
+    accepted (each row is densified into a scratch buffer, the d^2 work
+    dominates). ``partial_fit`` over chunks equals one ``fit`` pass.
+
+    References
+    ----------
+    .. [1] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
+       ICML 2013 (long version: Algorithm 1).
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model import OPAUCClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = OPAUCClassifier(random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "opauc"
+    _parameter_constraints = _OPAUC_CONSTRAINTS
+
+    def __init__(
+        self,
+        *,
+        eta="auto",
+        lam=1e-4,
+        max_memory_gb=2.0,
+        max_iter=1,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.eta = eta
+        self.lam = lam
+        self.max_memory_gb = max_memory_gb
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+
+class OPAUCrClassifier(BaseAUCClassifier):
+    r"""OPAUC with randomised low-rank class covariances (OPAUCr).
+
+    As :class:`OPAUCClassifier`, but each class covariance is replaced by a
+    Gaussian sketch: per class :math:`Z \leftarrow Z + x_t a_t^\top`,
+    :math:`s \leftarrow s + a_t` with :math:`a_t = r_t/\sqrt{\tau}`,
+    :math:`r_t \sim N(0, I_\tau)` drawn from the estimator's generator, and
+
+    .. math::
+
+        \hat S w = \frac{1}{T}(Z - c s^\top)(Z - c s^\top)^\top w
+
+    (``centering="unbiased"``), computed in O(rank d) without any d x d
+    matrix.
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
+    lam : float, default=1e-4
+        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
+    rank : int, default=50
+        Sketch size :math:`\tau` (50 in the paper).
+    centering : {"unbiased", "paper"}, default="unbiased"
+        ``"unbiased"``: the estimator above (unbiased, positive
+        semi-definite; spec A-06). ``"paper"``: the literal
+        :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
+        :math:`cc^\top` on non-centred data.
+    max_iter : int, default=1
+        Passes over the data in ``fit`` (later passes take steps only).
+    shuffle : bool, default=True
+        Shuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample order and of the sketch.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous last iterate.
+    verbose : int, default=0
+        Log one line per pass.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
+        See :class:`OPAUCClassifier`.
+
+    Notes
+    -----
+    Paper ([D0] 6.2): :math:`\tau = 50`, :math:`\eta \in 2^{[-12:10]}`,
+    :math:`\lambda \in 2^{[-10:2]}`. Scaling :math:`1/\sqrt{\tau}` of the sketch
+    (A-05; the paper's :math:`1/\tau` estimates :math:`S/\tau`). Memory
+    O(rank d), cost O(rank d) per sample; CSR rows are never densified (the
+    sketch update costs O(rank nnz)). The sketch rows are drawn per pass over
+    new data, in visiting order, so ``partial_fit`` over chunks equals one
+    ``fit`` pass with the same ``random_state``.
+
+    References
+    ----------
+    .. [1] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
+       ICML 2013 (long version: Eqs. 6-11).
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model import OPAUCrClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = OPAUCrClassifier(rank=20, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "opauc-r"
+    _parameter_constraints = {
+        **BaseAUCClassifier._parameter_constraints,
+        "eta": _OPAUC_CONSTRAINTS["eta"],
+        "lam": _OPAUC_CONSTRAINTS["lam"],
+        "rank": [Interval(Integral, 1, None, closed="left")],
+        "centering": [Options(str, {"unbiased", "paper"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        eta="auto",
+        lam=1e-4,
+        rank=50,
+        centering="unbiased",
+        max_iter=1,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.eta = eta
+        self.lam = lam
+        self.rank = rank
+        self.centering = centering
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+
+class OPAUCfClassifier(BaseAUCClassifier):
+    r"""OPAUC on a random subset of the features (OPAUC^f, baseline of [D0] 6.2).
+
+    ``n_components`` columns are drawn uniformly without replacement once per
+    fit (from the estimator's generator) and full OPAUC runs on them;
+    ``coef_`` has ``n_features`` entries, zero outside the subset, so
+    ``decision_function`` is ``X @ coef``.
+
+    .. math::
+
+        \min_{v \in \mathbb{R}^k} \frac{\lambda}{2}\|v\|^2 + \frac{1}{2n_+n_-}
+        \sum_{i,j} \big(1 - v^\top(x_{i,F} - x_{j,F})\big)^2
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Constant step size; ``"auto"`` = 0.1 / (largest squared norm of the
+        reduced vectors seen).
+    lam : float, default=1e-4
+        l2 weight. Values must be in the range `(0.0, inf)`.
+    n_components : int or None, default=1000
+        Number of features kept (capped at n_features; None keeps all).
+    max_memory_gb : float, default=2.0
+        Limit on the two k x k covariances, k = n_components.
+    max_iter : int, default=1
+        Passes over the data in ``fit``.
+    shuffle : bool, default=True
+        Shuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the subset and of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous reduced iterate (same subset only if
+        the seed is fixed).
+    verbose : int, default=0
+        Log one line per pass.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
+        See :class:`OPAUCClassifier`; ``coef_`` is mapped back to the original
+        space.
+
+    Notes
+    -----
+    [D0] 6.2 uses 1,000 features; hyperparameters as OPAUC. Cost O(k^2 + d)
+    per sample. The subset is drawn in ``fit`` (and on the first
+    ``partial_fit`` call), so ``partial_fit`` equals ``fit``.
+
+    References
+    ----------
+    .. [1] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
+       ICML 2013 (long version, section 6.2).
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model import OPAUCfClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = OPAUCfClassifier(n_components=8, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "opauc-f"
+    _parameter_constraints = {
+        **_OPAUC_CONSTRAINTS,
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+    }
+
+    def __init__(
+        self,
+        *,
+        eta="auto",
+        lam=1e-4,
+        n_components=1000,
+        max_memory_gb=2.0,
+        max_iter=1,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.eta = eta
+        self.lam = lam
+        self.n_components = n_components
+        self.max_memory_gb = max_memory_gb
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+
+class OPAUCrpClassifier(OPAUCfClassifier):
+    r"""OPAUC after a Gaussian random projection (OPAUC^rp, baseline of [D0] 6.2).
+
+    :math:`\hat x = H^\top x` with :math:`H \in \mathbb{R}^{d\times k}`,
+    :math:`H_{ij} \sim N(0, 1/k)` drawn once per fit; full OPAUC on
+    :math:`\hat x`; ``coef_`` :math:`= H v` so that
+    ``decision_function`` is ``X @ coef``.
+
+    .. math::
+
+        \min_{v} \frac{\lambda}{2}\|v\|^2 + \frac{1}{2n_+n_-}
+        \sum_{i,j} \big(1 - v^\top H^\top(x_i - x_j)\big)^2
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Constant step size; ``"auto"`` uses the projected norms.
+    lam : float, default=1e-4
+        l2 weight. Values must be in the range `(0.0, inf)`.
+    n_components : int or None, default=1000
+        Projected dimension k (capped at n_features; None means n_features).
+    max_memory_gb : float, default=2.0
+        Limit on the two k x k covariances.
+    max_iter : int, default=1
+        Passes over the data in ``fit``.
+    shuffle : bool, default=True
+        Shuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the projection and of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous reduced iterate.
+    verbose : int, default=0
+        Log one line per pass.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
+        See :class:`OPAUCfClassifier`.
+
+    Notes
+    -----
+    The paper does not give the entry scale of H (immaterial up to eta/lam).
+    Memory O(k^2 + k d) (H is stored dense), cost O(k^2 + k nnz) per sample.
+
+    References
+    ----------
+    .. [1] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
+       ICML 2013 (long version, section 6.2).
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model import OPAUCrpClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = OPAUCrpClassifier(n_components=10, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "opauc-rp"
+
+
+class OPAUCpcaClassifier(OPAUCfClassifier):
+    r"""OPAUC on the top principal components (OPAUC^pca, baseline of [D0] 6.2).
+
+    The top ``n_components`` principal axes :math:`P` of the training data
+    (batch PCA of the data given to ``fit``) define
+    :math:`\hat x = P x`; full OPAUC runs on :math:`\hat x` and ``coef_``
+    :math:`= P^\top v`, so ``decision_function`` is ``X @ coef``.
+
+    .. math::
+
+        \min_{v} \frac{\lambda}{2}\|v\|^2 + \frac{1}{2n_+n_-}
+        \sum_{i,j} \big(1 - v^\top P(x_i - x_j)\big)^2
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Constant step size; ``"auto"`` uses the projected norms.
+    lam : float, default=1e-4
+        l2 weight. Values must be in the range `(0.0, inf)`.
+    n_components : int or None, default=1000
+        Number of principal components (capped at n_features).
+    max_memory_gb : float, default=2.0
+        Limit on the two k x k covariances and on the d x d covariance of the
+        PCA.
+    max_iter : int, default=1
+        Passes over the data in ``fit``.
+    shuffle : bool, default=True
+        Shuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous reduced iterate.
+    verbose : int, default=0
+        Log one line per pass.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
+        See :class:`OPAUCfClassifier`.
+
+    Notes
+    -----
+    The PCA is a batch step fitted on the training data only ([D0] 6.2 /
+    spec section 3), so this estimator has no ``partial_fit`` (a PCA fitted on
+    the first chunk would make chunked learning differ from ``fit``); for
+    streams use :class:`OPAUCrpClassifier` or :class:`OPAUCrClassifier`. The
+    PCA diagonalises the d x d covariance (exact; memory checked against
+    ``max_memory_gb``); each axis has its largest entry positive.
+
+    References
+    ----------
+    .. [1] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
+       ICML 2013 (long version, section 6.2).
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model import OPAUCpcaClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = OPAUCpcaClassifier(n_components=5, random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "opauc-pca"

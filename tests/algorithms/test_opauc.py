@@ -1,0 +1,149 @@
+"""OPAUC, OPAUCr and the reduced baselines against the slow reference and spec section R."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+
+from aucopt.datasets import make_auc_problem
+from aucopt.linear_model import (
+    OPAUCClassifier,
+    OPAUCfClassifier,
+    OPAUCpcaClassifier,
+    OPAUCrClassifier,
+    OPAUCrpClassifier,
+)
+from aucopt.metrics import roc_auc_score
+
+from ..reference import opauc as ref
+
+
+def _orders(seed, n, passes):
+    """The sample orders the estimator draws: one permutation per pass from its Generator."""
+    rng = np.random.default_rng(seed)
+    return [rng.permutation(n) for _ in range(passes)]
+
+
+@pytest.mark.parametrize("eta", ["auto", 2.0**-6])
+def test_opauc_matches_reference_same_order(eta, german, as_format):
+    X, y = german
+    X, y = X[:250], y[:250]
+    est = OPAUCClassifier(eta=eta, lam=1e-2, max_iter=2, random_state=5).fit(as_format(X), y)
+    w, t = ref.opauc(X, y, _orders(5, len(y), 2), eta=eta, lam=1e-2)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+def test_welford_statistics_equal_numpy_cov(german, as_format):
+    X, y = german
+    est = OPAUCClassifier(random_state=0).fit(as_format(X), y)
+    for c, sign in ((0, -1), (1, 1)):
+        rows = X[y == sign]
+        assert est._state["count"][c] == len(rows)
+        assert_allclose(est._state["mean"][c], rows.mean(0), rtol=1e-12, atol=1e-14)
+        assert_allclose(est._state["cov"][c], np.cov(rows.T, bias=True), rtol=1e-10, atol=1e-14)
+
+
+def test_no_update_before_both_classes_seen():
+    X, y = make_auc_problem(50, 4, random_state=0)
+    first = np.flatnonzero(y < 0)[:10]
+    est = OPAUCClassifier().partial_fit(X[first], y[first], classes=[-1, 1])
+    assert est.t_ == 0 and not est.coef_.any()
+
+
+def test_long_stream_approaches_closed_form():
+    """Spec section R: with a small constant step, w_T -> (lam I + Sigma2)^-1 mu."""
+    X, y = make_auc_problem(60000, 5, pos_rate=0.3, separation=1.0, random_state=0)
+    lam = 0.1
+    w_star = ref.closed_form(X, y, lam)
+    est = OPAUCClassifier(eta=0.002, lam=lam, shuffle=False)
+    for chunk in np.array_split(np.arange(len(y)), 6):
+        est.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
+    err = np.linalg.norm(est.coef_[0] - w_star) / np.linalg.norm(w_star)
+    early = OPAUCClassifier(eta=0.002, lam=lam, shuffle=False).fit(X[:3000], y[:3000])
+    err_early = np.linalg.norm(early.coef_[0] - w_star) / np.linalg.norm(w_star)
+    assert err < 0.05 < err_early
+
+
+def test_memory_limit_error_before_allocating():
+    X = sp.csr_matrix(([1.0, 1.0], ([0, 1], [0, 999_999])), shape=(2, 1_000_000))
+    with pytest.raises(ValueError, match="opauc-r"):
+        OPAUCClassifier().fit(X, [-1, 1])  # 2 x 10^12 doubles: refused, not allocated
+    X, y = make_auc_problem(40, 30, random_state=0)
+    with pytest.raises(ValueError, match="max_memory_gb"):
+        OPAUCClassifier(max_memory_gb=1e-5).fit(X, y)
+    OPAUCClassifier(max_memory_gb=1e-4).fit(X, y)  # 2 * 30^2 * 8 bytes = 1.44e-5 GB
+
+
+def test_diverges_loudly_with_a_huge_step(german_raw):
+    from aucopt.exceptions import DivergenceError
+
+    X, y = german_raw
+    with pytest.raises(DivergenceError, match="eta"):
+        OPAUCClassifier(eta=10.0).fit(X, y)
+    assert OPAUCClassifier(random_state=0).fit(X, y).score(X, y) > 0.6  # auto step: stable
+
+
+@pytest.mark.parametrize("centering", ["unbiased", "paper"])
+def test_opauc_r_matches_reference_same_sketch(centering, german, as_format):
+    X, y = german
+    X, y = X[:250], y[:250]
+    rank = 7
+    est = OPAUCrClassifier(rank=rank, lam=1e-2, centering=centering, max_iter=2,
+                           random_state=3).fit(as_format(X), y)
+    rng = np.random.default_rng(3)
+    first = rng.permutation(len(y))
+    sketch = rng.standard_normal((len(y), rank)) / np.sqrt(rank)  # drawn after the order
+    second = rng.permutation(len(y))
+    w, t = ref.opauc_r(X, y, [first, second], sketch, eta="auto", lam=1e-2,
+                       centering=centering)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+def test_opauc_r_never_allocates_d_by_d():
+    est = OPAUCrClassifier(rank=5)
+    X = sp.random(30, 200_000, density=1e-4, format="csr", random_state=0)
+    y = np.r_[np.ones(15), -np.ones(15)]
+    est.fit(X, y)
+    assert max(v.size for v in est._state.values()) == 2 * 5 * 200_000
+
+
+def test_opauc_r_approaches_opauc_as_rank_grows(german):
+    """Spec R (vi): with a large sketch the unbiased OPAUCr reproduces OPAUC."""
+    X, y = german
+    full = OPAUCClassifier(lam=1e-2, shuffle=False).fit(X, y).coef_[0]
+    errs = [np.mean([np.linalg.norm(OPAUCrClassifier(rank=r, lam=1e-2, shuffle=False,
+                                                     random_state=s).fit(X, y).coef_[0] - full)
+                     for s in range(3)]) / np.linalg.norm(full) for r in (5, 50, 2000)]
+    assert errs[0] > errs[1] > errs[2] and errs[2] < 0.1
+
+
+def test_reduced_full_dimension_equals_opauc(german):
+    """All features (opauc-f) or all principal axes (opauc-pca, a rotation) give OPAUC."""
+    X, y = german
+    base = OPAUCClassifier(lam=1e-2, shuffle=False).fit(X, y)
+    subset = OPAUCfClassifier(lam=1e-2, n_components=None, shuffle=False).fit(X, y)
+    assert_allclose(subset.coef_, base.coef_, rtol=1e-12, atol=1e-15)
+    pca = OPAUCpcaClassifier(lam=1e-2, shuffle=False).fit(X, y)
+    assert_allclose(pca.coef_, base.coef_, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("cls", [OPAUCfClassifier, OPAUCrpClassifier, OPAUCpcaClassifier])
+def test_reduced_variants_map_back_and_rank_well(cls, german, as_format):
+    X, y = german
+    Xtr, ytr, Xte, yte = X[:700], y[:700], X[700:], y[700:]
+    est = cls(n_components=12, random_state=0).fit(as_format(Xtr), ytr)
+    assert est.coef_.shape == (1, X.shape[1])
+    assert_allclose(est.decision_function(Xte), Xte @ est.coef_[0] + est.intercept_[0],
+                    rtol=1e-12, atol=1e-12)
+    if cls is OPAUCfClassifier:
+        assert np.count_nonzero(est.coef_) <= 12
+    ls = roc_auc_score(yte, Xte @ ref.closed_form(Xtr, ytr, 1e-2))
+    floor = 0.03 if cls is OPAUCpcaClassifier else 0.1  # random halves lose information
+    assert est.score(Xte, yte) > ls - floor
+
+
+def test_pca_is_batch_only():
+    assert not hasattr(OPAUCpcaClassifier(), "partial_fit")
+    assert hasattr(OPAUCrpClassifier(), "partial_fit")

@@ -1,0 +1,92 @@
+"""Slow NumPy transcription of OPAUC and OPAUCr ([D0] Algorithm 1, Eqs. 6-11; spec 1-2).
+
+Written from the spec text, independently of the kernels: class statistics are
+recomputed from the samples seen (numpy mean / cov with 1/T normalisation) and
+the sketched covariance is formed as a d x d matrix. Dense only.
+"""
+
+import numpy as np
+
+
+def closed_form(X, y, lam):
+    """Return ``(lam I + Sigma2)^-1 mu`` (spec 0.4 / R)."""
+    pos, neg = X[y > 0], X[y < 0]
+    mu = pos.mean(0) - neg.mean(0)
+    sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)
+    return np.linalg.solve(sigma2 + lam * np.eye(X.shape[1]), mu)
+
+
+def objective(X, y, w, lam):
+    """Return the empirical OPAUC objective L(w) of spec 0.4 (all pairs)."""
+    s = X @ w
+    diff = s[y > 0][:, None] - s[y < 0][None, :]
+    return 0.5 * lam * w @ w + 0.5 * np.mean((1.0 - diff) ** 2)
+
+
+def _stats(X, idx):
+    rows = X[np.asarray(idx, dtype=int)]
+    return rows.mean(0), np.atleast_2d(np.cov(rows.T, bias=True))
+
+
+def _eta(eta, sq_seen):
+    return 0.1 / max(sq_seen) if eta == "auto" else eta
+
+
+def opauc(X, y, orders, *, eta, lam, w0=None):
+    """Run OPAUC over the passes ``orders`` (the first sees new data); return ``(w, t)``."""
+    X = np.asarray(X, dtype=float)
+    w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
+    seen = {1: [], -1: []}
+    sq = []
+    t = 0
+    for epoch, order in enumerate(orders):
+        for i in order:
+            yi = 1 if y[i] > 0 else -1
+            if epoch == 0:
+                seen[yi].append(i)
+                sq.append(X[i] @ X[i])
+            if not seen[-yi]:
+                continue
+            c, S = _stats(X, seen[-yi])
+            delta = X[i] - c
+            g = lam * w - yi * delta + delta * (delta @ w) + S @ w
+            w = w - _eta(eta, sq) * g
+            t += 1
+    return w, t
+
+
+def opauc_r(X, y, orders, sketch, *, eta, lam, centering="unbiased"):
+    """Run OPAUCr; ``sketch[k]`` is ``a_t`` of the k-th sample of the first pass."""
+    X = np.asarray(X, dtype=float)
+    d, rank = X.shape[1], sketch.shape[1]
+    w = np.zeros(d)
+    T = {1: 0, -1: 0}
+    c = {1: np.zeros(d), -1: np.zeros(d)}
+    Z = {1: np.zeros((d, rank)), -1: np.zeros((d, rank))}
+    s = {1: np.zeros(rank), -1: np.zeros(rank)}
+    sq = []
+    t = 0
+    for epoch, order in enumerate(orders):
+        for k, i in enumerate(order):
+            yi = 1 if y[i] > 0 else -1
+            if epoch == 0:
+                a = sketch[k]
+                sq.append(X[i] @ X[i])
+                T[yi] += 1
+                c[yi] = c[yi] + (X[i] - c[yi]) / T[yi]
+                Z[yi] = Z[yi] + np.outer(X[i], a)
+                s[yi] = s[yi] + a
+            o = -yi
+            if T[o] == 0:
+                continue
+            if centering == "unbiased":
+                Zc = Z[o] - np.outer(c[o], s[o])
+                S_hat = Zc @ Zc.T / T[o]
+            else:
+                c_hat = np.outer(c[o], s[o]) / T[o]
+                S_hat = Z[o] @ Z[o].T / T[o] - c_hat @ c_hat.T
+            delta = X[i] - c[o]
+            g = lam * w - yi * delta + delta * (delta @ w) + S_hat @ w
+            w = w - _eta(eta, sq) * g
+            t += 1
+    return w, t
