@@ -69,6 +69,9 @@ def prox_elastic_net(w, eta, beta, beta1):
 def project_l2_ball(w, radius):
     """Project ``w`` onto ``{||w|| <= radius}`` in place (spec P1).
 
+    The norm is the plain square root of the sum of squares (no rescaling), so
+    vectors whose entries are all below ~1e-154 count as norm 0.
+
     Parameters
     ----------
     w : ndarray of shape (d,)
