@@ -22,6 +22,8 @@ ALLOWED = {
     "_api": {"algorithms", "linear_model", "kernel_model"},
     "io": {"_api", "algorithms", "utils", "_version"},
     "model_selection": {"metrics", "datasets", "utils", "_api"},
+    "experiments": {"linear_model", "metrics", "datasets", "model_selection", "io", "_api",
+                    "utils"},
     "plotting": {"metrics", "utils"},
     "cli": None,  # may import anything
     "__init__": {"_api", "_version", "algorithms", "linear_model", "kernel_model", "metrics",

@@ -13,12 +13,19 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.model_selection import GridSearchCV, StratifiedKFold
+from sklearn.model_selection import (
+    GridSearchCV,
+    PredefinedSplit,
+    StratifiedKFold,
+    train_test_split,
+)
 
 from .._api import algorithm_info, make
 from ..datasets import make_preprocessor
 from ..metrics import roc_auc_score, roc_curve
+from ._protocols import repeated_kfold
 
 __all__ = ["FoldResult", "evaluate_fold", "fold_splits", "convergence_curve", "grid_points"]
 
@@ -75,17 +82,14 @@ def fold_splits(y, *, folds=5, repeats=1, random_state=0):
     -------
     list of tuple
     """
-    out = []
-    for r in range(repeats):
-        cv = StratifiedKFold(folds, shuffle=True, random_state=random_state + r)
-        for f, (train, test) in enumerate(cv.split(np.zeros(len(y)), y)):
-            out.append((r, f, train, test))
-    return out
+    splits = repeated_kfold(y, folds=folds, repeats=repeats, random_state=random_state)
+    return [(s.repeat, s.fold, s.train, s.test) for s in splits]
 
 
 def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, fold=0,
                   preprocessing="minmax", grid="quick", inner_folds=3, random_state=0,
-                  with_roc=False, curve_points=0) -> FoldResult:
+                  with_roc=False, curve_points=0, params=None, validation=None,
+                  max_train=None) -> FoldResult:
     """Tune on the training part, refit, and measure test AUC and fit time.
 
     Parameters
@@ -112,6 +116,15 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         Also return the test ROC curve.
     curve_points : int
         If > 0, also return a convergence curve with that many points.
+    params : dict, optional
+        Fixed hyperparameters set before the search (the grid overrides them).
+    validation : ndarray of int, optional
+        Rows for model selection: the grid point with the best validation AUC
+        is chosen (no inner CV), then the model is fitted on ``train`` alone.
+        The preprocessing is fitted on ``train``.
+    max_train : int, optional
+        Train on at most this many rows of ``train``, drawn at random with
+        stratification (batch baselines of [D0]: 8,000, or 2,000 on epsilon).
 
     Returns
     -------
@@ -120,21 +133,35 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     info = algorithm_info(algorithm_id)
     if isinstance(grid, str):
         grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}[grid]
+    train = np.asarray(train)
+    if max_train is not None and len(train) > max_train:
+        train, _ = train_test_split(train, train_size=max_train, stratify=y[train],
+                                    random_state=random_state)
+        train = np.sort(train)
     scaler = make_preprocessor(preprocessing)
     X_train = scaler.fit_transform(X[train])
     X_test = scaler.transform(X[test])
     y_train, y_test = y[train], y[test]
-    estimator = make(algorithm_id, random_state=random_state)
+    fixed = dict(params or {})
+    estimator = make(algorithm_id, random_state=random_state, **fixed)
     params = {}
     if grid and len(grid_points(grid)) > 1:
-        inner = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
+        cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
+        X_search, y_search = X_train, y_train
+        if validation is not None:
+            X_val = scaler.transform(X[validation])
+            X_search = (sp.vstack([X_train, X_val], format="csr") if sp.issparse(X_train)
+                        else np.vstack([X_train, X_val]))
+            y_search = np.concatenate([y_train, y[validation]])
+            cv = PredefinedSplit(np.r_[np.full(len(y_train), -1), np.zeros(len(validation))])
         search = GridSearchCV(estimator, {k: list(v) for k, v in grid.items()},
-                              scoring="roc_auc", cv=inner, error_score=np.nan, refit=False)
-        search.fit(X_train, y_train)
+                              scoring="roc_auc", cv=cv, error_score=np.nan, refit=False)
+        search.fit(X_search, y_search)
         params = dict(search.best_params_)
     elif grid:
         params = grid_points(grid)[0]
     estimator.set_params(**params)
+    params = {**fixed, **params}
     start = time.perf_counter()
     estimator.fit(X_train, y_train)
     seconds = time.perf_counter() - start

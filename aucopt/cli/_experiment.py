@@ -1,0 +1,101 @@
+"""``aucopt experiment list | run | report``: the paper-table reproductions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ._app import app, friendly_errors, split_list
+
+experiment_app = typer.Typer(help="Reproduce the papers' tables: list, run, report.",
+                             no_args_is_help=True)
+app.add_typer(experiment_app, name="experiment")
+
+
+@experiment_app.command("list")
+@friendly_errors
+def list_command():
+    """Config ids (one per reproduced paper table) with their size and what can run now."""
+    from .._api import list_algorithms
+    from ..experiments import list_configs, load_config
+
+    registered = set(list_algorithms())
+    typer.echo(f"{'id':<17} {'datasets':>8} {'algorithms':>10} {'registered':>10} "
+               f"{'published':>9}  title")
+    for cid in list_configs():
+        cfg = load_config(cid)
+        ids = {a.id_for(d.name) for a in cfg.algorithms for d in cfg.datasets}
+        typer.echo(f"{cid:<17} {len(cfg.datasets):>8} {len(cfg.algorithms):>10} "
+                   f"{len(ids & registered):>5}/{len(ids):<4} {len(cfg.published_cells()):>9}  "
+                   f"{cfg.title}")
+
+
+@experiment_app.command("run")
+@friendly_errors
+def run_command(
+    config: str = typer.Argument(..., help="Config id (see 'aucopt experiment list'), a TOML "
+                                            "path, or 'all'."),
+    out: Path = typer.Option(..., "--out", help="Output directory (reuse it to resume)."),
+    smoke: bool = typer.Option(False, "--smoke", help="Tiny offline run: bundled german.numer "
+                                                      "and synthetic stand-ins, tiny grids."),
+    datasets: str = typer.Option(None, help="Comma-separated dataset names (default: all)."),
+    algorithms: str = typer.Option(None, help="Comma-separated algorithm keys (default: all)."),
+    repeats: int = typer.Option(None, min=1, help="Override the protocol's repeats."),
+    folds: int = typer.Option(None, min=2, help="Override the protocol's outer folds."),
+    seed: int = typer.Option(None, help="Override the config's base seed."),
+    n_jobs: int = typer.Option(1, "--n-jobs", help="Parallel workers over cells (joblib)."),
+    strict: bool = typer.Option(False, help="Exit with 1 if any cell failed."),
+):
+    """Run (or resume) one config, or every config with 'all'; writes CSV, manifest, report."""
+    from ..experiments import list_configs, run_experiment
+
+    ids = list_configs() if config == "all" else [config]
+    failed = 0
+    for cid in ids:
+        target = out / cid if config == "all" else out
+        summary = run_experiment(cid, target, smoke=smoke, datasets=split_list(datasets),
+                                 algorithms=split_list(algorithms), repeats=repeats,
+                                 folds=folds, seed=seed, n_jobs=n_jobs)
+        failed += summary["errors"]
+        _print_summary(cid, summary)
+    if strict and failed:
+        typer.echo(f"error: {failed} cell(s) failed (see results.csv / report.md).", err=True)
+        raise typer.Exit(1)
+
+
+def _print_summary(cid, s):
+    typer.echo(f"{cid}: {s['cells']} cells: {s['run']} run, {s['skipped']} already done; "
+               f"{s['ok']} ok, {s['errors']} failed -> {s['out']}")
+    for sub in s["substitutions"]:
+        typer.echo(f"  smoke substitution: {sub}")
+    skipped = s["not_selected"]
+    if skipped["datasets"] or skipped["algorithms"]:
+        typer.echo(f"  not run ({skipped['why']}): "
+                   f"{', '.join(skipped['datasets'] + skipped['algorithms'])}")
+    if s["not_available"]:
+        typer.echo(f"  not available (not registered yet): {', '.join(s['not_available'])}")
+    if s["unavailable"]:
+        typer.echo(f"  datasets that could not be had: {', '.join(s['unavailable'])} "
+                   "(see report.md)")
+    typer.echo(f"  report: {Path(s['out']) / 'report.md'}")
+
+
+@experiment_app.command("report")
+@friendly_errors
+def report_command(
+    directory: Path = typer.Argument(..., help="A run directory, or a directory of runs."),
+    fmt: str = typer.Option("md", "--format", help="md or csv."),
+    output: Path = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+):
+    """Ours vs published: Markdown tables (t-test marks, win/tie/loss) or CSV."""
+    from ..experiments import build_report
+
+    if fmt not in ("md", "csv"):
+        raise typer.BadParameter(f"--format must be md or csv, got {fmt!r}.")
+    text = build_report(directory, fmt)
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        typer.echo(f"wrote {output}")

@@ -1,0 +1,39 @@
+"""Reproductions of the papers' tables: declarative configs, one runner, reports.
+
+``list_configs()`` gives the ids (one per published table), ``load_config(id)``
+the validated config, ``run_experiment(config, out)`` writes tidy results and a
+manifest to ``out`` (resumable), and ``write_report(out)`` compares them with
+the published numbers.
+"""
+
+from ._config import (
+    AlgorithmEntry,
+    ConfigError,
+    DatasetEntry,
+    ExperimentConfig,
+    ProtocolSpec,
+    PublishedValue,
+    list_configs,
+    load_config,
+    parse_published,
+    parse_values,
+)
+from ._report import build_report, write_report
+from ._runner import RunOptions, run_experiment
+
+__all__ = [
+    "AlgorithmEntry",
+    "ConfigError",
+    "DatasetEntry",
+    "ExperimentConfig",
+    "ProtocolSpec",
+    "PublishedValue",
+    "RunOptions",
+    "build_report",
+    "list_configs",
+    "load_config",
+    "parse_published",
+    "parse_values",
+    "run_experiment",
+    "write_report",
+]

@@ -1,0 +1,497 @@
+"""Declarative experiment configs: one TOML file per reproduced paper table.
+
+A config names the datasets (with preprocessing and binarisation), the
+algorithms (registry ids, the paper's grids and fixed parameters), the protocol
+(splits, repeats, folds, seeds) and the published numbers, transcribed verbatim
+as strings (``".8309±.0350 ●"``) in the layout of the paper's table. See
+``configs/gao2013-t2.toml`` for the annotated format.
+
+Grids are lists or the spec's range notation: ``"2^[-12:10]"`` (powers of 2
+from -12 to 10), ``"10^[-5:1:5]"`` (start:step:stop exponents) and
+``"[1:9:100]"`` (Matlab start:step:stop values).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..datasets import BINARIZATION_SCHEMES, PREPROCESSING_SCHEMES, dataset_info
+from ..model_selection import PROTOCOLS
+
+__all__ = ["ExperimentConfig", "DatasetEntry", "AlgorithmEntry", "ProtocolSpec",
+           "PublishedValue", "ConfigError", "list_configs", "load_config", "parse_values",
+           "parse_published"]
+
+ERROR_KINDS = ("std", "stderr")
+
+
+class ConfigError(ValueError):
+    """An experiment config is malformed; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class PublishedValue:
+    """One published cell, parsed from its verbatim text.
+
+    Attributes
+    ----------
+    raw : str
+        The text as printed in the paper.
+    mean, error : float
+        On the AUC scale (divided by the config's ``scale``).
+    mark : str
+        The paper's significance mark (``●``, ``○``) or ``""``.
+    repaired : bool
+        A number had no decimal point (a typo such as ``.7902±0386``) and was read as ``.0386``.
+    """
+
+    raw: str
+    mean: float
+    error: float
+    mark: str = ""
+    repaired: bool = False
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """A dataset row of the table.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (:func:`aucopt.datasets.dataset_info`).
+    label : str
+        The paper's spelling.
+    preprocessing : str
+        Scheme of :func:`aucopt.datasets.make_preprocessor`, fitted on each training part.
+    binarize : str or None
+        Scheme of :func:`aucopt.datasets.binarize` for multi-class labels (None: as given).
+    test_set : str or None
+        Registry name of the official test set (protocol ``given-test``).
+    """
+
+    name: str
+    label: str
+    preprocessing: str
+    binarize: str | None = None
+    test_set: str | None = None
+
+
+@dataclass(frozen=True)
+class AlgorithmEntry:
+    """A column of the table.
+
+    Attributes
+    ----------
+    key : str
+        Column key (unique in the config; the registry id unless a table needs two
+        columns of one algorithm).
+    id : str
+        Registry id.
+    label : str
+        The paper's column name.
+    grid : dict
+        The paper's grid, ``{param: [values]}``.
+    params : dict
+        Fixed hyperparameters.
+    id_by_dataset : dict
+        Per-dataset registry id (e.g. OPAUCr instead of OPAUC on high-dimensional data).
+    max_train : int or None
+        Cap on training rows (batch baselines of [D0]).
+    max_train_by_dataset : dict
+        Per-dataset caps.
+    """
+
+    key: str
+    id: str
+    label: str
+    grid: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    id_by_dataset: dict = field(default_factory=dict)
+    max_train: int | None = None
+    max_train_by_dataset: dict = field(default_factory=dict)
+
+    def id_for(self, dataset: str) -> str:
+        """Registry id used on ``dataset``."""
+        return self.id_by_dataset.get(dataset, self.id)
+
+    def max_train_for(self, dataset: str) -> int | None:
+        """Training-row cap on ``dataset``."""
+        return self.max_train_by_dataset.get(dataset, self.max_train)
+
+
+@dataclass(frozen=True)
+class ProtocolSpec:
+    """How the table's runs are split (spec section E).
+
+    Attributes
+    ----------
+    kind : {"kfold", "holdout", "train-val-test", "given-test"}
+    folds, repeats : int
+    test_size : float
+        Holdout share.
+    ratios : tuple
+        Train:validation:test ratios of ``train-val-test``.
+    inner_folds : int
+        Folds of the inner grid search (no inner CV with a validation set).
+    seed : int
+        Base seed of the splits and estimators.
+    binarize_seed : int
+        Seed of random class groupings (recorded in the manifest; spec A-09).
+    """
+
+    kind: str = "kfold"
+    folds: int = 5
+    repeats: int = 5
+    test_size: float = 0.2
+    ratios: tuple = (4, 1, 1)
+    inner_folds: int = 5
+    seed: int = 0
+    binarize_seed: int = 0
+
+    @property
+    def runs(self) -> int:
+        """Runs per (dataset, algorithm) of the full protocol."""
+        return self.repeats * (self.folds if self.kind == "kfold" else 1)
+
+
+@dataclass(frozen=True)
+class ExperimentConfig:
+    """A reproduced paper table.
+
+    Attributes
+    ----------
+    id, title, source : str
+    reference : str or None
+        Column key of the table's proposed method: paired t-tests and
+        win/tie/loss compare it with every other column.
+    error : {"std", "stderr"}
+        What the published ``±`` means.
+    scale : float
+        Published numbers are AUC x scale (100 for [D3]). Only on scale 1 is a
+        number without a decimal point read as a dropped point (``0386`` -> ``.0386``).
+    protocol : ProtocolSpec
+    datasets : tuple of DatasetEntry
+    algorithms : tuple of AlgorithmEntry
+    published : dict
+        ``{dataset: {column key: PublishedValue or None}}`` (None: "-" or "N/A").
+    published_wtl : dict
+        ``{column key: "w/t/l"}`` as printed.
+    notes : tuple of str
+    path : str
+    """
+
+    id: str
+    title: str
+    source: str
+    reference: str | None
+    error: str
+    scale: float
+    protocol: ProtocolSpec
+    datasets: tuple
+    algorithms: tuple
+    published: dict
+    published_wtl: dict = field(default_factory=dict)
+    notes: tuple = ()
+    path: str = ""
+
+    def dataset(self, name: str) -> DatasetEntry:
+        """The entry of dataset ``name``."""
+        for d in self.datasets:
+            if d.name == name:
+                return d
+        raise KeyError(f"{self.id} has no dataset {name!r}; it has "
+                       f"{[d.name for d in self.datasets]}.")
+
+    def algorithm(self, key: str) -> AlgorithmEntry:
+        """The entry of column ``key``."""
+        for a in self.algorithms:
+            if a.key == key:
+                return a
+        raise KeyError(f"{self.id} has no algorithm {key!r}; it has "
+                       f"{[a.key for a in self.algorithms]}.")
+
+    def published_cells(self) -> list[tuple[str, str, PublishedValue]]:
+        """Every published (dataset, column key, value) with a number."""
+        return [(d, k, v) for d, row in self.published.items() for k, v in row.items()
+                if v is not None]
+
+
+_RANGE = re.compile(r"^\s*(?:(?P<base>\d+(?:\.\d+)?)\s*\^\s*)?\[\s*(?P<a>[-+]?\d+(?:\.\d+)?)\s*:"
+                    r"\s*(?P<b>[-+]?\d+(?:\.\d+)?)\s*(?::\s*(?P<c>[-+]?\d+(?:\.\d+)?)\s*)?\]\s*$")
+
+
+def parse_values(value) -> list:
+    """Expand a grid entry: a list, a scalar, or range notation.
+
+    Parameters
+    ----------
+    value : list, scalar or str
+        ``"2^[-12:10]"`` -> 2^-12 .. 2^10; ``"10^[-5:1:5]"`` -> exponents -5..5 step 1;
+        ``"[1:9:100]"`` -> 1, 10, 19, .., 100 (Matlab start:step:stop).
+
+    Returns
+    -------
+    list
+    """
+    if isinstance(value, list):
+        return list(value)
+    if not isinstance(value, str):
+        return [value]
+    m = _RANGE.match(value)
+    if not m:
+        return [value]
+    a, b, c = (float(m[k]) if m[k] is not None else None for k in "abc")
+    start, step, stop = (a, 1.0, b) if c is None else (a, b, c)
+    if step <= 0 or stop < start:
+        raise ConfigError(f"bad range {value!r}: need start <= stop and a positive step.")
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    points = [start + i * step for i in range(count)]
+    if m["base"] is not None:
+        base = float(m["base"])
+        return [float(base ** p) for p in points]
+    return [int(p) if float(p).is_integer() else p for p in points]
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d*\.\d+|\d+)")
+
+
+def _number(text: str, repair: bool) -> tuple[float, bool]:
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    if repair and "." not in text:  # ".7902±0386", "8099±.0036": a dropped decimal point
+        return float("0." + text.lstrip("+-")), True
+    return float(text), False
+
+
+def parse_published(raw: str, *, scale: float = 1.0) -> PublishedValue | None:
+    """Parse a published cell such as ``".8309±.0350 ●"`` (None for ``"-"``/``"N/A"``/``""``).
+
+    Parameters
+    ----------
+    raw : str
+    scale : float, default=1.0
+        The table's numbers are AUC x ``scale``.
+
+    Returns
+    -------
+    PublishedValue or None
+    """
+    text = raw.strip()
+    if text in ("", "-", "N/A", "n/a"):
+        return None
+    mark = "".join(ch for ch in text if ch in "●○")
+    body = text.replace("●", "").replace("○", "").replace(" ", "")
+    parts = body.replace("+-", "±").split("±")
+    if len(parts) != 2:
+        raise ConfigError(f"cannot read published value {raw!r}: expected 'mean±std'.")
+    try:
+        (mean, r1), (err, r2) = (_number(p, scale == 1) for p in parts)
+    except ValueError as exc:
+        raise ConfigError(f"cannot read published value {raw!r}: {exc} is not a number.") from exc
+    mean, err = mean / scale, err / scale
+    if not (0 <= mean <= 1 and err >= 0):
+        raise ConfigError(f"published value {raw!r} is not an AUC (mean {mean}, error {err}); "
+                          f"check the config's 'scale'.")
+    return PublishedValue(raw, mean, err, mark, r1 or r2)
+
+
+def _configs_dir() -> Path:
+    return Path(__file__).resolve().parent / "configs"
+
+
+def list_configs() -> list[str]:
+    """Return the ids of the bundled configs (one per reproduced paper table).
+
+    Returns
+    -------
+    list of str
+    """
+    return sorted(p.stem for p in _configs_dir().glob("*.toml"))
+
+
+def load_config(id_or_path) -> ExperimentConfig:
+    """Load and validate a config by id (bundled) or by path to a TOML file.
+
+    Parameters
+    ----------
+    id_or_path : str or Path
+
+    Returns
+    -------
+    ExperimentConfig
+
+    Raises
+    ------
+    ConfigError
+        With the file and the offending field in the message.
+    """
+    path = Path(id_or_path)
+    if not path.suffix == ".toml":
+        path = _configs_dir() / f"{id_or_path}.toml"
+        if not path.exists():
+            import difflib
+
+            close = difflib.get_close_matches(str(id_or_path), list_configs(), n=3)
+            hint = f" Did you mean {', '.join(map(repr, close))}?" if close else ""
+            raise ConfigError(f"Unknown experiment {id_or_path!r}.{hint} Known: "
+                              f"{', '.join(list_configs())}.")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from exc
+    try:
+        return _build(data, str(path))
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+
+
+def _require(table: dict, key: str, kind, where: str):
+    if key not in table:
+        raise ConfigError(f"missing required field {where}{key!r}.")
+    value = table[key]
+    if not isinstance(value, kind):
+        name = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
+        raise ConfigError(f"field {where}{key!r} must be {name}, got {value!r}.")
+    return value
+
+
+def _unknown(table: dict, allowed: set, where: str) -> None:
+    extra = sorted(set(table) - allowed)
+    if extra:
+        raise ConfigError(f"unknown field(s) {extra} in {where or 'the top level'}; allowed: "
+                          f"{sorted(allowed)}.")
+
+
+def _build(data: dict, path: str) -> ExperimentConfig:
+    _unknown(data, {"id", "title", "source", "reference", "error", "scale", "notes", "protocol",
+                    "datasets", "algorithms", "published"}, "")
+    cid = _require(data, "id", str, "")
+    if path.endswith(".toml") and Path(path).stem != cid and Path(path).parent == _configs_dir():
+        raise ConfigError(f"id {cid!r} does not match the file name.")
+    error = data.get("error", "std")
+    if error not in ERROR_KINDS:
+        raise ConfigError(f"field 'error' must be one of {ERROR_KINDS}, got {error!r}.")
+    scale = float(data.get("scale", 1.0))
+    if scale <= 0:
+        raise ConfigError(f"field 'scale' must be positive, got {scale}.")
+
+    proto_raw = _require(data, "protocol", dict, "")
+    _unknown(proto_raw, {"kind", "folds", "repeats", "test_size", "ratios", "inner_folds", "seed",
+                         "binarize_seed", "preprocessing"}, "[protocol]")
+    kind = proto_raw.get("kind", "kfold")
+    if kind not in PROTOCOLS:
+        raise ConfigError(f"[protocol] kind must be one of {PROTOCOLS}, got {kind!r}.")
+    protocol = ProtocolSpec(kind=kind, folds=int(proto_raw.get("folds", 5)),
+                            repeats=int(proto_raw.get("repeats", 5)),
+                            test_size=float(proto_raw.get("test_size", 0.2)),
+                            ratios=tuple(proto_raw.get("ratios", (4, 1, 1))),
+                            inner_folds=int(proto_raw.get("inner_folds", 5)),
+                            seed=int(proto_raw.get("seed", 0)),
+                            binarize_seed=int(proto_raw.get("binarize_seed", 0)))
+    if protocol.repeats < 1 or protocol.folds < 2 or protocol.inner_folds < 2:
+        raise ConfigError("[protocol] needs repeats >= 1, folds >= 2 and inner_folds >= 2.")
+    default_pre = proto_raw.get("preprocessing", "minmax")
+
+    datasets = []
+    for i, d in enumerate(_require(data, "datasets", list, "")):
+        where = f"datasets[{i}]."
+        if not isinstance(d, dict):
+            raise ConfigError(f"datasets[{i}] must be a table, got {d!r}.")
+        _unknown(d, {"name", "label", "preprocessing", "binarize", "test_set"}, f"datasets[{i}]")
+        name = _require(d, "name", str, where)
+        try:
+            info = dataset_info(name)
+        except ValueError as exc:
+            raise ConfigError(f"{where}name: {exc}") from None
+        pre = d.get("preprocessing", default_pre)
+        if pre not in PREPROCESSING_SCHEMES:
+            raise ConfigError(f"{where}preprocessing must be one of {PREPROCESSING_SCHEMES}, "
+                              f"got {pre!r}.")
+        binarize = d.get("binarize", info.binarize)
+        if binarize is not None and binarize not in BINARIZATION_SCHEMES:
+            raise ConfigError(f"{where}binarize must be one of {BINARIZATION_SCHEMES}, got "
+                              f"{binarize!r}.")
+        test_set = d.get("test_set")
+        if kind == "given-test" and test_set is None:
+            raise ConfigError(f"{where}test_set is required by protocol 'given-test'.")
+        datasets.append(DatasetEntry(info.name, d.get("label", name), pre, binarize, test_set))
+    names = [d.name for d in datasets]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise ConfigError(f"datasets are listed twice: {twice}.")
+
+    algorithms = []
+    for i, a in enumerate(_require(data, "algorithms", list, "")):
+        where = f"algorithms[{i}]."
+        if not isinstance(a, dict):
+            raise ConfigError(f"algorithms[{i}] must be a table, got {a!r}.")
+        _unknown(a, {"id", "key", "label", "grid", "params", "id_by_dataset", "max_train",
+                     "max_train_by_dataset"}, f"algorithms[{i}]")
+        aid = _require(a, "id", str, where)
+        grid = {}
+        for param, values in a.get("grid", {}).items():
+            expanded = parse_values(values)
+            if not expanded:
+                raise ConfigError(f"{where}grid.{param} is empty.")
+            grid[param] = expanded
+        algorithms.append(AlgorithmEntry(
+            key=a.get("key", aid), id=aid, label=a.get("label", aid), grid=grid,
+            params=dict(a.get("params", {})), id_by_dataset=dict(a.get("id_by_dataset", {})),
+            max_train=a.get("max_train"),
+            max_train_by_dataset={dataset_info(k).name: v
+                                  for k, v in a.get("max_train_by_dataset", {}).items()}))
+    keys = [a.key for a in algorithms]
+    if len(set(keys)) != len(keys):
+        raise ConfigError(f"algorithm keys are listed twice: {keys}; give one a distinct 'key'.")
+    reference = data.get("reference")
+    if reference is not None and reference not in keys:
+        raise ConfigError(f"reference {reference!r} is not an algorithm key of the config "
+                          f"({keys}).")
+
+    published, wtl = _published(data.get("published", {}), datasets, keys, scale)
+    return ExperimentConfig(
+        id=cid, title=_require(data, "title", str, ""), source=_require(data, "source", str, ""),
+        reference=reference, error=error, scale=scale, protocol=protocol,
+        datasets=tuple(datasets), algorithms=tuple(algorithms), published=published,
+        published_wtl=wtl, notes=tuple(data.get("notes", ())), path=path)
+
+
+def _published(table: dict, datasets: list, keys: list, scale: float):
+    labels = {d.label: d.name for d in datasets} | {d.name: d.name for d in datasets}
+    _unknown(table, {"columns", "rows", "win_tie_loss"}, "[published]")
+    if not table:
+        return {}, {}
+    columns = _require(table, "columns", list, "published.")
+    unknown = [c for c in columns if c not in keys]
+    if unknown:
+        raise ConfigError(f"published.columns {unknown} are not algorithm keys ({keys}).")
+    out = {}
+    for j, row in enumerate(_require(table, "rows", list, "published.")):
+        if not isinstance(row, list) or len(row) != len(columns) + 1:
+            raise ConfigError(f"published.rows[{j}] must be [dataset, {len(columns)} values], "
+                              f"got {row!r}.")
+        name = labels.get(row[0])
+        if name is None:
+            try:
+                name = dataset_info(row[0]).name
+            except ValueError as exc:
+                raise ConfigError(f"published.rows[{j}]: {exc}") from None
+        if name not in labels.values():
+            raise ConfigError(f"published.rows[{j}]: dataset {row[0]!r} is not in datasets.")
+        try:
+            out[name] = {c: parse_published(str(v), scale=scale) for c, v in zip(columns, row[1:])}
+        except ConfigError as exc:
+            raise ConfigError(f"published.rows[{j}] ({row[0]}): {exc}") from None
+    wtl = dict(table.get("win_tie_loss", {}))
+    bad = [k for k in wtl if k not in keys]
+    if bad:
+        raise ConfigError(f"published.win_tie_loss keys {bad} are not algorithm keys.")
+    return out, wtl

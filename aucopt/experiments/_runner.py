@@ -1,0 +1,606 @@
+"""One runner for every experiment config: parallel over cells, resumable, tidy rows.
+
+A *cell* is one (dataset, algorithm, repeat, fold). Finished cells are appended,
+one JSON line each, to ``OUT/cells.jsonl`` as soon as they finish, so an
+interrupted run loses at most the cells in flight; a second run with the same
+``OUT`` keeps the finished cells and skips them (cells that failed, or whose
+algorithm or dataset was not available, are tried again). At the end the runner
+writes ``results.csv`` (tidy rows: ``dataset, algorithm, repeat, fold, auc,
+fit_seconds``, the status and every chosen hyperparameter as ``param_<name>``),
+``manifest.json`` (versions, seeds, git hash, machine, BLAS settings, data
+sources and substitutions) and ``report.md``.
+
+Smoke mode (``smoke=True``) never uses the network or a mirror: it runs at most
+two datasets per config on 300 rows, the bundled german.numer where the config
+lists it and a synthetic stand-in (``make_auc_problem`` of the dataset's
+sparsity) for the others, with tiny grids (two points), one repeat, 2 folds
+and a 2-fold inner search. Every substitution is logged, printed by the CLI and
+recorded in the manifest, the rows (``data_source``) and the report.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime
+import hashlib
+import json
+import logging
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+import warnings
+import zlib
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._api import algorithm_info, list_algorithms
+from ..datasets import binarize, dataset_info, fetch, load, make_auc_problem
+from ..model_selection import evaluate_fold, make_splits
+from ._config import ExperimentConfig, load_config
+
+__all__ = ["RunOptions", "run_experiment", "run_cell", "SMOKE_ROWS"]
+
+logger = logging.getLogger(__name__)
+
+SMOKE_ROWS = 300
+SMOKE_DATASETS = 2
+SMOKE_MAX_FEATURES = 20
+OK, ERROR = "ok", "error"
+NOT_AVAILABLE, UNAVAILABLE = "algorithm-not-available", "dataset-unavailable"
+CELLS, RESULTS, MANIFEST, REPORT = "cells.jsonl", "results.csv", "manifest.json", "report.md"
+FIRST_COLUMNS = ["dataset", "algorithm", "repeat", "fold", "auc", "fit_seconds", "status",
+                 "algorithm_id", "seed", "n_train", "n_test", "data_source", "preprocessing",
+                 "binarize", "message", "warnings"]
+
+
+@dataclass
+class RunOptions:
+    """What to run of a config.
+
+    Attributes
+    ----------
+    smoke : bool
+        Tiny offline run (see the module docstring).
+    datasets, algorithms : list of str or None
+        Restrict to these dataset names / algorithm keys (or registry ids).
+    repeats, folds : int or None
+        Override the protocol's repeats / outer folds.
+    seed : int or None
+        Override the protocol's base seed (splits and estimators).
+    n_jobs : int
+        joblib workers over cells.
+    progress : bool or None
+        tqdm progress bar; None: only when stdout is a terminal.
+    download : bool
+        Allow :func:`aucopt.datasets.fetch` to use the network (the mirror and the
+        cache are always used).
+    """
+
+    smoke: bool = False
+    datasets: list | None = None
+    algorithms: list | None = None
+    repeats: int | None = None
+    folds: int | None = None
+    seed: int | None = None
+    n_jobs: int = 1
+    progress: bool | None = None
+    download: bool = True
+
+
+@dataclass
+class _Data:
+    name: str
+    X: object = None
+    y: np.ndarray | None = None
+    source: str = ""
+    n_train: int | None = None
+    substituted: bool = False
+    binarize: str | None = None
+    positive_classes: list = field(default_factory=list)
+    error: str = ""
+
+
+# --------------------------------------------------------------------------- the protocol
+
+
+def effective_protocol(config: ExperimentConfig, options: RunOptions):
+    """The protocol after ``--smoke`` / ``--repeats`` / ``--folds``."""
+    p = config.protocol
+    if options.smoke:
+        p = replace(p, repeats=1, folds=2, inner_folds=2)
+    if options.repeats is not None:
+        p = replace(p, repeats=int(options.repeats))
+    if options.folds is not None:
+        p = replace(p, folds=int(options.folds))
+    if options.seed is not None:
+        p = replace(p, seed=int(options.seed))
+    if p.repeats < 1 or p.folds < 2:
+        raise ValueError(f"need repeats >= 1 and folds >= 2, got {p.repeats} and {p.folds}.")
+    return p
+
+
+def smoke_grid(grid: dict, defaults: dict | None = None) -> dict:
+    """A two-point grid near the estimator's defaults (which are meant to be good).
+
+    A parameter whose default is a number keeps the grid value closest to it
+    (in log scale); one whose default is a string (e.g. ``eta="auto"``) keeps
+    the default; others keep the middle value. The first parameter with a
+    numeric default also keeps the next grid value, so the search is exercised.
+    """
+    defaults = defaults or {}
+    out, widened = {}, False
+    for name in sorted(grid):
+        values = list(grid[name])
+        default = defaults.get(name)
+        numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+                      for v in values + [default])
+        if isinstance(default, str):
+            out[name] = [default]
+            continue
+        if not numeric:
+            out[name] = [values[len(values) // 2]]
+            continue
+        best = int(np.argmin([abs(np.log(v) - np.log(default)) for v in values]))
+        if not widened and len(values) > 1:
+            best = min(best, len(values) - 2)
+            out[name], widened = values[best: best + 2], True
+        else:
+            out[name] = [values[best]]
+    return out
+
+
+def _select(config: ExperimentConfig, options: RunOptions):
+    datasets = list(config.datasets)
+    if options.datasets:
+        known = {d.name: d.name for d in datasets} | {d.label: d.name for d in datasets}
+        wanted = set()
+        for name in options.datasets:
+            if name not in known:
+                try:
+                    name = dataset_info(name).name
+                except ValueError:
+                    pass
+            if name not in known:
+                raise ValueError(f"{config.id} has no dataset {name!r}; it has "
+                                 f"{', '.join(d.name for d in config.datasets)}.")
+            wanted.add(known[name])
+        datasets = [d for d in datasets if d.name in wanted]
+    elif options.smoke:
+        german = [d for d in datasets if d.name == "german.numer"]
+        others = [d for d in datasets if d.name != "german.numer"]
+        datasets = (german + others)[:SMOKE_DATASETS]
+    algorithms = list(config.algorithms)
+    if options.algorithms:
+        keys = {a.key for a in algorithms} | {a.id for a in algorithms}
+        bad = [a for a in options.algorithms if a not in keys]
+        if bad:
+            raise ValueError(f"{config.id} has no algorithm(s) {bad}; it has "
+                             f"{', '.join(a.key for a in config.algorithms)}.")
+        algorithms = [a for a in algorithms if a.key in options.algorithms
+                      or a.id in options.algorithms]
+    return datasets, algorithms
+
+
+# --------------------------------------------------------------------------- data
+
+
+def _subsample(X, y, n, seed):
+    if len(y) <= n:
+        return X, y
+    from sklearn.model_selection import train_test_split
+
+    idx, _ = train_test_split(np.arange(len(y)), train_size=n, stratify=y, random_state=seed)
+    idx = np.sort(idx)
+    return X[idx], y[idx]
+
+
+def _smoke_data(entry, config) -> _Data:
+    info = dataset_info(entry.name)
+    if info.bundled:
+        X, y = load(info.name)
+        X, y = _subsample(X, y, SMOKE_ROWS, config.protocol.seed)
+        source = f"bundled {info.name}, {SMOKE_ROWS} stratified rows (smoke)"
+        substituted = False
+    else:
+        seed = zlib.crc32(info.name.encode())
+        X, y = make_auc_problem(SMOKE_ROWS, min(info.n_features, SMOKE_MAX_FEATURES),
+                                pos_rate=0.3, separation=1.5,
+                                sparsity=0.7 if info.sparse else 0.0,
+                                sparse_output=info.sparse, random_state=seed)
+        source = (f"SYNTHETIC stand-in for {info.name} (smoke mode uses no network or mirror): "
+                  f"make_auc_problem({SMOKE_ROWS}, {X.shape[1]}, sparse={info.sparse}, "
+                  f"random_state={seed})")
+        substituted = True
+    data = _Data(entry.name, X, np.asarray(y), source, substituted=substituted)
+    if entry.test_set is not None:  # exercise the given-test protocol on the stand-in
+        data.n_train = 2 * SMOKE_ROWS // 3
+        data.source += f"; rows {data.n_train}: stand in for the official test set"
+    return data
+
+
+def _fetch_data(entry, config, options) -> _Data:
+    try:
+        X, y = fetch(entry.name, download=options.download)
+        n_train = None
+        source = _describe_source(entry.name)
+        if entry.test_set is not None:
+            try:
+                X_test, y_test = fetch(entry.test_set, download=options.download)
+            except ValueError as exc:
+                raise ValueError(f"official test set {entry.test_set!r}: {exc}") from exc
+            X, X_test = _align_features(X, X_test)
+            n_train = X.shape[0]
+            X = (sp.vstack([X, X_test], format="csr") if sp.issparse(X)
+                 else np.vstack([X, X_test]))
+            y = np.concatenate([y, y_test])
+            source += f" + test set {entry.test_set} ({len(y_test)} rows)"
+    except (OSError, ValueError, KeyError) as exc:
+        return _Data(entry.name, error=f"{type(exc).__name__}: {exc}")
+    data = _Data(entry.name, X, np.asarray(y), source, n_train=n_train)
+    classes = np.unique(data.y)
+    if entry.binarize is not None and classes.size > 2:
+        seed = config.protocol.binarize_seed
+        data.y = binarize(data.y, entry.binarize, random_state=seed)
+        data.binarize = f"{entry.binarize} (seed {seed})"
+        data.positive_classes = sorted(np.unique(y[data.y == 1]).tolist())
+    elif classes.size != 2:
+        return _Data(entry.name, error=f"{classes.size} classes and no binarisation scheme in "
+                                       f"the config")
+    return data
+
+
+def _align_features(A, B):
+    d = max(A.shape[1], B.shape[1])
+
+    def pad(M):
+        if M.shape[1] == d:
+            return M
+        if sp.issparse(M):
+            return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], d))
+        return np.hstack([M, np.zeros((M.shape[0], d - M.shape[1]))])
+
+    return pad(A), pad(B)
+
+
+def _describe_source(name: str) -> str:
+    info = dataset_info(name)
+    if info.bundled:
+        return f"bundled {info.name}"
+    mirror = os.environ.get("AUCOPT_DATA_MIRROR")
+    return f"fetch({info.name!r})" + (f" with AUCOPT_DATA_MIRROR={mirror}" if mirror else "")
+
+
+# --------------------------------------------------------------------------- one cell
+
+
+def run_cell(task: dict) -> dict:
+    """Evaluate one (dataset, algorithm, repeat, fold) cell; never raises.
+
+    Parameters
+    ----------
+    task : dict
+        Built by :func:`run_experiment` (data, split, algorithm, grid, ...).
+
+    Returns
+    -------
+    dict
+        The tidy row (``status`` is ``"ok"`` or ``"error"`` with a ``message``).
+    """
+    row = dict(task["row"])
+    split = task["split"]
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = evaluate_fold(
+                task["algorithm_id"], task["X"], task["y"], split.train, split.test,
+                dataset=row["dataset"], repeat=split.repeat, fold=split.fold,
+                preprocessing=row["preprocessing"], grid=task["grid"],
+                inner_folds=task["inner_folds"], random_state=split.seed,
+                params=task["params"], validation=split.validation,
+                max_train=task["max_train"])
+    except Exception as exc:  # noqa: BLE001  (a failing cell is a result, not a crash)
+        row.update(status=ERROR, message=_short(exc))
+        return row
+    notes = dict.fromkeys(_short(w.message if isinstance(w.message, Warning)
+                                 else w.category(str(w.message))) for w in caught)
+    row.update(auc=float(result.auc), fit_seconds=float(result.fit_seconds), status=OK,
+               warnings=" | ".join(notes)[:500],
+               n_train=int(min(len(split.train), task["max_train"] or len(split.train))))
+    row.update({f"param_{k}": _plain(v) for k, v in sorted(result.params.items())})
+    return row
+
+
+def _short(exc) -> str:
+    """One line: the first line of the message, plus the root error of a failed grid search."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    text = f"{type(exc).__name__}: {lines[0] if lines else ''}"
+    causes = [ln for ln in lines[1:] if re.match(r"^[\w.]+(Error|Exception): ", ln)]
+    if causes:
+        text += f" ... {causes[-1]}"
+    return text[:600]
+
+
+def _plain(v):
+    return v.item() if isinstance(v, np.generic) else v
+
+
+def _cell_key(row) -> tuple:
+    return (row["dataset"], row["algorithm"], int(row["repeat"]), int(row["fold"]))
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _fingerprint(config, protocol, options) -> dict:
+    return {"config": config.id, "smoke": bool(options.smoke), "kind": protocol.kind,
+            "folds": protocol.folds, "inner_folds": protocol.inner_folds,
+            "test_size": protocol.test_size, "ratios": list(protocol.ratios),
+            "seed": protocol.seed, "binarize_seed": protocol.binarize_seed}
+
+
+def _read_cells(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    rows = []
+    for line in path.read_text().splitlines():
+        if line.strip():
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError:  # a line cut by an interrupted run
+                continue
+    return rows
+
+
+def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> dict:
+    """Run (or resume) a config and write results, manifest and report to ``out``.
+
+    Parameters
+    ----------
+    config : str, Path or ExperimentConfig
+        A config id, a TOML path or a loaded config.
+    out : str or Path
+        Output directory (created). Reusing it resumes the run.
+    options : RunOptions, optional
+    **kwargs
+        Fields of :class:`RunOptions` (override ``options``).
+
+    Returns
+    -------
+    dict
+        Counts: ``cells`` (planned), ``run``, ``skipped`` (already finished), ``ok``,
+        ``errors``, ``not_available`` (algorithms), ``unavailable`` (datasets), and
+        ``substitutions`` (smoke stand-ins), ``out``.
+    """
+    from joblib import Parallel, delayed
+    from tqdm.auto import tqdm
+
+    config = config if isinstance(config, ExperimentConfig) else load_config(config)
+    options = replace(options or RunOptions(), **kwargs)
+    out = Path(out)
+    protocol = effective_protocol(config, options)
+    datasets, algorithms = _select(config, options)
+    fingerprint = _fingerprint(config, protocol, options)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest_path = out / MANIFEST
+    if manifest_path.exists():
+        old = json.loads(manifest_path.read_text()).get("fingerprint")
+        if old != fingerprint:
+            raise ValueError(f"{out} holds results of a different run ({old}); this run is "
+                             f"{fingerprint}. Use another --out directory.")
+    started = _now()
+    registered = set(list_algorithms())
+    done = [r for r in _read_cells(out / CELLS) if r.get("status") == OK]
+    finished = {_cell_key(r) for r in done}
+    with (out / CELLS).open("w") as fh:  # keep only finished cells; retry the rest
+        fh.writelines(json.dumps(r) + "\n" for r in done)
+
+    data_records, status_rows, tasks = {}, [], []
+    substitutions = []
+    skipped = 0
+    for entry in datasets:
+        data = _smoke_data(entry, config) if options.smoke else _fetch_data(entry, config,
+                                                                           options)
+        data_records[entry.name] = _data_record(entry, data)
+        if data.substituted:
+            substitutions.append(f"{entry.name}: {data.source}")
+            logger.warning("smoke: %s", data.source)
+        base = {"dataset": entry.name, "preprocessing": entry.preprocessing,
+                "data_source": data.source, "binarize": data.binarize or ""}
+        if data.error:
+            logger.warning("%s: dataset unavailable: %s", entry.name, data.error)
+            status_rows += [{**base, "algorithm": a.key, "algorithm_id": a.id_for(entry.name),
+                             "repeat": "", "fold": "", "status": UNAVAILABLE,
+                             "message": data.error} for a in algorithms]
+            continue
+        splits = make_splits(protocol.kind if entry.test_set is None else "given-test",
+                             data.y, folds=protocol.folds, repeats=protocol.repeats,
+                             test_size=protocol.test_size, ratios=protocol.ratios,
+                             n_train=data.n_train, random_state=protocol.seed)
+        for a in algorithms:
+            aid = a.id_for(entry.name)
+            problem = _algorithm_problem(aid, a, registered)
+            if problem:
+                status_rows.append({**base, "algorithm": a.key, "algorithm_id": aid,
+                                    "repeat": "", "fold": "", "status": problem[0],
+                                    "message": problem[1]})
+                continue
+            grid = (smoke_grid(a.grid, algorithm_info(aid)["defaults"]) if options.smoke
+                    else a.grid)
+            for split in splits:
+                row = {**base, "algorithm": a.key, "algorithm_id": aid, "repeat": split.repeat,
+                       "fold": split.fold, "seed": split.seed, "n_test": len(split.test),
+                       "n_train": len(split.train)}
+                if _cell_key(row) in finished:
+                    skipped += 1
+                    continue
+                tasks.append({"row": row, "split": split, "X": data.X, "y": data.y,
+                              "algorithm_id": aid, "grid": grid, "params": dict(a.params),
+                              "inner_folds": protocol.inner_folds,
+                              "max_train": a.max_train_for(entry.name)})
+
+    manifest = _manifest(config, options, protocol, fingerprint, data_records, algorithms,
+                         registered, substitutions, started)
+    manifest["not_selected"] = {
+        "datasets": [d.name for d in config.datasets if d not in datasets],
+        "algorithms": [a.key for a in config.algorithms if a not in algorithms],
+        "why": "smoke mode runs at most two datasets" if options.smoke and not options.datasets
+        else "--datasets / --algorithms",
+    }
+    manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+
+    counts = {"ok": 0, "errors": 0}
+    show = sys.stdout.isatty() if options.progress is None else options.progress
+    with (out / CELLS).open("a") as fh:
+        runner = Parallel(n_jobs=options.n_jobs, return_as="generator_unordered")
+        results = runner(delayed(run_cell)(t) for t in tasks)
+        for row in tqdm(results, total=len(tasks), desc=config.id, unit="cell",
+                        disable=not show or not tasks):
+            fh.write(json.dumps(row, default=_plain) + "\n")
+            fh.flush()
+            counts["ok" if row["status"] == OK else "errors"] += 1
+            if row["status"] != OK:
+                logger.warning("%s / %s / r%s f%s: %s", row["dataset"], row["algorithm"],
+                               row["repeat"], row["fold"], row["message"])
+
+    rows = _read_cells(out / CELLS) + status_rows
+    _write_csv(rows, out / RESULTS)
+    summary = {
+        "out": str(out), "cells": len(tasks) + skipped, "run": len(tasks), "skipped": skipped,
+        "ok": counts["ok"] + skipped, "errors": counts["errors"],
+        "not_available": sorted({f"{r['algorithm_id']}" for r in status_rows
+                                 if r["status"] == NOT_AVAILABLE}),
+        "unavailable": sorted({r["dataset"] for r in status_rows if r["status"] == UNAVAILABLE}),
+        "substitutions": substitutions,
+        "not_selected": manifest["not_selected"],
+    }
+    manifest.update(finished=_now(), summary=summary)
+    manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+    from ._report import write_report
+
+    write_report(out)
+    return summary
+
+
+def _algorithm_problem(aid, entry, registered):
+    if aid not in registered:
+        return NOT_AVAILABLE, f"{aid!r} is not registered in this aucopt (not implemented yet)"
+    accepted = set(algorithm_info(aid)["defaults"])
+    unknown = sorted((set(entry.grid) | set(entry.params)) - accepted)
+    if unknown:
+        return ERROR, (f"config error: {aid} has no parameter(s) {unknown}; its parameters are "
+                       f"{sorted(accepted)}")
+    return None
+
+
+def _data_record(entry, data: _Data) -> dict:
+    rec = {"label": entry.label, "preprocessing": entry.preprocessing, "source": data.source,
+           "substituted": data.substituted}
+    if data.error:
+        rec["unavailable"] = data.error
+        return rec
+    rec.update(n_samples=int(data.X.shape[0]), n_features=int(data.X.shape[1]),
+               sparse=bool(sp.issparse(data.X)), positive_rate=float(np.mean(data.y == 1)),
+               n_train_given=data.n_train)
+    if data.binarize:
+        rec.update(binarize=data.binarize, positive_classes=data.positive_classes)
+    return rec
+
+
+def _write_csv(rows: list[dict], path: Path) -> None:
+    columns = FIRST_COLUMNS + sorted({k for r in rows for k in r if k not in FIRST_COLUMNS})
+    rows = sorted(rows, key=lambda r: (str(r["dataset"]), str(r["algorithm"]),
+                                       str(r.get("repeat", "")).zfill(4),
+                                       str(r.get("fold", "")).zfill(4)))
+    tmp = path.with_suffix(".tmp")
+    with tmp.open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=columns, restval="")
+        writer.writeheader()
+        writer.writerows(rows)
+    tmp.replace(path)
+
+
+# --------------------------------------------------------------------------- manifest
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _git_hash() -> str | None:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=5, check=False)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if res.returncode != 0:
+        return None
+    return res.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("aucopt", "numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def _blas() -> dict:
+    env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                          "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+                                          "NUMBA_DISABLE_JIT")}
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = [{k: p.get(k) for k in ("user_api", "internal_api", "version",
+                                        "num_threads", "threading_layer")}
+                 for p in threadpool_info()]
+    except ImportError:
+        pools = []
+    return {"env": env, "threadpools": pools}
+
+
+def _manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
+              substitutions, started) -> dict:
+    text = Path(config.path).read_text(encoding="utf-8") if config.path else ""
+    return {
+        "config": config.id,
+        "title": config.title,
+        "config_path": config.path,
+        "config_sha256": hashlib.sha256(text.encode()).hexdigest() if text else None,
+        "config_toml": text,
+        "fingerprint": fingerprint,
+        "mode": "smoke" if options.smoke else "full",
+        "options": {k: v for k, v in asdict(options).items() if k != "progress"},
+        "protocol": asdict(protocol),
+        "seeds": {"splits_and_estimators": f"seed + repeat, seed = {protocol.seed}",
+                  "binarize": protocol.binarize_seed},
+        "datasets": data_records,
+        "substitutions": substitutions,
+        "algorithms": {a.key: {"id": a.id, "id_by_dataset": a.id_by_dataset,
+                               "registered": a.id in registered, "params": a.params,
+                               "grid_sizes": {k: len(v) for k, v in a.grid.items()},
+                               "max_train": a.max_train} for a in algorithms},
+        "versions": _versions(),
+        "git": _git_hash(),
+        "machine": {"platform": platform.platform(), "machine": platform.machine(),
+                    "processor": platform.processor(), "cpu_count": os.cpu_count(),
+                    "hostname": platform.node()},
+        "blas": _blas(),
+        "started": started,
+        "argv": sys.argv,
+        "time": time.time(),
+    }

@@ -1,0 +1,207 @@
+"""The papers' evaluation protocols as lists of splits (spec section E).
+
+Every protocol returns a list of :class:`Split`: which rows train, which
+(optionally) validate, which test, and the seed of the estimator that learns
+that split. All splits are stratified and fully determined by ``random_state``.
+
+* ``"kfold"``: repeated stratified k-fold, e.g. 5 x 5 ([D0], thesis ch. 3/5/6).
+* ``"holdout"``: repeated stratified 80/20 holdout ([D2], thesis ch. 4).
+* ``"train-val-test"``: one random stratified 4:1:1 split, model selection on
+  the validation part ([D1]); its repeats keep the split and change only the
+  estimator seed (the order of the training data), as [D1] does.
+* ``"given-test"``: the official training rows train; the official test set is
+  halved (stratified) into validation and test ([D1] for a9a and w8a).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.model_selection import StratifiedKFold, train_test_split
+
+__all__ = ["Split", "PROTOCOLS", "repeated_kfold", "repeated_holdout", "train_val_test",
+           "given_test_halved", "make_splits"]
+
+PROTOCOLS = ("kfold", "holdout", "train-val-test", "given-test")
+
+
+@dataclass(frozen=True)
+class Split:
+    """One outer split of a protocol.
+
+    Attributes
+    ----------
+    repeat, fold : int
+        Position in the protocol (``fold`` is 0 for holdout-type protocols).
+    train, test : ndarray of int
+        Row indices.
+    validation : ndarray of int or None
+        Rows for model selection; ``None`` means inner cross-validation on ``train``.
+    seed : int
+        Seed of the estimator (and of the inner CV) for this split.
+    """
+
+    repeat: int
+    fold: int
+    train: np.ndarray
+    test: np.ndarray
+    validation: np.ndarray | None = None
+    seed: int = 0
+
+
+def _labels(y) -> np.ndarray:
+    y = np.asarray(y)
+    if y.ndim != 1 or y.size == 0:
+        raise ValueError("y must be a non-empty 1-d array of labels.")
+    return y
+
+
+def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
+    """Return ``repeats`` x ``folds`` stratified k-fold splits.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+    folds : int, default=5
+    repeats : int, default=5
+    random_state : int, default=0
+        Repeat ``r`` uses seed ``random_state + r``.
+
+    Returns
+    -------
+    list of Split
+    """
+    y = _labels(y)
+    if folds < 2 or repeats < 1:
+        raise ValueError(f"kfold needs folds >= 2 and repeats >= 1, got {folds}, {repeats}.")
+    out = []
+    for r in range(repeats):
+        cv = StratifiedKFold(folds, shuffle=True, random_state=random_state + r)
+        for f, (train, test) in enumerate(cv.split(np.zeros(len(y)), y)):
+            out.append(Split(r, f, train, test, None, random_state + r))
+    return out
+
+
+def repeated_holdout(y, *, test_size=0.2, repeats=20, random_state=0) -> list[Split]:
+    """Return ``repeats`` stratified random train/test splits with ``test_size`` held out.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+    test_size : float, default=0.2
+    repeats : int, default=20
+    random_state : int, default=0
+        Repeat ``r`` uses seed ``random_state + r``.
+
+    Returns
+    -------
+    list of Split
+    """
+    y = _labels(y)
+    if not 0 < test_size < 1 or repeats < 1:
+        raise ValueError(f"holdout needs 0 < test_size < 1 and repeats >= 1, got {test_size}, "
+                         f"{repeats}.")
+    idx = np.arange(len(y))
+    out = []
+    for r in range(repeats):
+        train, test = train_test_split(idx, test_size=test_size, stratify=y,
+                                       random_state=random_state + r)
+        out.append(Split(r, 0, np.sort(train), np.sort(test), None, random_state + r))
+    return out
+
+
+def train_val_test(y, *, ratios=(4, 1, 1), repeats=5, random_state=0) -> list[Split]:
+    """Return one stratified train/validation/test split in ``ratios``, ``repeats`` times.
+
+    The split is drawn once (seed ``random_state``); repeat ``r`` keeps it and
+    only changes the estimator seed to ``random_state + r`` ([D1]: "averaged
+    over 5 random runs over the training data").
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+    ratios : tuple of 3 positive numbers, default=(4, 1, 1)
+    repeats : int, default=5
+    random_state : int, default=0
+
+    Returns
+    -------
+    list of Split
+    """
+    y = _labels(y)
+    ratios = np.asarray(ratios, dtype=float)
+    if ratios.shape != (3,) or np.any(ratios <= 0) or repeats < 1:
+        raise ValueError(f"train-val-test needs three positive ratios and repeats >= 1, got "
+                         f"{tuple(ratios)}, {repeats}.")
+    idx = np.arange(len(y))
+    rest_share = (ratios[1] + ratios[2]) / ratios.sum()
+    train, rest = train_test_split(idx, test_size=rest_share, stratify=y,
+                                   random_state=random_state)
+    val, test = train_test_split(rest, test_size=ratios[2] / (ratios[1] + ratios[2]),
+                                 stratify=y[rest], random_state=random_state)
+    train, val, test = np.sort(train), np.sort(val), np.sort(test)
+    return [Split(r, 0, train, test, val, random_state + r) for r in range(repeats)]
+
+
+def given_test_halved(y_train, y_test, *, repeats=5, random_state=0) -> list[Split]:
+    """Official training rows train; the official test set is halved into validation and test.
+
+    Indices refer to the rows of the training set followed by the rows of the
+    test set (``scipy.sparse.vstack([X_train, X_test])``), so the test rows
+    start at ``len(y_train)``. As in :func:`train_val_test` the halving is drawn
+    once and the repeats only change the estimator seed.
+
+    Parameters
+    ----------
+    y_train, y_test : array-like
+    repeats : int, default=5
+    random_state : int, default=0
+
+    Returns
+    -------
+    list of Split
+    """
+    y_train, y_test = _labels(y_train), _labels(y_test)
+    n = len(y_train)
+    rows = np.arange(n, n + len(y_test))
+    val, test = train_test_split(rows, test_size=0.5, stratify=y_test, random_state=random_state)
+    train = np.arange(n)
+    return [Split(r, 0, train, np.sort(test), np.sort(val), random_state + r)
+            for r in range(repeats)]
+
+
+def make_splits(kind, y, *, folds=5, repeats=5, test_size=0.2, ratios=(4, 1, 1), n_train=None,
+                random_state=0) -> list[Split]:
+    """Return the splits of a named protocol.
+
+    Parameters
+    ----------
+    kind : {"kfold", "holdout", "train-val-test", "given-test"}
+    y : array-like of shape (n,)
+        Labels of all rows (for ``"given-test"``: training rows then test rows).
+    folds, repeats, test_size, ratios :
+        Protocol sizes (see the functions above).
+    n_train : int, optional
+        ``"given-test"`` only: how many leading rows of ``y`` are the official training set.
+    random_state : int, default=0
+
+    Returns
+    -------
+    list of Split
+    """
+    if kind == "kfold":
+        return repeated_kfold(y, folds=folds, repeats=repeats, random_state=random_state)
+    if kind == "holdout":
+        return repeated_holdout(y, test_size=test_size, repeats=repeats,
+                                random_state=random_state)
+    if kind == "train-val-test":
+        return train_val_test(y, ratios=ratios, repeats=repeats, random_state=random_state)
+    if kind == "given-test":
+        if n_train is None:
+            raise ValueError("protocol 'given-test' needs n_train (rows of the official "
+                             "training set).")
+        y = _labels(y)
+        return given_test_halved(y[:n_train], y[n_train:], repeats=repeats,
+                                 random_state=random_state)
+    raise ValueError(f"Unknown protocol {kind!r}; use one of {PROTOCOLS}.")
