@@ -56,7 +56,8 @@ def test_chunked_partial_fit_equals_fit(algorithm_id, easy_problem, as_format):
     assert chunked.t_ == full.t_ > 0
     for key, value in full._state.items():
         assert_allclose(chunked._state[key], value, rtol=1e-12, atol=1e-15, err_msg=key)
-    assert_allclose(chunked.coef_, full.coef_, rtol=1e-12, atol=1e-15)
+    assert_allclose(chunked.decision_function(X), full.decision_function(X), rtol=1e-12,
+                    atol=1e-13)
     assert_allclose(chunked.intercept_, full.intercept_, rtol=1e-12, atol=1e-15)
 
 
@@ -93,13 +94,15 @@ def test_resume_after_load_equals_never_stopping(algorithm_id, easy_problem, tmp
 
 @pytest.mark.parametrize("algorithm_id", ALGORITHMS)
 def test_auc_floor_on_easy_problem(algorithm_id):
-    X, y = make_auc_problem(2000, 10, pos_rate=0.2, separation=2.0, random_state=1)
-    X_test, y_test = make_auc_problem(2000, 10, pos_rate=0.2, separation=2.0, random_state=2)
+    # one problem, split in halves (another seed would draw another class direction)
+    X_all, y_all = make_auc_problem(4000, 10, pos_rate=0.2, separation=2.0, random_state=1)
+    X, y, X_test, y_test = X_all[:2000], y_all[:2000], X_all[2000:], y_all[2000:]
     # least-squares AUC optimum (spec section R) as the yardstick
     pos, neg = X[y > 0], X[y < 0]
     mu = pos.mean(0) - neg.mean(0)
     sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)
     best = roc_auc_score(y_test, X_test @ np.linalg.solve(sigma2 + 1e-6 * np.eye(10), mu))
+    assert best > 0.9  # the yardstick itself is meaningful
     est = aucopt.make(algorithm_id, random_state=0).fit(X, y)
     assert est.score(X_test, y_test) > best - 0.02
 
@@ -111,7 +114,8 @@ def test_dense_and_csr_give_the_same_model(algorithm_id, easy_problem):
     X, y = easy_problem
     dense = aucopt.make(algorithm_id, random_state=3).fit(X, y)
     csr = aucopt.make(algorithm_id, random_state=3).fit(sp.csr_matrix(X), y)
-    assert_allclose(csr.coef_, dense.coef_, rtol=1e-10, atol=1e-14)
+    assert_allclose(csr.decision_function(X), dense.decision_function(X), rtol=1e-10,
+                    atol=1e-12)
 
 
 _NOJIT_SCRIPT = """
@@ -126,7 +130,7 @@ for a in aucopt.list_algorithms():
         if name == "csr" and not aucopt.algorithm_info(a)["sparse"]:
             continue
         est = aucopt.make(a, random_state=0, max_iter=2).fit(data, y)
-        out[a + "/" + name] = est.coef_.ravel().tolist()
+        out[a + "/" + name] = est.decision_function(X).tolist()
 json.dump(out, sys.stdout)
 """
 
@@ -140,4 +144,4 @@ def test_jit_equals_numba_disable_jit():
                                     capture_output=True, text=True, timeout=600).stdout)
     assert set(nojit) == set(jit) and len(jit) >= len(ALGORITHMS)
     for key in jit:
-        assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-14, err_msg=key)
+        assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-12, err_msg=key)

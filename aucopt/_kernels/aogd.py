@@ -1,0 +1,177 @@
+"""AOGD kernel: average online gradient descent on random Fourier features (spec section 15).
+
+AlQuabeh, de Vazelhes, Gu, "Limited memory online gradient descent for kernelized
+pairwise learning with dynamic averaging", AAAI 2024 ([D3], Algorithm 1), with the
+library resolutions of spec errata A-29 (per-class averages and representatives),
+A-30 (``sqrt(2/D)`` scaling), A-31 (Gaussian bandwidth) and A-32 (``gamma_t = eta_t``,
+Bernoulli probability ``q``).
+
+Model: ``f(x) = w . phi(x)`` with ``phi(x) = sqrt(2/D) [sin(U x), cos(U x)]``
+(primitive P12); loss of a pair ``(phi, y), (phi', -y)``:
+``(1 - y w.(phi - phi'))^2 + (lam/2)||w||^2``.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK, exploding
+from ._rows import _row_function
+
+__all__ = ["PER_CLASS", "GLOBAL", "rff_row", "rff_scores", "aogd_epoch"]
+
+PER_CLASS = 0  # per-class running means and representatives (spec A-29, default)
+GLOBAL = 1  # one global running mean and one representative (Alg. 1 literally)
+
+
+def _dense_project(z, freq_t, data, indices, indptr, i):
+    """Write ``z = U x_i`` with ``freq_t = U^T`` of shape (d, D/2)."""
+    for k in range(z.shape[0]):
+        z[k] = 0.0
+    for j in range(freq_t.shape[0]):
+        xj = data[i, j]
+        if xj != 0.0:
+            for k in range(z.shape[0]):
+                z[k] += xj * freq_t[j, k]
+
+
+def _csr_project(z, freq_t, data, indices, indptr, i):
+    for k in range(z.shape[0]):
+        z[k] = 0.0
+    for p in range(indptr[i], indptr[i + 1]):
+        j = indices[p]
+        xj = data[p]
+        for k in range(z.shape[0]):
+            z[k] += xj * freq_t[j, k]
+
+
+# one body for dense and CSR rows; O(nnz D/2) with contiguous reads of freq_t
+row_project = _row_function(_dense_project, _csr_project)
+
+
+@njit(cache=True, nogil=True)
+def rff_row(phi, freq_t, data, indices, indptr, i):
+    """Write ``phi(x_i) = sqrt(2/D) [sin(U x_i), cos(U x_i)]`` into ``phi`` (P12).
+
+    Parameters
+    ----------
+    phi : ndarray of shape (D,)
+        Output: sines in ``phi[:D/2]``, cosines in ``phi[D/2:]``; ``phi[D/2:]``
+        also serves as scratch for ``U x_i``.
+    freq_t : ndarray of shape (d, D/2)
+        Transposed frequencies ``U^T`` (already divided by the bandwidth).
+    data, indices, indptr, i
+        Row ``i`` (see :mod:`aucopt._kernels._rows`).
+    """
+    half = freq_t.shape[1]
+    scale = np.sqrt(2.0 / (2 * half))
+    z = phi[half:]
+    row_project(z, freq_t, data, indices, indptr, i)
+    for k in range(half):
+        phi[k] = scale * np.sin(z[k])
+        phi[half + k] = scale * np.cos(z[k])
+
+
+@njit(cache=True, nogil=True)
+def rff_scores(out, w, freq, phi, data, indices, indptr):
+    """Write ``w . phi(x_i)`` for every row into ``out`` (``phi`` is scratch)."""
+    for i in range(out.shape[0]):
+        rff_row(phi, freq, data, indices, indptr, i)
+        s = 0.0
+        for k in range(phi.shape[0]):
+            s += w[k] * phi[k]
+        out[i] = s
+
+
+@njit(cache=True, nogil=True)
+def _pair_step(w, phi, other, y, step, lam):
+    """``w -= step * grad``, grad = ``-2(1 - y w.(phi - other)) y (phi - other) + lam w``.
+
+    Returns the pair coefficient ``-2(1 - y s) y`` (for the divergence check).
+    """
+    s = 0.0
+    for k in range(w.shape[0]):
+        s += w[k] * (phi[k] - other[k])
+    g = -2.0 * (1.0 - y * s) * y
+    shrink = 1.0 - step * lam
+    for k in range(w.shape[0]):
+        w[k] = shrink * w[k] - step * g * (phi[k] - other[k])
+    return g
+
+
+@njit(cache=True, nogil=True)
+def aogd_epoch(w, freq, counts, means, reps, rep_label, phi, data, indices, indptr, y, order,
+               coins, hp, t, learn):
+    """Run AOGD over the rows in ``order``; update the state in place.
+
+    Parameters
+    ----------
+    w : ndarray of shape (D,)
+        Weights on the random features.
+    freq : ndarray of shape (d, D/2)
+        Transposed frequencies ``U^T`` divided by the bandwidth.
+    counts : ndarray of shape (2,), int64
+        Samples averaged into ``means`` (per class; ``GLOBAL`` uses slot 0).
+    means : ndarray of shape (2, D)
+        Running means of ``phi`` (per class; ``GLOBAL`` uses row 0).
+    reps : ndarray of shape (2, D)
+        Random representatives ``phi_hat`` (per class; ``GLOBAL`` uses row 0).
+    rep_label : ndarray of shape (2,)
+        Label of each representative, 0 while it is unset.
+    phi : ndarray of shape (D,)
+        Scratch for the feature map.
+    data, indices, indptr : arrays
+        Rows (see :mod:`aucopt._kernels._rows`).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    order : ndarray of shape (m,), int64
+        Rows to visit, in this order.
+    coins : ndarray of shape (m,)
+        Uniform draws in [0, 1), one per visited row: the representative of the
+        row's class (or the global one) is replaced when ``coins[k] < q``.
+    hp : AOGDHyper
+        Named tuple ``(eta, gamma, lam, q, averaging)``.
+    t : int
+        Number of updates done before this call.
+    learn : bool
+        Whether the rows are new: only then are they added to the running means.
+
+    Returns
+    -------
+    t : int
+        Number of updates done after this call.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    dim = w.shape[0]
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        yi = y[i]
+        own = 1 if yi > 0 else 0
+        rff_row(phi, freq, data, indices, indptr, i)
+        if hp.averaging == GLOBAL:
+            slot, other = 0, 0
+            ready = counts[0] > 0 and rep_label[0] != 0.0
+        else:
+            slot, other = own, 1 - own
+            ready = counts[other] > 0
+        if ready:
+            g1 = _pair_step(w, phi, means[other], yi, hp.eta, hp.lam)  # average-based step
+            g2 = 0.0
+            if rep_label[other] != yi:  # random-example step; same-label pairs are skipped
+                g2 = _pair_step(w, phi, reps[other], yi, hp.gamma, hp.lam)
+            if exploding(g1) or exploding(g2):
+                return t, DIVERGED
+            t += 1
+        if learn:
+            counts[slot] += 1
+            inv = 1.0 / counts[slot]
+            for k in range(dim):
+                means[slot, k] += (phi[k] - means[slot, k]) * inv
+        if rep_label[slot] == 0.0 or coins[pos] < hp.q:
+            rep_label[slot] = yi
+            for k in range(dim):
+                reps[slot, k] = phi[k]
+    for k in range(dim):
+        if not np.isfinite(w[k]):
+            return t, DIVERGED
+    return t, OK
