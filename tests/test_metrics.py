@@ -10,7 +10,7 @@ from sklearn import metrics as skm
 
 from aucopt.metrics import (
     StreamingROCAUC,
-    _ranking,
+    _pairwise,
     auc_from_curve,
     pairwise_auc_loss,
     roc_auc_score,
@@ -245,7 +245,7 @@ def test_pairwise_logistic_loss_chunks(monkeypatch):
     y[:2] = [0, 1]
     s = rng.normal(size=40)
     expected = brute_force_loss(y, s, "logistic", 1.0)
-    monkeypatch.setattr(_ranking, "_PAIR_CHUNK", 7)
+    monkeypatch.setattr(_pairwise, "_PAIR_CHUNK", 7)
     assert pairwise_auc_loss(y, s, "logistic") == pytest.approx(expected, rel=1e-10)
 
 

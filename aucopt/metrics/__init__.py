@@ -12,13 +12,9 @@ NumPy and SciPy only. Ties count one half everywhere, so the batch functions equ
 =========================  ==============================================================
 """
 
-from ._ranking import (
-    StreamingROCAUC,
-    auc_from_curve,
-    pairwise_auc_loss,
-    roc_auc_score,
-    roc_curve,
-)
+from ._pairwise import pairwise_auc_loss
+from ._ranking import auc_from_curve, roc_auc_score, roc_curve
+from ._streaming import StreamingROCAUC
 
 __all__ = [
     "StreamingROCAUC",
