@@ -21,19 +21,14 @@ recorded in the manifest, the rows (``data_source``) and the report.
 from __future__ import annotations
 
 import csv
-import datetime
-import hashlib
 import json
 import logging
 import os
-import platform
 import re
-import subprocess
 import sys
-import time
 import warnings
 import zlib
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +38,7 @@ from .._api import algorithm_info, list_algorithms
 from ..datasets import binarize, dataset_info, fetch, load, make_auc_problem
 from ..model_selection import evaluate_fold, make_splits
 from ._config import ExperimentConfig, load_config
+from ._manifest import build_manifest, now
 
 __all__ = ["RunOptions", "run_experiment", "run_cell", "SMOKE_ROWS"]
 
@@ -393,7 +389,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
         if old != fingerprint:
             raise ValueError(f"{out} holds results of a different run ({old}); this run is "
                              f"{fingerprint}. Use another --out directory.")
-    started = _now()
+    started = now()
     registered = set(list_algorithms())
     done = [r for r in _read_cells(out / CELLS) if r.get("status") == OK]
     finished = {_cell_key(r) for r in done}
@@ -444,7 +440,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                               "inner_folds": protocol.inner_folds,
                               "max_train": a.max_train_for(entry.name)})
 
-    manifest = _manifest(config, options, protocol, fingerprint, data_records, algorithms,
+    manifest = build_manifest(config, options, protocol, fingerprint, data_records, algorithms,
                          registered, substitutions, started)
     manifest["not_selected"] = {
         "datasets": [d.name for d in config.datasets if d not in datasets],
@@ -479,7 +475,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
         "substitutions": substitutions,
         "not_selected": manifest["not_selected"],
     }
-    manifest.update(finished=_now(), summary=summary)
+    manifest.update(finished=now(), summary=summary)
     manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
     from ._report import write_report
 
@@ -526,81 +522,3 @@ def _write_csv(rows: list[dict], path: Path) -> None:
 
 
 # --------------------------------------------------------------------------- manifest
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
-
-
-def _git_hash() -> str | None:
-    root = Path(__file__).resolve().parents[2]
-    try:
-        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                             text=True, timeout=5, check=False)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, capture_output=True, text=True, timeout=5, check=False)
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if res.returncode != 0:
-        return None
-    return res.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
-
-
-def _versions() -> dict:
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for pkg in ("aucopt", "numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl"):
-        try:
-            out[pkg] = version(pkg)
-        except PackageNotFoundError:
-            out[pkg] = None
-    return out
-
-
-def _blas() -> dict:
-    env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                          "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
-                                          "NUMBA_DISABLE_JIT")}
-    try:
-        from threadpoolctl import threadpool_info
-
-        pools = [{k: p.get(k) for k in ("user_api", "internal_api", "version",
-                                        "num_threads", "threading_layer")}
-                 for p in threadpool_info()]
-    except ImportError:
-        pools = []
-    return {"env": env, "threadpools": pools}
-
-
-def _manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
-              substitutions, started) -> dict:
-    text = Path(config.path).read_text(encoding="utf-8") if config.path else ""
-    return {
-        "config": config.id,
-        "title": config.title,
-        "config_path": config.path,
-        "config_sha256": hashlib.sha256(text.encode()).hexdigest() if text else None,
-        "config_toml": text,
-        "fingerprint": fingerprint,
-        "mode": "smoke" if options.smoke else "full",
-        "options": {k: v for k, v in asdict(options).items() if k != "progress"},
-        "protocol": asdict(protocol),
-        "seeds": {"splits_and_estimators": f"seed + repeat, seed = {protocol.seed}",
-                  "binarize": protocol.binarize_seed},
-        "datasets": data_records,
-        "substitutions": substitutions,
-        "algorithms": {a.key: {"id": a.id, "id_by_dataset": a.id_by_dataset,
-                               "registered": a.id in registered, "params": a.params,
-                               "grid_sizes": {k: len(v) for k, v in a.grid.items()},
-                               "max_train": a.max_train} for a in algorithms},
-        "versions": _versions(),
-        "git": _git_hash(),
-        "machine": {"platform": platform.platform(), "machine": platform.machine(),
-                    "processor": platform.processor(), "cpu_count": os.cpu_count(),
-                    "hostname": platform.node()},
-        "blas": _blas(),
-        "started": started,
-        "argv": sys.argv,
-        "time": time.time(),
-    }

@@ -1,0 +1,93 @@
+"""The run manifest: versions, git hash, machine and BLAS settings of an experiment run."""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+__all__ = ["build_manifest", "now"]
+
+
+def now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _git_hash() -> str | None:
+    root = Path(__file__).resolve().parents[2]
+    try:
+        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=5, check=False)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               cwd=root, capture_output=True, text=True, timeout=5, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if res.returncode != 0:
+        return None
+    return res.stdout.strip() + ("+dirty" if dirty.stdout.strip() else "")
+
+
+def _versions() -> dict:
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version()}
+    for pkg in ("aucopt", "numpy", "scipy", "scikit-learn", "numba", "joblib", "threadpoolctl"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = None
+    return out
+
+
+def _blas() -> dict:
+    env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                          "MKL_NUM_THREADS", "NUMBA_NUM_THREADS",
+                                          "NUMBA_DISABLE_JIT")}
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = [{k: p.get(k) for k in ("user_api", "internal_api", "version",
+                                        "num_threads", "threading_layer")}
+                 for p in threadpool_info()]
+    except ImportError:
+        pools = []
+    return {"env": env, "threadpools": pools}
+
+
+def build_manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
+              substitutions, started) -> dict:
+    text = Path(config.path).read_text(encoding="utf-8") if config.path else ""
+    return {
+        "config": config.id,
+        "title": config.title,
+        "config_path": config.path,
+        "config_sha256": hashlib.sha256(text.encode()).hexdigest() if text else None,
+        "config_toml": text,
+        "fingerprint": fingerprint,
+        "mode": "smoke" if options.smoke else "full",
+        "options": {k: v for k, v in asdict(options).items() if k != "progress"},
+        "protocol": asdict(protocol),
+        "seeds": {"splits_and_estimators": f"seed + repeat, seed = {protocol.seed}",
+                  "binarize": protocol.binarize_seed},
+        "datasets": data_records,
+        "substitutions": substitutions,
+        "algorithms": {a.key: {"id": a.id, "id_by_dataset": a.id_by_dataset,
+                               "registered": a.id in registered, "params": a.params,
+                               "grid_sizes": {k: len(v) for k, v in a.grid.items()},
+                               "max_train": a.max_train} for a in algorithms},
+        "versions": _versions(),
+        "git": _git_hash(),
+        "machine": {"platform": platform.platform(), "machine": platform.machine(),
+                    "processor": platform.processor(), "cpu_count": os.cpu_count(),
+                    "hostname": platform.node()},
+        "blas": _blas(),
+        "started": started,
+        "argv": sys.argv,
+        "time": time.time(),
+    }
