@@ -3,10 +3,25 @@
 ``load("german.numer")`` needs no network. ``fetch(name)`` reads the cache
 (``$AUCOPT_DATA``, default ``~/.cache/aucopt``), a mirror directory
 (``$AUCOPT_DATA_MIRROR``) or the official address, and verifies the file.
+``list_datasets()`` is the registry: every dataset of the five papers, with its
+address, size, positive class and the experiment tables that use it.
 """
 
-from ._fetch import BINARIZATION_SCHEMES, binarize, fetch, get_data_home, load
-from ._preprocessing import PREPROCESSING_SCHEMES, make_preprocessor, preprocess
+from ._fetch import (
+    DatasetDownloadError,
+    DatasetIntegrityError,
+    DatasetNotAvailableError,
+    fetch,
+    get_data_home,
+    load,
+)
+from ._preprocessing import (
+    BINARIZATION_SCHEMES,
+    PREPROCESSING_SCHEMES,
+    binarize,
+    make_preprocessor,
+    preprocess,
+)
 from ._registry import CONFIG_IDS, DatasetInfo, dataset_info, list_datasets, register_dataset
 from ._stream import iter_svmlight
 from ._synthetic import make_auc_problem
@@ -14,7 +29,10 @@ from ._synthetic import make_auc_problem
 __all__ = [
     "BINARIZATION_SCHEMES",
     "CONFIG_IDS",
+    "DatasetDownloadError",
     "DatasetInfo",
+    "DatasetIntegrityError",
+    "DatasetNotAvailableError",
     "PREPROCESSING_SCHEMES",
     "binarize",
     "dataset_info",

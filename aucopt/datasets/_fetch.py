@@ -3,33 +3,63 @@
 from __future__ import annotations
 
 import bz2
+import contextlib
 import gzip
 import hashlib
-import json
+import http.client
 import logging
 import lzma
 import os
 import shutil
 import urllib.error
 import urllib.request
+import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._registry import dataset_info, list_datasets
+from ._preprocessing import as_output, file_labels, sparse_flag
+from ._registry import _manifest_entry, _suggest, dataset_info, list_datasets
 
-__all__ = ["get_data_home", "load", "fetch", "binarize", "BINARIZATION_SCHEMES"]
+__all__ = ["get_data_home", "load", "fetch", "DatasetIntegrityError", "DatasetDownloadError",
+           "DatasetNotAvailableError"]
 
 logger = logging.getLogger(__name__)
 
 BUNDLED_DIR = Path(__file__).parent / "data"
-BINARIZATION_SCHEMES = ("random-half", "even-odd", "largest-vs-rest")
+DOWNLOAD_TIMEOUT = 60.0  # seconds without data before a download is abandoned
+_READABLE = ("libsvm", "libsvm-multilabel")
 _OPENERS = {".bz2": bz2.open, ".gz": gzip.open, ".xz": lzma.open}
+_NPZ_VERSION = 1
+
+
+class DatasetIntegrityError(ValueError):
+    """A dataset file does not match its registry record (it is removed from the cache)."""
+
+
+class DatasetDownloadError(OSError):
+    """A download failed: network error, HTTP error or truncated transfer."""
+
+
+class DatasetNotAvailableError(FileNotFoundError):
+    """No usable copy of a dataset exists, and it may not or cannot be downloaded."""
+
+
+@dataclass
+class _Source:
+    """Raw LIBSVM file(s) of one dataset, where they came from and how to check them."""
+
+    paths: list
+    sha256: str | None
+    origin: str
+    hint: str
+    removable: bool = True
 
 
 def get_data_home(data_home=None) -> Path:
-    """Return the cache directory (created if missing).
+    """Return the cache directory, created if missing.
 
     Parameters
     ----------
@@ -40,211 +70,327 @@ def get_data_home(data_home=None) -> Path:
     -------
     Path
     """
-    path = Path(data_home or os.environ.get("AUCOPT_DATA") or Path.home() / ".cache" / "aucopt")
-    path.mkdir(parents=True, exist_ok=True)
+    raw = data_home if data_home is not None else os.environ.get("AUCOPT_DATA")
+    path = Path(raw).expanduser() if raw else Path.home() / ".cache" / "aucopt"
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OSError(f"Cannot create the dataset cache {path} ({exc}). Pass data_home=... or "
+                      "set AUCOPT_DATA to a writable directory.") from exc
     return path
 
 
-def _open_text(path: Path):
+def _open(path: Path):
     return _OPENERS.get(path.suffix, open)(path, "rb")
 
 
 def _sha256(path: Path) -> str:
     digest = hashlib.sha256()
-    with _open_text(path) as fh:
+    with _open(path) as fh:
         for block in iter(lambda: fh.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
 
 
-def _signed(y: np.ndarray) -> np.ndarray:
-    labels = np.unique(y)
-    if labels.size != 2:
-        return y.astype(np.int64)  # multi-class: the caller binarises
-    return np.where(y == labels[1], 1, -1).astype(np.int64)
+def _integrity(source: _Source, info, what: str) -> DatasetIntegrityError:
+    if source.removable:
+        for path in source.paths:
+            path.unlink(missing_ok=True)
+    done = "The file was removed from the cache. " if source.removable else ""
+    return DatasetIntegrityError(f"{', '.join(map(str, source.paths))} failed verification as "
+                                 f"dataset {info.name!r}: {what}. {done}{source.hint}")
 
 
-def _finish(X, y, info, return_sparse):
-    sparse = info.sparse if return_sparse is None else return_sparse
-    if sparse:
-        X = sp.csr_matrix(X, dtype=np.float64)
-        X.sort_indices()
-        return X, y
-    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64), y
+def _read(source: _Source, info, verify: bool):
+    """Verify ``source`` (sha256 when known, else the number of rows) and parse it."""
+    from sklearn.datasets import load_svmlight_files
 
-
-def _parse(path: Path, info, verify: bool):
-    from sklearn.datasets import load_svmlight_file
-
-    if verify and info.sha256 is not None:
-        got = _sha256(path)
-        if got != info.sha256:
-            raise _corrupt(path, "sha256 of the uncompressed text", info.sha256, got)
+    broken = (ValueError, OSError, EOFError, lzma.LZMAError)
+    if verify and source.sha256 is not None:
+        try:
+            got = _sha256(source.paths[0])
+        except broken as exc:
+            raise _integrity(source, info, f"cannot decompress it ({exc})") from exc
+        if got != source.sha256:
+            raise _integrity(source, info, f"sha256 of the uncompressed text: expected "
+                                           f"{source.sha256}, got {got}")
     try:
-        X, y = load_svmlight_file(str(path), n_features=info.n_features)
+        with contextlib.ExitStack() as stack:
+            files = [stack.enter_context(_open(p)) for p in source.paths]
+            parsed = load_svmlight_files(files, n_features=info.n_features, dtype=np.float64,
+                                         multilabel=info.format == "libsvm-multilabel")
+    except broken as exc:
+        raise _integrity(source, info, f"not a readable LIBSVM file with at most "
+                                       f"{info.n_features} features ({exc})") from exc
+    X = sp.vstack(parsed[0::2], format="csr") if len(parsed) > 2 else parsed[0]
+    y = ([row for part in parsed[1::2] for row in part] if info.format == "libsvm-multilabel"
+         else np.concatenate(parsed[1::2]))
+    if verify and X.shape[0] != info.n_samples:
+        raise _integrity(source, info, f"number of rows: expected {info.n_samples}, got "
+                                       f"{X.shape[0]}")
+    try:
+        return X, file_labels(y, info)
     except ValueError as exc:
-        raise _corrupt(path, "a readable LIBSVM file", "LIBSVM text", str(exc)) from exc
-    if verify and info.sha256 is None and X.shape[0] != info.n_samples:
-        raise _corrupt(path, "number of rows", info.n_samples, X.shape[0])
-    return X, _signed(y)
-
-
-class DatasetIntegrityError(ValueError):
-    """A dataset file does not match its registry record (removed from the cache)."""
-
-
-def _corrupt(path, what, expected, got):
-    path.unlink(missing_ok=True)
-    return DatasetIntegrityError(
-        f"{path.name} failed verification ({what}: expected {expected}, got {got}); the file "
-        "was removed from the cache. Retry the download, or check the file in "
-        "AUCOPT_DATA_MIRROR."
-    )
+        raise _integrity(source, info, str(exc)) from exc
 
 
 def load(name: str, *, return_sparse=None):
-    """Return a dataset bundled with aucopt as ``(X, y)``.
+    """Return a dataset bundled with aucopt as ``(X, y)``: no network, no cache.
 
     Parameters
     ----------
     name : str
-        A bundled dataset (``"german.numer"``).
+        A bundled dataset: ``"german.numer"`` (alias ``"german"``).
     return_sparse : bool, optional
-        Force CSR (True) or dense (False); default: dense for small sets.
+        Force CSR (True) or dense (False) output; by default dense unless the
+        registry marks the dataset as sparse.
 
     Returns
     -------
-    X : ndarray or CSR matrix of shape (n_samples, n_features)
-    y : ndarray of int64 in {-1, +1}
+    X : ndarray of shape (n_samples, n_features) or CSR matrix
+        float64; dense arrays are C-contiguous, CSR matrices have sorted indices.
+    y : ndarray of shape (n_samples,)
+        int64 labels in {-1, +1}.
     """
     bundled = [d.name for d in list_datasets() if d.bundled]
-    info = dataset_info(name) if name in bundled else None
-    if info is None:
-        raise ValueError(f"{name!r} is not bundled with aucopt (bundled: {bundled}); use "
-                         f"aucopt.datasets.fetch({name!r}) for the others.")
-    X, y = _parse(BUNDLED_DIR / info.filename, info, verify=False)
-    return _finish(X, y, info, return_sparse)
-
-
-def _mirror_file(info, mirror) -> Path | None:
-    mirror = mirror or os.environ.get("AUCOPT_DATA_MIRROR")
-    if not mirror:
-        return None
-    mirror = Path(mirror)
-    manifest = mirror / "MANIFEST.json"
-    entry = json.loads(manifest.read_text()).get(info.name) if manifest.exists() else None
-    candidate = mirror / (entry["file"] if entry else f"{info.name}.bz2")
-    return candidate if candidate.exists() else None
-
-
-def _download(url: str, target: Path, timeout: float = 60.0) -> None:
-    part = target.with_name(target.name + ".part")
-    logger.info("Downloading %s", url)
     try:
-        with urllib.request.urlopen(url, timeout=timeout) as response, part.open("wb") as fh:
-            shutil.copyfileobj(response, fh)
-    except (urllib.error.URLError, OSError) as exc:
+        info = dataset_info(name)
+    except ValueError:
+        info = None
+    if info is None:
+        raise ValueError(f"Unknown dataset {name!r}.{_suggest(str(name))} Bundled datasets: "
+                         f"{bundled}; read any other registered dataset (list_datasets()) "
+                         "with aucopt.datasets.fetch(name).")
+    if not info.bundled:
+        raise ValueError(f"{name!r} is not bundled with aucopt (bundled: {bundled}); use "
+                         f"aucopt.datasets.fetch({name!r}), which reads the cache or a mirror, "
+                         "or downloads it.")
+    sparse = sparse_flag(return_sparse, info.sparse)
+    path = BUNDLED_DIR / info.filename
+    if not path.is_file():
+        raise DatasetNotAvailableError(f"The bundled file {path} is missing: the aucopt "
+                                       "installation is incomplete; reinstall aucopt.")
+    sha = info.sha256 if info.sha256_of == "mirror" else None
+    X, y = _read(_Source([path], sha, "bundled", "Reinstall aucopt.", removable=False), info,
+                 verify=True)
+    logger.info("%s: bundled file %s", info.name, path)
+    return as_output(X, y, sparse)
+
+
+def _load_npz(path: Path, info, verify: bool):
+    if not path.is_file():
+        return None
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            if int(z["version"]) != _NPZ_VERSION:
+                raise ValueError(f"format version {int(z['version'])}")
+            shape = tuple(int(s) for s in z["shape"])
+            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
+            y = z["y"].astype(np.int64)
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        logger.warning("Ignoring the unreadable parsed cache %s (%s); rebuilding it.", path, exc)
+        path.unlink(missing_ok=True)
+        return None
+    if len(y) != shape[0] or shape[1] != info.n_features or (verify and
+                                                               shape[0] != info.n_samples):
+        logger.warning("The parsed cache %s (%d x %d) does not match the registry (%d x %d); "
+                       "rebuilding it.", path, *shape, info.n_samples, info.n_features)
+        path.unlink(missing_ok=True)
+        return None
+    return X, y
+
+
+def _save_npz(path: Path, X, y) -> None:
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sort_indices()
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
+    try:
+        with tmp.open("wb") as fh:
+            np.savez(fh, version=np.int64(_NPZ_VERSION), data=X.data, indices=X.indices,
+                     indptr=X.indptr, shape=np.asarray(X.shape, dtype=np.int64),
+                     y=np.asarray(y, dtype=np.int64))
+        os.replace(tmp, path)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        logger.warning("Could not write the parsed cache %s (%s).", path, exc)
+
+
+def _url_file(home: Path, url: str) -> Path:
+    return home / "downloads" / url.rstrip("/").rsplit("/", 1)[-1]
+
+
+def _cached_raw(info, home: Path) -> _Source | None:
+    retry = f"Run fetch({info.name!r}) again to get a fresh copy (mirror or network)."
+    for ext in ("", *_OPENERS):  # a copy from a mirror, or a file placed there by hand
+        if (home / f"{info.name}{ext}").is_file():
+            sha = info.sha256 if info.sha256_of == "mirror" else None
+            return _Source([home / f"{info.name}{ext}"], sha, "cache", retry)
+    parts = [_url_file(home, u) for u in (info.url, *info.extra_urls)]
+    if info.format in _READABLE and all(p.is_file() for p in parts):
+        sha = info.sha256 if info.sha256_of == "download" and len(parts) == 1 else None
+        return _Source(parts, sha, "cache", retry)
+    return None
+
+
+def _mirror_dir(mirror) -> Path | None:
+    if mirror is not None:
+        root = Path(mirror).expanduser()
+        if not root.is_dir():
+            raise DatasetNotAvailableError(f"The mirror directory {root} does not exist. Pass a "
+                                           "directory holding NAME.bz2 files and a "
+                                           "MANIFEST.json, or mirror=None.")
+        return root
+    env = os.environ.get("AUCOPT_DATA_MIRROR")
+    if env and Path(env).expanduser().is_dir():
+        return Path(env).expanduser()
+    if env:
+        logger.warning("AUCOPT_DATA_MIRROR=%s is not a directory; ignoring it.", env)
+    return None
+
+
+def _from_mirror(info, root: Path, home: Path) -> _Source | None:
+    entry = _manifest_entry(root, info.name)
+    names = [entry["file"]] if entry.get("file") else [info.filename, f"{info.name}.bz2"]
+    src = next((root / n for n in names if (root / n).is_file()), None)
+    if src is None:
+        logger.info("%s: not in the mirror %s", info.name, root)
+        return None
+    for key, expected in (("n_samples", info.n_samples), ("n_features", info.n_features)):
+        if key in entry and entry[key] != expected:
+            logger.warning("%s: the mirror's MANIFEST.json says %s = %s, the registry %s.",
+                           info.name, key, entry[key], expected)
+    dest = home / (info.name + next((e for e in _OPENERS if src.name.endswith(e)), ""))
+    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.part")
+    try:
+        shutil.copyfile(src, tmp)
+        os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    logger.info("%s: copied from the mirror file %s to %s", info.name, src, dest)
+    hint = (f"The mirror file {src} is damaged or holds another version of the data: check or "
+            f"rebuild it (and its MANIFEST.json entry) in {root}, or unset AUCOPT_DATA_MIRROR "
+            "to download the dataset instead.")
+    return _Source([dest], entry.get("sha256_uncompressed") or info.sha256, "mirror", hint)
+
+
+def _download(url: str, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    advice = ("Check the network and the address (dataset_info(name).url; point the record at "
+              "a new address with register_dataset(..., replace=True)), or put the file in a "
+              "mirror directory named by AUCOPT_DATA_MIRROR.")
+    logger.info("Downloading %s to %s", url, target)
+    request = urllib.request.Request(url, headers={"User-Agent": "aucopt-datasets"})
+    try:
+        with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT) as response, \
+                part.open("wb") as fh:
+            length = response.headers.get("Content-Length")
+            shutil.copyfileobj(response, fh, 1 << 20)
+            got = fh.tell()
+    except (OSError, http.client.HTTPException) as exc:  # HTTPError and URLError included
         part.unlink(missing_ok=True)
-        raise OSError(f"Could not download {url}: {exc}. Check the network, or place the file "
-                      "in a mirror directory named by AUCOPT_DATA_MIRROR.") from exc
-    part.replace(target)
+        why = (f"HTTP error {exc.code} ({exc.reason})" if isinstance(exc, urllib.error.HTTPError)
+               else getattr(exc, "reason", exc))
+        raise DatasetDownloadError(f"Could not download {url}: {why}. {advice}") from exc
+    if length is not None and length.isdigit() and got != int(length):
+        part.unlink(missing_ok=True)
+        raise DatasetDownloadError(f"The download of {url} was cut short ({got} of {length} "
+                                   f"bytes). Retry. {advice}")
+    os.replace(part, target)
+    logger.info("Downloaded %s (%d bytes)", url, got)
+
+
+def _not_available(info, home: Path, root) -> DatasetNotAvailableError:
+    where = (f"the cache {home} (NAME.npz, NAME[.bz2|.gz|.xz], downloads/) and "
+             + (f"the mirror {root}" if root else "no mirror (AUCOPT_DATA_MIRROR is unset)"))
+    provide = (f"set AUCOPT_DATA_MIRROR (or pass mirror=...) to a directory holding "
+               f"{info.name}.bz2 in LIBSVM format (with a MANIFEST.json entry)")
+    if info.format not in _READABLE:
+        return DatasetNotAvailableError(
+            f"{info.name} is distributed as {info.format!r} ({info.url}), which fetch cannot "
+            f"read, and no LIBSVM copy was found in {where}. Convert it to LIBSVM text, then "
+            f"{provide}.")
+    return DatasetNotAvailableError(
+        f"{info.name} is not available locally and download=False. Looked in {where}. To "
+        f"provide it, {provide}; or allow the download from "
+        f"{' + '.join((info.url, *info.extra_urls))}.")
 
 
 def fetch(name: str, *, data_home=None, mirror=None, download=True, return_sparse=None,
           verify=True):
     """Return a registered dataset as ``(X, y)``: bundled, cached, mirrored or downloaded.
 
-    Looks, in order, at the bundled files, the parsed cache (``NAME.npz`` in
-    :func:`get_data_home`), the raw file in the cache, the mirror directory
-    (``mirror`` or ``$AUCOPT_DATA_MIRROR``, laid out as ``NAME.bz2`` +
-    ``MANIFEST.json``) and finally the official address. Raw files are verified
-    (sha256 when known, else the row count) and a file that fails is removed.
+    Looks at (a) the bundled files, (b) the parsed cache ``NAME.npz`` in
+    :func:`get_data_home`, (c) raw files already in the cache, (d) the mirror
+    directory (``NAME.bz2`` files plus a ``MANIFEST.json`` giving ``file``,
+    ``n_samples``, ``n_features`` and ``sha256_uncompressed``), copied into the cache,
+    and (e) the record's official address(es), downloaded into ``data_home/downloads``.
+    Raw files are verified (sha256 of the uncompressed text when known, else the number
+    of rows); a file that fails is removed from the cache. The parsed data are cached
+    as ``NAME.npz`` (no pickle). The source used is logged (``logging.INFO``).
 
     Parameters
     ----------
     name : str
         Registry name (see :func:`list_datasets`).
     data_home : str or Path, optional
-        Cache directory.
+        Cache directory (default: :func:`get_data_home`).
     mirror : str or Path, optional
-        Mirror directory.
+        Mirror directory; default ``$AUCOPT_DATA_MIRROR`` if set.
     download : bool, default=True
-        Allow the network.
+        Allow downloads from the official address.
     return_sparse : bool, optional
-        Force CSR or dense output.
+        Force CSR (True) or dense (False) output; default: CSR for the datasets the
+        registry marks as sparse.
     verify : bool, default=True
-        Verify raw files.
+        Check the sha256 / shape of raw files before using them.
 
     Returns
     -------
-    X : ndarray or CSR matrix
-    y : ndarray of int64: {-1, +1} for binary data, the original labels otherwise
-        (apply :func:`binarize` with the record's ``binarize`` scheme).
+    X : ndarray of shape (n_samples, n_features) or CSR matrix
+        float64; dense arrays are C-contiguous, CSR matrices have sorted indices.
+    y : ndarray of shape (n_samples,)
+        int64. Two-class data: {-1, +1}, +1 being the registry's positive class.
+        Multi-class data (``dataset_info(name).binarize`` is set): the original
+        class labels, to be passed to :func:`aucopt.datasets.binarize`.
+
+    Raises
+    ------
+    DatasetNotAvailableError
+        Nothing local and ``download=False``, or a format fetch cannot read.
+    DatasetDownloadError
+        The download failed (network, HTTP error such as 404, cut short).
+    DatasetIntegrityError
+        A file does not match the registry record (it was removed from the cache).
     """
     info = dataset_info(name)
+    sparse = sparse_flag(return_sparse, info.sparse)
     if info.bundled:
         return load(info.name, return_sparse=return_sparse)
     home = get_data_home(data_home)
-    parsed = home / f"{info.name}.npz"
-    if parsed.exists():
-        with np.load(parsed, allow_pickle=False) as z:
-            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=tuple(z["shape"]))
-            logger.info("%s: parsed cache %s", info.name, parsed)
-            return _finish(X, z["y"], info, return_sparse)
-    if info.format != "libsvm":
-        raise ValueError(f"{info.name} is distributed as {info.format!r} at {info.url}; convert "
-                         f"it to LIBSVM text and put it in AUCOPT_DATA_MIRROR as {info.name}.bz2.")
-    raw = home / (info.filename or f"{info.name}.bz2")
-    if not raw.exists():
-        source = _mirror_file(info, mirror)
-        if source is not None:
-            raw = home / source.name
-            shutil.copyfile(source, raw)
-            logger.info("%s: copied from mirror %s", info.name, source)
-        elif download:
-            _download(info.url, raw)
-        else:
-            raise FileNotFoundError(
-                f"{info.name} is not in the cache {home} nor in a mirror, and download=False. "
-                f"Set AUCOPT_DATA_MIRROR to a directory holding {info.name}.bz2, or allow the "
-                f"download from {info.url}."
-            )
-    X, y = _parse(raw, info, verify)
-    X = sp.csr_matrix(X)
-    np.savez(parsed, data=X.data, indices=X.indices, indptr=X.indptr,
-             shape=np.array(X.shape), y=y)
-    return _finish(X, y, info, return_sparse)
-
-
-def binarize(y, scheme="random-half", random_state=None):
-    """Map multi-class labels to {-1, +1}.
-
-    Parameters
-    ----------
-    y : array-like of shape (n,)
-        Class labels.
-    scheme : {"random-half", "even-odd", "largest-vs-rest"}
-        ``"random-half"``: the classes are randomly permuted and the first
-        ``floor(K/2)`` become +1 (spec A-09); ``"even-odd"``: even label ids
-        are +1; ``"largest-vs-rest"``: the most frequent class is +1.
-    random_state : int or Generator, optional
-        Seed of ``"random-half"``.
-
-    Returns
-    -------
-    ndarray of int64 in {-1, +1}
-    """
-    y = np.asarray(y)
-    classes, counts = np.unique(y, return_counts=True)
-    if classes.size < 2:
-        raise ValueError("binarize needs at least two classes.")
-    if scheme == "random-half":
-        perm = np.random.default_rng(random_state).permutation(classes)
-        positive = perm[: classes.size // 2]
-    elif scheme == "even-odd":
-        positive = classes[classes.astype(np.int64) % 2 == 0]
-    elif scheme == "largest-vs-rest":
-        positive = classes[[np.argmax(counts)]]
-    else:
-        raise ValueError(f"Unknown scheme {scheme!r}; use one of {BINARIZATION_SCHEMES}.")
-    return np.where(np.isin(y, positive), 1, -1).astype(np.int64)
+    npz = home / f"{info.name}.npz"
+    cached = _load_npz(npz, info, verify)
+    if cached is not None:
+        logger.info("%s: parsed cache %s", info.name, npz)
+        return as_output(*cached, sparse)
+    source, root = _cached_raw(info, home), None
+    if source is None:
+        root = _mirror_dir(mirror)
+        source = _from_mirror(info, root, home) if root is not None else None
+    if source is None:
+        if info.format not in _READABLE or not download:
+            raise _not_available(info, home, root)
+        urls = (info.url, *info.extra_urls)
+        for url in urls:
+            if not _url_file(home, url).is_file():
+                _download(url, _url_file(home, url))
+        sha = info.sha256 if info.sha256_of == "download" and len(urls) == 1 else None
+        source = _Source([_url_file(home, u) for u in urls], sha, "download",
+                         f"Retry fetch({info.name!r}); if the check fails again, the file at "
+                         f"{info.url} differs from the registry record (report it, or "
+                         "register_dataset(..., replace=True) an updated record).")
+    X, y = _read(source, info, verify)
+    logger.info("%s: %d x %d read from %s (%s)", info.name, X.shape[0], X.shape[1],
+                source.origin, ", ".join(str(p) for p in source.paths))
+    _save_npz(npz, X, y)
+    return as_output(X, y, sparse)

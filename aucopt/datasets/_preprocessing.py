@@ -1,10 +1,13 @@
-"""Named preprocessing schemes, recorded with every result (scikit-learn transformers)."""
+"""Named preprocessing schemes (scikit-learn transformers) and label binarisation."""
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
+
 import numpy as np
 import scipy.sparse as sp
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import (
     FunctionTransformer,
     MaxAbsScaler,
@@ -14,109 +17,173 @@ from sklearn.preprocessing import (
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-__all__ = ["PREPROCESSING_SCHEMES", "make_preprocessor", "preprocess", "SymmetricMinMaxScaler",
-           "CenterUnitNormRows"]
+from ._registry import BINARIZATION_SCHEMES
+
+__all__ = ["PREPROCESSING_SCHEMES", "BINARIZATION_SCHEMES", "make_preprocessor", "preprocess",
+           "binarize", "SymmetricMinMaxScaler", "CenterUnitNormRows", "SparseAwareStandardScaler"]
+
+logger = logging.getLogger(__name__)
 
 PREPROCESSING_SCHEMES = ("minmax", "l2-rows", "center-l2-rows", "standard", "none")
 
 
-class SymmetricMinMaxScaler(TransformerMixin, BaseEstimator):
-    """Scale each feature to [-1, 1] with the range of the training part.
+class _Delegating(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Fit the scikit-learn transformer that suits the input (dense or CSR)."""
 
-    Dense input uses ``MinMaxScaler(feature_range=(-1, 1))``; CSR input, whose
-    zeros must stay zeros, is divided by the largest absolute value
-    (``MaxAbsScaler``), which maps it into [-1, 1] too.
-    """
+    def _make(self, sparse: bool):
+        raise NotImplementedError
 
     def fit(self, X, y=None):
-        """Learn the per-feature ranges.
+        """Fit the transformer chosen for the type of ``X``.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : ignored
+            Training data.
+        y : None
+            Ignored.
 
         Returns
         -------
-        self
+        self : object
         """
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64)
-        self.scaler_ = (MaxAbsScaler() if sp.issparse(X) else
-                        MinMaxScaler(feature_range=(-1, 1))).fit(X)
+        self.sparse_input_ = sp.issparse(X)
+        self.transformer_ = self._make(self.sparse_input_).fit(X)
         return self
 
     def transform(self, X):
-        """Apply the learned scaling.
+        """Transform ``X`` with the fitted transformer.
 
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data.
 
         Returns
         -------
-        array or CSR matrix
+        ndarray or CSR matrix of shape (n_samples, n_features)
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        if sp.issparse(X) and isinstance(self.scaler_, MinMaxScaler):
-            X = X.toarray()
-        return self.scaler_.transform(X)
+        if sp.issparse(X) and not self.sparse_input_:
+            X = X.toarray()  # fitted on dense data: the dense formula applies
+        return self.transformer_.transform(X)
 
 
-class CenterUnitNormRows(TransformerMixin, BaseEstimator):
-    """Subtract each row's own mean, then divide by its l2 norm (spec A-28; dense only)."""
+class SymmetricMinMaxScaler(_Delegating):
+    """Scale each feature to [-1, 1] with the range of the training part (scheme "minmax").
+
+    Dense input: the ranges are learned by ``MinMaxScaler(feature_range=(-1, 1),
+    clip=False)`` and applied as ``2 (x - min) / (max - min) - 1``, so that the
+    training columns span exactly [-1, 1] with no rounding outside it (constant
+    columns become -1); test values may fall outside. CSR input, whose zeros must
+    stay zeros, is divided by each feature's largest absolute value
+    (``MaxAbsScaler``): it lies in [-1, 1] too, but spans the whole interval only
+    for features with both signs. Sparse input after a dense fit is densified.
+    """
+
+    def _make(self, sparse):
+        return MaxAbsScaler() if sparse else MinMaxScaler(feature_range=(-1, 1), clip=False)
+
+    def transform(self, X):
+        """Scale ``X`` with the training ranges.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Data.
+
+        Returns
+        -------
+        ndarray or CSR matrix of shape (n_samples, n_features)
+        """
+        check_is_fitted(self)
+        if self.sparse_input_:
+            return super().transform(X)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = X.toarray() if sp.issparse(X) else X
+        scaler = self.transformer_
+        span = np.where(scaler.data_range_ == 0, 1.0, scaler.data_range_)
+        return 2.0 * ((X - scaler.data_min_) / span) - 1.0
+
+
+class SparseAwareStandardScaler(_Delegating):
+    """``StandardScaler``; for CSR input without centring (``with_mean=False``)."""
+
+    def _make(self, sparse):
+        return StandardScaler(with_mean=not sparse)
+
+
+class CenterUnitNormRows(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
+    """Subtract each row's own mean, then divide by its l2 norm (spec A-28; dense only).
+
+    Rows that are constant (zero after centring) become zeros, not NaN.
+    """
+
+    @staticmethod
+    def _dense(X):
+        if sp.issparse(X):
+            raise TypeError("The 'center-l2-rows' scheme would make sparse rows dense; use "
+                            "'l2-rows' for sparse input (or pass a dense array).")
+        return X
 
     def fit(self, X, y=None):
-        """Nothing to learn; checks the input.
+        """Check ``X``; nothing is learned.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
-        y : ignored
+            Training data (dense).
+        y : None
+            Ignored.
 
         Returns
         -------
-        self
+        self : object
         """
-        validate_data(self, X, dtype=np.float64)
+        validate_data(self, self._dense(X), dtype=np.float64)
         return self
 
     def transform(self, X):
-        """Centre and normalise each row; all-constant rows become zeros.
+        """Centre and normalise each row.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
+            Data (dense).
 
         Returns
         -------
-        ndarray
+        ndarray of shape (n_samples, n_features)
         """
         check_is_fitted(self, "n_features_in_")
-        if sp.issparse(X):
-            raise TypeError("center-l2-rows would make sparse rows dense; use 'l2-rows' for "
-                            "sparse input.")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_data(self, self._dense(X), dtype=np.float64, reset=False)
         centred = X - X.mean(axis=1, keepdims=True)
         norms = np.linalg.norm(centred, axis=1, keepdims=True)
-        return np.divide(centred, norms, out=np.zeros_like(centred), where=norms > 0)
+        # a constant row leaves only rounding noise after centring: treat it as zero
+        tiny = 8 * np.finfo(np.float64).eps * np.linalg.norm(X, axis=1, keepdims=True)
+        return np.divide(centred, norms, out=np.zeros_like(centred), where=norms > tiny)
 
 
 def make_preprocessor(scheme: str = "minmax"):
-    """Return a fresh, unfitted transformer for a named scheme.
+    """Return a fresh, unfitted scikit-learn transformer for a named scheme.
 
     Parameters
     ----------
-    scheme : {"minmax", "l2-rows", "center-l2-rows", "standard", "none"}
-        ``"minmax"``: features to [-1, 1] from the training range (OPAUC
-        paper); ``"l2-rows"``: unit-norm rows; ``"center-l2-rows"``: rows
-        centred on their own mean then unit norm (thesis, A-28);
-        ``"standard"``: zero mean, unit variance (no centring for sparse
-        input); ``"none"``: identity.
+    scheme : {"minmax", "l2-rows", "center-l2-rows", "standard", "none"}, default="minmax"
+        ``"minmax"``: each feature to [-1, 1] from the training range (OPAUC paper);
+        CSR input is scaled by the largest absolute value instead (see
+        :class:`SymmetricMinMaxScaler`). ``"l2-rows"``: unit-norm rows
+        (``Normalizer("l2")``; zero rows stay zero). ``"center-l2-rows"``: each row
+        minus its own mean, then unit norm (thesis, spec A-28; dense only).
+        ``"standard"``: zero mean and unit variance (no centring for sparse input).
+        ``"none"``: identity.
 
     Returns
     -------
-    transformer
+    transformer : scikit-learn transformer
+        Fit it on the training part only.
     """
     if scheme == "minmax":
         return SymmetricMinMaxScaler()
@@ -125,35 +192,136 @@ def make_preprocessor(scheme: str = "minmax"):
     if scheme == "center-l2-rows":
         return CenterUnitNormRows()
     if scheme == "standard":
-        return _SparseAwareStandardScaler()
+        return SparseAwareStandardScaler()
     if scheme == "none":
         return FunctionTransformer(accept_sparse=True)
     raise ValueError(f"Unknown preprocessing scheme {scheme!r}; use one of "
                      f"{PREPROCESSING_SCHEMES}.")
 
 
-class _SparseAwareStandardScaler(StandardScaler):
-    """StandardScaler that keeps sparse input sparse (no centring)."""
-
-    def fit(self, X, y=None, sample_weight=None):
-        self.with_mean = not sp.issparse(X)
-        return super().fit(X, y, sample_weight)
-
-
 def preprocess(X_train, X_test=None, scheme: str = "minmax"):
-    """Fit ``scheme`` on ``X_train`` and transform both parts.
+    """Fit ``scheme`` on ``X_train`` only and transform both parts.
 
     Parameters
     ----------
-    X_train : array or CSR matrix
-    X_test : array or CSR matrix, optional
-    scheme : str
+    X_train : {array-like, sparse matrix} of shape (n_train, n_features)
+        Training part.
+    X_test : {array-like, sparse matrix} of shape (n_test, n_features), optional
+        Test part, transformed with the training statistics.
+    scheme : str, default="minmax"
         See :func:`make_preprocessor`.
 
     Returns
     -------
-    X_train_t or (X_train_t, X_test_t)
+    X_train_t : ndarray or CSR matrix
+        Returned alone when ``X_test`` is None.
+    X_test_t : ndarray or CSR matrix
+        Only when ``X_test`` is given: the pair ``(X_train_t, X_test_t)`` is returned.
     """
     transformer = make_preprocessor(scheme).fit(X_train)
     train = transformer.transform(X_train)
     return train if X_test is None else (train, transformer.transform(X_test))
+
+
+def binarize(y, scheme: str = "random-half", random_state=None):
+    """Map multi-class labels to {-1, +1}.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels (at least two classes).
+    scheme : {"random-half", "even-odd", "largest-vs-rest"}, default="random-half"
+        ``"random-half"``: the K classes are randomly permuted and the first
+        ``floor(K/2)`` become +1 (spec A-09; for odd K the positive group is the
+        smaller one). ``"even-odd"``: even integer labels are +1, odd ones -1 (VRSPAM
+        paper). ``"largest-vs-rest"``: the most frequent class is +1 (ties: the
+        smallest label).
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the permutation of ``"random-half"`` (ignored by the other schemes).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        int64 labels in {-1, +1}.
+    """
+    scheme = scheme.replace("_", "-") if isinstance(scheme, str) else scheme
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional; got shape {y.shape}.")
+    classes, counts = np.unique(y, return_counts=True)
+    if classes.size < 2:
+        raise ValueError(f"binarize needs at least two classes; got {classes.tolist()}.")
+    if scheme == "random-half":
+        if not (random_state is None or isinstance(random_state, np.random.Generator)
+                or (isinstance(random_state, int | np.integer)
+                    and not isinstance(random_state, bool))):
+            raise TypeError(f"random_state must be None, an int or a numpy Generator; got "
+                            f"{random_state!r}.")
+        positive = np.random.default_rng(random_state).permutation(classes)[: classes.size // 2]
+    elif scheme == "even-odd":
+        if not np.issubdtype(classes.dtype, np.number) or np.any(classes != np.round(classes)):
+            raise ValueError(f"'even-odd' needs integer class labels; got {classes[:5]}.")
+        positive = classes[classes.astype(np.int64) % 2 == 0]
+    elif scheme == "largest-vs-rest":
+        positive = classes[[np.argmax(counts)]]
+    else:
+        raise ValueError(f"Unknown binarisation scheme {scheme!r}; use one of "
+                         f"{BINARIZATION_SCHEMES}.")
+    out = np.where(np.isin(y, positive), 1, -1).astype(np.int64)
+    if np.all(out == out[0]):
+        raise ValueError(f"Scheme {scheme!r} puts every class of {classes.tolist()} on one "
+                         "side; choose another scheme.")
+    return out
+
+
+def file_labels(y, info) -> np.ndarray:
+    """Labels of a LIBSVM file as returned by ``fetch`` (see :func:`aucopt.datasets.fetch`).
+
+    Multi-label files: +1 for the rows carrying the most frequent label. Multi-class
+    data (``info.binarize`` set, or more than two labels): the original labels as
+    int64. Two classes: ``info.positive_label`` (default: the larger label) -> +1.
+    """
+    if info.format == "libsvm-multilabel":
+        counts = Counter(label for row in y for label in row)
+        if not counts:
+            raise ValueError("no labels in the multi-label file")
+        top = min(counts, key=lambda label: (-counts[label], label))
+        return np.array([1 if top in row else -1 for row in y], dtype=np.int64)
+    y = np.asarray(y, dtype=np.float64)
+    classes = np.unique(y)
+    if classes.size == 0:
+        raise ValueError("no rows")
+    if info.binarize is not None or classes.size > 2:
+        if np.any(classes != np.round(classes)):
+            raise ValueError(f"non-integer class labels {classes[:5].tolist()}")
+        logger.info("%s: %d classes, returned as they are; apply aucopt.datasets.binarize(y, "
+                    "%r, random_state=...) to get {-1, +1} labels.", info.name, classes.size,
+                    info.binarize or "random-half")
+        return y.astype(np.int64)
+    positive = info.positive_label
+    if positive is not None and classes.size == 2 and positive not in classes:
+        raise ValueError(f"the registry's positive label {positive} is not one of the file's "
+                         f"labels {classes.tolist()}")
+    if positive is None:
+        positive = classes[-1] if classes.size == 2 or classes[-1] > 0 else np.nan
+    if classes.size == 1:
+        logger.warning("%s: the file holds one class only (label %s).", info.name, classes[0])
+    return np.where(y == positive, 1, -1).astype(np.int64)
+
+
+def sparse_flag(return_sparse, default: bool) -> bool:
+    """Validate ``return_sparse`` (None, True or False) and resolve it."""
+    if return_sparse is not None and not isinstance(return_sparse, bool | np.bool_):
+        raise TypeError(f"return_sparse must be None, True or False; got {return_sparse!r}.")
+    return default if return_sparse is None else bool(return_sparse)
+
+
+def as_output(X, y, sparse: bool):
+    """``(X, y)`` as returned by load/fetch: CSR (sorted indices) or C-contiguous float64."""
+    y = np.asarray(y, dtype=np.int64)
+    if sparse:
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not X.has_sorted_indices:
+            X.sort_indices()
+        return X, y
+    return np.ascontiguousarray(X.toarray() if sp.issparse(X) else X, dtype=np.float64), y

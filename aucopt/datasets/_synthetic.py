@@ -10,42 +10,79 @@ import scipy.sparse as sp
 __all__ = ["make_auc_problem"]
 
 
+def _check_int(name, value, low):
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an int >= {low}; got {value!r}.")
+    return int(value)
+
+
+def _check_real(name, value, low, high, *, low_open=False):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and not np.isnan(value)
+    if not ok or not ((value > low if low_open else value >= low) and value < high):
+        interval = f"{'(' if low_open else '['}{low:g}, {high:g})"
+        raise ValueError(f"{name} must be a real number in {interval}; got {value!r}.")
+    return float(value)
+
+
 def make_auc_problem(n_samples=1000, n_features=20, *, pos_rate=0.3, separation=1.0,
                      sparsity=0.0, sparse_output=False, random_state=None):
     """Two Gaussian classes whose means differ by ``separation`` along a random direction.
 
-    Features are correlated (a random mixing matrix); the Bayes AUC grows with
-    ``separation``.
+    The rows are ``z @ M (+ separation * u for positives)`` with ``z`` standard
+    normal, ``M = I + G / (2 sqrt(d))`` (``G`` a standard normal matrix, so the
+    features are correlated) and ``u`` a random unit vector. The Bayes-optimal
+    scorer is linear, ``x -> x . (M^T M)^-1 u``, and its AUC,
+    ``Phi(separation * sqrt(u^T (M^T M)^-1 u) / sqrt(2))``, grows with
+    ``separation`` (0.5 at ``separation=0``).
 
     Parameters
     ----------
     n_samples : int, default=1000
+        Number of rows (at least 2).
     n_features : int, default=20
+        Number of features (at least 1).
     pos_rate : float, default=0.3
-        Fraction of positives; exactly ``round(pos_rate * n)`` (at least one of each class).
+        Fraction of positives, in (0, 1): exactly ``round(pos_rate * n_samples)``
+        rows are positive, clipped so that each class has at least one row.
     separation : float, default=1.0
-        Distance between the class means along the unit direction.
+        Distance between the class means along the unit direction ``u``, in
+        ``[0, inf)``.
     sparsity : float, default=0.0
-        Fraction of entries set to zero.
+        Fraction of the entries set to zero (independently at random), in ``[0, 1)``.
     sparse_output : bool, default=False
-        Return X as CSR.
-    random_state : int, Generator or None
+        Return ``X`` as a CSR matrix.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed, or a Generator to draw from; the output is a deterministic function
+        of it.
 
     Returns
     -------
-    X : ndarray or CSR matrix of shape (n_samples, n_features)
-    y : ndarray of int64 in {-1, +1}
+    X : ndarray of shape (n_samples, n_features) or CSR matrix
+        float64 features.
+    y : ndarray of shape (n_samples,)
+        int64 labels in {-1, +1}, positives at random positions.
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> X, y = make_auc_problem(200, 5, pos_rate=0.1, random_state=0)
+    >>> X.shape, int((y == 1).sum())
+    ((200, 5), 20)
     """
-    if not isinstance(n_samples, numbers.Integral) or n_samples < 2:
-        raise ValueError(f"n_samples must be an int >= 2; got {n_samples!r}.")
-    if not isinstance(n_features, numbers.Integral) or n_features < 1:
-        raise ValueError(f"n_features must be an int >= 1; got {n_features!r}.")
-    if not 0 < pos_rate < 1:
-        raise ValueError(f"pos_rate must be in (0, 1); got {pos_rate!r}.")
-    if not 0 <= sparsity < 1:
-        raise ValueError(f"sparsity must be in [0, 1); got {sparsity!r}.")
+    n_samples = _check_int("n_samples", n_samples, 2)
+    n_features = _check_int("n_features", n_features, 1)
+    pos_rate = _check_real("pos_rate", pos_rate, 0.0, 1.0, low_open=True)
+    separation = _check_real("separation", separation, 0.0, np.inf)
+    sparsity = _check_real("sparsity", sparsity, 0.0, 1.0)
+    if not isinstance(sparse_output, bool | np.bool_):
+        raise TypeError(f"sparse_output must be True or False; got {sparse_output!r}.")
+    if not (random_state is None or isinstance(random_state, np.random.Generator)
+            or (isinstance(random_state, numbers.Integral) and not isinstance(random_state,
+                                                                             bool))):
+        raise TypeError(f"random_state must be None, an int or a numpy.random.Generator; got "
+                        f"{random_state!r}.")
     rng = np.random.default_rng(random_state)
-    n_pos = int(min(max(round(pos_rate * n_samples), 1), n_samples - 1))
+    n_pos = min(max(round(pos_rate * n_samples), 1), n_samples - 1)
     y = -np.ones(n_samples, dtype=np.int64)
     y[rng.permutation(n_samples)[:n_pos]] = 1
     direction = rng.standard_normal(n_features)
