@@ -1,5 +1,6 @@
 """The registry-level API and the conventions every estimator must follow."""
 
+import importlib
 import inspect
 import re
 
@@ -60,3 +61,12 @@ def test_make_returns_fresh_unfitted_estimators():
 
 def test_version():
     assert re.match(r"^\d+\.\d+\.\d+", aucopt.__version__)
+
+
+@pytest.mark.parametrize("algorithm_id", aucopt.list_algorithms())
+def test_estimator_is_exported_from_its_public_package(algorithm_id):
+    cls = aucopt.estimator_class(algorithm_id)
+    name = cls.__name__
+    public = importlib.import_module(cls.__module__.rsplit("._", 1)[0])
+    assert getattr(public, name, None) is cls
+    assert name in public.__all__

@@ -1,16 +1,19 @@
 """Algorithm specs and their registry (no scikit-learn, River or Dask here).
 
-Importing this package registers every algorithm; each module ends with its
-``register(...)`` calls.
+Importing this package registers every algorithm: each public module of this
+package (name not starting with ``_``) ends with its ``register(...)`` calls and
+is imported here, in file-name order, so adding a family needs no edit here.
 """
 
-from . import adaoam  # noqa: F401, I001  (registers adaoam)
-from . import aogd  # noqa: F401  (registers aogd)
-from . import kernel_budget  # noqa: F401  (registers projection-pp, sparse-kernel)
-from . import opauc  # noqa: F401  (registers opauc, opauc-r, opauc-f, opauc-rp, opauc-pca)
-from . import spam  # noqa: F401  (registers spam-l2, spam-net)
+import importlib
+import pkgutil
+
 from ._registry import get_algorithm, list_algorithms, register, unknown_algorithm_message
 from ._spec import AlgorithmSpec, RowData
+
+for _module in pkgutil.iter_modules(__path__):
+    if not _module.name.startswith("_"):
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "AlgorithmSpec",
