@@ -49,7 +49,8 @@ def ls_fold(X, y, train, test, lams=tuple(10.0**k for k in range(-6, 2))):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--algorithms", default=",".join(aucopt.list_algorithms()))
+    parser.add_argument("--algorithms", nargs="+", default=aucopt.list_algorithms(),
+                        help="ids, separated by spaces or commas")
     parser.add_argument("--datasets", default="diabetes,german.numer,splice")
     parser.add_argument("--folds", type=int, default=5)
     args = parser.parse_args()
@@ -62,7 +63,7 @@ def main():
         X = X.toarray() if hasattr(X, "toarray") else X
         splits = fold_splits(y, folds=args.folds, random_state=0)
         ls = np.mean([ls_fold(X, y, tr, te) for _, _, tr, te in splits])
-        for algorithm in args.algorithms.split(","):
+        for algorithm in ",".join(args.algorithms).split(","):
             results = [evaluate_fold(algorithm, X, y, tr, te, dataset=name)
                        for _, _, tr, te in splits]
             auc = np.mean([r.auc for r in results])

@@ -17,7 +17,7 @@ from .._kernels.spam import (
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["SpamHyper", "AUTO_ETA0", "STATS_MODES", "SCHEDULES", "SPAM_L2", "SPAM_NET"]
+__all__ = ["BETAS", "SpamHyper", "AUTO_ETA0", "STATS_MODES", "SCHEDULES", "SPAM_L2", "SPAM_NET"]
 
 PAPER = (
     "M. Natole Jr., Y. Ying, S. Lyu. Stochastic proximal algorithms for AUC "
@@ -120,7 +120,7 @@ def coef(state, params) -> np.ndarray:
     return state["w_avg"] if params["output"] == "average" else state["w"]
 
 
-_BETAS = tuple(10.0**k for k in range(-5, 6))
+BETAS = tuple(10.0**k for k in range(-5, 6))
 _COMMON = dict(
     family="spam",
     paper=PAPER,
@@ -143,7 +143,7 @@ SPAM_L2 = register(
         id="spam-l2",
         name="SPAM-L2",
         estimator="aucopt.linear_model:SPAML2Classifier",
-        grid={"beta": _BETAS},
+        grid={"beta": BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Thesis grid: beta in 10^[-5:5] by 5-fold CV; the step schedule is not "
         "stated in the thesis (spec A-20): eta_t = eta0/sqrt(t) with averaging.",
@@ -156,7 +156,7 @@ SPAM_NET = register(
         id="spam-net",
         name="SPAM-NET",
         estimator="aucopt.linear_model:SPAMNetClassifier",
-        grid={"beta": _BETAS, "beta1": _BETAS},
+        grid={"beta": BETAS, "beta1": BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},
         notes="Thesis grid: beta1 in 10^[-5:5]; the beta grid is not stated (spec A-21), "
         "both are tuned on 10^[-5:5].",

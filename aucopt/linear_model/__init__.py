@@ -10,6 +10,8 @@ from ._opauc import (
     OPAUCrpClassifier,
 )
 from ._spam import SPAML2Classifier, SPAMNetClassifier
+from ._spdam import SPDAMClassifier
+from ._vrspam import VRSPAML2Classifier, VRSPAMNetClassifier
 
 __all__ = [
     "AdaOAMClassifier",
@@ -21,4 +23,7 @@ __all__ = [
     "BaseAUCClassifier",
     "SPAML2Classifier",
     "SPAMNetClassifier",
+    "SPDAMClassifier",
+    "VRSPAML2Classifier",
+    "VRSPAMNetClassifier",
 ]

@@ -1,0 +1,95 @@
+"""SPDAM kernel: stochastic primal-dual AUC maximisation (spec section 13).
+
+M. Natole Jr., PhD thesis (SUNY Albany 2020), chapter 5, Algorithm 21, in the
+consistent reformulation of spec section 13 (an SPDC method with mini-batches):
+
+``min_w max_beta (1/n) sum_i (beta_i <w, xbar_i> - beta_i^2/2) + g(w)``,
+``xbar_i = c_{y_i} (x_i - m_{y_i})``, ``c_+ = sqrt(2/p)``, ``c_- = sqrt(2/(1-p))``,
+``g(w) = (b.w)^2 + 2 b.w + (lam/2)||w||^2``, ``b = m- - m+``, whose primal is
+the pairwise square loss ``(1/(n+ n-)) sum (1 - w.(x_i - x_j))^2 + (lam/2)||w||^2``
+minus the constant 1.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK
+from ._rows import row_axpy, row_dot
+
+__all__ = ["spdam_iterations"]
+
+
+@njit(cache=True, nogil=True)
+def spdam_iterations(w, w_bar, u, dual, scale, means, b, data, indices, indptr, y, batches,
+                     hp, du, dm):
+    """Run one SPDAM iteration per row of ``batches``; update the state in place.
+
+    Parameters
+    ----------
+    w, w_bar, u : ndarray of shape (d,)
+        Primal iterate, its extrapolation and ``u = (1/n) sum_i beta_i xbar_i``.
+    dual : ndarray of shape (n,)
+        Dual variables ``beta_i``.
+    scale : ndarray of shape (2,)
+        ``c_-``, ``c_+`` (negatives first).
+    means : ndarray of shape (2, d)
+        Class means ``m-``, ``m+``.
+    b : ndarray of shape (d,)
+        ``m- - m+``.
+    data, indices, indptr : arrays
+        Rows (see :mod:`aucopt._kernels._rows`).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    batches : ndarray of shape (T, m), int64
+        The sampled index sets, one per iteration (without replacement).
+    hp : SpdamHyper
+        Named tuple ``(lam, sigma, tau, theta)``.
+    du : ndarray of shape (d,)
+        Scratch for ``Delta u``.
+    dm : ndarray of shape (2,)
+        Scratch for the per-class sums of ``(beta_new - beta) c / n``.
+
+    Returns
+    -------
+    iterations : int
+        Iterations done.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    n = y.shape[0]
+    d = w.shape[0]
+    m = batches.shape[1]
+    c = hp.lam + 1.0 / hp.tau
+    bb = 0.0
+    for j in range(d):
+        bb += b[j] * b[j]
+    for it in range(batches.shape[0]):
+        wm0 = row_dot(w_bar, means, None, None, 0)
+        wm1 = row_dot(w_bar, means, None, None, 1)
+        du[:] = 0.0
+        dm[0] = 0.0
+        dm[1] = 0.0
+        for i in batches[it]:
+            k = 1 if y[i] > 0 else 0
+            s = scale[k] * (row_dot(w_bar, data, indices, indptr, i) - (wm1 if k else wm0))
+            new = (hp.sigma * s + dual[i]) / (1.0 + hp.sigma)
+            delta = (new - dual[i]) * scale[k] / n
+            dual[i] = new
+            row_axpy(delta, du, data, indices, indptr, i)
+            dm[k] += delta
+        for j in range(d):  # subtract the class means of the centred rows
+            du[j] -= dm[0] * means[0, j] + dm[1] * means[1, j]
+        bv = 0.0
+        for j in range(d):  # v = w/tau - u_bar - 2b, u_bar = u + (n/m) du
+            u_bar = u[j] + (n / m) * du[j]
+            u[j] += du[j]
+            du[j] = w[j] / hp.tau - u_bar - 2.0 * b[j]  # du now holds v
+            bv += b[j] * du[j]
+        shrink = 2.0 * bv / (c + 2.0 * bb)
+        for j in range(d):  # Sherman-Morrison solve of (c I + 2 b b^T) w = v
+            new_w = (du[j] - shrink * b[j]) / c
+            w_bar[j] = new_w + hp.theta * (new_w - w[j])
+            w[j] = new_w
+        if not np.isfinite(bv):
+            return it, DIVERGED
+    return batches.shape[0], OK
