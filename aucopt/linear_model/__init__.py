@@ -2,6 +2,7 @@
 
 from ._adaoam import AdaOAMClassifier
 from ._base import BaseAUCClassifier
+from ._mba import MBAClassifier
 from ._opauc import (
     OPAUCClassifier,
     OPAUCfClassifier,
@@ -15,6 +16,7 @@ from ._vrspam import VRSPAML2Classifier, VRSPAMNetClassifier
 
 __all__ = [
     "AdaOAMClassifier",
+    "MBAClassifier",
     "OPAUCClassifier",
     "OPAUCfClassifier",
     "OPAUCpcaClassifier",

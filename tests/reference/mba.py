@@ -1,0 +1,31 @@
+"""Slow NumPy transcription of MBA (thesis Algorithm 16, spec section 14)."""
+
+import numpy as np
+
+
+def pair_statistics(X, y, rounds):
+    """Return ``(mu_S, Sigma_S)`` from ``rounds``: a list of (positive, negative) index arrays
+    into the positive and negative rows."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    pos, neg = X[y > 0], X[y < 0]
+    d = X.shape[1]
+    total = sum(len(i) for i, _ in rounds)
+    mu, sigma = np.zeros(d), np.zeros((d, d))
+    for i_pos, i_neg in rounds:
+        for a, b in zip(i_pos, i_neg, strict=True):
+            diff = pos[a] - neg[b]
+            mu += diff / total
+            sigma += np.outer(diff, diff) / total
+    return mu, sigma
+
+
+def all_pairs(X, y):
+    """Return ``(mu, Sigma)`` by enumerating every positive-negative pair."""
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    diffs = (X[y > 0][:, None, :] - X[y < 0][None, :, :]).reshape(-1, X.shape[1])
+    return diffs.mean(0), diffs.T @ diffs / len(diffs)
+
+
+def objective(sigma, mu, w, lam1, lam2):
+    """Return ``(1/2) w'Sigma w - w'mu + lam1 |w|_1 + (lam2/2)|w|^2``."""
+    return 0.5 * w @ sigma @ w - w @ mu + lam1 * np.abs(w).sum() + 0.5 * lam2 * w @ w
