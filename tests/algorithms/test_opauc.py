@@ -127,6 +127,8 @@ def test_reduced_full_dimension_equals_opauc(german):
     assert_allclose(subset.coef_, base.coef_, rtol=1e-12, atol=1e-15)
     pca = OPAUCpcaClassifier(lam=1e-2, shuffle=False).fit(X, y)
     assert_allclose(pca.coef_, base.coef_, rtol=1e-7, atol=1e-9)
+    rp = OPAUCrpClassifier(lam=1e-2, n_components=X.shape[1], shuffle=False).fit(X, y)
+    assert_allclose(rp.coef_, base.coef_, rtol=1e-12, atol=1e-15)  # k >= d: no projection
 
 
 @pytest.mark.parametrize("cls", [OPAUCfClassifier, OPAUCrpClassifier, OPAUCpcaClassifier])
