@@ -16,7 +16,7 @@ import inspect
 from numba import types
 from numba.extending import overload
 
-__all__ = ["row_dot", "row_axpy", "row_sqnorm", "row_to_dense", "row_nnz"]
+__all__ = ["row_dot", "row_axpy", "row_add_sq", "row_sqnorm", "row_to_dense", "row_nnz"]
 
 
 def _row_function(dense_impl, csr_impl):
@@ -77,6 +77,25 @@ def _csr_axpy(a, w, data, indices, indptr, i):
         w[indices[k]] += a * data[k]
 
 
+def _dense_add_sq(out, r, data, indices, indptr, i):
+    """Add ``x_i`` to row ``r`` of ``out`` in place and return ``||x_i||^2`` (one sweep)."""
+    sq = 0.0
+    for j in range(data.shape[1]):
+        x = data[i, j]
+        out[r, j] += x
+        sq += x * x
+    return sq
+
+
+def _csr_add_sq(out, r, data, indices, indptr, i):
+    sq = 0.0
+    for k in range(indptr[i], indptr[i + 1]):
+        x = data[k]
+        out[r, indices[k]] += x
+        sq += x * x
+    return sq
+
+
 def _dense_sqnorm(data, indices, indptr, i):
     """Return ``||x_i||^2``."""
     s = 0.0
@@ -117,5 +136,6 @@ def _csr_nnz(data, indices, indptr, i):
 row_dot = _row_function(_dense_dot, _csr_dot)
 row_axpy = _row_function(_dense_axpy, _csr_axpy)
 row_sqnorm = _row_function(_dense_sqnorm, _csr_sqnorm)
+row_add_sq = _row_function(_dense_add_sq, _csr_add_sq)
 row_to_dense = _row_function(_dense_to_dense, _csr_to_dense)
 row_nnz = _row_function(_dense_nnz, _csr_nnz)

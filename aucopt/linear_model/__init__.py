@@ -2,6 +2,8 @@
 
 from ._adaoam import AdaOAMClassifier
 from ._base import BaseAUCClassifier
+from ._batch_pairwise import LSSVMClassifier, SVMORClassifier, SVMPerfClassifier
+from ._batch_univariate import UniLogBatchClassifier, UniSquBatchClassifier
 from ._mba import MBAClassifier
 from ._opauc import (
     OPAUCClassifier,
@@ -23,6 +25,11 @@ __all__ = [
     "OPAUCrClassifier",
     "OPAUCrpClassifier",
     "BaseAUCClassifier",
+    "LSSVMClassifier",
+    "SVMORClassifier",
+    "SVMPerfClassifier",
+    "UniLogBatchClassifier",
+    "UniSquBatchClassifier",
     "SPAML2Classifier",
     "SPAMNetClassifier",
     "SPDAMClassifier",

@@ -1,0 +1,200 @@
+"""Batch class-balanced univariate baselines: Uni-Log (L-BFGS) and Uni-Squ (exact).
+
+Spec sections 6 and 7.4 (Kotlowski, Dembczynski, Huellermeier, ICML 2011, as compared in
+[D0] 6.1). Both minimise, over ``w`` and an unpenalised intercept ``b``,
+
+    (lam/2) ||w||^2 + (1/n+) sum_{y_i=+1} l(w.x_i + b) + (1/n-) sum_{y_i=-1} l(-(w.x_i + b))
+
+with ``l(m) = log(1 + exp(-m))`` (``uni-log-batch``) or ``(1 - m)^2`` (``uni-squ-batch``):
+each class carries total weight 1 (the "balanced" univariate loss of Kotlowski et al.).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+import scipy.sparse.linalg
+from scipy.special import expit
+
+from .._kernels._checks import OK
+from ._cutting_plane import as_matrix
+from ._registry import register
+from ._spec import AlgorithmSpec, RowData
+from .batch_pairwise import LAMS, check_gram_memory, class_statistics
+
+__all__ = [
+    "class_weights",
+    "balanced_logistic",
+    "uni_squ_solution",
+    "UNI_LOG_BATCH",
+    "UNI_SQU_BATCH",
+]
+
+PAPER = (
+    "W. Kotlowski, K. Dembczynski, E. Huellermeier. Bipartite ranking through "
+    "minimization of univariate loss. ICML 2011; compared in W. Gao, R. Jin, S. Zhu, "
+    "Z.-H. Zhou, One-pass AUC optimization, ICML 2013 (long version, section 6.1)."
+)
+
+
+def class_weights(y: np.ndarray) -> np.ndarray:
+    """Return the balanced sample weights ``1/n+`` (positives) and ``1/n-`` (negatives)."""
+    pos = y > 0
+    return np.where(pos, 1.0 / pos.sum(), 1.0 / (~pos).sum())
+
+
+def balanced_logistic(wb, X, y, a, lam):
+    """Return the objective and gradient of balanced l2 logistic regression at ``(w, b)``.
+
+    Parameters
+    ----------
+    wb : ndarray of shape (d + 1,)
+        ``w`` followed by the intercept ``b`` (not penalised).
+    X : ndarray or CSR matrix of shape (n, d)
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    a : ndarray of shape (n,)
+        Sample weights (:func:`class_weights`).
+    lam : float
+        l2 weight.
+
+    Returns
+    -------
+    value : float
+    grad : ndarray of shape (d + 1,)
+    """
+    w, b = wb[:-1], wb[-1]
+    margins = y * (np.asarray(X @ w).ravel() + b)
+    value = a @ np.logaddexp(0.0, -margins) + 0.5 * lam * (w @ w)
+    coeff = -a * y * expit(-margins)
+    grad = np.empty_like(wb)
+    grad[:-1] = np.asarray(X.T @ coeff).ravel() + lam * w
+    grad[-1] = coeff.sum()
+    return value, grad
+
+
+def uni_squ_solution(X, y, lam):
+    """Exact balanced square-loss solution ``(w, b)`` from its normal equations.
+
+    Eliminating ``b`` gives ``b = -w.(c+ + c-)/2`` and
+    ``(lam I + 2 (S+ + S-) + mu mu^T) w = 2 mu`` with ``mu = c+ - c-`` (1/n_class
+    covariances), so the direction equals B-LS-SVM's with ``lam/2`` (spec 0.4).
+    """
+    c_pos, c_neg, s_pos, s_neg = class_statistics(X, y)
+    mu = c_pos - c_neg
+    system = 2.0 * (s_pos + s_neg)
+    system += np.outer(mu, mu)
+    system[np.diag_indices_from(system)] += lam
+    w = scipy.linalg.solve(system, 2.0 * mu, assume_a="pos", overwrite_a=True)
+    return w, -0.5 * w @ (c_pos + c_neg)
+
+
+def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
+    """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
+    a = class_weights(y)
+    centre = np.asarray(X.T @ (0.5 * a)).ravel()       # (c+ + c-)/2
+    rhs = 2.0 * np.asarray(X.T @ (a * y)).ravel()       # 2 mu (sum_i a_i y_i = 0)
+
+    def matvec(v):
+        u = a * (np.asarray(X @ v).ravel() - centre @ v)
+        return lam * v + 2.0 * (np.asarray(X.T @ u).ravel() - centre * u.sum())
+
+    d = X.shape[1]
+    op = scipy.sparse.linalg.LinearOperator((d, d), matvec=matvec, dtype=np.float64)
+    count = [0]
+
+    def callback(_):
+        count[0] += 1
+
+    w, _ = scipy.sparse.linalg.cg(op, rhs, x0=w0, rtol=tol, atol=0.0, maxiter=max_iter,
+                                  callback=callback)
+    return w, -w @ centre, count[0]
+
+
+# ------------------------------------------------------------------------ specs
+def _init_state(n_features, n_samples, params, rng=None):
+    return {"w": np.zeros(n_features), "bias": np.zeros(1),
+            "n_iter": np.zeros(1, dtype=np.int64)}
+
+
+def coef(state, params) -> np.ndarray:
+    """Return the scoring vector ``w``."""
+    return state["w"]
+
+
+def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """Balanced logistic regression by L-BFGS-B, from the current ``(w, b)``."""
+    X = as_matrix(rows)
+    x0 = np.append(state["w"], state["bias"])
+    result = scipy.optimize.minimize(
+        balanced_logistic, x0, args=(X, y, class_weights(y), float(params["lam"])),
+        jac=True, method="L-BFGS-B",
+        options={"maxiter": int(params["max_iter"]), "gtol": float(params["tol"]),
+                 "ftol": 0.0, "maxcor": 20},
+    )
+    state["w"][:] = result.x[:-1]
+    state["bias"][0] = result.x[-1]
+    state["n_iter"][0] = result.nit
+    return t + int(result.nit), OK
+
+
+def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """Balanced square loss: Cholesky of the normal equations, or CG if d x d is too big."""
+    X = as_matrix(rows)
+    lam = float(params["lam"])
+    try:
+        check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
+    except ValueError:
+        w, b, n_iter = _uni_squ_cg(X, y, lam, float(params["tol"]), int(params["max_iter"]),
+                                   state["w"])
+    else:
+        (w, b), n_iter = uni_squ_solution(X, y, lam), 1
+    state["w"][:] = w
+    state["bias"][0] = b
+    state["n_iter"][0] = n_iter
+    return t + n_iter, OK
+
+
+_COMMON = dict(
+    family="batch_univariate",
+    paper=PAPER,
+    source="Kotlowski et al., ICML 2011 (batch baseline of Gao et al., ICML 2013)",
+    streaming=False,
+    sparse=True,
+    coef=coef,
+    step_param=None,
+    warm_keys=("w", "bias"),
+    equivalence_params={},
+    epochs_by_base=False,
+    grid={"lam": LAMS},
+    quick_grid={"lam": (1e-4, 1e-2, 1.0)},
+)
+_NOTES = ("Class-balanced univariate loss (each class has total weight 1, Kotlowski et al. "
+          "2011) with an unpenalised intercept. Paper grid ([D0] 6.1): lam in 2^[-10:10], "
+          "5-fold CV; the batch baselines were trained on at most 8,000 examples.")
+
+UNI_LOG_BATCH = register(AlgorithmSpec(
+    id="uni-log-batch",
+    name="Uni-Log (batch)",
+    estimator="aucopt.linear_model._batch_univariate:UniLogBatchClassifier",
+    memory="O(d) + data (L-BFGS history of 20 pairs)",
+    cost="O(nnz) per L-BFGS iteration",
+    init_state=_init_state,
+    run=run_uni_log,
+    notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol.",
+    **_COMMON,
+))
+
+UNI_SQU_BATCH = register(AlgorithmSpec(
+    id="uni-squ-batch",
+    name="Uni-Squ (batch)",
+    estimator="aucopt.linear_model._batch_univariate:UniSquBatchClassifier",
+    memory="O(d^2) for the normal equations, or O(d) + data with CG above max_memory_gb",
+    cost="O(nnz d + d^3) once (Cholesky), or O(nnz) per CG step",
+    init_state=_init_state,
+    run=run_uni_squ,
+    notes=_NOTES + " Exact: Cholesky solve of the normal equations; conjugate gradients "
+    "(relative residual <= tol) when three d x d matrices would exceed max_memory_gb.",
+    **_COMMON,
+))

@@ -1,0 +1,198 @@
+"""B-LS-SVM, B-SVM-OR and SVM-perf against closed forms and brute-force pairwise solvers."""
+
+import numpy as np
+import pytest
+import scipy.optimize
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+
+import aucopt
+from aucopt.algorithms._cutting_plane import most_violated_roc, pairwise_hinge, simplex_qp
+from aucopt.datasets import make_auc_problem
+
+
+@pytest.fixture(scope="module")
+def small():
+    """n = 60 with overlapping classes (many active hinge pairs)."""
+    X, y = make_auc_problem(60, 5, pos_rate=0.35, separation=1.0, random_state=4)
+    return np.asarray(X), y
+
+
+def _pairs(X, y):
+    """All differences x_i+ - x_j- (brute force; tests only)."""
+    return (X[y > 0][:, None, :] - X[y < 0][None, :, :]).reshape(-1, X.shape[1])
+
+
+def _hinge_objective(D, w, lam, kappa):
+    return 0.5 * lam * w @ w + np.mean(np.maximum(0.0, 1.0 - kappa * D @ w))
+
+
+def _brute_force_hinge_svm(D, lam, kappa):
+    """Pairwise hinge SVM by its box-constrained dual over all pairs (L-BFGS-B).
+
+    max_b mean(b) - kappa^2/(2 lam N^2) ||D^T b||^2, 0 <= b <= 1; w = kappa D^T b/(lam N).
+    Returns (w, dual value).
+    """
+    N = len(D)
+
+    def neg_dual(b):
+        v = D.T @ b
+        c = kappa**2 / (2 * lam * N**2)
+        return c * v @ v - b.sum() / N, 2 * c * (D @ v) - 1.0 / N
+
+    res = scipy.optimize.minimize(neg_dual, np.full(N, 0.5), jac=True, method="L-BFGS-B",
+                                  bounds=[(0.0, 1.0)] * N,
+                                  options={"maxiter": 20000, "gtol": 1e-13, "ftol": 0.0})
+    w = kappa * D.T @ res.x / (lam * N)
+    return w, -res.fun
+
+
+# ------------------------------------------------------------------- B-LS-SVM
+def test_ls_svm_equals_closed_form_and_pairwise_normal_equations(small, as_format):
+    X, y = small
+    lam = 0.01
+    est = aucopt.make("b-ls-svm", lam=lam).fit(as_format(X), y)
+    # spec section R closed form
+    pos, neg = X[y > 0], X[y < 0]
+    mu = pos.mean(0) - neg.mean(0)
+    sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)
+    closed = np.linalg.solve(sigma2 + lam * np.eye(X.shape[1]), mu)
+    assert_allclose(est.coef_[0], closed, rtol=1e-10, atol=1e-12)
+    # and the minimiser of the objective written over the explicit pairs (spec 0.4)
+    D = _pairs(X, y)
+    N = len(D)
+    brute = np.linalg.solve(lam * np.eye(X.shape[1]) + D.T @ D / N, D.T @ np.ones(N) / N)
+    assert_allclose(est.coef_[0], brute, rtol=1e-9, atol=1e-12)
+
+
+def test_ls_svm_refuses_a_too_large_gram_before_allocating():
+    X = sp.random(50, 200_000, density=1e-4, format="csr", random_state=0)
+    y = np.tile([-1, 1], 25)
+    with pytest.raises(ValueError, match="200000 x 200000.*max_memory_gb=2.*b-svm-or"):
+        aucopt.make("b-ls-svm").fit(X, y)
+
+
+def test_ls_svm_sparse_statistics_without_densifying():
+    # a CSR matrix with d = 1200: the data stay sparse, only the d x d statistics are dense
+    X = sp.random(400, 1200, density=0.005, format="csr", random_state=1)
+    y = np.where(np.random.default_rng(1).random(400) < 0.3, 1, -1)
+    est = aucopt.make("b-ls-svm", lam=0.1).fit(X, y)
+    dense = aucopt.make("b-ls-svm", lam=0.1).fit(X.toarray(), y)
+    assert_allclose(est.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
+
+
+# ----------------------------------------------------------- cutting-plane parts
+def _alg15_scan(scores, y, kappa):
+    """Literal thesis Algorithm 15 (with offsets -+ 1/(2 kappa)), decreasing scan."""
+    s = np.where(y > 0, scores - 0.5 / kappa, scores + 0.5 / kappa)
+    order = sorted(range(len(y)), key=lambda i: -s[i])
+    n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
+    sp_, sn_ = n_pos, 0
+    c = np.zeros(len(y))
+    for r in order:
+        if y[r] > 0:
+            c[r] = n_neg - 2 * sn_
+            sp_ -= 1
+        else:
+            c[r] = -n_pos + 2 * sp_
+            sn_ += 1
+    return c
+
+
+@pytest.mark.parametrize("kappa", [1.0, 2.0])
+def test_most_violated_constraint_is_algorithm_15_and_the_pairwise_argmax(kappa):
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(50) < 0.4, 1.0, -1.0)
+    scores = rng.standard_normal(50)
+    swapped, c = most_violated_roc(scores, y, kappa)
+    assert_allclose(c, _alg15_scan(scores, y, kappa), atol=0)
+    # brute force: y'_ij = -1 exactly where the pair's hinge 1 - kappa (s_i - s_j) is positive
+    flip = 1.0 - kappa * (scores[y > 0][:, None] - scores[y < 0][None, :]) > 0
+    yprime = np.where(flip, -1.0, 1.0)
+    c_brute = np.zeros(50)
+    c_brute[y > 0] = yprime.sum(1)
+    c_brute[y < 0] = -yprime.sum(0)
+    assert swapped == flip.sum()
+    assert_allclose(c, c_brute, atol=0)
+
+
+def test_pairwise_hinge_is_exact_in_n_log_n_including_ties(small):
+    X, y = small
+    X = np.round(X, 1)  # many tied scores
+    w = np.array([1.0, -0.5, 0.0, 2.0, 0.5])
+    D = _pairs(X, y)
+    for kappa in (1.0, 2.0):
+        assert_allclose(pairwise_hinge(X, y, w, kappa),
+                        np.mean(np.maximum(0, 1 - kappa * D @ w)), rtol=1e-13)
+        assert_allclose(pairwise_hinge(sp.csr_matrix(X), y, w, kappa),
+                        np.mean(np.maximum(0, 1 - kappa * D @ w)), rtol=1e-13)
+
+
+def test_simplex_qp_matches_slsqp_on_a_singular_problem():
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((12, 4))          # rank 4 < 12: singular Gram
+    Q = A @ A.T
+    b = rng.standard_normal(12)
+    alpha = simplex_qp(Q, b, np.eye(12)[0])
+    assert np.all(alpha >= 0) and abs(alpha.sum() - 1) < 1e-15
+    f = lambda a: 0.5 * a @ Q @ a - b @ a  # noqa: E731
+    ref = scipy.optimize.minimize(f, np.full(12, 1 / 12), jac=lambda a: Q @ a - b,
+                                  method="SLSQP", bounds=[(0, None)] * 12,
+                                  constraints={"type": "eq", "fun": lambda a: a.sum() - 1},
+                                  options={"ftol": 1e-15, "maxiter": 1000})
+    assert f(alpha) <= ref.fun + 1e-10
+    # KKT: the gradient is smallest (= -nu) on the support
+    grad = Q @ alpha - b
+    assert grad[alpha > 0].max() - grad.min() < 1e-9
+
+
+# ------------------------------------------------------------ B-SVM-OR, SVM-perf
+@pytest.mark.parametrize("algorithm_id, kappa", [("b-svm-or", 1.0), ("svm-perf", 2.0)])
+@pytest.mark.parametrize("lam", [0.5, 0.01])
+def test_cutting_plane_agrees_with_brute_force_pairwise_qp(small, as_format, algorithm_id,
+                                                           kappa, lam):
+    X, y = small
+    D = _pairs(X, y)
+    w_bf, dual_bf = _brute_force_hinge_svm(D, lam, kappa)
+    p_bf = _hinge_objective(D, w_bf, lam, kappa)
+    assert p_bf - dual_bf < 1e-7  # the reference itself is solved to 1e-7
+    est = aucopt.make(algorithm_id, lam=lam, tol=1e-8, max_iter=5000).fit(as_format(X), y)
+    w = est.coef_[0]
+    p = _hinge_objective(D, w, lam, kappa)
+    assert abs(p - p_bf) < 1e-6
+    assert p - dual_bf < 1e-6 + 1e-7
+    assert est._state["gap"][0] <= 1e-8 and est.n_iter_ < 5000
+    # strong convexity: ||w - w*||^2 <= 2 (P(w) - P*) / lam
+    assert np.linalg.norm(w - w_bf) <= np.sqrt(2 * 2e-6 / lam)
+
+
+def test_tolerance_is_a_certified_objective_gap(small):
+    X, y = small
+    D = _pairs(X, y)
+    _, dual = _brute_force_hinge_svm(D, 0.01, 1.0)  # dual <= P* (to 1e-7)
+    for tol in (1e-2, 1e-3, 1e-4):
+        est = aucopt.make("b-svm-or", lam=0.01, tol=tol).fit(X, y)
+        assert est._state["gap"][0] <= tol
+        assert _hinge_objective(D, est.coef_[0], 0.01, 1.0) - dual <= tol + 1e-7
+
+
+def test_svm_perf_is_svm_or_with_a_quarter_of_lam_and_half_of_w(german):
+    X, y = german
+    perf = aucopt.make("svm-perf", lam=0.04, tol=1e-9, max_iter=3000).fit(X, y)
+    svm_or = aucopt.make("b-svm-or", lam=0.01, tol=1e-9, max_iter=3000).fit(X, y)
+    assert_allclose(perf.coef_[0], svm_or.coef_[0] / 2, atol=1e-3 * np.abs(svm_or.coef_).max())
+
+
+def test_max_iter_caps_the_number_of_cuts(german):
+    X, y = german
+    est = aucopt.make("b-svm-or", lam=2.0**-10, tol=1e-12, max_iter=7).fit(X, y)
+    assert est.n_iter_ == est.t_ == 7 and est._state["gap"][0] > 1e-12
+
+
+def test_warm_start_from_the_solution_stops_at_once(german):
+    X, y = german
+    est = aucopt.make("b-svm-or", lam=0.1, tol=1e-3, warm_start=True).fit(X, y)
+    first = est.coef_.copy()
+    est.set_params(tol=1.0).fit(X, y)  # P(w) - D(alpha=e_0) = P(w) <= 1: no cut needed
+    assert est.n_iter_ == 0
+    assert_allclose(est.coef_, first, rtol=0, atol=0)

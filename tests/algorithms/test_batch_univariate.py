@@ -1,0 +1,97 @@
+"""Uni-Log and Uni-Squ (batch): normal equations, first-order conditions, equivalences."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+from sklearn.linear_model import LogisticRegression
+
+import aucopt
+from aucopt.algorithms.batch_univariate import balanced_logistic, class_weights
+
+
+def _objective_terms(X, y):
+    """Augmented design [X, 1] and the balanced weights 1/n+, 1/n- (written out)."""
+    Z = np.hstack([X, np.ones((len(y), 1))])
+    a = np.where(y > 0, 1.0 / np.sum(y > 0), 1.0 / np.sum(y < 0))
+    return Z, a
+
+
+def test_uni_squ_batch_solves_its_weighted_normal_equations(german, as_format):
+    X, y = german
+    lam = 0.05
+    est = aucopt.make("uni-squ-batch", lam=lam).fit(as_format(X), y)
+    Z, a = _objective_terms(X, y)
+    penalty = np.diag(np.append(np.full(X.shape[1], lam), 0.0))  # intercept unpenalised
+    # gradient of (lam/2)|w|^2 + sum_i a_i (y_i - z_i.v)^2 is zero:
+    wb = np.linalg.solve(penalty + 2 * Z.T @ (a[:, None] * Z), 2 * Z.T @ (a * y))
+    assert_allclose(est.coef_[0], wb[:-1], rtol=1e-10, atol=1e-12)
+    assert_allclose(est._state["bias"][0], wb[-1], rtol=1e-10, atol=1e-12)
+
+
+def test_uni_squ_batch_ranks_as_ls_svm_with_half_lam(german):
+    X, y = german
+    uni = aucopt.make("uni-squ-batch", lam=0.02).fit(X, y).coef_[0]
+    ls = aucopt.make("b-ls-svm", lam=0.01).fit(X, y).coef_[0]
+    cosine = uni @ ls / np.linalg.norm(uni) / np.linalg.norm(ls)
+    assert cosine > 1 - 1e-12
+
+
+def test_uni_squ_batch_conjugate_gradients_path_equals_cholesky(german):
+    X, y = german
+    exact = aucopt.make("uni-squ-batch", lam=0.05).fit(X, y)
+    cg = aucopt.make("uni-squ-batch", lam=0.05, max_memory_gb=1e-9, tol=1e-12).fit(
+        sp.csr_matrix(X), y)
+    assert cg.n_iter_ > 1  # the CG path really ran
+    assert_allclose(cg.coef_, exact.coef_, rtol=1e-8, atol=1e-10)
+    assert_allclose(cg._state["bias"], exact._state["bias"], rtol=1e-8, atol=1e-10)
+
+
+def test_balanced_logistic_gradient_matches_finite_differences(german):
+    X, y = german
+    rng = np.random.default_rng(0)
+    wb = rng.standard_normal(X.shape[1] + 1) * 0.3
+    a = class_weights(y)
+    _, grad = balanced_logistic(wb, X, y, a, 0.1)
+    h = 1e-6
+    fd = [(balanced_logistic(wb + h * e, X, y, a, 0.1)[0]
+           - balanced_logistic(wb - h * e, X, y, a, 0.1)[0]) / (2 * h)
+          for e in np.eye(len(wb))]
+    assert_allclose(grad, fd, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("lam", [1e-3, 0.1])
+def test_uni_log_batch_first_order_conditions(german, as_format, lam):
+    X, y = german
+    est = aucopt.make("uni-log-batch", lam=lam, tol=1e-8).fit(as_format(X), y)
+    w, b = est.coef_[0], est._state["bias"][0]
+    Z, a = _objective_terms(X, y)
+    margins = y * (Z @ np.append(w, b))
+    sigma = 1.0 / (1.0 + np.exp(margins))  # = -d/dm log(1 + exp(-m))
+    grad = -Z.T @ (a * y * sigma) + np.append(lam * w, 0.0)
+    assert np.abs(grad).max() <= 1e-8
+    assert 0 < est.n_iter_ < 1000
+
+
+def test_uni_log_batch_equals_balanced_sklearn_logistic_regression(german):
+    # sklearn: 1/2|w|^2 + C sum_i n/(2 n_c) log(...), intercept unpenalised (lbfgs), so
+    # multiplying ours by 1/lam gives C = 2/(lam n)
+    X, y = german
+    lam = 0.01
+    ours = aucopt.make("uni-log-batch", lam=lam, tol=1e-10).fit(X, y)
+    ref = LogisticRegression(C=2 / (lam * len(y)), class_weight="balanced", tol=1e-12,
+                             max_iter=10000).fit(X, y)
+    assert_allclose(ours.coef_, ref.coef_, rtol=1e-5, atol=1e-7)
+    assert_allclose(ours._state["bias"], ref.intercept_, rtol=1e-5, atol=1e-7)
+
+
+def test_uni_log_batch_weighting_is_balanced():
+    # duplicating every negative leaves the balanced objective, hence the solution, unchanged
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((80, 4))
+    y = np.where(X[:, 0] + rng.standard_normal(80) > 0.5, 1, -1)
+    once = aucopt.make("uni-log-batch", lam=0.05, tol=1e-10).fit(X, y)
+    neg = y < 0
+    twice = aucopt.make("uni-log-batch", lam=0.05, tol=1e-10).fit(
+        np.vstack([X, X[neg]]), np.concatenate([y, y[neg]]))
+    assert_allclose(twice.coef_, once.coef_, rtol=1e-6, atol=1e-8)
