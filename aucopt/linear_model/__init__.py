@@ -4,6 +4,7 @@ from ._adaoam import AdaOAMClassifier
 from ._base import BaseAUCClassifier
 from ._batch_pairwise import LSSVMClassifier, SVMORClassifier, SVMPerfClassifier
 from ._batch_univariate import UniLogBatchClassifier, UniSquBatchClassifier
+from ._fsauc import FSAUCClassifier
 from ._mba import MBAClassifier
 from ._opauc import (
     OPAUCClassifier,
@@ -12,12 +13,14 @@ from ._opauc import (
     OPAUCrClassifier,
     OPAUCrpClassifier,
 )
+from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 from ._spdam import SPDAMClassifier
 from ._vrspam import VRSPAML2Classifier, VRSPAMNetClassifier
 
 __all__ = [
     "AdaOAMClassifier",
+    "FSAUCClassifier",
     "MBAClassifier",
     "OPAUCClassifier",
     "OPAUCfClassifier",
@@ -30,6 +33,9 @@ __all__ = [
     "SVMPerfClassifier",
     "UniLogBatchClassifier",
     "UniSquBatchClassifier",
+    "RegSOLAMClassifier",
+    "SOLAMClassifier",
+    "SOLAML1Classifier",
     "SPAML2Classifier",
     "SPAMNetClassifier",
     "SPDAMClassifier",

@@ -1,0 +1,223 @@
+"""FSAUC kernel: multi-stage primal-dual stochastic gradient (spec section 10).
+
+M. Liu, X. Zhang, Z. Chen, X. Wang, T. Yang, "Fast stochastic AUC maximization
+with O(1/n)-convergence rate", ICML 2018, Algorithms 1-3 and Lemma 1.
+
+Stage ``k`` runs ``n0`` steps of PDSG from the centre ``(v_1, alpha_1)``:
+``v <- Pi_{Omega_1 cap B(v_1, r)}(v - eta dF/dv)`` and
+``alpha <- Pi_{Omega_2 cap B(alpha_1, D)}(alpha + eta dF/dalpha)``, with
+``v = (w, a, b)`` in R^(d+2), ``Omega_1 = {||w||_1 <= R, |a|, |b| <= R kappa}``
+and ``Omega_2 = {|alpha| <= 2 R kappa}``. At the end of a stage the centre
+becomes the average of the stage iterates, ``alpha_hat = w_bar.(A-/T- - A+/T+)``,
+``r`` halves and ``beta, D, eta`` follow Lemma 1 and the step recursion.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK, exploding
+from ._prox import clip
+from ._prox_l1l2 import EXACT, project_l1l2
+from ._rows import row_axpy, row_dot
+from ._stats import add_to_class_sums
+from .solam import saddle_partials
+
+__all__ = [
+    "DECAY_PAPER",
+    "DECAY_CAPPED",
+    "DECAY_HALVE",
+    "F_RADIUS",
+    "F_DUAL_RADIUS",
+    "F_BETA",
+    "F_ETA",
+    "F_KAPPA",
+    "I_N0",
+    "I_STAGE",
+    "I_T_STAGE",
+    "I_ROOT_STEPS",
+    "lemma1",
+    "fsauc_epoch",
+]
+
+DECAY_PAPER = 0  # eta_{k+1} = eta_k sqrt(beta_k / beta_{k-1}) / 2 ([D1] section 5)
+DECAY_CAPPED = 1  # the same, capped at eta_k
+DECAY_HALVE = 2  # eta_{k+1} = eta_k / 2
+
+# layout of the float stage vector ``sched``
+F_RADIUS, F_DUAL_RADIUS, F_BETA, F_ETA, F_KAPPA = 0, 1, 2, 3, 4
+# layout of the integer counter vector ``counters``
+I_N0, I_STAGE, I_T_STAGE, I_ROOT_STEPS = 0, 1, 2, 3
+
+
+@njit(cache=True, nogil=True)
+def lemma1(r, n0, p_hat, kappa, radius, delta, beta_prev):
+    """Return ``(beta, D)`` of [D1] Lemma 1 with the guards of spec A-17.
+
+    Parameters
+    ----------
+    r : float
+        The (already halved) primal radius.
+    n0 : int
+        Stage length ``T``.
+    p_hat : float
+        Estimated positive ratio.
+    kappa, radius, delta : float
+        ``kappa``, ``R`` and ``delta``.
+    beta_prev : float
+        ``beta`` of the previous stage, kept when its denominator is <= 0.
+
+    Returns
+    -------
+    beta, D : float
+    """
+    q = min(p_hat, 1.0 - p_hat)
+    log_term = np.log(12.0 / delta)
+    c = 2.0 + np.sqrt(2.0 * log_term)
+    den_d = q * n0 - np.sqrt(2.0 * n0 * log_term)
+    if den_d > 0.0:
+        dual = (2.0 * np.sqrt(2.0) * kappa * r
+                + 4.0 * np.sqrt(2.0) * kappa * c * (1.0 + 2.0 * kappa) * radius / np.sqrt(den_d))
+    else:
+        dual = 4.0 * radius * kappa  # the diameter of Omega_2: no extra restriction
+    den_b = q - np.sqrt(2.0 * log_term / n0)
+    if den_b > 0.0:
+        beta = (1.0 + 8.0 * kappa * kappa
+                + 32.0 * kappa * kappa * (1.0 + 2.0 * kappa) ** 2 * c * c / den_b)
+    else:
+        beta = beta_prev
+    return beta, dual
+
+
+@njit(cache=True, nogil=True)
+def _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched, counters,
+               hp):
+    """Close a PDSG call: average, alpha_hat, new radii, step; start the next stage."""
+    d = v.shape[0] - 2
+    n0 = counters[I_N0]
+    inv = 1.0 / n0
+    for j in range(v.shape[0]):
+        v_hat[j] = v_sum[j] * inv
+    ahat = 0.0  # w_bar . (A-/T- - A+/T+) ([D1] Alg. 2 line 8); a missing class gives 0
+    if counts[0] > 0:
+        ahat += row_dot(v_hat[:d], sums, None, None, 0) / counts[0]
+    if counts[1] > 0:
+        ahat -= row_dot(v_hat[:d], sums, None, None, 1) / counts[1]
+    alpha_hat[0] = ahat
+    seen = counts[0] + counts[1]
+    p_hat = counts[1] / seen if seen > 0 else 0.0
+    r = 0.5 * sched[F_RADIUS]
+    beta, dual = lemma1(r, n0, p_hat, sched[F_KAPPA], hp.radius, hp.delta, sched[F_BETA])
+    eta = sched[F_ETA]
+    if hp.step_decay == DECAY_HALVE:
+        eta_next = 0.5 * eta
+    else:
+        eta_next = 0.5 * eta * np.sqrt(beta / sched[F_BETA])
+        if hp.step_decay == DECAY_CAPPED:
+            eta_next = min(eta_next, eta)
+    sched[F_RADIUS] = r
+    sched[F_DUAL_RADIUS] = dual
+    sched[F_BETA] = beta
+    sched[F_ETA] = eta_next
+    counters[I_STAGE] += 1
+    counters[I_T_STAGE] = 0
+    for j in range(v.shape[0]):
+        v[j] = v_hat[j]
+        v1[j] = v_hat[j]
+        v_sum[j] = 0.0
+    alpha[0] = ahat
+    alpha1[0] = ahat
+    if not hp.global_stats:
+        counts[0] = 0
+        counts[1] = 0
+        for c in range(2):
+            for j in range(d):
+                sums[c, j] = 0.0
+
+
+@njit(cache=True, nogil=True)
+def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqmax, sched,
+                counters, scratch, work, data, indices, indptr, y, order, hp, t, learn):
+    """Run FSAUC over the rows in ``order``; update the state in place.
+
+    Parameters
+    ----------
+    v : ndarray of shape (d + 2,)
+        Primal iterate ``(w, a, b)``.
+    alpha : ndarray of shape (1,)
+        Dual iterate.
+    v1, alpha1 : arrays of shapes (d + 2,), (1,)
+        Centre of the current stage.
+    v_sum : ndarray of shape (d + 2,)
+        Sum of the iterates ``v_1 .. v_t`` of the current stage.
+    v_hat, alpha_hat : arrays of shapes (d + 2,), (1,)
+        Output of the last completed stage (``v_hat_0 = 0``).
+    counts, sums, sqmax : arrays of shapes (2,), (2, d), (1,)
+        ``T-, T+``, ``A-, A+`` of the received examples (global or per stage)
+        and their largest squared norm (unused).
+    sched : ndarray of shape (5,)
+        ``r, D, beta_{k-1}, eta_k, kappa`` (indices ``F_*``).
+    counters : ndarray of shape (4,), int64
+        ``n0``, stage ``k`` (from 1), steps done in the stage, and the number
+        of exact projections that needed the root search (indices ``I_*``).
+    scratch : ndarray of shape (4, d + 2)
+        Scratch rows of the projection.
+    work : ndarray of shape (d,)
+        Scratch buffer of the l1 projection.
+    data, indices, indptr : arrays
+        Rows (see :mod:`aucopt._kernels._rows`).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    order : ndarray of shape (m,), int64
+        Rows to visit, in this order.
+    hp : FsaucHyper
+        Named tuple ``(radius, delta, projection, rounds, step_decay, global_stats)``.
+    t : int
+        Number of steps done before this call.
+    learn : bool
+        Unused: every received example is one step of the stream.
+
+    Returns
+    -------
+    t : int
+        Number of steps done after this call.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    d = v.shape[0] - 2
+    kappa = sched[F_KAPPA]
+    box = hp.radius * kappa
+    box_alpha = 2.0 * box
+    w = v[:d]
+    for i in order:
+        positive = y[i] > 0
+        add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, 1 if positive else 0)
+        p = counts[1] / (counts[0] + counts[1])
+        s = row_dot(w, data, indices, indptr, i)
+        a, b, al = v[d], v[d + 1], alpha[0]
+        g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+        if exploding(g):
+            return t, DIVERGED
+        eta = sched[F_ETA]
+        for j in range(d + 2):
+            v_sum[j] += v[j]
+        row_axpy(-eta * g, w, data, indices, indptr, i)
+        v[d] = a - eta * da
+        v[d + 1] = b - eta * db
+        mu = project_l1l2(hp.projection, v, v1, sched[F_RADIUS], d, hp.radius, box, hp.rounds,
+                          scratch, work)
+        if hp.projection == EXACT and mu > 0.0:
+            counters[I_ROOT_STEPS] += 1
+        lo = max(-box_alpha, alpha1[0] - sched[F_DUAL_RADIUS])
+        hi = min(box_alpha, alpha1[0] + sched[F_DUAL_RADIUS])
+        if lo > hi:  # the centre left Omega_2 (kappa grew after the start): Omega_2 only
+            lo, hi = -box_alpha, box_alpha
+        alpha[0] = clip(al + eta * dal, lo, hi)  # ascent
+        t += 1
+        counters[I_T_STAGE] += 1
+        if counters[I_T_STAGE] >= counters[I_N0]:
+            _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched,
+                       counters, hp)
+    for j in range(d + 2):
+        if not np.isfinite(v[j]):
+            return t, DIVERGED
+    return t, OK

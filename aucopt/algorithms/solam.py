@@ -1,0 +1,166 @@
+"""SOLAM, SOLAM-l1 and regSOLAM: state layout, hyperparameters, kernel call (spec 8, 9)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._kernels.solam import BALL_L1, BALL_L2, solam_epoch
+from ._registry import register
+from ._spec import AlgorithmSpec, RowData
+
+__all__ = ["SolamHyper", "AUTO_ETA0", "kappa_of", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
+
+PAPER_SOLAM = (
+    "Y. Ying, L. Wen, S. Lyu. Stochastic online AUC maximization. NIPS 2016; described in "
+    "M. Natole Jr., PhD thesis, SUNY Albany 2020, Alg. 10; SOLAM-l1 in M. Liu et al., "
+    "Fast stochastic AUC maximization with O(1/n)-convergence rate, ICML 2018, section 5."
+)
+PAPER_REG = (
+    "M. Natole Jr. Fast Optimization Algorithms for AUC Maximization. PhD thesis, SUNY "
+    "Albany 2020, ch. 3, Alg. 18 (regularised SOLAM)."
+)
+
+# eta0="auto": zeta = AUTO_ETA0 / kappa^2, kappa^2 the largest squared row norm; the
+# gradient of F in w grows like kappa^2 ||w||, so this keeps the step scale-free.
+AUTO_ETA0 = 4.0
+
+
+class SolamHyper(NamedTuple):
+    """Scalar hyperparameters of the SOLAM kernel."""
+
+    radius: float
+    kappa: float
+    eta0: float
+    lam: float
+    ball: int
+
+
+def kappa_of(params: dict, state: dict) -> float:
+    """Return ``kappa``: the ``kappa`` parameter, or the largest row norm of the data seen."""
+    if params["kappa"] == "auto":
+        return float(np.sqrt(state["data_sqmax"][0]))
+    return float(params["kappa"])
+
+
+def _hyper(params: dict, state: dict, ball: int, lam: float, radius: float) -> SolamHyper:
+    kappa = kappa_of(params, state)
+    eta0 = params["eta0"]
+    if eta0 == "auto":
+        eta0 = AUTO_ETA0 / max(kappa * kappa, 1e-300)
+    return SolamHyper(radius=float(radius), kappa=kappa, eta0=float(eta0), lam=float(lam),
+                      ball=ball)
+
+
+def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
+    """Return a fresh SOLAM state (all iterates at the feasible point 0).
+
+    Returns
+    -------
+    dict
+        ``w``, ``w_avg`` (d,); ``ab``, ``ab_avg`` (2,) = ``(a, b)``; ``alpha``,
+        ``alpha_avg`` (1,); ``gamma_sum`` (1,); ``seen`` (2,) int64 class
+        counts of the stream (for ``p_hat``).
+    """
+    return {
+        "w": np.zeros(n_features),
+        "ab": np.zeros(2),
+        "alpha": np.zeros(1),
+        "w_avg": np.zeros(n_features),
+        "ab_avg": np.zeros(2),
+        "alpha_avg": np.zeros(1),
+        "gamma_sum": np.zeros(1),
+        "seen": np.zeros(2, dtype=np.int64),
+    }
+
+
+def _runner(ball: int, regularised: bool):
+    def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+        """One SOLAM pass over ``order`` (see :func:`aucopt._kernels.solam.solam_epoch`)."""
+        if regularised:
+            lam = float(params["lam"])
+            radius = np.sqrt(2.0 / lam)  # thesis section 3.3 (spec A-11)
+        else:
+            lam, radius = 0.0, float(params["R"])
+        hp = _hyper(params, state, ball, lam, radius)
+        return solam_epoch(
+            state["w"], state["ab"], state["alpha"], state["w_avg"], state["ab_avg"],
+            state["alpha_avg"], state["gamma_sum"], state["seen"], np.empty_like(state["w"]),
+            rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,
+        )
+
+    return run
+
+
+def coef(state, params) -> np.ndarray:
+    """Return the ``gamma``-weighted average ``w_bar`` (the output of [D4] Alg. 10/18)."""
+    return state["w_avg"]
+
+
+RADII = tuple(10.0**k for k in range(-1, 6))  # [D1] section 5: R in 10^[-1:1:5]
+ZETAS = tuple(2.0**k for k in range(-10, 11))  # [D1] section 5: 2^[-10:1:10]
+_COMMON = dict(
+    family="solam",
+    streaming=True,
+    sparse=True,
+    memory="O(d)",
+    init_state=init_state,
+    coef=coef,
+    step_param="eta0",
+    warm_keys=("w", "ab", "alpha"),
+    equivalence_params={"kappa": 4.0},
+)
+
+SOLAM = register(
+    AlgorithmSpec(
+        id="solam",
+        name="SOLAM",
+        estimator="aucopt.linear_model._solam:SOLAMClassifier",
+        paper=PAPER_SOLAM,
+        source="Ying, Wen, Lyu, NIPS 2016",
+        cost="O(d) per sample (dense or CSR: the averaged iterate is dense)",
+        run=_runner(BALL_L2, regularised=False),
+        grid={"R": RADII, "eta0": ZETAS},
+        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
+        notes="[D1] grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10] on a validation set; kappa "
+        "= max ||x|| from the data. Dual step is an ascent (spec A-10).",
+        **_COMMON,
+    )
+)
+
+SOLAM_L1 = register(
+    AlgorithmSpec(
+        id="solam-l1",
+        name="SOLAM-l1",
+        estimator="aucopt.linear_model._solam:SOLAML1Classifier",
+        paper=PAPER_SOLAM,
+        source="Ying et al. 2016; l1 ball as in Liu et al., ICML 2018",
+        cost="O(d log d) per sample (sort-based l1-ball projection, spec P2)",
+        run=_runner(BALL_L1, regularised=False),
+        grid={"R": RADII, "eta0": ZETAS},
+        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
+        notes="[D1] grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10]; SOLAM with the l2 ball "
+        "replaced by the l1 ball of radius R.",
+        **_COMMON,
+    )
+)
+
+REG_SOLAM = register(
+    AlgorithmSpec(
+        id="reg-solam",
+        name="regSOLAM",
+        estimator="aucopt.linear_model._solam:RegSOLAMClassifier",
+        paper=PAPER_REG,
+        source="Natole, thesis ch. 3 (2020)",
+        cost="O(d) per sample",
+        run=_runner(BALL_L2, regularised=True),
+        grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),
+              "lam": tuple(10.0**k for k in range(-5, 6))},
+        quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
+        notes="Thesis grid: zeta in [1:9:100], lam in 10^[-5:5] by 5-fold CV; R = sqrt(2/lam) "
+        "(spec A-11); gamma_t = zeta/sqrt(t). The effective l2 weight relative to the "
+        "pairwise loss is lam/(2p(1-p)).",
+        **_COMMON,
+    )
+)

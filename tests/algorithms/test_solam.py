@@ -1,0 +1,136 @@
+"""SOLAM / SOLAM-l1 / regSOLAM against the slow reference and the saddle point of spec R."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from aucopt._kernels.solam import saddle_partials
+from aucopt.datasets import make_auc_problem
+from aucopt.linear_model._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
+
+from ..reference import solam as ref
+
+
+def _orders(seed, n, passes):
+    rng = np.random.default_rng(seed)
+    return [rng.permutation(n) for _ in range(passes)]
+
+
+CASES = {
+    "solam": (SOLAMClassifier, dict(R=0.2), dict(R=0.2, ball="l2", lam=0.0)),
+    "solam-l1": (SOLAML1Classifier, dict(R=0.2), dict(R=0.2, ball="l1", lam=0.0)),
+    "reg-solam": (RegSOLAMClassifier, dict(lam=0.5), dict(R=np.sqrt(2 / 0.5), ball="l2",
+                                                         lam=0.5)),
+}
+
+
+@pytest.mark.parametrize("eta0", [0.05, "auto"])
+@pytest.mark.parametrize("algorithm", list(CASES))
+def test_matches_reference_same_order(algorithm, eta0, german, as_format):
+    X, y = german
+    X, y = X[:300], y[:300]
+    cls, params, ref_params = CASES[algorithm]
+    est = cls(eta0=eta0, max_iter=2, random_state=4, **params).fit(as_format(X), y)
+    kappa = np.sqrt(max(float(x @ x) for x in X))
+    zeta = 4.0 / kappa**2 if eta0 == "auto" else eta0
+    out = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=zeta, **ref_params)
+    assert est.t_ == out["t"] == 600
+    assert_allclose(est.coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["w"], out["w"], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["ab"], [out["a"], out["b"]], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["alpha"], [out["alpha"]], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["ab_avg"], [out["a_bar"], out["b_bar"]], rtol=1e-10,
+                    atol=1e-13)
+    assert_allclose(est._state["alpha_avg"], [out["alpha_bar"]], rtol=1e-10, atol=1e-13)
+    # the constraints were active (otherwise the test would not check the projections)
+    if algorithm == "solam-l1":
+        assert 0.18 < np.abs(out["w"]).sum() <= 0.2 + 1e-12  # measured 0.19-0.199
+    elif algorithm == "solam":
+        assert 0.18 < np.linalg.norm(out["w"]) <= 0.2 + 1e-12
+
+
+def test_fixed_kappa_and_warm_start_match_reference(german):
+    X, y = german
+    first = SOLAMClassifier(R=2.0, eta0=0.1, kappa=3.0, max_iter=1, random_state=1,
+                            warm_start=True).fit(X[:200], y[:200])
+    start = dict(w=first._state["w"].copy(), a=first._state["ab"][0], b=first._state["ab"][1],
+                 alpha=first._state["alpha"][0])
+    first.fit(X[200:500], y[200:500])
+    out = ref.solam(X[200:500], y[200:500], _orders(1, 300, 1), R=2.0, kappa=3.0, zeta=0.1,
+                    state=start)
+    assert_allclose(first.coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)
+    assert_allclose(first._state["alpha"], [out["alpha"]], rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.3])
+def test_closed_form_saddle_point_zeroes_the_expected_gradient(lam):
+    """Spec R: at (w*, a*, b*, alpha*) every partial of E[F_lam] vanishes (p = n+/n)."""
+    X, y = make_auc_problem(400, 5, pos_rate=0.3, separation=1.0, random_state=2)
+    w, a, b, alpha = ref.saddle_point(X, y, lam)
+    p = np.mean(y > 0)
+    total = np.zeros(X.shape[1] + 3)
+    for x, label in zip(X, y, strict=True):
+        g, da, db, dal = saddle_partials(x @ w, a, b, alpha, p, label > 0)
+        total += np.concatenate([g * x + lam * w, [da, db, dal]])
+    assert_allclose(total / len(y), 0.0, atol=1e-12)
+    # and the kernel's partials are those of the reference transcription
+    x, label = X[0], y[0]
+    g, da, db, dal = saddle_partials(x @ w, a, b, alpha, p, label > 0)
+    dw_ref, da_ref, db_ref, dal_ref = ref.partials(w, a, b, alpha, x, label, p)
+    assert_allclose(np.concatenate([g * x, [da, db, dal]]),
+                    np.concatenate([dw_ref, [da_ref, db_ref, dal_ref]]), rtol=1e-13)
+
+
+def test_regsolam_converges_to_the_saddle_point():
+    """Spec R: with inactive constraints the averaged iterates approach (w*, a*, b*, alpha*).
+
+    The gamma-weighted average converges slowly (O(1/sqrt(T)) up to logs): measured
+    relative errors 0.11 after 100 passes and 0.054 after 400.
+    """
+    X, y = make_auc_problem(200, 3, pos_rate=0.4, separation=1.0, random_state=0)
+    lam = 0.2
+    w, a, b, alpha = ref.saddle_point(X, y, lam)
+    assert np.linalg.norm(w) < np.sqrt(2 / lam) / 2  # the ball is inactive
+    errors = []
+    for passes in (100, 400):
+        est = RegSOLAMClassifier(lam=lam, eta0=0.5, max_iter=passes, random_state=0).fit(X, y)
+        errors.append(np.linalg.norm(est.coef_[0] - w) / np.linalg.norm(w))
+    assert errors[1] < 0.08 and errors[1] < 0.6 * errors[0]
+    ab, al = est._state["ab_avg"], est._state["alpha_avg"][0]
+    assert_allclose([ab[0], ab[1], al], [a, b, alpha], atol=0.1 * np.linalg.norm(w))
+
+
+def test_solam_converges_to_the_unregularised_saddle_point():
+    X, y = make_auc_problem(200, 3, pos_rate=0.4, separation=1.0, random_state=0)
+    w = ref.saddle_point(X, y)[0]
+    est = SOLAMClassifier(R=100.0, eta0=0.5, max_iter=400, random_state=0).fit(X, y)
+    assert np.linalg.norm(est.coef_[0] - w) < 0.08 * np.linalg.norm(w)  # measured 0.06
+
+
+def test_l1_ball_gives_exact_zeros():
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(1500) < 0.3, 1, -1)
+    X = 0.5 * rng.standard_normal((1500, 10))
+    X[y > 0, :2] += 1.0
+    est = SOLAML1Classifier(R=0.5, eta0=0.05, random_state=0).fit(X, y)
+    assert np.sum(est._state["w"] == 0.0) >= 5
+    assert np.abs(est._state["w"]).sum() <= 0.5 + 1e-12
+    assert est.score(X, y) > 0.9
+
+
+@pytest.mark.parametrize("cls", [SOLAMClassifier, SOLAML1Classifier, RegSOLAMClassifier])
+def test_default_step_on_unscaled_data(cls, german_raw):
+    X, y = german_raw
+    est = cls(random_state=0).fit(X, y)
+    assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.6
+
+
+def test_kappa_auto_follows_the_chunks():
+    X, y = make_auc_problem(300, 4, random_state=1)
+    X[250] *= 10  # a large row arrives late: kappa grows with it
+    est = SOLAMClassifier(random_state=0)
+    est.partial_fit(X[:200], y[:200], classes=[-1, 1])
+    k1 = np.sqrt(est._state["data_sqmax"][0])
+    est.partial_fit(X[200:], y[200:])
+    assert np.sqrt(est._state["data_sqmax"][0]) == pytest.approx(np.linalg.norm(X[250]))
+    assert k1 < np.linalg.norm(X[250]) / 2
