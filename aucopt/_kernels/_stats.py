@@ -5,6 +5,7 @@ means are kept so that a CSR row costs O(nnz): the mean of class ``c`` is
 ``sums[c] / counts[c]``.
 """
 
+import numpy as np
 from numba import njit
 
 from ._rows import row_add_sq
@@ -53,6 +54,14 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
+
+    Returns
+    -------
+    int
+        -1, or the first row whose squared norm is not finite (a NaN, an
+        infinity or a value above ~1e154): the statistics are then partial and
+        the caller must reject the data. This check replaces a separate
+        validation pass over ``X``.
     """
     # the body of add_to_class_sums, written out: a call per row with eight array arguments
     # is not inlined by numba and made this pass 2.7x slower (measured)
@@ -60,8 +69,11 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
         c = 1 if y[i] > 0 else 0
         counts[c] += 1
         sq = row_add_sq(sums, c, data, indices, indptr, i)
+        if not np.isfinite(sq):
+            return i
         if sq > sqmax[0]:
             sqmax[0] = sq
+    return -1
 
 
 @njit(cache=True, nogil=True)

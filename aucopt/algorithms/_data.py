@@ -12,7 +12,11 @@ __all__ = ["as_rows", "new_data_stats", "observe_data", "class_means"]
 
 
 def as_rows(X) -> RowData:
-    """Return ``X`` as kernel rows, converting once (C-contiguous float64, sorted int64 CSR).
+    """Return ``X`` as kernel rows, converting once (C-contiguous float64, sorted CSR).
+
+    CSR index arrays are int32 whenever they fit (scipy's own choice, so usually
+    no copy; converting 5e6 indices to int64 cost as much as a third of a SPAM
+    pass) and int64 otherwise; the kernels compile for both.
 
     Parameters
     ----------
@@ -28,8 +32,10 @@ def as_rows(X) -> RowData:
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        indices = np.ascontiguousarray(X.indices, dtype=np.int64)
-        indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+        small = max(X.nnz, X.shape[1]) < np.iinfo(np.int32).max
+        index_type = np.int32 if small else np.int64
+        indices = np.ascontiguousarray(X.indices, dtype=index_type)
+        indptr = np.ascontiguousarray(X.indptr, dtype=index_type)
         return RowData(data, indices, indptr, X.shape[0], X.shape[1])
     X = np.ascontiguousarray(X, dtype=np.float64)
     return RowData(X, None, None, X.shape[0], X.shape[1])
@@ -67,10 +73,24 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     """
-    accumulate_class_sums(
+    bad = accumulate_class_sums(
         state["data_count"], state["data_sum"], state["data_sqmax"],
         rows.data, rows.indices, rows.indptr, y,
     )
+    if bad >= 0:
+        raise ValueError(non_finite_message(rows, bad))
+
+
+def non_finite_message(rows: RowData, row: int) -> str:
+    """Return the error message for a row of ``X`` with a NaN, an infinity or a huge value."""
+    lo, hi = (rows.indptr[row], rows.indptr[row + 1]) if rows.is_sparse else (None, None)
+    values = rows.data[lo:hi] if rows.is_sparse else rows.data[row]
+    if np.isnan(values).any():
+        return (f"Input X contains NaN (first in row {row}). Impute or drop the missing values "
+                "first (e.g. sklearn.impute.SimpleImputer).")
+    return (f"Input X contains infinity or a value too large for dtype('float64') (first in "
+            f"row {row}; squared row norms must stay finite). Remove or clip infinite values "
+            "(e.g. numpy.nan_to_num) or rescale the features before fitting.")
 
 
 def class_means(state: dict) -> tuple[np.ndarray | None, np.ndarray | None]:

@@ -162,3 +162,15 @@ def test_step_sizes():
     assert_allclose(step_size(SCHEDULE_CODES["inv_sqrt"], 2.0, 0.5, 4), 1.0)
     assert_allclose(step_size(SCHEDULE_CODES["inv_power"], 1.0, 0.75, 16), 16**-0.75)
     assert_allclose(step_size(SCHEDULE_CODES["inv_linear"], 3.0, 0.5, 2), 1.0)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e200])
+def test_class_sums_report_the_first_non_finite_row(bad):
+    X = np.ones((6, 3))
+    X[4, 1] = bad
+    X[5, 0] = np.nan
+    counts, sums, sqmax = np.zeros(2, np.int64), np.zeros((2, 3)), np.zeros(1)
+    assert accumulate_class_sums(counts, sums, sqmax, X, None, None, np.ones(6)) == 4
+    counts, sums, sqmax = np.zeros(2, np.int64), np.zeros((2, 3)), np.zeros(1)
+    assert accumulate_class_sums(counts, sums, sqmax, np.ones((6, 3)), None, None,
+                                 np.ones(6)) == -1
