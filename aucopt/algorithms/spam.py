@@ -108,8 +108,8 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     stats = (state[f"{prefix}_count"], state[f"{prefix}_sum"], state[f"{prefix}_sqmax"])
     hp = _hyper(params, state)
     if rows.is_sparse and hp.beta1 == 0.0:  # exact O(nnz) steps (lazy l2 shrinkage)
-        scratch = np.empty_like(state["w"])
-        return spam_epoch_lazy(state["w"], state["w_avg"], scratch, *stats, rows.data,
+        pack = np.empty((rows.n_features, 4))
+        return spam_epoch_lazy(state["w"], state["w_avg"], pack, *stats, rows.data,
                                rows.indices, rows.indptr, y, order, hp, t, learn)
     return spam_epoch(state["w"], state["w_avg"], *stats, rows.data, rows.indices,
                       rows.indptr, y, order, hp, t, learn)
