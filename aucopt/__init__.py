@@ -11,8 +11,18 @@ Every algorithm is a scikit-learn estimator reachable by its registry id::
 import logging
 
 from ._api import algorithm_info, estimator_class, list_algorithms, make
+from ._config import config_context, get_config, set_config
 from ._version import __version__
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
 
-__all__ = ["__version__", "algorithm_info", "estimator_class", "list_algorithms", "make"]
+__all__ = [
+    "__version__",
+    "algorithm_info",
+    "config_context",
+    "estimator_class",
+    "get_config",
+    "list_algorithms",
+    "make",
+    "set_config",
+]

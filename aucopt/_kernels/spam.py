@@ -12,7 +12,6 @@ import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
-from ._prox import prox_elastic_net
 from ._rows import row_axpy, row_dot
 from ._schedules import INV_LINEAR, INV_POWER, step_size
 from ._stats import add_to_class_sums
@@ -103,33 +102,53 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    d = w.shape[0]
+    # w . sums[c], carried from step to step: the new values are summed in the same sweep
+    # that applies the proximal step and the averaging (two sweeps over d per step, not six)
+    dot_neg = row_dot(w, sums, None, None, 0)
+    dot_pos = row_dot(w, sums, None, None, 1)
     for i in order:
         positive = y[i] > 0
         c = 1 if positive else 0
+        s = row_dot(w, data, indices, indptr, i)
         if learn and hp.stats != STATS_TRAIN:
             seen = counts[0] + counts[1]
             if hp.stats == STATS_ONLINE or seen < hp.n_warmup:
                 add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c)
+                if positive:
+                    dot_pos += s
+                else:
+                    dot_neg += s
                 if hp.stats == STATS_WARMUP:
                     continue  # a warm-up sample only estimates the statistics
         if counts[0] == 0 or counts[1] == 0:
             continue  # no pair of opposite classes yet: the loss is zero
         n_seen = counts[0] + counts[1]
         p = counts[1] / n_seen
-        a = row_dot(w, sums, None, None, 1) / counts[1]
-        b = row_dot(w, sums, None, None, 0) / counts[0]
-        s = row_dot(w, data, indices, indptr, i)
-        g = spam_gradient_coef(s, a, b, p, positive)
+        g = spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
         if exploding(g):
             return t, DIVERGED
         t += 1
         eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
         row_axpy(-eta * g, w, data, indices, indptr, i)
-        prox_elastic_net(w, eta, hp.beta, hp.beta1)
+        thr = eta * hp.beta1  # elastic-net prox (spec P7), written out in the fused sweep
+        shrink = 1.0 / (1.0 + eta * hp.beta)
         inv_t = 1.0 / t
-        for j in range(w.shape[0]):
-            w_avg[j] += (w[j] - w_avg[j]) * inv_t
-    for j in range(w.shape[0]):
+        dot_neg = 0.0
+        dot_pos = 0.0
+        for j in range(d):
+            u = w[j]
+            if u > thr:
+                u = (u - thr) * shrink
+            elif u < -thr:
+                u = (u + thr) * shrink
+            else:
+                u = 0.0
+            w[j] = u
+            w_avg[j] += (u - w_avg[j]) * inv_t
+            dot_neg += u * sums[0, j]
+            dot_pos += u * sums[1, j]
+    for j in range(d):
         if not np.isfinite(w[j]):
             return t, DIVERGED
     return t, OK

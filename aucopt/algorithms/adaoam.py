@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels.adaoam import adaoam_epoch
+from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .opauc import coef, covariance_state
@@ -45,7 +46,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     auto = params["eta"] == "auto"
     hp = AdaoamHyper(eta=AUTO_ETA if auto else float(params["eta"]), auto_eta=auto,
                      lam=float(params["lam"]), delta=float(params["delta"]))
-    return adaoam_epoch(
+    return select(adaoam_epoch)(
         state["w"], state["gsq"], state["h"], state["count"], state["mean"], state["cov"],
         state["sqmax"], state["xbuf"], state["g"],
         rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,

@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels.aogd import GLOBAL, PER_CLASS, aogd_epoch, rff_scores
+from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -70,7 +71,7 @@ def rff_decision(state, params, rows: RowData) -> np.ndarray:
     """Return ``w . phi(x)`` for every row of ``rows``."""
     out = np.empty(rows.n_samples)
     phi = np.empty(2 * state["freq"].shape[1])
-    rff_scores(out, state["w"], state["freq"], phi, rows.data, rows.indices, rows.indptr)
+    select(rff_scores)(out, state["w"], state["freq"], phi, rows.data, rows.indices, rows.indptr)
     return out
 
 
@@ -111,7 +112,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     hp = AOGDHyper(eta=eta, gamma=gamma, lam=float(params["lam"]), q=float(params["q"]),
                    averaging=AVERAGING[params["averaging"]])
     phi = np.empty(state["w"].shape[0])
-    return aogd_epoch(state["w"], state["freq"], state["phi_count"], state["phi_mean"],
+    return select(aogd_epoch)(state["w"], state["freq"], state["phi_count"], state["phi_mean"],
                       state["rep"], state["rep_label"], phi, rows.data, rows.indices,
                       rows.indptr, y, order, coins, hp, t, learn)
 

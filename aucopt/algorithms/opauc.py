@@ -20,6 +20,7 @@ from .._kernels.opauc import (
     opauc_epoch,
     opauc_sketch_epoch,
 )
+from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -137,7 +138,7 @@ def _run_full(state, rows: RowData, y, order, params, t, learn, reduce, rowbuf, 
               proj):
     eta, auto = _eta(params, AUTO_ETA)
     hp = OpaucHyper(eta=eta, auto_eta=auto, lam=float(params["lam"]), reduce=reduce)
-    return opauc_epoch(
+    return select(opauc_epoch)(
         state["w"], state["count"], state["mean"], state["cov"], state["sqmax"],
         state["xbuf"], state["g"], rowbuf, features, proj,
         rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,
@@ -190,7 +191,7 @@ def run_sketch(state, rows: RowData, y, order, params, t, learn, rng=None):
     for start in range(0, max(len(order), 1), SKETCH_BLOCK):
         block = order[start:start + SKETCH_BLOCK]
         sketch = rng.standard_normal((len(block), rank)) / np.sqrt(rank) if learn else no_sketch
-        t, status = opauc_sketch_epoch(
+        t, status = select(opauc_sketch_epoch)(
             state["w"], state["count"], state["mean"], state["sketch_z"], state["sketch_sum"],
             state["sqmax"], state["g"], state["u"], sketch,
             rows.data, rows.indices, rows.indptr, y, block, hp, t, learn,

@@ -14,6 +14,7 @@ from .._kernels.spam import (
     spam_epoch,
     spam_epoch_lazy,
 )
+from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -109,9 +110,9 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     hp = _hyper(params, state)
     if rows.is_sparse and hp.beta1 == 0.0:  # exact O(nnz) steps (lazy l2 shrinkage)
         pack = np.empty((rows.n_features, 4))
-        return spam_epoch_lazy(state["w"], state["w_avg"], pack, *stats, rows.data,
+        return select(spam_epoch_lazy)(state["w"], state["w_avg"], pack, *stats, rows.data,
                                rows.indices, rows.indptr, y, order, hp, t, learn)
-    return spam_epoch(state["w"], state["w_avg"], *stats, rows.data, rows.indices,
+    return select(spam_epoch)(state["w"], state["w_avg"], *stats, rows.data, rows.indices,
                       rows.indptr, y, order, hp, t, learn)
 
 

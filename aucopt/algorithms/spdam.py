@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from .._kernels._checks import DIVERGED, OK
 from .._kernels.spdam import spdam_iterations
+from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -163,9 +164,9 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
     for _ in range(params["max_iter"]):
         batches = _batches(rng, n, m, per_epoch, params["shuffle"], (t * m) % n)
         previous = state["w"].copy()
-        done, status = spdam_iterations(state["w"], state["w_bar"], state["u"], state["dual"],
-                                        scale, means, b, rows.data, rows.indices, rows.indptr,
-                                        y, batches, hp, du, dm)
+        done, status = select(spdam_iterations)(
+            state["w"], state["w_bar"], state["u"], state["dual"], scale, means, b, rows.data,
+            rows.indices, rows.indptr, y, batches, hp, du, dm)
         t += done
         if status != OK or not np.all(np.isfinite(state["w"])):
             return t, DIVERGED

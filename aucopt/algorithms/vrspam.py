@@ -7,6 +7,7 @@ import numpy as np
 from .._kernels._checks import OK
 from .._kernels.vrspam import vrspam_stage
 from . import spam
+from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -105,9 +106,9 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
     for _ in range(params["max_iter"]):
         picks = rng.integers(0, n, size=inner)
         previous = w.copy()
-        t, status = vrspam_stage(w, w_ref, mu, s_ref, state["data_count"], state["data_sum"],
-                                 rows.data, rows.indices, rows.indptr, y, picks, eta,
-                                 float(params["beta"]), float(params.get("beta1", 0.0)), t)
+        t, status = select(vrspam_stage)(
+            w, w_ref, mu, s_ref, state["data_count"], state["data_sum"], rows.data, rows.indices,
+            rows.indptr, y, picks, eta, float(params["beta"]), float(params.get("beta1", 0.0)), t)
         if status != OK:
             return t, status
         state["n_iter"][0] += 1
