@@ -19,19 +19,23 @@ an integer code:
   feasible point that is in general *not* the projection (spec A-16).
 
 Everything works in place on 1-D float64 arrays and allocates nothing; scratch
-rows come from the caller.
+rows come from the caller. The l1-ball projection inside ``Pi_C`` is
+:func:`project_l1_ball_warm` (Newton's method on the threshold, warm-started from
+the previous call's threshold kept in ``work[0]``), which gives the same point as the
+sort-based :func:`aucopt._kernels._prox.project_l1_ball` without its O(d log d) sort.
 """
 
 import numpy as np
 from numba import njit
 
-from ._prox import clip, project_l1_ball, project_l2_ball_centered
+from ._prox import clip, project_l2_ball_centered, prox_elastic_net
 
 __all__ = [
     "EXACT",
     "DYKSTRA",
     "ALTERNATING",
     "PROJECTION_CODES",
+    "project_l1_ball_warm",
     "project_omega1",
     "project_l1l2_exact",
     "project_l1l2_dykstra",
@@ -46,6 +50,70 @@ PROJECTION_CODES = {"exact": EXACT, "dykstra": DYKSTRA, "alternating": ALTERNATI
 
 _MAX_DOUBLINGS = 1100  # 2**1100 overflows: the bracket search always ends
 _MAX_ROOT_STEPS = 200
+_MAX_NEWTON_STEPS = 100  # the l1 threshold search ends after at most d steps; rounding guard
+
+
+@njit(cache=True, nogil=True)
+def project_l1_ball_warm(w, radius, theta0):
+    """Project ``w`` onto ``{||w||_1 <= radius}`` in place (spec P2), from a guessed threshold.
+
+    The threshold ``theta`` solves ``h(theta) = sum_j max(|w_j| - theta, 0) = radius``;
+    ``h`` is convex, decreasing and piecewise linear, so Newton's step
+    ``theta <- (sum_{|w_j| > theta} |w_j| - radius) / #{|w_j| > theta}`` (Michelot's
+    iteration) started left of the root increases to it and stops at the exact active
+    set after finitely many steps, and one step from the right lands left of the root.
+    Any start is valid; consecutive projections of an online method change ``w``
+    little, so the previous threshold usually ends the search in two or three
+    branch-free sweeps (the sort-based :func:`aucopt._kernels._prox.project_l1_ball`
+    costs O(d log d) with a mispredicted branch per comparison). The threshold of the
+    final set is ``(sum - radius) / size``, the sort-based formula, so both give the
+    same point up to rounding. No scratch memory.
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+        Point to project, overwritten.
+    radius : float
+        Ball radius (>= 0); ``radius == 0`` gives the zero vector.
+    theta0 : float
+        Guess of the threshold (e.g. the previous one); non-positive or NaN: 0.
+
+    Returns
+    -------
+    theta : float
+        The soft threshold that was applied (0 when ``w`` was inside the ball).
+    """
+    d = w.shape[0]
+    l1 = 0.0
+    for j in range(d):
+        l1 += abs(w[j])
+    if l1 <= radius:
+        return 0.0
+    if radius <= 0.0:
+        for j in range(d):
+            w[j] = 0.0
+        return np.inf
+    theta = theta0 if theta0 > 0.0 else 0.0
+    size_prev = -1
+    for _ in range(_MAX_NEWTON_STEPS):
+        total = 0.0
+        size = 0
+        for j in range(d):
+            u = abs(w[j])
+            above = u > theta
+            total += u if above else 0.0
+            size += above
+        if size == 0:  # the guess is above every |w_j|: start from the left
+            theta = 0.0
+            continue
+        new = (total - radius) / size
+        if size == size_prev or new == theta:  # the active set is stable: new == theta
+            theta = new
+            break
+        theta = new
+        size_prev = size
+    prox_elastic_net(w, 1.0, 0.0, theta)  # soft thresholding at theta (scale 1: exact)
+    return theta
 
 
 @njit(cache=True, nogil=True)
@@ -63,10 +131,14 @@ def project_omega1(v, n_l1, radius, box, work):
         l1 radius ``R``.
     box : float
         Half-width of the interval of the trailing entries.
-    work : ndarray of shape (>= n_l1,)
-        Scratch buffer.
+    work : ndarray of shape (>= 1,)
+        ``work[0]``: a guess of the l1 threshold, replaced by the threshold found
+        (a warm start for the next call; any value is valid, see
+        :func:`project_l1_ball_warm`).
     """
-    project_l1_ball(v[:n_l1], radius, work[:n_l1])
+    theta = project_l1_ball_warm(v[:n_l1], radius, work[0])
+    if theta > 0.0 and np.isfinite(theta):
+        work[0] = theta
     for j in range(n_l1, v.shape[0]):
         v[j] = clip(v[j], -box, box)
 
@@ -106,8 +178,8 @@ def project_l1l2_exact(v, center, r, n_l1, radius, box, u, work):
         The set ``C`` (see :func:`project_omega1`).
     u : ndarray of shape (k,)
         Scratch buffer.
-    work : ndarray of shape (>= n_l1,)
-        Scratch buffer.
+    work : ndarray of shape (>= 1,)
+        Warm start of the l1 threshold (see :func:`project_omega1`).
 
     Returns
     -------
@@ -178,8 +250,8 @@ def project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, tol, x, p, q, 
     x, p, q, old : ndarray of shape (k,)
         Scratch buffers: the iterate on ``C``, the two correction terms and the
         previous ball iterate.
-    work : ndarray of shape (>= n_l1,)
-        Scratch buffer.
+    work : ndarray of shape (>= 1,)
+        Warm start of the l1 threshold (see :func:`project_omega1`).
 
     Returns
     -------
@@ -231,8 +303,8 @@ def project_l1l2_alternating(v, center, r, n_l1, radius, box, rounds, work):
     rounds : int
         Number of rounds (a fixed point is reached after the first one, since
         ``center`` is in ``C``; the loop stops there).
-    work : ndarray of shape (>= n_l1,)
-        Scratch buffer.
+    work : ndarray of shape (>= 1,)
+        Warm start of the l1 threshold (see :func:`project_omega1`).
 
     Returns
     -------
@@ -263,8 +335,8 @@ def project_l1l2(code, v, center, r, n_l1, radius, box, rounds, scratch, work):
         Rounds of the iterative methods.
     scratch : ndarray of shape (4, k)
         Scratch rows.
-    work : ndarray of shape (>= n_l1,)
-        Scratch buffer.
+    work : ndarray of shape (>= 1,)
+        Warm start of the l1 threshold (see :func:`project_omega1`).
 
     Returns
     -------

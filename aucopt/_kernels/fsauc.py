@@ -10,6 +10,13 @@ Stage ``k`` runs ``n0`` steps of PDSG from the centre ``(v_1, alpha_1)``:
 and ``Omega_2 = {|alpha| <= 2 R kappa}``. At the end of a stage the centre
 becomes the average of the stage iterates, ``alpha_hat = w_bar.(A-/T- - A+/T+)``,
 ``r`` halves and ``beta, D, eta`` follow Lemma 1 and the step recursion.
+
+Most steps stay inside ``Omega_1 cap B(v_1, r)`` up to the box of ``a, b``; the
+kernels recognise them from the l1 norm and the distance to the centre, which the
+step's sweep accumulates, and skip the projection routine (whose answer would be the
+same point, bit for bit). :func:`fsauc_epoch_dense` does a whole step in one sweep
+over ``w`` (iterate sum, class sums, gradient step, l1 norm, distance, score of the
+next row); :func:`fsauc_epoch` (any rows, used for CSR) needs two O(d) sweeps.
 """
 
 import numpy as np
@@ -37,6 +44,7 @@ __all__ = [
     "I_ROOT_STEPS",
     "lemma1",
     "fsauc_epoch",
+    "fsauc_epoch_dense",
 ]
 
 DECAY_PAPER = 0  # eta_{k+1} = eta_k sqrt(beta_k / beta_{k-1}) / 2 ([D1] section 5)
@@ -135,6 +143,59 @@ def _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sche
 
 
 @njit(cache=True, nogil=True)
+def _inside(l1, dist2, a_new, b_new, ca, cb, r, box, hp):
+    """Whether a step's point needs no projection routine (scalars only).
+
+    ``l1`` and ``dist2`` are ``||w||_1`` and ``||w - c_w||^2`` of the new ``w``,
+    summed in coordinate order. If ``||w||_1 <= R`` and ``(w, clip(a), clip(b))``
+    lies in ``B(c, r)`` (the same tests, on the same sums, as
+    :func:`aucopt._kernels._prox_l1l2.project_l1l2_exact`), that point is the
+    exact projection; for the iterative methods it is their answer only when no
+    clipping was needed (then every method returns the point unchanged).
+
+    Returns
+    -------
+    inside : bool
+    a, b : float
+        ``clip(a_new)`` and ``clip(b_new)``.
+    """
+    a_c = clip(a_new, -box, box)
+    b_c = clip(b_new, -box, box)
+    if not l1 <= hp.radius:
+        return False, a_c, b_c
+    diff = a_c - ca
+    dist2 += diff * diff
+    diff = b_c - cb
+    dist2 += diff * diff
+    if not np.sqrt(dist2) <= r:
+        return False, a_c, b_c
+    return hp.projection == EXACT or (a_c == a_new and b_c == b_new), a_c, b_c
+
+
+@njit(cache=True, nogil=True)
+def _project(v, a_new, b_new, v1, sched, counters, scratch, work, hp):
+    """Project ``(w, a_new, b_new)`` into ``v`` by ``hp.projection`` (the rare path)."""
+    d = v.shape[0] - 2
+    v[d] = a_new
+    v[d + 1] = b_new
+    box = hp.radius * sched[F_KAPPA]
+    mu = project_l1l2(hp.projection, v, v1, sched[F_RADIUS], d, hp.radius, box, hp.rounds,
+                      scratch, work)
+    if hp.projection == EXACT and mu > 0.0:
+        counters[I_ROOT_STEPS] += 1
+
+
+@njit(cache=True, nogil=True)
+def _dual_step(al, dal, eta, center, dual_radius, box_alpha):
+    """Return the dual iterate after its ascent step, projected (scalars only)."""
+    lo = max(-box_alpha, center - dual_radius)
+    hi = min(box_alpha, center + dual_radius)
+    if lo > hi:  # the centre left Omega_2 (kappa grew after the start): Omega_2 only
+        lo, hi = -box_alpha, box_alpha
+    return clip(al + eta * dal, lo, hi)  # ascent
+
+
+@njit(cache=True, nogil=True)
 def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqmax, sched,
                 counters, scratch, work, data, indices, indptr, y, order, hp, t, learn):
     """Run FSAUC over the rows in ``order``; update the state in place.
@@ -161,8 +222,9 @@ def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqm
         of exact projections that needed the root search (indices ``I_*``).
     scratch : ndarray of shape (4, d + 2)
         Scratch rows of the projection.
-    work : ndarray of shape (d,)
-        Scratch buffer of the l1 projection.
+    work : ndarray of shape (1,)
+        Warm start of the l1 projection (see
+        :func:`aucopt._kernels._prox_l1l2.project_omega1`); 0 at the start of a call.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -184,9 +246,7 @@ def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqm
         ``OK`` or ``DIVERGED``.
     """
     d = v.shape[0] - 2
-    kappa = sched[F_KAPPA]
-    box = hp.radius * kappa
-    box_alpha = 2.0 * box
+    box = hp.radius * sched[F_KAPPA]
     w = v[:d]
     for i in order:
         positive = y[i] > 0
@@ -201,22 +261,90 @@ def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqm
         for j in range(d + 2):
             v_sum[j] += v[j]
         row_axpy(-eta * g, w, data, indices, indptr, i)
-        v[d] = a - eta * da
-        v[d + 1] = b - eta * db
-        mu = project_l1l2(hp.projection, v, v1, sched[F_RADIUS], d, hp.radius, box, hp.rounds,
-                          scratch, work)
-        if hp.projection == EXACT and mu > 0.0:
-            counters[I_ROOT_STEPS] += 1
-        lo = max(-box_alpha, alpha1[0] - sched[F_DUAL_RADIUS])
-        hi = min(box_alpha, alpha1[0] + sched[F_DUAL_RADIUS])
-        if lo > hi:  # the centre left Omega_2 (kappa grew after the start): Omega_2 only
-            lo, hi = -box_alpha, box_alpha
-        alpha[0] = clip(al + eta * dal, lo, hi)  # ascent
+        l1 = 0.0
+        dist2 = 0.0
+        for j in range(d):
+            wj = w[j]
+            l1 += abs(wj)
+            diff = wj - v1[j]
+            dist2 += diff * diff
+        inside, v[d], v[d + 1] = _inside(l1, dist2, a - eta * da, b - eta * db, v1[d],
+                                         v1[d + 1], sched[F_RADIUS], box, hp)
+        if not inside:
+            _project(v, a - eta * da, b - eta * db, v1, sched, counters, scratch, work, hp)
+        alpha[0] = _dual_step(al, dal, eta, alpha1[0], sched[F_DUAL_RADIUS], 2.0 * box)
         t += 1
         counters[I_T_STAGE] += 1
         if counters[I_T_STAGE] >= counters[I_N0]:
             _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched,
                        counters, hp)
+    for j in range(d + 2):
+        if not np.isfinite(v[j]):
+            return t, DIVERGED
+    return t, OK
+
+
+@njit(cache=True, nogil=True)
+def fsauc_epoch_dense(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqmax,
+                      sched, counters, scratch, work, X, y, order, hp, t, learn):
+    """:func:`fsauc_epoch` for dense rows ``X`` (n, d), one sweep over ``w`` per step.
+
+    The sweep adds ``w`` to the stage sum and ``x`` to its class sum, takes the
+    gradient step and accumulates ``||w||_1``, ``||w - c||^2``, ``||x||^2`` and
+    the score of the next row, which is exact unless the step needed the
+    projection routine or ended a stage (then it is recomputed). Parameters and
+    returns as in :func:`fsauc_epoch`.
+    """
+    d = v.shape[0] - 2
+    m = order.shape[0]
+    box = hp.radius * sched[F_KAPPA]
+    w = v[:d]
+    s = row_dot(w, X, None, None, order[0]) if m > 0 else 0.0
+    for idx in range(m):
+        i = order[idx]
+        nxt = order[idx + 1] if idx + 1 < m else i
+        positive = y[i] > 0
+        c = 1 if positive else 0
+        counts[c] += 1
+        p = counts[1] / (counts[0] + counts[1])
+        a, b, al = v[d], v[d + 1], alpha[0]
+        g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+        if exploding(g):
+            return t, DIVERGED
+        eta = sched[F_ETA]
+        coef = -eta * g
+        v_sum[d] += a
+        v_sum[d + 1] += b
+        l1 = 0.0
+        dist2 = 0.0
+        sq = 0.0
+        s = 0.0
+        for j in range(d):
+            xj = X[i, j]
+            wj = w[j]
+            v_sum[j] += wj
+            sums[c, j] += xj
+            sq += xj * xj
+            wj += coef * xj
+            w[j] = wj
+            l1 += abs(wj)
+            diff = wj - v1[j]
+            dist2 += diff * diff
+            s += wj * X[nxt, j]
+        if sq > sqmax[0]:
+            sqmax[0] = sq
+        inside, v[d], v[d + 1] = _inside(l1, dist2, a - eta * da, b - eta * db, v1[d],
+                                         v1[d + 1], sched[F_RADIUS], box, hp)
+        if not inside:
+            _project(v, a - eta * da, b - eta * db, v1, sched, counters, scratch, work, hp)
+            s = row_dot(w, X, None, None, nxt)
+        alpha[0] = _dual_step(al, dal, eta, alpha1[0], sched[F_DUAL_RADIUS], 2.0 * box)
+        t += 1
+        counters[I_T_STAGE] += 1
+        if counters[I_T_STAGE] >= counters[I_N0]:
+            _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched,
+                       counters, hp)
+            s = row_dot(w, X, None, None, nxt)
     for j in range(d + 2):
         if not np.isfinite(v[j]):
             return t, DIVERGED

@@ -9,16 +9,29 @@ integer constraint code and the value of ``lam``.
 Saddle problem: ``min_{(w,a,b) in Omega_1} max_{alpha in Omega_2} E F(w,a,b,alpha; z)``
 with ``Omega_1 = {||w|| <= R, |a| <= R kappa, |b| <= R kappa}`` and
 ``Omega_2 = {|alpha| <= 2 R kappa}``.
+
+Three bodies compute the same iterates:
+
+* :func:`solam_epoch_dense`: dense rows, one sweep over ``w`` per step (averaging,
+  shrinkage, gradient step, the norm for the projection and the score of the next
+  row); the l2 projection is kept as a pending scale applied in the next sweep.
+* :func:`solam_epoch_lazy`: CSR rows with the l2 ball (SOLAM, regSOLAM), O(nnz) per
+  step: ``w = sigma v``, ``||v||^2`` and the weighted sum of the iterates maintained
+  lazily (the technique of :func:`aucopt._kernels.spam.spam_epoch_lazy`).
+* :func:`solam_epoch`: any rows, O(d) per step (CSR with the l1 ball, whose
+  projection needs every coordinate).
 """
 
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
-from ._prox import clip, project_l1_ball, project_l2_ball
+from ._prox import clip, project_l2_ball
+from ._prox_l1l2 import project_l1_ball_warm
 from ._rows import row_axpy, row_dot
 
-__all__ = ["BALL_L2", "BALL_L1", "saddle_partials", "solam_epoch"]
+__all__ = ["BALL_L2", "BALL_L1", "saddle_partials", "solam_epoch", "solam_epoch_dense",
+           "solam_epoch_lazy"]
 
 BALL_L2 = 0  # ||w||_2 <= R (SOLAM, regSOLAM)
 BALL_L1 = 1  # ||w||_1 <= R (SOLAM-l1)
@@ -55,9 +68,37 @@ def saddle_partials(s, a, b, alpha, p, positive):
 
 
 @njit(cache=True, nogil=True)
-def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, work,
-                data, indices, indptr, y, order, hp, t, learn):
-    """Run SOLAM over the rows in ``order``; update the state in place.
+def _scalar_step(s, a, b, al, p, positive, t, hp):
+    """Return ``g``, ``gamma_{t+1}`` and the projected ``(a, b, alpha)`` of one step (scalars)."""
+    g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+    gamma = hp.eta0 / np.sqrt(t + 1)
+    box_ab = hp.radius * hp.kappa
+    box_alpha = 2.0 * box_ab
+    a_new = clip(a - gamma * da, -box_ab, box_ab)
+    b_new = clip(b - gamma * db, -box_ab, box_ab)
+    al_new = clip(al + gamma * dal, -box_alpha, box_alpha)  # ascent (spec A-10)
+    return g, gamma, a_new, b_new, al_new
+
+
+@njit(cache=True, nogil=True)
+def _l1_project(w, radius, theta):
+    """Project ``w`` onto the l1 ball; return the threshold to start the next search from."""
+    found = project_l1_ball_warm(w, radius, theta)
+    return found if 0.0 < found < np.inf else theta
+
+
+@njit(cache=True, nogil=True)
+def _finite(w):
+    for j in range(w.shape[0]):
+        if not np.isfinite(w[j]):
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, data, indices, indptr,
+                y, order, hp, t, learn):
+    """Run SOLAM over the rows in ``order``; update the state in place (O(d) per step).
 
     Parameters
     ----------
@@ -73,8 +114,6 @@ def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, work,
         Sum of the step sizes so far.
     seen : ndarray of shape (2,), int64
         Examples received per class (negatives first), for ``p_hat``.
-    work : ndarray of shape (d,)
-        Scratch buffer of the l1 projection.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -97,20 +136,19 @@ def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, work,
     status : int
         ``OK`` or ``DIVERGED``.
     """
-    box_ab = hp.radius * hp.kappa
-    box_alpha = 2.0 * hp.radius * hp.kappa
     d = w.shape[0]
+    theta = 0.0  # l1 threshold of the last projection (warm start of the next)
     for i in order:
         positive = y[i] > 0
         seen[1 if positive else 0] += 1
         p = seen[1] / (seen[0] + seen[1])  # p_hat_t includes the current example
         s = row_dot(w, data, indices, indptr, i)
         a, b, al = ab[0], ab[1], alpha[0]
-        g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+        g, gamma, a_new, b_new, al_new = _scalar_step(s, a, b, al, p, positive, t, hp)
         if exploding(g):
             return t, DIVERGED
+        ab[0], ab[1], alpha[0] = a_new, b_new, al_new
         t += 1
-        gamma = hp.eta0 / np.sqrt(t)
         gamma_sum[0] += gamma
         c = gamma / gamma_sum[0]  # weighted average of v_1 .. v_t: add v_t before its update
         shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
@@ -123,13 +161,216 @@ def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, work,
         alpha_avg[0] += c * (al - alpha_avg[0])
         row_axpy(-gamma * g, w, data, indices, indptr, i)
         if hp.ball == BALL_L1:
-            project_l1_ball(w, hp.radius, work)
+            theta = _l1_project(w, hp.radius, theta)
         else:
             project_l2_ball(w, hp.radius)
-        ab[0] = clip(a - gamma * da, -box_ab, box_ab)
-        ab[1] = clip(b - gamma * db, -box_ab, box_ab)
-        alpha[0] = clip(al + gamma * dal, -box_alpha, box_alpha)  # ascent (spec A-10)
+    return t, OK if _finite(w) else DIVERGED
+
+
+@njit(cache=True, nogil=True)
+def solam_epoch_dense(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, X, y, order, hp,
+                      t, learn):
+    """:func:`solam_epoch` for dense rows ``X`` (n, d), fused into one sweep per step.
+
+    The sweep of step ``t`` averages ``w_t``, applies the shrinkage and the
+    gradient step, and accumulates the norm of the result (``||.||_2^2`` or
+    ``||.||_1``) and its dot product with the next row. The l2 projection is a
+    scaling: it is kept pending (``w = scale * stored``) and applied by the next
+    sweep, so a step reads ``w`` once whether or not the ball is active. An
+    active l1 ball costs the projection (a few sweeps, warm-started from the
+    previous threshold) and one more dot product.
+    Parameters and returns as in :func:`solam_epoch`.
+    """
+    d = w.shape[0]
+    m = order.shape[0]
+    l2 = hp.ball != BALL_L1
+    a, b, al = ab[0], ab[1], alpha[0]
+    a_avg, b_avg, al_avg = ab_avg[0], ab_avg[1], alpha_avg[0]
+    gsum = gamma_sum[0]
+    n_neg, n_pos = seen[0], seen[1]
+    scale = 1.0  # pending l2 projection: the iterate is scale * w
+    theta = 0.0  # l1 threshold of the last projection (warm start of the next)
+    s = row_dot(w, X, None, None, order[0]) if m > 0 else 0.0
+    status = OK
+    for idx in range(m):
+        i = order[idx]
+        nxt = order[idx + 1] if idx + 1 < m else i
+        positive = y[i] > 0
+        if positive:
+            n_pos += 1
+        else:
+            n_neg += 1
+        p = n_pos / (n_neg + n_pos)  # p_hat_t includes the current example
+        g, gamma, a_new, b_new, al_new = _scalar_step(s, a, b, al, p, positive, t, hp)
+        if exploding(g):
+            status = DIVERGED
+            break
+        t += 1
+        gsum += gamma
+        c = gamma / gsum  # weighted average of v_1 .. v_t: add v_t before its update
+        a_avg += c * (a - a_avg)
+        b_avg += c * (b - b_avg)
+        al_avg += c * (al - al_avg)
+        a, b, al = a_new, b_new, al_new
+        shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
+        coef = -gamma * g
+        norm = 0.0
+        s_next = 0.0
+        if l2:
+            for j in range(d):
+                wj = scale * w[j]
+                w_avg[j] += c * (wj - w_avg[j])
+                nw = shrink * wj + coef * X[i, j]
+                w[j] = nw
+                norm += nw * nw
+                s_next += nw * X[nxt, j]
+            norm = np.sqrt(norm)
+            scale = hp.radius / norm if norm > hp.radius else 1.0
+            s = scale * s_next
+        else:
+            for j in range(d):
+                wj = w[j]
+                w_avg[j] += c * (wj - w_avg[j])
+                nw = shrink * wj + coef * X[i, j]
+                w[j] = nw
+                norm += abs(nw)
+                s_next += nw * X[nxt, j]
+            s = s_next
+            if not norm <= hp.radius:  # the test of project_l1_ball_warm
+                theta = _l1_project(w, hp.radius, theta)
+                s = row_dot(w, X, None, None, nxt)
+    if scale != 1.0:
+        for j in range(d):
+            w[j] *= scale
+    ab[0], ab[1], alpha[0] = a, b, al
+    ab_avg[0], ab_avg[1], alpha_avg[0] = a_avg, b_avg, al_avg
+    gamma_sum[0] = gsum
+    seen[0], seen[1] = n_neg, n_pos
+    if status == OK and not _finite(w):
+        status = DIVERGED
+    return t, status
+
+
+# The lazy sum acc + S v - b of the iterates loses about eps / sigma of relative accuracy (v
+# grows like 1 / sigma): folding sigma into v when it leaves [1e-4, 1e4] keeps it near 1e-12.
+_FOLD_BELOW = 1e-4
+
+
+@njit(cache=True, nogil=True)
+def _fold(vb, acc, s_sum, sigma):
+    """Fold ``s_sum v - b`` into ``acc``, reset ``b``, scale ``v`` by ``sigma``; return ``||v||^2``.
+
+    ``vb`` holds ``v`` in column 0 and ``b`` in column 1.
+    """
+    sq = 0.0
+    for j in range(vb.shape[0]):
+        acc[j] += s_sum * vb[j, 0] - vb[j, 1]
+        vb[j, 1] = 0.0
+        vb[j, 0] *= sigma
+        sq += vb[j, 0] * vb[j, 0]
+    return sq
+
+
+@njit(cache=True, nogil=True)
+def solam_epoch_lazy(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, data, indices,
+                     indptr, y, order, hp, t, learn, vb):
+    """SOLAM / regSOLAM (l2 ball) over CSR rows at O(nnz) per step.
+
+    Exact lazy form of :func:`solam_epoch` with ``hp.ball == BALL_L2``: the
+    iterate is kept as ``w = sigma v`` so that the shrinkage ``1 - gamma lam``
+    and the projection ``R / ||w||`` only change the scalar ``sigma``;
+    ``||v||^2`` is updated on the touched coordinates; the ``gamma``-weighted
+    sum of the iterates is kept as ``acc + S v - b`` (``S`` the sum of
+    ``gamma sigma``, ``b`` collecting ``S dv`` on the touched coordinates), as in
+    :func:`aucopt._kernels.spam.spam_epoch_lazy`. ``v`` and ``b`` are interleaved
+    in one (d, 2) array, so a touched feature costs one cache line. O(d) work
+    happens once per call (to enter and leave the lazy form) and when ``sigma``
+    leaves ``[1e-4, 1e4]`` (then it is folded into ``v`` and ``||v||^2``
+    recomputed).
+
+    Parameters
+    ----------
+    w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen
+        As in :func:`solam_epoch`; updated.
+    data, indices, indptr, y, order, hp, t, learn
+        As in :func:`solam_epoch`; ``indices`` must not be None.
+    vb : ndarray of shape (d, 2)
+        Scratch buffer (overwritten).
+
+    Returns
+    -------
+    t : int
+        Number of steps done after this call.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    d = w.shape[0]
+    acc = w_avg  # gamma-weighted sum of the iterates = acc + s_sum v - b
+    gsum = gamma_sum[0]
+    vsq = 0.0
     for j in range(d):
-        if not np.isfinite(w[j]):
-            return t, DIVERGED
-    return t, OK
+        acc[j] *= gsum
+        vb[j, 0] = w[j]  # w = sigma v, with sigma = 1 on entry
+        vb[j, 1] = 0.0
+        vsq += w[j] * w[j]
+    sigma = 1.0
+    s_sum = 0.0
+    a, b, al = ab[0], ab[1], alpha[0]
+    a_avg, b_avg, al_avg = ab_avg[0], ab_avg[1], alpha_avg[0]
+    n_neg, n_pos = seen[0], seen[1]
+    t_start = t
+    status = OK
+    for i in order:
+        positive = y[i] > 0
+        if positive:
+            n_pos += 1
+        else:
+            n_neg += 1
+        p = n_pos / (n_neg + n_pos)
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += vb[indices[k], 0] * data[k]
+        g, gamma, a_new, b_new, al_new = _scalar_step(sigma * s, a, b, al, p, positive, t, hp)
+        if exploding(g):
+            status = DIVERGED
+            break
+        t += 1
+        gsum += gamma
+        c = gamma / gsum
+        a_avg += c * (a - a_avg)
+        b_avg += c * (b - b_avg)
+        al_avg += c * (al - al_avg)
+        a, b, al = a_new, b_new, al_new
+        s_sum += gamma * sigma  # add gamma_t w_t to the sum before the update
+        sigma *= 1.0 - gamma * hp.lam
+        if not (_FOLD_BELOW <= abs(sigma) <= 1.0 / _FOLD_BELOW):  # also sigma = 0
+            vsq = _fold(vb, acc, s_sum, sigma)
+            s_sum, sigma = 0.0, 1.0
+        coef = -gamma * g / sigma  # v moves by coef * x
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            dv = coef * data[k]
+            vj = vb[j, 0]
+            vb[j, 0] = vj + dv
+            vb[j, 1] += s_sum * dv
+            vsq += dv * (vj + vj + dv)
+        vsq = max(vsq, 0.0)
+        norm = abs(sigma) * np.sqrt(vsq)
+        if norm > hp.radius:
+            sigma *= hp.radius / norm
+            if abs(sigma) < _FOLD_BELOW:
+                vsq = _fold(vb, acc, s_sum, sigma)
+                s_sum, sigma = 0.0, 1.0
+    for j in range(d):
+        if t > t_start:
+            acc[j] = (acc[j] + s_sum * vb[j, 0] - vb[j, 1]) / gsum
+        elif gsum > 0.0:
+            acc[j] /= gsum
+        w[j] = sigma * vb[j, 0]
+    ab[0], ab[1], alpha[0] = a, b, al
+    ab_avg[0], ab_avg[1], alpha_avg[0] = a_avg, b_avg, al_avg
+    gamma_sum[0] = gsum
+    seen[0], seen[1] = n_neg, n_pos
+    if status == OK and not _finite(w):
+        status = DIVERGED
+    return t, status

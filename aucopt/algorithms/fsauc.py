@@ -20,6 +20,7 @@ from .._kernels.fsauc import (
     I_N0,
     I_STAGE,
     fsauc_epoch,
+    fsauc_epoch_dense,
 )
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -132,12 +133,14 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
         global_stats=params["stats"] == "global",
     )
     k = state["v"].shape[0]
-    return fsauc_epoch(
-        state["v"], state["alpha"], state["v1"], state["alpha1"], state["v_sum"],
-        state["v_hat"], state["alpha_hat"], state["run_count"], state["run_sum"],
-        state["run_sqmax"], state["sched"], state["counters"], np.empty((4, k)),
-        np.empty(k - 2), rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,
-    )
+    iterates = (state["v"], state["alpha"], state["v1"], state["alpha1"], state["v_sum"],
+                state["v_hat"], state["alpha_hat"], state["run_count"], state["run_sum"],
+                state["run_sqmax"], state["sched"], state["counters"], np.empty((4, k)),
+                np.zeros(1))
+    if rows.is_sparse:
+        return fsauc_epoch(*iterates, rows.data, rows.indices, rows.indptr, y, order, hp, t,
+                           learn)
+    return fsauc_epoch_dense(*iterates, rows.data, y, order, hp, t, learn)
 
 
 def coef(state, params) -> np.ndarray:
@@ -156,9 +159,10 @@ FSAUC = register(
         streaming=True,
         sparse=True,
         memory="O(d)",
-        cost="O(d) per sample plus the projection onto the l1 ball cap l2 ball (exact: "
-        "O(d log d) when the ball is inactive, O(K d log d) with K root-search steps "
-        "otherwise)",
+        cost="O(d) per sample (one sweep dense, two on CSR: the l1-ball constraint needs every "
+        "coordinate, so no O(nnz) form) while the step stays in the l1 ball cap l2 ball; "
+        "otherwise plus the projection (exact: O(d log d), or O(K d log d) with K "
+        "root-search steps when the l2 ball binds)",
         init_state=init_state,
         run=run,
         coef=coef,

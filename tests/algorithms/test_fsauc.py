@@ -4,6 +4,8 @@ import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
+from aucopt._kernels._prox import project_l1_ball
+from aucopt._kernels._prox_l1l2 import project_l1_ball_warm
 from aucopt._kernels.fsauc import I_ROOT_STEPS, lemma1
 from aucopt.algorithms.fsauc import n_stages
 from aucopt.datasets import make_auc_problem
@@ -93,3 +95,22 @@ def test_default_step_on_unscaled_data(german_raw):
     X, y = german_raw
     est = FSAUCClassifier(random_state=0).fit(X, y)
     assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.6
+
+
+@pytest.mark.parametrize("guess", [0.0, np.nan, np.inf, -1.0, 1e300, "near", "random"])
+def test_warm_started_l1_projection_equals_the_sort_based_one(guess):
+    """Any starting threshold gives the point of the sort-based projection (spec P2)."""
+    rng = np.random.default_rng(7)
+    for trial in range(400):
+        d = int(rng.integers(1, 80))
+        w = [rng.normal(size=d) * rng.uniform(0.01, 10),
+             rng.choice([-2.0, -1.0, 0.0, 1.0, 2.0, 3.0], size=d),  # ties and zeros
+             rng.standard_cauchy(size=d)][trial % 3]
+        radius = 0.0 if trial % 40 == 0 else rng.uniform(0, 1.2) * np.abs(w).sum()
+        expected = w.copy()
+        theta = project_l1_ball(expected, radius, np.empty(d))
+        start = {"near": theta * (1 + rng.normal(0, 0.1)),
+                 "random": rng.uniform(0, 2 * np.abs(w).max())}.get(guess, guess)
+        got = w.copy()
+        assert project_l1_ball_warm(got, radius, start) == pytest.approx(theta, rel=1e-13)
+        assert_allclose(got, expected, rtol=0, atol=1e-14 * np.abs(w).max())

@@ -2,9 +2,10 @@
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
-from aucopt._kernels.solam import saddle_partials
+from aucopt._kernels.solam import _FOLD_BELOW, saddle_partials
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 
@@ -134,3 +135,48 @@ def test_kappa_auto_follows_the_chunks():
     est.partial_fit(X[200:], y[200:])
     assert np.sqrt(est._state["data_sqmax"][0]) == pytest.approx(np.linalg.norm(X[250]))
     assert k1 < np.linalg.norm(X[250]) / 2
+
+
+LAZY_CASES = {
+    "inactive ball": (SOLAMClassifier, dict(R=10.0, eta0=0.05)),
+    "active ball": (SOLAMClassifier, dict(R=0.2, eta0=0.05)),
+    "projection folds": (SOLAMClassifier, dict(R=0.05, eta0=0.5)),
+    "shrinkage folds": (RegSOLAMClassifier, dict(lam=0.5, eta0=0.5)),
+    "shrinkage to zero": (RegSOLAMClassifier, dict(lam=0.5, eta0=2.0)),  # gamma_1 lam = 1
+}
+
+
+@pytest.mark.parametrize("case", list(LAZY_CASES))
+def test_lazy_sparse_kernel_equals_dense_kernel(case, german):
+    """CSR rows with the l2 ball run the O(nnz) lazy kernel; it must equal the dense kernel."""
+    cls, params = LAZY_CASES[case]
+    X, y = german[0][:500], german[1][:500]
+    params = dict(max_iter=3, random_state=0, **params)
+    dense = cls(**params).fit(X, y)
+    lazy = cls(**params).fit(sp.csr_matrix(X), y)
+    chunked_dense, chunked_lazy = cls(**params), cls(**params)  # enter and leave the lazy form
+    for chunk in np.array_split(np.arange(500), 3):
+        chunked_dense.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
+        chunked_lazy.partial_fit(sp.csr_matrix(X[chunk]), y[chunk], classes=[-1, 1])
+    for a, b in ((dense, lazy), (chunked_dense, chunked_lazy)):
+        for key in ("w", "w_avg", "ab", "alpha", "ab_avg", "alpha_avg", "gamma_sum"):
+            assert_allclose(b._state[key], a._state[key], rtol=1e-9, atol=1e-14)
+    # the case exercises what its name says: w is scaled by (1 - gamma lam) min(1, R/||.||)
+    # at every step; a pass whose product is below _FOLD_BELOW must fold the scale into v
+    kappa = np.sqrt(max(float(x @ x) for x in X))
+    lam = params.get("lam", 0.0)
+    radius = np.sqrt(2 / lam) if lam else params["R"]
+    out = ref.solam(X, y, _orders(0, 500, 1), R=radius, kappa=kappa, zeta=params["eta0"],
+                    lam=lam)
+    scales = out["scales"]
+    if case == "inactive ball":
+        assert np.all(scales == 1.0)
+    elif case == "active ball":
+        assert np.mean(scales < 1) > 0.3 and np.prod(scales) > _FOLD_BELOW  # measured 0.41, 0.07
+        assert 0.18 < np.linalg.norm(lazy._state["w"]) <= 0.2 * (1 + 1e-12)
+    elif case == "projection folds":
+        assert np.prod(scales) < _FOLD_BELOW and np.mean(scales < 1) > 0.9
+    elif case == "shrinkage folds":
+        assert np.prod(scales) < _FOLD_BELOW and np.all(scales > 0.5)
+    else:
+        assert scales[0] == 0.0

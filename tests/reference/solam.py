@@ -55,6 +55,7 @@ def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
     a, b, alpha = st.get("a", 0.0), st.get("b", 0.0), st.get("alpha", 0.0)
     w_bar, a_bar, b_bar, alpha_bar = np.zeros_like(w), 0.0, 0.0, 0.0
     gamma_bar, p_hat, t = 0.0, 0.0, 0
+    scales = []  # l2 ball: the factor (1 - gamma lam) min(1, R / ||step||) of each step
     for order in orders:
         for i in order:
             t += 1
@@ -71,11 +72,12 @@ def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
             gamma_bar = new_bar
             step = w - gamma * dw
             w = project_l1_ball(step, R) if ball == "l1" else project_l2_ball(step, R)
+            scales.append((1 - gamma * lam) * min(1.0, R / max(np.linalg.norm(step), 1e-300)))
             a = np.clip(a - gamma * da, -R * kappa, R * kappa)
             b = np.clip(b - gamma * db, -R * kappa, R * kappa)
             alpha = np.clip(alpha + gamma * dalpha, -2 * R * kappa, 2 * R * kappa)  # ascent
     return dict(w=w, a=a, b=b, alpha=alpha, w_bar=w_bar, a_bar=a_bar, b_bar=b_bar,
-                alpha_bar=alpha_bar, t=t)
+                alpha_bar=alpha_bar, t=t, scales=np.array(scales))
 
 
 def saddle_point(X, y, lam=0.0):
