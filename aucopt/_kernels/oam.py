@@ -1,0 +1,153 @@
+"""OAM kernel: Online AUC Maximisation with reservoir buffers (spec section 4).
+
+P. Zhao, S. C. H. Hoi, R. Jin, T. Yang, "Online AUC Maximization", ICML 2011;
+restated in M. Natole Jr., PhD thesis (SUNY Albany 2020), Algorithms 4-7.
+
+Objective: ``(1/2)||w||^2 + C sum_{i,j} max(0, 1 - w.(x_i+ - x_j-))``. Each
+class keeps a reservoir of N examples; a new example is compared with the
+reservoir of the other class, every comparison weighted by
+``C_t = C max(1, N_opp^t / N)`` (spec A-34).
+"""
+
+from numba import njit
+
+from ._buffers import HINGE, all_finite, buffer_gradient_sum, reservoir_update, row_buffer_dot
+from ._checks import DIVERGED, OK, exploding
+from ._rows import row_axpy, row_dot, row_sqnorm
+
+__all__ = ["SEQUENTIAL", "GRADIENT", "UPDATES", "oam_epoch", "oam_seq_pair"]
+
+SEQUENTIAL = 0  # OAM_seq: one proximal (PA-I type) step per buffer item, in slot order
+GRADIENT = 1  # OAM_gra: one hinge subgradient step over the whole buffer, incoming w
+UPDATES = {"sequential": SEQUENTIAL, "gradient": GRADIENT}
+
+# ||x_t - b||^2 below this fraction of ||x_t||^2 + ||b||^2 counts as u = 0 (no step):
+# it is computed as ||x||^2 - 2 x.b + ||b||^2, exact zero is lost to rounding.
+_ZERO_PAIR = 1e-12
+
+
+@njit(cache=True, nogil=True)
+def oam_seq_pair(margin, usq, c_t):
+    """Return the step ``tau`` of ``w <- w + tau u`` for one OAM_seq comparison.
+
+    ``argmin_w' ||w' - w||^2 + c_t max(0, 1 - w'.u)`` is ``w + tau u`` with
+    ``tau = min(c_t/2, (1 - w.u)/||u||^2)`` when ``w.u < 1``, else 0 (spec
+    section 4, A-35).
+
+    Parameters
+    ----------
+    margin : float
+        ``w.u`` with the current ``w``.
+    usq : float
+        ``||u||^2 > 0``.
+    c_t : float
+        Weight of the comparison.
+
+    Returns
+    -------
+    float
+    """
+    if margin >= 1.0:
+        return 0.0
+    return min(0.5 * c_t, (1.0 - margin) / usq)
+
+
+@njit(cache=True, nogil=True)
+def _sequential(w, buf, buf_sq, size, c_t, yt, data, indices, indptr, i):
+    """OAM_seq (thesis Alg. 6): proximal steps against ``buf[:size]`` in slot order."""
+    xsq = row_sqnorm(data, indices, indptr, i)
+    for j in range(size):
+        score = row_dot(w, data, indices, indptr, i)
+        margin = yt * (score - row_dot(w, buf, None, None, j))
+        if exploding(margin):
+            return DIVERGED
+        if margin >= 1.0:
+            continue
+        usq = xsq - 2.0 * row_buffer_dot(buf, j, data, indices, indptr, i) + buf_sq[j]
+        if usq <= _ZERO_PAIR * (xsq + buf_sq[j]):
+            continue  # x_t = b_j: no pair direction
+        step = yt * oam_seq_pair(margin, usq, c_t)
+        row_axpy(step, w, data, indices, indptr, i)
+        for k in range(w.shape[0]):
+            w[k] -= step * buf[j, k]
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def _gradient(w, buf, buf_sq, size, c_t, yt, acc, data, indices, indptr, i):
+    """OAM_gra (thesis Alg. 7): ``w += (c_t/2) y_t sum_{active j} (x_t - b_j)``."""
+    score = row_dot(w, data, indices, indptr, i)
+    if exploding(score):
+        return DIVERGED
+    a, _ = buffer_gradient_sum(w, buf, buf_sq, size, False, yt, score, HINGE, acc)
+    if a == 0.0:
+        return OK
+    coef = 0.5 * c_t * yt  # gradient of the hinge sum is y (a x_t - acc), a = -#active
+    row_axpy(-coef * a, w, data, indices, indptr, i)
+    for k in range(w.shape[0]):
+        w[k] += coef * acc[k]
+    return OK
+
+
+@njit(cache=True, nogil=True)
+def oam_epoch(w, buf, buf_sq, size, seen, acc, data, indices, indptr, y, order, draws, hp, t):
+    """Run OAM over the rows in ``order``; update the state in place.
+
+    Parameters
+    ----------
+    w : ndarray of shape (d,)
+        Current iterate.
+    buf : ndarray of shape (2, N, d)
+        Reservoirs of the negative (index 0) and positive (index 1) examples.
+    buf_sq : ndarray of shape (2, N)
+        Squared norms of the stored rows.
+    size : ndarray of shape (2,), int64
+        Rows stored per reservoir.
+    seen : ndarray of shape (2,), int64
+        Examples received per class (``N_-^t``, ``N_+^t``).
+    acc : ndarray of shape (d,)
+        Scratch vector.
+    data, indices, indptr : arrays
+        Rows (see :mod:`aucopt._kernels._rows`).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    order : ndarray of shape (m,), int64
+        Rows to visit, in this order.
+    draws : ndarray of shape (m, 2)
+        Uniforms in [0, 1): reservoir coin flip and slot for each visit.
+    hp : OamHyper
+        Named tuple ``(C, update)``.
+    t : int
+        Updates done before this call.
+
+    Returns
+    -------
+    t : int
+        Updates done after this call (visits that met a non-empty reservoir).
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    capacity = buf.shape[1]
+    for r in range(order.shape[0]):
+        i = order[r]
+        yt = y[i]
+        c = 1 if yt > 0 else 0
+        o = 1 - c
+        seen[c] += 1
+        c_t = hp.C * max(1.0, seen[o] / capacity)  # spec A-34
+        size[c] = reservoir_update(buf[c], buf_sq[c], size[c], seen[c], draws[r, 0],
+                                   draws[r, 1], data, indices, indptr, i)
+        if size[o] == 0:
+            continue  # nothing of the other class yet: the loss is zero
+        t += 1
+        if hp.update == SEQUENTIAL:
+            status = _sequential(w, buf[o], buf_sq[o], size[o], c_t, yt, data, indices,
+                                 indptr, i)
+        else:
+            status = _gradient(w, buf[o], buf_sq[o], size[o], c_t, yt, acc, data, indices,
+                               indptr, i)
+        if status != OK:
+            return t, status
+    if not all_finite(w):
+        return t, DIVERGED
+    return t, OK

@@ -1,0 +1,173 @@
+"""OGD with the previous example (Yang et al. 2021) and Kar et al.'s OLP with an RS-x buffer.
+
+State layout, hyperparameters and kernel call (spec sections 16, 17).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from .._kernels._buffers import LOSS_CODES
+from .._kernels._schedules import CONSTANT, INV_SQRT
+from .._kernels.pairwise_buffer import FIFO, RSX, fifo_epoch_lazy, pairwise_buffer_epoch
+from ._registry import register
+from ._spec import AlgorithmSpec, RowData
+from .oam import run_in_blocks, step_scale
+
+__all__ = ["PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR"]
+
+YANG_PAPER = (
+    "Z. Yang, Y. Lei, P. Wang, T. Yang, Y. Ying. Simple stochastic and online gradient "
+    "descent algorithms for pairwise learning. NeurIPS 2021."
+)
+KAR_PAPER = (
+    "P. Kar, B. K. Sriperumbudur, P. Jain, H. Karnick. On the generalization ability of "
+    "online learning algorithms for pairwise loss functions. ICML 2013."
+)
+
+# eta="auto": eta = AUTO_ETA[id] / M^2 (M^2: largest squared row norm of the data given so
+# far); chosen on diabetes, german.numer and splice scaled to [-1, 1].
+AUTO_ETA = {"ogd-fifo": 0.5, "kar": 0.5}
+SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
+ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # [D3]: eta in 2^[-8:-1]
+LAM_GRID = tuple(10.0**k for k in range(-8, 0))  # [D3]: lambda in 10^[-8:-1]
+
+
+class PairwiseHyper(NamedTuple):
+    """Scalar hyperparameters of :func:`aucopt._kernels.pairwise_buffer.pairwise_buffer_epoch`."""
+
+    eta: float
+    schedule: int
+    lam: float
+    radius: float
+    loss: int
+    policy: int
+
+
+def _init_state(capacity: int):
+    def init_state(n_features: int, n_samples: int, params: dict, rng=None):
+        """Return a fresh state.
+
+        Returns
+        -------
+        dict
+            ``w``, ``w_avg`` (d,); buffer ``buf`` (s, d) with ``buf_sq`` and
+            ``buf_y`` (s,); ``size`` (1,) rows stored; ``seen`` (1,) examples
+            received.
+        """
+        s = int(params["buffer_size"]) if capacity == 0 else capacity
+        state = {
+            "w": np.zeros(n_features),
+            "w_avg": np.zeros(n_features),
+            "buf": np.zeros((s, n_features)),
+            "buf_sq": np.zeros(s),
+            "buf_y": np.zeros(s),
+            "size": np.zeros(1, dtype=np.int64),
+            "seen": np.zeros(1, dtype=np.int64),
+        }
+        if capacity == 1:  # FIFO on CSR rows: indices of the stored row (O(nnz) steps)
+            state["prev_idx"] = np.zeros(n_features, dtype=np.int64)
+            state["prev_nnz"] = np.zeros(1, dtype=np.int64)
+        return state
+
+    return init_state
+
+
+def _runner(algorithm_id: str, policy: int):
+    def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+        """One pass; Kar draws ``rng.random((len(order), s))`` (RS-x) block-wise, FIFO nothing.
+
+        Every visit is an arrival (a second pass offers the rows again).
+        """
+        radius = params["radius"]
+        hp = PairwiseHyper(
+            eta=step_scale(params["eta"], AUTO_ETA[algorithm_id], state),
+            schedule=SCHEDULES[params["schedule"]],
+            lam=float(params["lam"]),
+            radius=0.0 if radius is None else float(radius),
+            loss=LOSS_CODES[params["loss"]],
+            policy=policy,
+        )
+        if policy == FIFO and rows.is_sparse:  # exact O(nnz) steps (lazy scale and average)
+            return fifo_epoch_lazy(
+                state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
+                state["size"], state["seen"], state["prev_idx"], state["prev_nnz"],
+                np.empty(rows.n_features), rows.data, rows.indices, rows.indptr, y, order, hp,
+                t)
+        s = state["buf"].shape[0]
+        seen = int(state["seen"][0])
+        repopulate = policy == RSX and seen <= s < seen + order.shape[0]  # t = s+1 in this call
+        rows_scratch = s if repopulate else 0
+        scratch = np.empty((rows_scratch, rows.n_features))
+        scratch_sq, scratch_y = np.empty(rows_scratch), np.empty(rows_scratch)
+        acc = np.zeros(rows.n_features)
+
+        def call(block, draws, t):
+            return pairwise_buffer_epoch(
+                state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
+                state["size"], state["seen"], acc, scratch, scratch_sq, scratch_y,
+                rows.data, rows.indices, rows.indptr, y, block, draws, hp, t)
+
+        result = run_in_blocks(order, s if policy == RSX else 0, rng, call, t)
+        if policy == FIFO:
+            state["prev_nnz"][0] = -1  # a dense row is stored: its support is unknown
+        return result
+
+    return run
+
+
+def coef(state, params) -> np.ndarray:
+    """Return the averaged iterate (``output="average"``) or the last one."""
+    return state["w_avg"] if params["output"] == "average" else state["w"]
+
+
+_COMMON = dict(
+    streaming=True,
+    sparse=True,
+    coef=coef,
+    step_param="eta",
+    warm_keys=("w",),
+    equivalence_params={"eta": 0.05},
+    family="pairwise_buffer",
+)
+
+OGD_FIFO = register(
+    AlgorithmSpec(
+        id="ogd-fifo",
+        name="OGD (FIFO, previous example)",
+        estimator="aucopt.linear_model._pairwise_buffer:OGDFIFOClassifier",
+        paper=YANG_PAPER,
+        source="Yang, Lei, Wang, Yang, Ying, NeurIPS 2021",
+        memory="O(d) (iterate, average, the previous example densified, its indices)",
+        cost="O(nnz) per sample on CSR rows (lazy scale and average; O(d) once per call), "
+        "O(d) on dense rows",
+        init_state=_init_state(1),
+        run=_runner("ogd-fifo", FIFO),
+        grid={"eta": ETA_GRID, "lam": LAM_GRID},
+        quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
+        notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' = "
+        "0.5/M^2. Same-label pairs: no step (authors' code).",
+        **_COMMON,
+    )
+)
+
+KAR = register(
+    AlgorithmSpec(
+        id="kar",
+        name="OLP (Kar et al., RS-x buffer)",
+        estimator="aucopt.linear_model._pairwise_buffer:KarClassifier",
+        paper=KAR_PAPER,
+        source="Kar, Sriperumbudur, Jain, Karnick, ICML 2013",
+        memory="O(s d): a dense buffer of s = buffer_size rows (CSR rows densified)",
+        cost="O(s d) per sample (+ s uniforms per sample for RS-x)",
+        init_state=_init_state(0),
+        run=_runner("kar", RSX),
+        grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
+        quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
+        notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer size not "
+        "reported (100 here, as OAM). eta='auto' = 0.5/M^2.",
+        **_COMMON,
+    )
+)

@@ -1,0 +1,220 @@
+"""Online Uni-Exp and Uni-Squ estimators (spec section 6)."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+from ..utils._param_validation import Interval, Options
+from ._base import BaseAUCClassifier
+
+__all__ = ["UniExpClassifier", "UniSquClassifier"]
+
+
+class UniExpClassifier(BaseAUCClassifier):
+    r"""Online weighted univariate exponential loss (online Uni-Exp).
+
+    Ranks by a linear score :math:`s(x) = w^\top x + b` trained on a
+    *univariate* loss whose class weights balance the two classes, which
+    bounds the rank (1 - AUC) regret (Kotlowski et al. 2011):
+
+    .. math::
+
+        \min_{w, b}\; \frac{\lambda}{2}\|w\|^2
+        + \frac{1}{2n_+}\sum_{y_i=+1} \ell(s(x_i))
+        + \frac{1}{2n_-}\sum_{y_i=-1} \ell(-s(x_i)),
+        \qquad \ell(m) = e^{-m},
+
+    by one stochastic gradient step per example: with weight
+    :math:`\omega_t = n/(2 n_{y_t})`,
+    :math:`(w, b) \leftarrow (w, b) - \eta_t \omega_t \ell'(y_t s(x_t))
+    y_t (x_t, 1)`, then :math:`w \leftarrow w/(1 + \eta_t\lambda)`.
+    The output is the last iterate.
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``)
+        or :math:`\eta` (``"constant"``). ``"auto"`` uses
+        :math:`0.5/(M^2 + 1)`, :math:`M^2` the largest squared row norm
+        (+1 for the bias). Values must be in the range `(0.0, inf)`.
+    lam : float, default=1e-6
+        l2 weight :math:`\lambda` on ``w`` (the bias is not penalised).
+        Values must be in the range `[0.0, inf)`.
+    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
+        Step-size schedule.
+    weights : {"train", "online"}, default="train"
+        Where the class counts :math:`n_\pm` of the weights (and
+        :math:`M^2`) come from. ``"train"``: the training data given so far
+        (all of ``X`` in ``fit``), the batch weights of Kotlowski et al.;
+        ``"online"``: running counts including the current example (exactly
+        equal across chunkings; the first examples of a rare class then get
+        large weights).
+    max_iter : int, default=10
+        Passes over the data in ``fit``.
+    shuffle : bool, default=True
+        Reshuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous weights and bias (counters restart).
+    verbose : int, default=0
+        Log one line per pass at INFO level on the ``aucopt`` logger.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        Scoring vector ``w`` (last iterate).
+    intercept_ : ndarray of shape (1,)
+        ``-(w.m+ + w.m-)/2`` from the class means of the training data (as
+        for every aucopt estimator; the learnt bias only shapes ``w``).
+    classes_ : ndarray of shape (2,)
+        Labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+    n_iter_ : int
+        Passes run by the last call.
+    t_ : int
+        Steps so far.
+
+    See Also
+    --------
+    UniSquClassifier : the square loss :math:`(1 - m)^2`.
+
+    Notes
+    -----
+    [D0] section 6.1 compares the online Uni-Exp / Uni-Squ with learning
+    rates tuned on :math:`2^{[-12:10]}` by 5-fold CV and "weights (i.e.,
+    class ratios) chosen as done in (Kotlowski et al., 2011)".
+
+    [FILL] decisions (spec section 6). The paper text was not retrievable
+    with the search tool; its abstract and Agarwal (JMLR 2014, found with the
+    search tool), who summarises it as regret bounds "in terms of ... balanced
+    versions of the standard (non-pairwise) logistic and exponential
+    losses", support the balanced weighting :math:`1/n_\pm` of the spec's
+    provisional objective, used here. The online variant is not described in
+    either document: plain SGD with the per-example weight
+    :math:`n/(2n_{y_t})` (an unbiased estimate of the balanced loss), which
+    replaces the spec's provisional :math:`\ell/T^{(y_t)}_t` (that weight
+    decays like 1/t, so the penalty dominates long streams). An unpenalised
+    bias is learnt, as in the batch linear models of the paper. The spec's
+    constant rate is ``schedule="constant"``; the default
+    :math:`\eta/\sqrt{t}` was better in our benchmark. The output is the
+    last iterate (spec). The exponential loss grows fast for badly ranked
+    examples; a non-finite step raises ``DivergenceError``.
+
+    Cost O(nnz) per sample on CSR rows (the l2 shrinkage is applied lazily as
+    a scale factor; O(d) once per pass), memory O(d).
+
+    References
+    ----------
+    .. [1] W. Kotlowski, K. Dembczynski, E. Huellermeier. "Bipartite ranking
+       through minimization of univariate loss." ICML 2011.
+    .. [2] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
+       ICML 2013 (section 6.1).
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model._univariate import UniExpClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = UniExpClassifier(random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "uni-exp"
+    _parameter_constraints = {
+        **BaseAUCClassifier._parameter_constraints,
+        "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
+        "lam": [Interval(Real, 0, None, closed="left")],
+        "schedule": [Options(str, {"inv_sqrt", "constant"})],
+        "weights": [Options(str, {"train", "online"})],
+    }
+
+    def __init__(
+        self,
+        *,
+        eta="auto",
+        lam=1e-6,
+        schedule="inv_sqrt",
+        weights="train",
+        max_iter=10,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.eta = eta
+        self.lam = lam
+        self.schedule = schedule
+        self.weights = weights
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+
+class UniSquClassifier(UniExpClassifier):
+    r"""Online weighted univariate square loss (online Uni-Squ).
+
+    As :class:`UniExpClassifier` with :math:`\ell(m) = (1 - m)^2`, i.e. a
+    class-balanced least-squares fit of the labels :math:`\pm 1`:
+
+    .. math::
+
+        \min_{w, b}\; \frac{\lambda}{2}\|w\|^2
+        + \frac{1}{2n_+}\sum_{y_i=+1} (1 - s(x_i))^2
+        + \frac{1}{2n_-}\sum_{y_i=-1} (1 + s(x_i))^2.
+
+    Parameters
+    ----------
+    eta : float or "auto", default="auto"
+        Step scale; ``"auto"`` uses :math:`1/(M^2 + 1)`. Values must be in
+        the range `(0.0, inf)`.
+    lam : float, default=1e-6
+        l2 weight on ``w``. Values must be in the range `[0.0, inf)`.
+    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
+        Step-size schedule.
+    weights : {"train", "online"}, default="train"
+        Source of the class counts of the weights (see
+        :class:`UniExpClassifier`).
+    max_iter : int, default=10
+        Passes over the data in ``fit``.
+    shuffle : bool, default=True
+        Reshuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous weights and bias.
+    verbose : int, default=0
+        Log one line per pass.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
+        See :class:`UniExpClassifier`.
+
+    Notes
+    -----
+    Same grid and [FILL] decisions as :class:`UniExpClassifier`. With
+    balanced weights the population minimiser is the balanced least-squares
+    (Fisher-type) direction. Cost O(nnz) per sample, memory O(d).
+
+    References
+    ----------
+    .. [1] W. Kotlowski, K. Dembczynski, E. Huellermeier. "Bipartite ranking
+       through minimization of univariate loss." ICML 2011.
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model._univariate import UniSquClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = UniSquClassifier(random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "uni-squ"

@@ -1,0 +1,160 @@
+"""OGD-FIFO (Yang et al. 2021) and Kar et al.'s OLP against the slow reference and RS-x's law."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+
+from aucopt._kernels._buffers import rsx_update
+from aucopt.datasets import make_auc_problem
+from aucopt.exceptions import DivergenceError
+from aucopt.linear_model._pairwise_buffer import KarClassifier, OGDFIFOClassifier
+
+from ..reference import pairwise_buffer as ref
+
+
+def _orders_and_draws(seed, n, passes, width):
+    """Replay the estimator's Generator: per pass the permutation, then the uniforms."""
+    rng = np.random.default_rng(seed)
+    orders, draws = [], []
+    for _ in range(passes):
+        orders.append(rng.permutation(n))
+        draws.append(rng.random((n, width)) if width else None)
+    return orders, draws
+
+
+PARAMS = [
+    dict(loss="square", lam=1e-2, radius=None, schedule="inv_sqrt"),
+    dict(loss="hinge", lam=0.0, radius=0.8, schedule="constant"),
+]
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_fifo_matches_reference_same_order(params, german, as_format):
+    X, y = german
+    X, y = X[:300], y[:300]
+    est = OGDFIFOClassifier(eta=0.05, max_iter=2, random_state=4, **params)
+    est.fit(as_format(X), y)
+    orders, _ = _orders_and_draws(4, len(y), 2, 0)
+    w, w_bar, t = ref.pairwise_ogd(X, y, orders, eta=0.05, policy="fifo", **params)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_kar_matches_reference_same_order_and_draws(params, german, as_format):
+    X, y = german
+    X, y = X[:300], y[:300]
+    est = KarClassifier(eta=0.05, buffer_size=7, max_iter=2, random_state=5, **params)
+    est.fit(as_format(X), y)
+    orders, draws = _orders_and_draws(5, len(y), 2, 7)
+    w, w_bar, t = ref.pairwise_ogd(X, y, orders, draws, eta=0.05, policy="rsx",
+                                   buffer_size=7, **params)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+
+
+def test_kar_repopulation_inside_a_later_chunk(german):
+    """The RS-x repopulation step (t = s + 1) falls in the second partial_fit chunk."""
+    X, y = german
+    X, y = X[:60], y[:60]
+    est = KarClassifier(eta=0.05, buffer_size=12, random_state=0)
+    est.partial_fit(X[:5], y[:5], classes=[-1, 1]).partial_fit(X[5:], y[5:])
+    draws = [np.random.default_rng(0).random((60, 12))]
+    w, _, t = ref.pairwise_ogd(X, y, [np.arange(60)], draws, eta=0.05, lam=1e-4,
+                               policy="rsx", buffer_size=12)
+    assert est.t_ == t
+    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("lam, radius", [(1e-3, None), (30.0, None), (0.0, 0.05)])
+def test_fifo_lazy_sparse_kernel_equals_dense_kernel(lam, radius):
+    """CSR rows run the O(nnz) lazy kernel (scale folds at lam=30, projection at radius);
+    it must equal the dense kernel, also across chunks and mixed dense/CSR chunks."""
+    X, y = make_auc_problem(400, 30, sparsity=0.8, random_state=5)
+    params = dict(eta=0.05, lam=lam, radius=radius, max_iter=3, random_state=2)
+    dense = OGDFIFOClassifier(**params).fit(X, y)
+    lazy = OGDFIFOClassifier(**params).fit(sp.csr_matrix(X), y)
+    assert lazy.t_ == dense.t_
+    assert_allclose(lazy.coef_, dense.coef_, rtol=1e-9, atol=1e-14)
+    assert_allclose(lazy._state["w"], dense._state["w"], rtol=1e-9, atol=1e-14)
+    mixed = OGDFIFOClassifier(**params)
+    mixed.partial_fit(sp.csr_matrix(X[:100]), y[:100], classes=[-1, 1])
+    mixed.partial_fit(X[100:250], y[100:250])
+    mixed.partial_fit(sp.csr_matrix(X[250:]), y[250:])
+    chunked = OGDFIFOClassifier(**params)
+    for a, b in ((0, 100), (100, 250), (250, 400)):
+        chunked.partial_fit(X[a:b], y[a:b], classes=[-1, 1])
+    assert_allclose(mixed.coef_, chunked.coef_, rtol=1e-9, atol=1e-14)
+    assert_allclose(mixed._state["buf"], chunked._state["buf"], rtol=0, atol=0)
+
+
+def test_fifo_steps_only_on_label_changes():
+    """Same-label pairs carry no AUC loss: one step per change of label in the stream."""
+    X, y = make_auc_problem(300, 5, pos_rate=0.3, random_state=1)
+    est = OGDFIFOClassifier(shuffle=False, max_iter=1).fit(X, y)
+    assert est.t_ == int(np.sum(y[1:] != y[:-1]))
+    held = est._state["buf"][0]
+    assert_allclose(held, X[-1]) and est._state["buf_y"][0] == y[-1]
+
+
+def test_kar_with_a_buffer_larger_than_the_stream_uses_all_past_examples():
+    """While t <= s, RS-x stores every example: the step averages over all earlier pairs."""
+    X, y = make_auc_problem(80, 4, pos_rate=0.4, random_state=2)
+    est = KarClassifier(eta=0.1, lam=0.0, buffer_size=100, shuffle=False, max_iter=1,
+                        output="last").fit(X, y)
+    w = np.zeros(4)
+    steps = 0
+    for k in range(len(y)):
+        opposite = [j for j in range(k) if y[j] != y[k]]
+        if not opposite:
+            continue
+        steps += 1
+        d = X[k] - X[opposite]  # rows x_k - x_j
+        grad = -2.0 * ((1.0 - y[k] * (d @ w))[:, None] * (y[k] * d)).sum(0) / k
+        w = w - 0.1 / np.sqrt(steps) * grad
+    assert est.t_ == steps
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+def test_rsx_slots_hold_uniform_draws_from_the_past():
+    """P11 (Kar et al.): after t > s arrivals each slot holds each past point w.p. 1/t."""
+    rng = np.random.default_rng(2024)
+    n_items, capacity, runs = 30, 5, 6000
+    X = np.arange(n_items, dtype=float)[:, None]
+    counts = np.zeros((capacity, n_items))
+    buf, buf_sq, buf_y = np.zeros((capacity, 1)), np.zeros(capacity), np.zeros(capacity)
+    scratch, scratch_sq, scratch_y = np.zeros((capacity, 1)), np.zeros(capacity), np.zeros(
+        capacity)
+    for _ in range(runs):
+        size = 0
+        u = rng.random((n_items, capacity))
+        for i in range(n_items):
+            size = rsx_update(buf, buf_sq, buf_y, size, i + 1, u[i], 1.0, scratch, scratch_sq,
+                              scratch_y, X, None, None, i)
+        counts[np.arange(capacity), buf[:, 0].astype(int)] += 1
+    freq = counts / runs  # (slot, item): each ~ 1/30, std ~ 0.0023
+    assert np.abs(freq - 1.0 / n_items).max() < 0.014
+    assert np.abs(freq.mean(0) - 1.0 / n_items).max() < 0.006
+    assert_allclose(buf_sq, buf[:, 0] ** 2)
+
+
+@pytest.mark.parametrize("cls", [OGDFIFOClassifier, KarClassifier])
+def test_default_does_not_diverge_on_unscaled_data(cls, german_raw):
+    X, y = german_raw
+    est = cls(random_state=0).fit(X, y)
+    assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.6
+
+
+@pytest.mark.parametrize("cls", [OGDFIFOClassifier, KarClassifier])
+def test_divergence_names_eta_and_keeps_the_model(cls, german_raw):
+    X, y = german_raw
+    est = cls(random_state=0, max_iter=1).partial_fit(X[:100], y[:100], classes=[-1, 1])
+    before = {k: v.copy() for k, v in est._state.items()}
+    est.set_params(eta=10.0, schedule="constant")
+    with pytest.raises(DivergenceError, match="Lower 'eta'"):
+        est.partial_fit(X[100:], y[100:])
+    for key, value in before.items():
+        np.testing.assert_array_equal(est._state[key], value)

@@ -1,0 +1,61 @@
+"""Slow NumPy transcription of online Uni-Exp / Uni-Squ (spec section 6, balanced weights).
+
+One loop per sample, class counts recomputed from the samples seen, dense only.
+"""
+
+import numpy as np
+from scipy.optimize import minimize
+
+
+def univariate(X, y, orders, *, loss, eta, auto=None, schedule="inv_sqrt", lam=0.0,
+               weights="train"):
+    """Run the weighted univariate SGD; return ``(w, b, t)``.
+
+    ``eta="auto"`` uses ``auto / (M^2 + 1)``; ``weights="train"`` uses the
+    class counts and M^2 of all of X, ``"online"`` those of the samples seen
+    so far including the current one.
+    """
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    w, b, t = np.zeros(X.shape[1]), 0.0, 0
+    seen = list(range(len(y))) if weights == "train" else []
+    for p, order in enumerate(orders):
+        for i in order:
+            if weights == "online" and p == 0:
+                seen.append(i)
+            n_pos = int(np.sum(y[seen] > 0))
+            n_y = n_pos if y[i] > 0 else len(seen) - n_pos
+            weight = len(seen) / (2.0 * n_y)
+            m = y[i] * (w @ X[i] + b)
+            dl = -np.exp(-m) if loss == "exp" else -2.0 * (1.0 - m)
+            g = weight * dl * y[i]
+            t += 1
+            m2 = max(X[j] @ X[j] for j in seen)
+            scale = auto / (m2 + 1.0) if eta == "auto" else eta
+            eta_t = scale / np.sqrt(t) if schedule == "inv_sqrt" else scale
+            w = (w - eta_t * g * X[i]) / (1.0 + eta_t * lam)
+            b = b - eta_t * g
+    return w, b, t
+
+
+def objective(X, y, w, b, loss, lam):
+    """Balanced univariate objective (lam/2)||w||^2 + mean_+ l(s)/2 + mean_- l(-s)/2."""
+    m = y * (X @ w + b)
+    values = np.exp(-m) if loss == "exp" else (1.0 - m) ** 2
+    return 0.5 * lam * w @ w + 0.5 * values[y > 0].mean() + 0.5 * values[y < 0].mean()
+
+
+def minimiser(X, y, loss, lam):
+    """Return ``(w, b)`` minimising :func:`objective` (closed form for the square loss)."""
+    X = np.asarray(X, dtype=float)
+    n, d = X.shape
+    if loss == "squ":  # weighted ridge, unpenalised bias: solve the normal equations
+        omega = np.where(y > 0, 0.5 / np.sum(y > 0), 0.5 / np.sum(y < 0))
+        Z = np.hstack([X, np.ones((n, 1))])
+        A = Z.T @ (omega[:, None] * Z)
+        A[:d, :d] += 0.5 * lam * np.eye(d)
+        sol = np.linalg.solve(A, Z.T @ (omega * y))
+        return sol[:d], sol[d]
+    res = minimize(lambda v: objective(X, y, v[:d], v[d], loss, lam), np.zeros(d + 1),
+                   method="BFGS", options={"gtol": 1e-10})
+    return res.x[:d], res.x[d]
