@@ -1,0 +1,168 @@
+"""FTRL-AUC kernel: FTRL-Proximal on the SOLAM/SPAM saddle formulation (O(nnz) per step).
+
+B. Zhou, Y. Ying, S. Skiena, "Online AUC optimization for sparse
+high-dimensional datasets", ICDM 2020 (arXiv:2009.10867).
+
+For each sample ``z_t = (x, y)`` the stochastic gradient in ``w`` of the saddle
+function ``F`` (spec section 0.5) is taken at ``a = w.m+``, ``b = w.m-`` and
+``alpha = b - a`` (the inner optimum, as in SPAM), which is ``G_t = g_t x`` with
+the scalar ``g_t`` of :func:`aucopt._kernels.spam.spam_gradient_coef`: it is
+non-zero only where ``x`` is. FTRL-Proximal (McMahan et al., KDD 2013) then
+keeps per coordinate the sum ``z_j`` of the linearised losses and the sum
+``n_j`` of the squared gradients, and
+
+    w_j = 0                                                       if |z_j| <= lam1
+    w_j = -(z_j - sign(z_j) lam1) / ((beta + sqrt(n_j)) / alpha + lam2)   otherwise.
+
+``w_j`` depends on ``(z_j, n_j)`` only, and these change only where ``x`` is
+non-zero, so a step touches the non-zero coordinates of its row and nothing
+else. ``w.m+`` and ``w.m-`` are kept as dot products with the class sums,
+updated by the coordinates that move and by the row added to its class.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK, exploding
+from ._rows import _row_function
+from .spam import spam_gradient_coef
+
+__all__ = ["N_COLUMNS", "W", "ftrl_auc_epoch", "ftrl_weight", "row_entry", "row_span"]
+
+# Columns of the per-feature state: z, n, the current weight, and both class sums, interleaved
+# so that a touched feature costs one cache line (PERFORMANCE.md).
+Z, N, W, SUM_NEG, SUM_POS = 0, 1, 2, 3, 4
+N_COLUMNS = 5
+
+
+def _dense_span(data, indices, indptr, i):
+    """Return the positions ``(lo, hi)`` of the stored entries of row ``i``."""
+    return 0, data.shape[1]
+
+
+def _csr_span(data, indices, indptr, i):
+    return indptr[i], indptr[i + 1]
+
+
+def _dense_entry(k, data, indices, indptr, i):
+    """Return ``(j, x_ij)`` for the stored entry at position ``k`` of row ``i``."""
+    return k, data[i, k]
+
+
+def _csr_entry(k, data, indices, indptr, i):
+    return indices[k], data[k]
+
+
+row_span = _row_function(_dense_span, _csr_span)
+row_entry = _row_function(_dense_entry, _csr_entry)
+
+
+@njit(cache=True, nogil=True)
+def ftrl_weight(z, n, hp):
+    """Return the FTRL-Proximal weight of one coordinate from its ``z`` and ``n``.
+
+    Parameters
+    ----------
+    z : float
+        Sum of the linearised gradients of the coordinate.
+    n : float
+        Sum of its squared gradients.
+    hp : FtrlAucHyper
+        Named tuple ``(alpha, beta, lam1, lam2)``.
+
+    Returns
+    -------
+    float
+        0 when ``|z| <= lam1`` (exact zero), otherwise
+        ``-(z - sign(z) lam1) / ((beta + sqrt(n))/alpha + lam2)``.
+    """
+    if abs(z) <= hp.lam1:
+        return 0.0
+    shrunk = z - hp.lam1 if z > 0.0 else z + hp.lam1
+    return -shrunk / ((hp.beta + np.sqrt(n)) / hp.alpha + hp.lam2)
+
+
+@njit(cache=True, nogil=True)
+def ftrl_auc_epoch(pack, counts, data, indices, indptr, y, order, hp, t, learn):
+    """Run FTRL-AUC over the rows in ``order``; update the state in place.
+
+    Parameters
+    ----------
+    pack : ndarray of shape (d, 5)
+        Per-feature state, columns ``z, n, w, sum over negatives, sum over
+        positives``; ``w`` is always the FTRL weight of ``(z, n)``.
+    counts : ndarray of shape (2,), int64
+        Samples per class (negatives first) in the class sums.
+    data, indices, indptr : arrays
+        Rows (see :mod:`aucopt._kernels._rows`): dense or CSR, one body.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    order : ndarray of shape (m,), int64
+        Rows to visit, in this order.
+    hp : FtrlAucHyper
+        Named tuple ``(alpha, beta, lam1, lam2)``.
+    t : int
+        Number of updates done before this call.
+    learn : bool
+        Whether the rows are new: each is first added to the class statistics
+        (``p`` and the class means then include the current sample, as
+        SOLAM's ``p_t``). On later passes the statistics stay frozen.
+
+    Returns
+    -------
+    t : int
+        Number of updates done after this call.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    d = pack.shape[0]
+    for c in range(2):  # a class with no sample has zero sums (warm start copies the pack only)
+        if counts[c] == 0:
+            for j in range(d):
+                pack[j, SUM_NEG + c] = 0.0
+    dot_neg = 0.0  # w . (sum of the negatives), exact at entry, then maintained at O(nnz)
+    dot_pos = 0.0
+    for j in range(d):
+        dot_neg += pack[j, W] * pack[j, SUM_NEG]
+        dot_pos += pack[j, W] * pack[j, SUM_POS]
+    for i in order:
+        positive = y[i] > 0
+        col = SUM_POS if positive else SUM_NEG
+        lo, hi = row_span(data, indices, indptr, i)
+        s = 0.0
+        if learn:
+            counts[col - SUM_NEG] += 1
+            for k in range(lo, hi):
+                j, x = row_entry(k, data, indices, indptr, i)
+                pack[j, col] += x
+                s += pack[j, W] * x
+            if positive:
+                dot_pos += s
+            else:
+                dot_neg += s
+        else:
+            for k in range(lo, hi):
+                j, x = row_entry(k, data, indices, indptr, i)
+                s += pack[j, W] * x
+        if counts[0] == 0 or counts[1] == 0:
+            continue  # no pair of opposite classes yet: the gradient is zero
+        p = counts[1] / (counts[0] + counts[1])
+        g = spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
+        if exploding(g):
+            return t, DIVERGED
+        t += 1
+        for k in range(lo, hi):
+            j, x = row_entry(k, data, indices, indptr, i)
+            gj = g * x
+            n_old = pack[j, N]
+            n_new = n_old + gj * gj
+            w_old = pack[j, W]
+            z = pack[j, Z] + gj - (np.sqrt(n_new) - np.sqrt(n_old)) / hp.alpha * w_old
+            w_new = ftrl_weight(z, n_new, hp)
+            pack[j, Z] = z
+            pack[j, N] = n_new
+            pack[j, W] = w_new
+            dw = w_new - w_old
+            dot_neg += dw * pack[j, SUM_NEG]
+            dot_pos += dw * pack[j, SUM_POS]
+    return t, OK

@@ -1,0 +1,164 @@
+"""FTRL-AUC estimator (Zhou, Ying, Skiena, ICDM 2020)."""
+
+from __future__ import annotations
+
+from numbers import Real
+
+from ..utils._param_validation import Interval
+from ._base import BaseAUCClassifier
+
+__all__ = ["FTRLAUCClassifier"]
+
+
+class FTRLAUCClassifier(BaseAUCClassifier):
+    r"""Follow-the-regularised-leader AUC maximisation for sparse data (FTRL-AUC).
+
+    Minimises the pairwise square-loss AUC surrogate with an elastic-net
+    penalty,
+
+    .. math::
+
+        \min_w\; p(1-p)\,\mathbb{E}\big[(1 - w^\top(x - x'))^2 \,\big|\, y=+1, y'=-1\big]
+        + \lambda_1\|w\|_1 + \frac{\lambda_2}{2}\|w\|^2,
+
+    through the saddle reformulation of Ying et al. (2016): with
+    :math:`a = w^\top m_+`, :math:`b = w^\top m_-`, :math:`\alpha = b - a`,
+    the gradient in :math:`w` of the per-sample saddle function is
+    :math:`G_t = g_t x_t` with :math:`g_t = 2(1-p)(w^\top x_t - b - 1)` for a
+    positive and :math:`g_t = 2p(w^\top x_t - a + 1)` for a negative example;
+    it is zero outside the non-zeros of :math:`x_t`. FTRL-Proximal
+    (McMahan et al., 2013) keeps per feature :math:`z_j \mathrel{+}= G_{tj}
+    - \sigma_{tj} w_j` and :math:`n_j \mathrel{+}= G_{tj}^2`, with
+    :math:`\sigma_{tj} = (\sqrt{n_j + G_{tj}^2} - \sqrt{n_j})/\alpha_{\rm lr}`, and
+
+    .. math::
+
+        w_j = \begin{cases} 0 & |z_j| \le \lambda_1 \\
+        -\dfrac{z_j - \operatorname{sign}(z_j)\lambda_1}{(\beta + \sqrt{n_j})/\alpha_{\rm lr}
+        + \lambda_2} & \text{otherwise,} \end{cases}
+
+    so a step costs O(nnz) of its row and the model has exact zeros.
+    :math:`p` and the class means are running estimates that include the
+    current sample (as SOLAM's :math:`\hat p_t`); :math:`w^\top m_\pm` are
+    maintained incrementally from class sums.
+
+    Parameters
+    ----------
+    alpha : float, default=0.05
+        Learning-rate scale :math:`\alpha_{\rm lr}` of the per-feature rate
+        :math:`\alpha_{\rm lr}/(\beta + \sqrt{n_j})` (called ``gamma`` in the
+        authors' code). Values must be in the range `(0.0, inf)`.
+    beta : float, default=1.0
+        Offset :math:`\beta` of that rate (the authors fix 1). Values must be
+        in the range `(0.0, inf)`.
+    lam1 : float, default=1e-3
+        l1 weight :math:`\lambda_1`: features with :math:`|z_j| \le \lambda_1`
+        are exactly 0. Values must be in the range `[0.0, inf)`.
+    lam2 : float, default=0.0
+        l2 weight :math:`\lambda_2` (the authors fix 0). Values must be in the
+        range `[0.0, inf)`.
+    max_iter : int, default=5
+        Passes over the data in ``fit``. The paper makes one pass (set 1 for
+        a faithful run; ``partial_fit`` is always one pass); on small data
+        more passes gain 0.005-0.02 AUC (measured on diabetes, german.numer,
+        splice). From the second pass on, the class statistics are those of
+        the whole data.
+    shuffle : bool, default=True
+        Reshuffle the samples before each pass of ``fit``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the sample order.
+    warm_start : bool, default=False
+        Start ``fit`` from the previous FTRL state (``z``, ``n``, ``w``); the
+        class statistics and the counter restart.
+    verbose : int, default=0
+        Log one line per pass at INFO level on the ``aucopt`` logger.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        The current FTRL weights (the last iterate).
+    intercept_ : ndarray of shape (1,)
+        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
+    classes_ : ndarray of shape (2,)
+        Labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+    n_iter_ : int
+        Passes run by the last call.
+    t_ : int
+        Number of updates so far.
+
+    See Also
+    --------
+    SPAMNetClassifier : proximal SGD on the same objective (O(d) per step with l1).
+
+    Notes
+    -----
+    Symbols: ``alpha`` is the paper's and the authors' code's :math:`\gamma`
+    (the FTRL-Proximal :math:`\alpha` of McMahan et al.), ``beta`` is
+    :math:`\beta`, ``lam1`` and ``lam2`` are the l1 and l2 weights
+    :math:`\lambda_1, \lambda_2` of FTRL-Proximal. The authors tune
+    :math:`\gamma \in \{10^{-5}, 5\cdot10^{-5}, \dots, 1, 5\}` and
+    :math:`\lambda_1 \in \{10^{-8}, \dots, 5\}` with :math:`\beta = 1`,
+    :math:`\lambda_2 = 0`, one pass. The paper's gradient is the one of SPAM
+    (:math:`a, b, \alpha` at their optimum for the current :math:`w`); the
+    authors' C code approximates :math:`w^\top m_\pm` by the running mean of
+    the scores each sample got on arrival, whereas this implementation keeps
+    them exact at O(nnz) per step. The per-feature AdaGrad rate makes the step
+    nearly scale-free, so unscaled data does not diverge, but scaling to
+    [-1, 1] still improves AUC. :math:`\lambda_1` acts on sums of gradients:
+    its useful size grows with the stream length. Cost O(nnz) per sample on
+    CSR input (O(d) per sample on dense input), plus O(d) once per call;
+    memory 5 floats per feature.
+
+    References
+    ----------
+    .. [1] B. Zhou, Y. Ying, S. Skiena. "Online AUC optimization for sparse
+       high-dimensional datasets." ICDM 2020, arXiv:2009.10867.
+    .. [2] H. B. McMahan et al. "Ad click prediction: a view from the
+       trenches." KDD 2013.
+    .. [3] Y. Ying, L. Wen, S. Lyu. "Stochastic online AUC maximization."
+       NIPS 2016.
+
+    Examples
+    --------
+    >>> from aucopt.datasets import make_auc_problem
+    >>> from aucopt.linear_model._ftrl_auc import FTRLAUCClassifier
+    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
+    >>> clf = FTRLAUCClassifier(random_state=0).fit(X, y)
+    >>> clf.score(X, y) > 0.8
+    True
+    """
+
+    _algorithm = "ftrl-auc"
+    _parameter_constraints = {
+        **BaseAUCClassifier._parameter_constraints,
+        "alpha": [Interval(Real, 0, None, closed="neither")],
+        "beta": [Interval(Real, 0, None, closed="neither")],
+        "lam1": [Interval(Real, 0, None, closed="left")],
+        "lam2": [Interval(Real, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        alpha=0.05,
+        beta=1.0,
+        lam1=1e-3,
+        lam2=0.0,
+        max_iter=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.alpha = alpha
+        self.beta = beta
+        self.lam1 = lam1
+        self.lam2 = lam2
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.warm_start = warm_start
+        self.verbose = verbose
