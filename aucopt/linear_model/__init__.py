@@ -5,7 +5,9 @@ from ._base import BaseAUCClassifier
 from ._batch_pairwise import LSSVMClassifier, SVMORClassifier, SVMPerfClassifier
 from ._batch_univariate import UniLogBatchClassifier, UniSquBatchClassifier
 from ._fsauc import FSAUCClassifier
+from ._ftrl_auc import FTRLAUCClassifier
 from ._mba import MBAClassifier
+from ._oam import OAMGraClassifier, OAMSeqClassifier
 from ._opauc import (
     OPAUCClassifier,
     OPAUCfClassifier,
@@ -13,15 +15,22 @@ from ._opauc import (
     OPAUCrClassifier,
     OPAUCrpClassifier,
 )
+from ._pairwise_buffer import KarClassifier, OGDFIFOClassifier
 from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 from ._spdam import SPDAMClassifier
+from ._univariate import UniExpClassifier, UniSquClassifier
 from ._vrspam import VRSPAML2Classifier, VRSPAMNetClassifier
 
 __all__ = [
     "AdaOAMClassifier",
     "FSAUCClassifier",
+    "FTRLAUCClassifier",
+    "KarClassifier",
     "MBAClassifier",
+    "OAMGraClassifier",
+    "OAMSeqClassifier",
+    "OGDFIFOClassifier",
     "OPAUCClassifier",
     "OPAUCfClassifier",
     "OPAUCpcaClassifier",
@@ -39,6 +48,8 @@ __all__ = [
     "SPAML2Classifier",
     "SPAMNetClassifier",
     "SPDAMClassifier",
+    "UniExpClassifier",
+    "UniSquClassifier",
     "VRSPAML2Classifier",
     "VRSPAMNetClassifier",
 ]
