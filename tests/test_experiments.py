@@ -19,7 +19,7 @@ from aucopt.experiments import (
     parse_values,
     run_experiment,
 )
-from aucopt.experiments._runner import smoke_grid
+from aucopt.experiments._runner import smoke_grid, thin_grid
 
 cli = CliRunner()
 
@@ -191,7 +191,50 @@ def test_smoke_grid_stays_near_the_defaults():
     assert smoke_grid({"C": [1, 2, 3]}, {}) == {"C": [2]}
 
 
+def test_thin_grid_keeps_both_ends_evenly_spaced():
+    grid = {"eta": parse_values("2^[-12:10]"), "lam": parse_values("2^[-10:2]"), "C": [1, 2]}
+    small = thin_grid(grid, 5)
+    assert small["eta"] == [2.0 ** e for e in (-12, -6, -1, 4, 10)]
+    assert small["lam"] == [2.0 ** e for e in (-10, -7, -4, -1, 2)]
+    assert small["C"] == [1, 2]
+    assert thin_grid(grid, None) is grid
+    assert thin_grid({"a": [1, 2, 3]}, 1) == {"a": [2]}
+    with pytest.raises(ValueError, match="max_grid_points"):
+        thin_grid(grid, 0)
+
+
 # --------------------------------------------------------------------------- runner
+
+
+def test_reduced_protocol_grid_and_inner_folds_are_used_and_recorded(tmp_path, monkeypatch):
+    seen = []
+    monkeypatch.setattr(runner_module, "run_cell", lambda task: seen.append(task) or {
+        **task["row"], "status": "ok", "auc": 0.5, "fit_seconds": 0.0})
+    out = tmp_path / "run"
+    opts = dict(datasets=["german"], algorithms=["spam-l2"], repeats=1, folds=2,
+                download=False, progress=False)
+    summary = run_experiment("natole2020-t4.2", out, inner_folds=3, max_grid_points=2, **opts)
+    assert summary["run"] == 2 and len(seen) == 2  # not smoke: the real (bundled) german
+    assert all(t["grid"] == {"beta": [1e-5, 1e5]} and t["inner_folds"] == 3 for t in seen)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["mode"] == "full" and manifest["reduced_grid"] is True
+    assert manifest["grids_used"] == {"spam-l2": {"beta": [1e-5, 1e5]}}
+    assert manifest["protocol"]["inner_folds"] == 3
+    assert manifest["fingerprint"]["max_grid_points"] == 2
+    assert manifest["options"]["max_grid_points"] == 2
+    with pytest.raises(ValueError, match="different run"):  # never mixed with another grid
+        run_experiment("natole2020-t4.2", out, inner_folds=3, max_grid_points=3, **opts)
+    # a second invocation into the same directory adds to the manifest (and the report)
+    more = run_experiment("natole2020-t4.2", out, inner_folds=3, max_grid_points=2,
+                          **{**opts, "algorithms": ["spam-net"]})
+    assert more["run"] == 2
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert list(manifest["algorithms"]) == ["spam-l2", "spam-net"]
+    assert "spam-l2" not in manifest["not_selected"]["algorithms"]
+    assert "SPAM-NET" in build_report(out) and "SPAM-L2" in build_report(out)
+    full = run_experiment("natole2020-t4.2", tmp_path / "full", **opts)
+    assert full["run"] == 2 and len(seen[-1]["grid"]["beta"]) == 11
+    assert seen[-1]["inner_folds"] == 5
 
 
 def _rows(path):

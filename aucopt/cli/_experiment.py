@@ -44,6 +44,14 @@ def run_command(
     repeats: int = typer.Option(None, min=1, help="Override the protocol's repeats."),
     folds: int = typer.Option(None, min=2, help="Override the protocol's outer folds."),
     seed: int = typer.Option(None, help="Override the config's base seed."),
+    inner_folds: int = typer.Option(None, "--inner-folds", min=2,
+                                    help="Override the folds of the inner grid search "
+                                         "(a reduced protocol)."),
+    max_grid_points: int = typer.Option(None, "--max-grid-points", min=1,
+                                        help="Reduced grid: keep at most N values of every "
+                                             "grid parameter, evenly spaced over the paper's "
+                                             "range (both ends kept); recorded in the "
+                                             "manifest."),
     n_jobs: int = typer.Option(1, "--n-jobs", help="Parallel workers over cells (joblib)."),
     strict: bool = typer.Option(False, help="Exit with 1 if any cell failed."),
 ):
@@ -56,7 +64,8 @@ def run_command(
         target = out / cid if config == "all" else out
         summary = run_experiment(cid, target, smoke=smoke, datasets=split_list(datasets),
                                  algorithms=split_list(algorithms), repeats=repeats,
-                                 folds=folds, seed=seed, n_jobs=n_jobs)
+                                 folds=folds, seed=seed, inner_folds=inner_folds,
+                                 max_grid_points=max_grid_points, n_jobs=n_jobs)
         failed += summary["errors"]
         _print_summary(cid, summary)
     if strict and failed:

@@ -16,6 +16,13 @@ lists it and a synthetic stand-in (``make_auc_problem`` of the dataset's
 sparsity) for the others, with tiny grids (two points), one repeat, 2 folds
 and a 2-fold inner search. Every substitution is logged, printed by the CLI and
 recorded in the manifest, the rows (``data_source``) and the report.
+
+Reduced protocols (``max_grid_points``, ``inner_folds``, ``repeats``, ``folds``)
+trade fidelity for time when the paper's protocol does not fit a time budget:
+``max_grid_points=N`` keeps at most N values of every grid parameter, evenly
+spaced over the paper's list by position with both ends kept
+(:func:`thin_grid`); the options are part of the run's fingerprint and are
+recorded in the manifest, so a reduced run is never mistaken for a full one.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ from ..model_selection import evaluate_fold, make_splits
 from ._config import ExperimentConfig, load_config
 from ._manifest import build_manifest, now
 
-__all__ = ["RunOptions", "run_experiment", "run_cell", "SMOKE_ROWS"]
+__all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "SMOKE_ROWS"]
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +76,12 @@ class RunOptions:
         Override the protocol's repeats / outer folds.
     seed : int or None
         Override the protocol's base seed (splits and estimators).
+    inner_folds : int or None
+        Override the folds of the inner grid search (a reduced protocol).
+    max_grid_points : int or None
+        Reduced grid: keep at most this many values of every grid parameter
+        (:func:`thin_grid`; both ends of the paper's range are kept). None: the
+        config's (paper's) grid.
     n_jobs : int
         joblib workers over cells.
     progress : bool or None
@@ -84,6 +97,8 @@ class RunOptions:
     repeats: int | None = None
     folds: int | None = None
     seed: int | None = None
+    inner_folds: int | None = None
+    max_grid_points: int | None = None
     n_jobs: int = 1
     progress: bool | None = None
     download: bool = True
@@ -106,7 +121,7 @@ class _Data:
 
 
 def effective_protocol(config: ExperimentConfig, options: RunOptions):
-    """The protocol after ``--smoke`` / ``--repeats`` / ``--folds``."""
+    """The protocol after ``--smoke`` / ``--repeats`` / ``--folds`` / ``--inner-folds``."""
     p = config.protocol
     if options.smoke:
         p = replace(p, repeats=1, folds=2, inner_folds=2)
@@ -116,9 +131,48 @@ def effective_protocol(config: ExperimentConfig, options: RunOptions):
         p = replace(p, folds=int(options.folds))
     if options.seed is not None:
         p = replace(p, seed=int(options.seed))
-    if p.repeats < 1 or p.folds < 2:
-        raise ValueError(f"need repeats >= 1 and folds >= 2, got {p.repeats} and {p.folds}.")
+    if options.inner_folds is not None:
+        p = replace(p, inner_folds=int(options.inner_folds))
+    if p.repeats < 1 or p.folds < 2 or p.inner_folds < 2:
+        raise ValueError(f"need repeats >= 1, folds >= 2 and inner_folds >= 2, got "
+                         f"{p.repeats}, {p.folds} and {p.inner_folds}.")
     return p
+
+
+def thin_grid(grid: dict, max_points: int | None) -> dict:
+    """A reduced grid: at most ``max_points`` values per parameter.
+
+    The kept values are evenly spaced by position over the paper's list
+    (``round(linspace(0, len - 1, max_points))``), so both ends of the range are
+    kept and a power grid stays evenly spaced in log scale. Parameters with at
+    most ``max_points`` values are unchanged.
+
+    Parameters
+    ----------
+    grid : dict
+        ``{param: [values]}``.
+    max_points : int or None
+        None returns ``grid`` unchanged.
+
+    Returns
+    -------
+    dict
+    """
+    if max_points is None:
+        return grid
+    if int(max_points) < 1:
+        raise ValueError(f"max_grid_points must be >= 1, got {max_points}.")
+    out = {}
+    for name, values in grid.items():
+        values = list(values)
+        if len(values) <= max_points:
+            out[name] = values
+        elif max_points == 1:
+            out[name] = [values[len(values) // 2]]
+        else:
+            idx = sorted({int(round(i)) for i in np.linspace(0, len(values) - 1, max_points)})
+            out[name] = [values[i] for i in idx]
+    return out
 
 
 def smoke_grid(grid: dict, defaults: dict | None = None) -> dict:
@@ -334,10 +388,13 @@ def _cell_key(row) -> tuple:
 
 
 def _fingerprint(config, protocol, options) -> dict:
-    return {"config": config.id, "smoke": bool(options.smoke), "kind": protocol.kind,
-            "folds": protocol.folds, "inner_folds": protocol.inner_folds,
-            "test_size": protocol.test_size, "ratios": list(protocol.ratios),
-            "seed": protocol.seed, "binarize_seed": protocol.binarize_seed}
+    out = {"config": config.id, "smoke": bool(options.smoke), "kind": protocol.kind,
+           "folds": protocol.folds, "inner_folds": protocol.inner_folds,
+           "test_size": protocol.test_size, "ratios": list(protocol.ratios),
+           "seed": protocol.seed, "binarize_seed": protocol.binarize_seed}
+    if options.max_grid_points is not None and not options.smoke:
+        out["max_grid_points"] = int(options.max_grid_points)
+    return out
 
 
 def _read_cells(path: Path) -> list[dict]:
@@ -384,8 +441,10 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
     fingerprint = _fingerprint(config, protocol, options)
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / MANIFEST
+    previous = {}
     if manifest_path.exists():
-        old = json.loads(manifest_path.read_text()).get("fingerprint")
+        previous = json.loads(manifest_path.read_text())
+        old = previous.get("fingerprint")
         if old != fingerprint:
             raise ValueError(f"{out} holds results of a different run ({old}); this run is "
                              f"{fingerprint}. Use another --out directory.")
@@ -427,7 +486,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                                     "message": problem[1]})
                 continue
             grid = (smoke_grid(a.grid, algorithm_info(aid)["defaults"]) if options.smoke
-                    else a.grid)
+                    else thin_grid(a.grid, options.max_grid_points))
             for split in splits:
                 row = {**base, "algorithm": a.key, "algorithm_id": aid, "repeat": split.repeat,
                        "fold": split.fold, "seed": split.seed, "n_test": len(split.test),
@@ -442,9 +501,27 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
 
     manifest = build_manifest(config, options, protocol, fingerprint, data_records, algorithms,
                          registered, substitutions, started)
+    if not options.smoke:
+        manifest["grids_used"] = {
+            a.key: {k: [_plain(v) for v in vals]
+                    for k, vals in thin_grid(a.grid, options.max_grid_points).items()}
+            for a in algorithms}
+        manifest["reduced_grid"] = options.max_grid_points is not None
+    # a resumed run directory accumulates: datasets and algorithms run by earlier
+    # invocations (e.g. --datasets a9a --algorithms opauc after the small datasets)
+    # stay in the manifest, so the report covers every cell of the directory
+    for section in ("datasets", "algorithms", "grids_used"):
+        if section in manifest:
+            manifest[section] = {**previous.get(section, {}), **manifest[section]}
+    order = {d.name: i for i, d in enumerate(config.datasets)}
+    manifest["datasets"] = dict(sorted(manifest["datasets"].items(),
+                                       key=lambda kv: order.get(kv[0], len(order))))
+    order = {a.key: i for i, a in enumerate(config.algorithms)}
+    manifest["algorithms"] = dict(sorted(manifest["algorithms"].items(),
+                                         key=lambda kv: order.get(kv[0], len(order))))
     manifest["not_selected"] = {
-        "datasets": [d.name for d in config.datasets if d not in datasets],
-        "algorithms": [a.key for a in config.algorithms if a not in algorithms],
+        "datasets": [d.name for d in config.datasets if d.name not in manifest["datasets"]],
+        "algorithms": [a.key for a in config.algorithms if a.key not in manifest["algorithms"]],
         "why": "smoke mode runs at most two datasets" if options.smoke and not options.datasets
         else "--datasets / --algorithms",
     }
