@@ -84,7 +84,8 @@ def algorithm_info(algorithm_id: str) -> dict:
         Keys ``id``, ``name``, ``class``, ``paper``, ``family``, ``streaming``,
         ``sparse``, ``memory``, ``cost``, ``grid`` (the paper's grid),
         ``quick_grid`` (<= 9 combinations), ``defaults``, ``step_param``,
-        ``notes``.
+        ``notes``, ``linear`` (whether the model is a linear scorer with a
+        ``coef_``; False for the kernel learners).
     """
     spec = get_algorithm(algorithm_id)
     cls = estimator_class(algorithm_id)
@@ -104,4 +105,5 @@ def algorithm_info(algorithm_id: str) -> dict:
         "defaults": cls().get_params(deep=False),
         "step_param": spec.step_param,
         "notes": spec.notes,
+        "linear": spec.coef is not None,
     }

@@ -3,19 +3,23 @@
 The yardstick is the batch pairwise square-loss minimiser ``(lam I + Sigma2)^-1 mu``
 (spec section R) with ``lam`` chosen by inner 3-fold CV, on the same folds and the same
 [-1, 1] scaling. Data come through ``aucopt.datasets.fetch`` (set ``AUCOPT_DATA_MIRROR``;
-``../shared/data`` is used when it exists).
+``../shared/data`` is used when it exists). The table is printed and written to
+``docs/accuracy.md`` (``--out``), with the per-issue tolerance each algorithm is held to.
 
-Usage: python benchmarks/auc_vs_ls.py --algorithms spam-l2,spam-net \
-           [--datasets diabetes,german.numer,splice] [--folds 5]
+Usage: python benchmarks/auc_vs_ls.py [--algorithms spam-l2,spam-net]
+           [--datasets diabetes,german.numer,splice] [--folds 5] [--n-jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import platform
+import time
 from pathlib import Path
 
 import numpy as np
+from joblib import Parallel, delayed
 from sklearn.model_selection import StratifiedKFold
 
 import aucopt
@@ -23,7 +27,20 @@ from aucopt.datasets import fetch, make_preprocessor
 from aucopt.metrics import roc_auc_score
 from aucopt.model_selection import evaluate_fold, fold_splits
 
-MIRROR = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+MIRROR = ROOT.parent / "shared" / "data"
+
+# the tolerance each family's issue sets against the least-squares optimum (None: no bar;
+# the kernel learners are held to beating the linear ones on non-linear data instead)
+TOLERANCE = {
+    **dict.fromkeys(["opauc", "opauc-r", "opauc-f", "opauc-rp", "opauc-pca", "adaoam",
+                     "solam", "solam-l1", "reg-solam", "fsauc", "spam-l2", "spam-net",
+                     "vrspam-l2", "vrspam-net", "spdam", "mba", "b-ls-svm", "uni-log-batch",
+                     "uni-squ-batch"], 0.01),
+    **dict.fromkeys(["b-svm-or", "svm-perf"], 0.015),
+    **dict.fromkeys(["oam-seq", "oam-gra", "uni-exp", "uni-squ", "ogd-fifo", "kar",
+                     "ftrl-auc"], 0.03),
+}
 
 
 def ls_optimum(X, y, lam):
@@ -47,29 +64,71 @@ def ls_fold(X, y, train, test, lams=tuple(10.0**k for k in range(-6, 2))):
     return roc_auc_score(y[test], Xte @ ls_optimum(Xtr, ytr, best))
 
 
+def _cell(algorithm, name, X, y, splits):
+    results = [evaluate_fold(algorithm, X, y, tr, te, dataset=name) for _, _, tr, te in splits]
+    return (np.mean([r.auc for r in results]), np.mean([r.fit_seconds for r in results]))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algorithms", nargs="+", default=aucopt.list_algorithms(),
                         help="ids, separated by spaces or commas")
     parser.add_argument("--datasets", default="diabetes,german.numer,splice")
     parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--n-jobs", type=int, default=1)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "accuracy.md"))
     args = parser.parse_args()
     if "AUCOPT_DATA_MIRROR" not in os.environ and MIRROR.exists():
         os.environ["AUCOPT_DATA_MIRROR"] = str(MIRROR)
-    print("| dataset | algorithm | AUC | LS optimum | gap | fit s |")
-    print("| --- | --- | --- | --- | --- | --- |")
-    for name in args.datasets.split(","):
+    algorithms = ",".join(args.algorithms).split(",")
+    datasets = args.datasets.split(",")
+    started = time.perf_counter()
+    ls, cells = {}, {}
+    for name in datasets:
         X, y = fetch(name)
         X = X.toarray() if hasattr(X, "toarray") else X
         splits = fold_splits(y, folds=args.folds, random_state=0)
-        ls = np.mean([ls_fold(X, y, tr, te) for _, _, tr, te in splits])
-        for algorithm in ",".join(args.algorithms).split(","):
-            results = [evaluate_fold(algorithm, X, y, tr, te, dataset=name)
-                       for _, _, tr, te in splits]
-            auc = np.mean([r.auc for r in results])
-            fit_s = np.mean([r.fit_seconds for r in results])
-            print(f"| {name} | {algorithm} | {auc:.4f} | {ls:.4f} | {auc - ls:+.4f} | "
-                  f"{fit_s:.4f} |", flush=True)
+        ls[name] = np.mean([ls_fold(X, y, tr, te) for _, _, tr, te in splits])
+        out = Parallel(n_jobs=args.n_jobs)(delayed(_cell)(a, name, X, y, splits)
+                                           for a in algorithms)
+        for algorithm, (auc, fit_s) in zip(algorithms, out):
+            cells[name, algorithm] = (auc, fit_s)
+            print(f"{name:14s} {algorithm:14s} {auc:.4f}  LS {ls[name]:.4f}  "
+                  f"gap {auc - ls[name]:+.4f}  fit {fit_s:.3f} s", flush=True)
+    _write(args, algorithms, datasets, ls, cells, time.perf_counter() - started)
+
+
+def _write(args, algorithms, datasets, ls, cells, seconds):
+    head = " | ".join(f"{d} AUC | gap" for d in datasets)
+    lines = [
+        "# Accuracy against the least-squares AUC optimum", "",
+        "Generated by `python benchmarks/auc_vs_ls.py` (data from the offline mirror). "
+        f"{args.folds}-fold stratified CV (seed 0), features scaled to [-1, 1] on each training "
+        "part, every algorithm tuned over its registry `quick_grid` by inner 3-fold CV and "
+        "refitted with its defaults otherwise. The yardstick is the batch pairwise square-loss "
+        "minimiser `(lam I + Sigma2)^-1 mu` (spec section R) with `lam` in 10^[-6:1] by inner "
+        "3-fold CV, on the same folds. `gap` = algorithm - yardstick (mean over folds); `bar` is "
+        "the tolerance of the algorithm's family issue (#3/#4: 0.01, 0.015 for the hinge-loss "
+        "batch methods; #5 and FTRL-AUC: 0.03; kernel learners: none, see the non-linear tests); "
+        "`ok` says whether every gap is above `-bar`.", "",
+        f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+        f"{platform.python_version()}, aucopt {aucopt.__version__}; wall time "
+        f"{seconds / 60:.1f} min with {args.n_jobs} worker(s).", "",
+        "| dataset | " + " | ".join(datasets) + " |",
+        "| --- | " + " | ".join("---" for _ in datasets) + " |",
+        "| least-squares optimum | " + " | ".join(f"{ls[d]:.4f}" for d in datasets) + " |", "",
+        f"| algorithm | {head} | mean fit s | bar | ok |",
+        "| --- | " + " | ".join("--- | ---" for _ in datasets) + " | --- | --- | --- |"]
+    for a in algorithms:
+        gaps = [cells[d, a][0] - ls[d] for d in datasets]
+        bar = TOLERANCE.get(a)
+        ok = "" if bar is None else ("yes" if min(gaps) >= -bar else "**no**")
+        cols = " | ".join(f"{cells[d, a][0]:.4f} | {g:+.4f}" for d, g in zip(datasets, gaps))
+        fit = np.mean([cells[d, a][1] for d in datasets])
+        lines.append(f"| `{a}` | {cols} | {fit:.3f} | {'' if bar is None else bar} | {ok} |")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

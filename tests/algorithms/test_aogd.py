@@ -5,6 +5,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import aucopt
+from aucopt.datasets._synthetic import make_nonlinear_problem
 from aucopt.kernel_model import AOGDClassifier, RandomFourierFeatures
 
 from ..reference import aogd as ref
@@ -23,17 +24,12 @@ def _draws(seed, n, d, D, passes):
 
 def xor_problem(n, seed):
     """Noiseless XOR on [-1, 1]^2: no linear scorer beats AUC 0.5 by much."""
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(-1, 1, (n, 2))
-    return X, np.where(X[:, 0] * X[:, 1] > 0, 1, -1)
+    return make_nonlinear_problem(n, "xor", random_state=seed)
 
 
 def circles_problem(n, seed):
     """Noiseless concentric circles (radius 0.5 positive, 1.0 negative), 30% positives."""
-    rng = np.random.default_rng(seed)
-    r = np.where(rng.random(n) < 0.3, 0.5, 1.0)
-    a = rng.uniform(0, 2 * np.pi, n)
-    return np.c_[r * np.cos(a), r * np.sin(a)], np.where(r < 0.75, 1, -1)
+    return make_nonlinear_problem(n, "circles", random_state=seed)
 
 
 @pytest.mark.parametrize("averaging", ["per_class", "global"])
