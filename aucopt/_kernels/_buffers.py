@@ -1,9 +1,10 @@
 """Example buffers of the online pairwise learners (spec P10, P11) and their gradient sums.
 
-Buffers are dense float64 arrays ``buf`` of shape (capacity, d) with the
-squared norm of every stored row in ``buf_sq``; a CSR row is densified only
-when it is stored. Every random decision reads pre-drawn uniforms in [0, 1)
-passed in by the caller (the kernels draw nothing themselves).
+A buffer is a triple of slots ``(bval, bidx, bnnz)``, dense or sparse (see
+:mod:`aucopt._kernels._slots`), with the squared norm of every stored row in
+``buf_sq``. Every random decision reads pre-drawn uniforms in [0, 1) passed in
+by the caller (the kernels draw nothing themselves), and does not depend on
+the layout of the slots.
 
 Used by OAM (two reservoirs, one per class), Kar et al.'s OLP (one RS-x
 buffer) and the OGD of Yang et al. (a FIFO buffer holding one example).
@@ -12,18 +13,18 @@ buffer) and the OGD of Yang et al. (a FIFO buffer holding one example).
 import numpy as np
 from numba import njit
 
-from ._rows import row_dot, row_sqnorm, row_to_dense
+from ._rows import row_axpy
+from ._slots import slot_axpy, slot_copy, slot_dot, slot_store, with_sparse_twin
 
 __all__ = [
     "SQUARE",
     "HINGE",
     "LOSS_CODES",
-    "store_row",
     "reservoir_update",
     "rsx_update",
     "pair_loss_derivative",
-    "buffer_gradient_sum",
-    "row_buffer_dot",
+    "pair_derivatives",
+    "pair_step",
     "all_finite",
 ]
 
@@ -33,34 +34,8 @@ LOSS_CODES = {"square": SQUARE, "hinge": HINGE}
 
 
 @njit(cache=True, nogil=True)
-def store_row(buf, buf_sq, slot, data, indices, indptr, i):
-    """Write row ``i`` densely into ``buf[slot]`` and its squared norm into ``buf_sq[slot]``.
-
-    Parameters
-    ----------
-    buf : ndarray of shape (capacity, d)
-        Buffer rows.
-    buf_sq : ndarray of shape (capacity,)
-        Squared norms of the buffer rows.
-    slot : int
-        Row of the buffer to overwrite.
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    i : int
-        Row to store.
-    """
-    row_to_dense(buf[slot], data, indices, indptr, i)
-    buf_sq[slot] = row_sqnorm(data, indices, indptr, i)
-
-
-@njit(cache=True, nogil=True)
-def _store_labelled(buf, buf_sq, buf_y, slot, label, data, indices, indptr, i):
-    store_row(buf, buf_sq, slot, data, indices, indptr, i)
-    buf_y[slot] = label
-
-
-@njit(cache=True, nogil=True)
-def reservoir_update(buf, buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, i):
+def reservoir_update(buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, i, bval, bidx,
+                     bnnz):
     """Offer row ``i`` to a reservoir of capacity N (spec P10); return the new size.
 
     ``seen`` counts the items offered so far, including this one. While the
@@ -71,8 +46,8 @@ def reservoir_update(buf, buf_sq, size, seen, u_coin, u_slot, data, indices, ind
 
     Parameters
     ----------
-    buf, buf_sq : arrays
-        The reservoir (see :func:`store_row`).
+    buf_sq : ndarray of shape (N,)
+        Squared norms of the stored rows.
     size : int
         Items stored before this call.
     seen : int
@@ -80,26 +55,34 @@ def reservoir_update(buf, buf_sq, size, seen, u_coin, u_slot, data, indices, ind
     u_coin, u_slot : float
         Uniforms in [0, 1): the coin flip and the slot.
     data, indices, indptr, i
-        The offered row.
+        The offered row (see :mod:`aucopt._kernels._rows`).
+    bval, bidx, bnnz
+        The reservoir's slots (see :mod:`aucopt._kernels._slots`).
 
     Returns
     -------
     int
         Items stored after this call.
     """
-    capacity = buf.shape[0]
+    capacity = bval.shape[0]
     if size < capacity:
-        store_row(buf, buf_sq, size, data, indices, indptr, i)
+        buf_sq[size] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, size)
         return size + 1
     if u_coin * seen < capacity:
         slot = min(int(u_slot * capacity), capacity - 1)
-        store_row(buf, buf_sq, slot, data, indices, indptr, i)
+        buf_sq[slot] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, slot)
     return size
 
 
 @njit(cache=True, nogil=True)
-def rsx_update(buf, buf_sq, buf_y, size, seen, draws, label, scratch, scratch_sq, scratch_y,
-               data, indices, indptr, i):
+def _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, bnnz, slot):
+    buf_sq[slot] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, slot)
+    buf_y[slot] = label
+
+
+@njit(cache=True, nogil=True)
+def rsx_update(buf_sq, buf_y, size, seen, draws, label, scratch_sq, scratch_y, data, indices,
+               indptr, i, sval, sidx, snnz, bval, bidx, bnnz):
     """Offer row ``i`` to an RS-x buffer of capacity s (Kar et al. 2013; spec P11).
 
     ``seen`` counts the points offered so far, including this one (``t``).
@@ -113,10 +96,8 @@ def rsx_update(buf, buf_sq, buf_y, size, seen, draws, label, scratch, scratch_sq
 
     Parameters
     ----------
-    buf, buf_sq : arrays
-        Buffer rows and squared norms.
-    buf_y : ndarray of shape (s,)
-        Labels of the buffer rows.
+    buf_sq, buf_y : ndarray of shape (s,)
+        Squared norms and labels of the stored rows.
     size : int
         Points stored before this call.
     seen : int
@@ -125,38 +106,44 @@ def rsx_update(buf, buf_sq, buf_y, size, seen, draws, label, scratch, scratch_sq
         Uniforms in [0, 1), one per slot.
     label : float
         Label of row ``i``.
-    scratch, scratch_sq, scratch_y : arrays
-        Copies of the buffer for the repopulation step (shapes as ``buf``,
-        ``buf_sq``, ``buf_y``); may have zero rows when ``seen != s + 1``.
+    scratch_sq, scratch_y : ndarray
+        Copies of ``buf_sq`` and ``buf_y`` for the repopulation step; may be
+        empty when ``seen != s + 1``.
     data, indices, indptr, i
         The offered row.
+    sval, sidx, snnz
+        Scratch slots of the buffer's layout and width for the repopulation
+        step (s rows; may have zero rows when ``seen != s + 1``).
+    bval, bidx, bnnz
+        The buffer's slots.
 
     Returns
     -------
     int
         Points stored after this call.
     """
-    capacity = buf.shape[0]
+    capacity = bval.shape[0]
     if size < capacity:
-        _store_labelled(buf, buf_sq, buf_y, size, label, data, indices, indptr, i)
+        _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, bnnz, size)
         return size + 1
     if seen == capacity + 1:  # repopulation: s draws with replacement from the s + 1 points
         for k in range(capacity):
-            scratch[k, :] = buf[k, :]
+            slot_copy(bval, bidx, bnnz, k, sval, sidx, snnz, k)
             scratch_sq[k] = buf_sq[k]
             scratch_y[k] = buf_y[k]
         for k in range(capacity):
             src = min(int(draws[k] * (capacity + 1)), capacity)
             if src == capacity:
-                _store_labelled(buf, buf_sq, buf_y, k, label, data, indices, indptr, i)
+                _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx,
+                                bnnz, k)
             else:
-                buf[k, :] = scratch[src, :]
+                slot_copy(sval, sidx, snnz, src, bval, bidx, bnnz, k)
                 buf_sq[k] = scratch_sq[src]
                 buf_y[k] = scratch_y[src]
         return size
     for k in range(capacity):
         if draws[k] * seen < 1.0:
-            _store_labelled(buf, buf_sq, buf_y, k, label, data, indices, indptr, i)
+            _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, bnnz, k)
     return size
 
 
@@ -175,21 +162,23 @@ def pair_loss_derivative(loss, margin):
 
 
 @njit(cache=True, nogil=True)
-def buffer_gradient_sum(w, buf, buf_y, size, opposite_only, y, score, loss, acc):
-    """Accumulate the pairwise gradient of the current example against a buffer.
+def pair_derivatives(v, vx, scale, buf_y, size, opposite_only, y, loss, g, bval, bidx, bnnz):
+    """Derivatives of the pairwise losses of the current example against a buffer.
 
-    For each stored row ``b_j`` (``j < size``; with ``opposite_only`` only the
-    rows with ``buf_y[j] != y``) the margin is ``m_j = y (score - w.b_j)``,
-    ``score = w.x_t``, all with the incoming ``w``. The gradient of
-    ``sum_j phi(m_j)`` is ``y (a x_t - acc)`` with ``a = sum_j phi'(m_j)``
-    and ``acc = sum_j phi'(m_j) b_j``; ``acc`` is overwritten.
+    The iterate is ``w = scale * v``. For each stored row ``b_j``
+    (``j < size``; with ``opposite_only`` only the rows with ``buf_y[j] != y``)
+    the margin is ``m_j = y scale (v.x_t - v.b_j)`` and ``g[j] = phi'(m_j)``
+    (0 for the rows skipped). The gradient of ``sum_j phi(m_j)`` in ``w`` is
+    ``y (a x_t - sum_j g[j] b_j)`` with ``a = sum_j g[j]``.
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Current iterate.
-    buf : ndarray of shape (capacity, d)
-        Buffer rows.
+    v : ndarray of shape (d,)
+        Iterate up to ``scale``.
+    vx : float
+        ``v.x_t``.
+    scale : float
+        ``w = scale * v``.
     buf_y : ndarray
         Buffer labels (read only with ``opposite_only``).
     size : int
@@ -198,41 +187,54 @@ def buffer_gradient_sum(w, buf, buf_y, size, opposite_only, y, score, loss, acc)
         Skip rows with the label ``y``.
     y : float
         Label of the current example.
-    score : float
-        ``w.x_t``.
     loss : int
         ``SQUARE`` or ``HINGE``.
-    acc : ndarray of shape (d,)
-        Output ``sum_j phi'(m_j) b_j``.
+    g : ndarray of shape (capacity,)
+        Output derivatives.
+    bval, bidx, bnnz
+        The buffer's slots.
 
     Returns
     -------
     a : float
-        ``sum_j phi'(m_j)``.
+        ``sum_j g[j]``.
     pairs : int
         Number of rows compared.
     """
-    for k in range(acc.shape[0]):
-        acc[k] = 0.0
     a = 0.0
     pairs = 0
     for j in range(size):
+        g[j] = 0.0
         if opposite_only and buf_y[j] == y:
             continue
         pairs += 1
-        margin = y * (score - row_dot(w, buf, None, None, j))
-        g = pair_loss_derivative(loss, margin)
-        if g != 0.0:
-            a += g
-            for k in range(acc.shape[0]):
-                acc[k] += g * buf[j, k]
+        g[j] = pair_loss_derivative(loss, y * scale * (vx - slot_dot(v, bval, bidx, bnnz, j)))
+        a += g[j]
     return a, pairs
 
 
-@njit(cache=True, nogil=True)
-def row_buffer_dot(buf, j, data, indices, indptr, i):
-    """Return ``x_i . buf[j]`` (O(nnz) for CSR rows)."""
-    return row_dot(buf[j], data, indices, indptr, i)
+def _sparse_pair_step(coef, a, g, w, acc, data, indices, indptr, i, bval, bidx, bnnz, size):
+    row_axpy(-coef * a, w, data, indices, indptr, i)  # O(nnz): acc is not used
+    for j in range(size):
+        if g[j] != 0.0:
+            slot_axpy(coef * g[j], w, bval, bidx, bnnz, j)
+
+
+@with_sparse_twin(_sparse_pair_step)
+def pair_step(coef, a, g, w, acc, data, indices, indptr, i, bval, bidx, bnnz, size):
+    """``w <- w - coef (a x_i - sum_{j < size} g[j] b_j)`` (see :func:`pair_derivatives`).
+
+    Dense slots sum the buffer rows in ``acc`` (d,) first; sparse slots move
+    ``w`` row by row (``acc`` unused), O(nnz) per row.
+    """
+    for k in range(acc.shape[0]):
+        acc[k] = 0.0
+    for j in range(size):
+        if g[j] != 0.0:
+            slot_axpy(g[j], acc, bval, bidx, bnnz, j)
+    row_axpy(-coef * a, w, data, indices, indptr, i)
+    for k in range(w.shape[0]):
+        w[k] += coef * acc[k]
 
 
 @njit(cache=True, nogil=True)

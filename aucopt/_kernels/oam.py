@@ -7,13 +7,18 @@ Objective: ``(1/2)||w||^2 + C sum_{i,j} max(0, 1 - w.(x_i+ - x_j-))``. Each
 class keeps a reservoir of N examples; a new example is compared with the
 reservoir of the other class, every comparison weighted by
 ``C_t = C max(1, N_opp^t / N)`` (spec A-34).
+
+One kernel body serves dense and sparse reservoir slots
+(:mod:`aucopt._kernels._slots`): with CSR rows and sparse slots a visit costs
+O(N nnz), never O(d).
 """
 
 from numba import njit
 
-from ._buffers import HINGE, all_finite, buffer_gradient_sum, reservoir_update, row_buffer_dot
+from ._buffers import HINGE, all_finite, pair_derivatives, pair_step, reservoir_update
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm
+from ._slots import class_slots, slot_axpy, slot_dot, slot_row_dot
 
 __all__ = ["SEQUENTIAL", "GRADIENT", "UPDATES", "oam_epoch", "oam_seq_pair"]
 
@@ -53,60 +58,67 @@ def oam_seq_pair(margin, usq, c_t):
 
 
 @njit(cache=True, nogil=True)
-def _sequential(w, buf, buf_sq, size, c_t, yt, data, indices, indptr, i):
-    """OAM_seq (thesis Alg. 6): proximal steps against ``buf[:size]`` in slot order."""
+def _sequential(w, buf_sq, size, c_t, yt, data, indices, indptr, i, bval, bidx, bnnz):
+    """OAM_seq (thesis Alg. 6): proximal steps against the first ``size`` slots in order."""
     xsq = row_sqnorm(data, indices, indptr, i)
+    score = row_dot(w, data, indices, indptr, i)
     for j in range(size):
-        score = row_dot(w, data, indices, indptr, i)
-        margin = yt * (score - row_dot(w, buf, None, None, j))
+        margin = yt * (score - slot_dot(w, bval, bidx, bnnz, j))
         if exploding(margin):
             return DIVERGED
         if margin >= 1.0:
             continue
-        usq = xsq - 2.0 * row_buffer_dot(buf, j, data, indices, indptr, i) + buf_sq[j]
+        usq = xsq - 2.0 * slot_row_dot(data, indices, indptr, i, bval, bidx, bnnz, j) + buf_sq[j]
         if usq <= _ZERO_PAIR * (xsq + buf_sq[j]):
             continue  # x_t = b_j: no pair direction
         step = yt * oam_seq_pair(margin, usq, c_t)
         row_axpy(step, w, data, indices, indptr, i)
-        for k in range(w.shape[0]):
-            w[k] -= step * buf[j, k]
+        slot_axpy(-step, w, bval, bidx, bnnz, j)
+        score = row_dot(w, data, indices, indptr, i)  # w moved: O(nnz) for CSR rows
     return OK
 
 
 @njit(cache=True, nogil=True)
-def _gradient(w, buf, buf_sq, size, c_t, yt, acc, data, indices, indptr, i):
+def _gradient(w, buf_sq, size, c_t, yt, g, acc, data, indices, indptr, i, bval, bidx, bnnz):
     """OAM_gra (thesis Alg. 7): ``w += (c_t/2) y_t sum_{active j} (x_t - b_j)``."""
     score = row_dot(w, data, indices, indptr, i)
     if exploding(score):
         return DIVERGED
-    a, _ = buffer_gradient_sum(w, buf, buf_sq, size, False, yt, score, HINGE, acc)
-    if a == 0.0:
-        return OK
-    coef = 0.5 * c_t * yt  # gradient of the hinge sum is y (a x_t - acc), a = -#active
-    row_axpy(-coef * a, w, data, indices, indptr, i)
-    for k in range(w.shape[0]):
-        w[k] += coef * acc[k]
+    a, _ = pair_derivatives(w, score, 1.0, buf_sq, size, False, yt, HINGE, g, bval, bidx, bnnz)
+    if a != 0.0:  # gradient of the hinge sum: y (a x_t - sum_j g_j b_j), a = -#active
+        pair_step(0.5 * c_t * yt, a, g, w, acc, data, indices, indptr, i, bval, bidx, bnnz,
+                  size)
     return OK
 
 
 @njit(cache=True, nogil=True)
-def oam_epoch(w, buf, buf_sq, size, seen, acc, data, indices, indptr, y, order, draws, hp, t):
+def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indices, indptr, y,
+              order, draws, hp, t):
     """Run OAM over the rows in ``order``; update the state in place.
+
+    Costs O(N d) per visit with dense slots and O(N nnz) with sparse slots
+    (N the size of the other class's reservoir, nnz the length of the rows).
 
     Parameters
     ----------
     w : ndarray of shape (d,)
         Current iterate.
-    buf : ndarray of shape (2, N, d)
-        Reservoirs of the negative (index 0) and positive (index 1) examples.
+    buf, buf_idx, buf_nnz
+        Slots of the reservoirs of the negative (index 0) and positive
+        (index 1) examples, dense ``(buf, None, None)`` with ``buf`` of shape
+        (2, N, d), or sparse with ``buf``, ``buf_idx`` of shape (2, N, K)
+        and ``buf_nnz`` of shape (2, N) (see :mod:`aucopt._kernels._slots`;
+        sparse slots take CSR rows only).
     buf_sq : ndarray of shape (2, N)
         Squared norms of the stored rows.
     size : ndarray of shape (2,), int64
         Rows stored per reservoir.
     seen : ndarray of shape (2,), int64
         Examples received per class (``N_-^t``, ``N_+^t``).
-    acc : ndarray of shape (d,)
-        Scratch vector.
+    g : ndarray of shape (N,)
+        Scratch (OAM_gra's hinge derivatives).
+    acc : ndarray
+        Scratch of shape (d,) for OAM_gra with dense slots, else unused.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -135,17 +147,19 @@ def oam_epoch(w, buf, buf_sq, size, seen, acc, data, indices, indptr, y, order, 
         o = 1 - c
         seen[c] += 1
         c_t = hp.C * max(1.0, seen[o] / capacity)  # spec A-34
-        size[c] = reservoir_update(buf[c], buf_sq[c], size[c], seen[c], draws[r, 0],
-                                   draws[r, 1], data, indices, indptr, i)
+        bval, bidx, bnnz = class_slots(buf, buf_idx, buf_nnz, c)
+        size[c] = reservoir_update(buf_sq[c], size[c], seen[c], draws[r, 0], draws[r, 1], data,
+                                   indices, indptr, i, bval, bidx, bnnz)
         if size[o] == 0:
             continue  # nothing of the other class yet: the loss is zero
         t += 1
+        bval, bidx, bnnz = class_slots(buf, buf_idx, buf_nnz, o)
         if hp.update == SEQUENTIAL:
-            status = _sequential(w, buf[o], buf_sq[o], size[o], c_t, yt, data, indices,
-                                 indptr, i)
+            status = _sequential(w, buf_sq[o], size[o], c_t, yt, data, indices, indptr, i, bval,
+                                 bidx, bnnz)
         else:
-            status = _gradient(w, buf[o], buf_sq[o], size[o], c_t, yt, acc, data, indices,
-                               indptr, i)
+            status = _gradient(w, buf_sq[o], size[o], c_t, yt, g, acc, data, indices, indptr, i,
+                               bval, bidx, bnnz)
         if status != OK:
             return t, status
     if not all_finite(w):

@@ -11,10 +11,16 @@ import numpy as np
 
 from .._kernels._buffers import LOSS_CODES
 from .._kernels._schedules import CONSTANT, INV_SQRT
-from .._kernels.pairwise_buffer import FIFO, RSX, fifo_epoch_lazy, pairwise_buffer_epoch
+from .._kernels.pairwise_buffer import (
+    FIFO,
+    RSX,
+    fifo_epoch_lazy,
+    pairwise_buffer_epoch,
+    rsx_epoch_lazy,
+)
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .oam import run_in_blocks, step_scale
+from .oam import match_slots, new_slots, run_in_blocks, step_scale
 
 __all__ = ["PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR"]
 
@@ -53,23 +59,27 @@ def _init_state(capacity: int):
         Returns
         -------
         dict
-            ``w``, ``w_avg`` (d,); buffer ``buf`` (s, d) with ``buf_sq`` and
+            ``w``, ``w_avg`` (d,); the buffer of s rows with ``buf_sq`` and
             ``buf_y`` (s,); ``size`` (1,) rows stored; ``seen`` (1,) examples
-            received.
+            received. FIFO (s = 1): ``buf`` (1, d) dense and the indices of
+            the stored row; RS-x: slots ``buf``, ``buf_idx``, ``buf_nnz``
+            (see :func:`aucopt.algorithms.oam.new_slots`).
         """
         s = int(params["buffer_size"]) if capacity == 0 else capacity
         state = {
             "w": np.zeros(n_features),
             "w_avg": np.zeros(n_features),
-            "buf": np.zeros((s, n_features)),
             "buf_sq": np.zeros(s),
             "buf_y": np.zeros(s),
             "size": np.zeros(1, dtype=np.int64),
             "seen": np.zeros(1, dtype=np.int64),
         }
         if capacity == 1:  # FIFO on CSR rows: indices of the stored row (O(nnz) steps)
+            state["buf"] = np.zeros((1, n_features))
             state["prev_idx"] = np.zeros(n_features, dtype=np.int64)
             state["prev_nnz"] = np.zeros(1, dtype=np.int64)
+        else:
+            state.update(new_slots((s,)))
         return state
 
     return init_state
@@ -94,21 +104,35 @@ def _runner(algorithm_id: str, policy: int):
             return fifo_epoch_lazy(
                 state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
                 state["size"], state["seen"], state["prev_idx"], state["prev_nnz"],
-                np.empty(rows.n_features), rows.data, rows.indices, rows.indptr, y, order, hp,
-                t)
-        s = state["buf"].shape[0]
+                np.empty((rows.n_features, 2)), rows.data, rows.indices, rows.indptr, y, order,
+                hp, t)
+        slots = match_slots(state, rows) if policy == RSX else (state["buf"], None, None)
+        s = state["buf_sq"].shape[0]
         seen = int(state["seen"][0])
         repopulate = policy == RSX and seen <= s < seen + order.shape[0]  # t = s+1 in this call
-        rows_scratch = s if repopulate else 0
-        scratch = np.empty((rows_scratch, rows.n_features))
-        scratch_sq, scratch_y = np.empty(rows_scratch), np.empty(rows_scratch)
-        acc = np.zeros(rows.n_features)
+        scratch_rows = s if repopulate else 0
+        scratch = (np.zeros((scratch_rows, slots[0].shape[1])), np.zeros(scratch_rows),
+                   np.zeros(scratch_rows))
+        g = np.empty(s)
+        if slots[1] is not None:  # RS-x on CSR rows: exact O(s nnz) steps (lazy)
+            scratch_slots = (np.zeros((scratch_rows, slots[1].shape[1]), dtype=np.int64),
+                             np.zeros(scratch_rows, dtype=np.int64))
+            pack = np.empty((rows.n_features, 2))
 
-        def call(block, draws, t):
-            return pairwise_buffer_epoch(
-                state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
-                state["size"], state["seen"], acc, scratch, scratch_sq, scratch_y,
-                rows.data, rows.indices, rows.indptr, y, block, draws, hp, t)
+            def call(block, draws, t):
+                return rsx_epoch_lazy(
+                    state["w"], state["w_avg"], *slots, state["buf_sq"], state["buf_y"],
+                    state["size"], state["seen"], g, scratch[0], *scratch_slots, scratch[1],
+                    scratch[2], pack, rows.data, rows.indices, rows.indptr, y, block, draws, hp,
+                    t)
+        else:
+            acc = np.zeros(rows.n_features)
+
+            def call(block, draws, t):
+                return pairwise_buffer_epoch(
+                    state["w"], state["w_avg"], slots[0], state["buf_sq"], state["buf_y"],
+                    state["size"], state["seen"], g, acc, *scratch, rows.data, rows.indices,
+                    rows.indptr, y, block, draws, hp, t)
 
         result = run_in_blocks(order, s if policy == RSX else 0, rng, call, t)
         if policy == FIFO:
@@ -160,8 +184,10 @@ KAR = register(
         estimator="aucopt.linear_model._pairwise_buffer:KarClassifier",
         paper=KAR_PAPER,
         source="Kar, Sriperumbudur, Jain, Karnick, ICML 2013",
-        memory="O(s d): a dense buffer of s = buffer_size rows (CSR rows densified)",
-        cost="O(s d) per sample (+ s uniforms per sample for RS-x)",
+        memory="O(s K + d) on CSR rows (a buffer of s = buffer_size rows stored sparsely, K the "
+        "longest row), O(s d) on dense rows",
+        cost="O(s nnz) per sample on CSR rows (lazy l2 scale, projection and average; O(d) once "
+        "per call), O(s d) on dense rows; + s uniforms per sample for RS-x",
         init_state=_init_state(0),
         run=_runner("kar", RSX),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},

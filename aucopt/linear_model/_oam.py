@@ -106,8 +106,14 @@ class OAMSeqClassifier(BaseAUCClassifier):
       estimator's generator, so runs are reproducible and ``partial_fit``
       over chunks equals ``fit`` (with a numeric ``C``).
 
-    Cost O(N d) per sample, memory O(N d) (dense reservoirs; CSR rows are
-    densified when stored). Features scaled to [-1, 1] are recommended.
+    Cost per sample: O(N nnz) on CSR input (N the size of the other class's
+    reservoir, nnz the length of the rows): the reservoirs store CSR rows
+    sparsely (index/value slots as wide as the longest row seen) and every
+    product and update touches only stored entries, never all d features;
+    O(N d) on dense input. Memory O(N K + d) on CSR input (K the longest row),
+    O(N d) on dense input. Chunks may switch between dense and CSR; the
+    reservoirs are converted exactly and the result does not change.
+    Features scaled to [-1, 1] are recommended.
 
     References
     ----------
@@ -201,7 +207,9 @@ class OAMGraClassifier(OAMSeqClassifier):
     features (``"auto"`` does this). With ``buffer_size`` at least the
     number of examples of each class the reservoirs hold every past example,
     :math:`C_t = C`, and the update is the all-pairs hinge subgradient step.
-    Cost O(N d) per sample, memory O(N d).
+    Cost per sample O(N nnz) on CSR input (sparse reservoir slots, as in
+    :class:`OAMSeqClassifier`), O(N d) on dense input; memory O(N K + d) on
+    CSR input (K the longest row), O(N d) on dense input.
 
     References
     ----------

@@ -240,7 +240,14 @@ class KarClassifier(OGDFIFOClassifier):
     * Loss: square (spec) or hinge; step :math:`\eta/\sqrt{t}` (OLP's
       analysis) or constant; output the average of the iterates.
 
-    Cost O(s d) per sample (plus s uniforms), memory O(s d).
+    Cost per sample O(s nnz) on CSR input (nnz the length of the rows): the
+    buffer stores CSR rows sparsely (index/value slots as wide as the longest
+    row seen), the l2 shrinkage and the projection act on a scale factor and
+    the average is kept lazily (O(d) once per call), as in
+    :class:`OGDFIFOClassifier`; O(s d) on dense input. Plus s uniforms per
+    sample for RS-x. Memory O(s K + d) on CSR input (K the longest row),
+    O(s d) on dense input. Chunks may switch between dense and CSR; the
+    buffer is converted exactly and the result does not change.
 
     References
     ----------

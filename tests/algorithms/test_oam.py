@@ -1,19 +1,177 @@
-"""OAM_seq / OAM_gra against the slow reference, the closed forms and the reservoir's law."""
+"""OAM_seq / OAM_gra against the slow reference, the closed forms and the reservoir's law.
+
+Also the helpers (a sparse stream whose rows get longer, CSR == dense, JIT ==
+no JIT, memory at d = 10^6) shared with the RS-x buffer of
+``test_pairwise_buffer.py``.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tracemalloc
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from numpy.testing import assert_allclose
 from scipy.optimize import minimize_scalar
 
 from aucopt._kernels._buffers import reservoir_update
 from aucopt._kernels.oam import oam_seq_pair
+from aucopt.algorithms._data import as_rows
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
+from aucopt.io import load, save
 from aucopt.linear_model._oam import OAMGraClassifier, OAMSeqClassifier
 
 from ..reference import oam as ref
 
 CLASSES = {"sequential": OAMSeqClassifier, "gradient": OAMGraClassifier}
+
+
+def _csr_triple(X):
+    X = sp.csr_matrix(X)
+    return X.data, X.indices, X.indptr
+
+
+def _slots(capacity, width, layout):
+    """Empty slots ``(bval, bidx, bnnz)`` of the given layout (see aucopt._kernels._slots)."""
+    if layout == "dense":
+        return np.zeros((capacity, width)), None, None
+    return (np.zeros((capacity, width)), np.zeros((capacity, width), dtype=np.int64),
+            np.zeros(capacity, dtype=np.int64))
+
+
+def growing_sparse_stream(n=360, d=3000, seed=0):
+    """CSR rows whose length grows along the stream (1-7 entries, then 8-39) and labels.
+
+    The first rows are negatives only; the later chunks bring rows longer than
+    any seen before, so sparse buffer slots must widen.
+    """
+    rng = np.random.default_rng(seed)
+    lengths = np.concatenate([rng.integers(1, 8, n // 2), rng.integers(8, 40, n - n // 2)])
+    indices = np.concatenate([np.sort(rng.choice(d, m, replace=False)) for m in lengths])
+    data = rng.uniform(-1.0, 1.0, lengths.sum())
+    X = sp.csr_matrix((data, indices, np.concatenate([[0], np.cumsum(lengths)])), shape=(n, d))
+    direction = rng.standard_normal(d)
+    y = np.where(X @ direction + 0.3 * rng.standard_normal(n) > 0, 1, -1)
+    first = np.flatnonzero(y < 0)[:6]
+    order = np.concatenate([first, np.setdiff1d(np.arange(n), first)])
+    return X[order], y[order]
+
+
+STREAM_CHUNKS = (slice(0, 6), slice(6, 100), slice(100, 230), slice(230, None))
+
+
+def assert_csr_equals_dense(make):
+    """CSR (sparse slots) and mixed-format chunks give the dense kernels' model to 1e-9.
+
+    ``make()`` returns a fresh estimator. Checked over ``partial_fit`` chunks
+    (a first chunk of one class, later chunks with longer rows) and over a
+    shuffled ``fit`` of three passes.
+    """
+    X, y = growing_sparse_stream()
+    dense_X = X.toarray()
+    formats = {"dense": [dense_X] * 4, "csr": [X] * 4, "mixed": [X, dense_X, X, dense_X]}
+    fits = {}
+    for name, parts in formats.items():
+        est = make()
+        for k, chunk in enumerate(STREAM_CHUNKS):
+            est.partial_fit(parts[k][chunk], y[chunk], classes=[-1, 1])
+            if k == 0:
+                assert est.t_ == 0 and np.all(est.coef_ == 0)  # one class so far
+                if name == "csr":  # sparse slots as wide as the longest row so far
+                    assert est._state["buf"].shape[-1] == np.diff(X[:6].indptr).max()
+        fits[name] = est
+    longest = np.diff(X.indptr).max()
+    assert fits["csr"]._state["buf"].shape[-1] == longest < 40  # grown, not densified
+    assert fits["dense"]._state["buf"].shape[-1] == X.shape[1]
+    for name in ("csr", "mixed"):
+        _assert_same_model(fits[name], fits["dense"], dense_X)
+    passes = {name: make().set_params(max_iter=3, shuffle=True).fit(data, y)
+              for name, data in (("dense", dense_X), ("csr", X))}
+    _assert_same_model(passes["csr"], passes["dense"], dense_X)
+    return fits
+
+
+def _assert_same_model(est, expected, X):
+    assert est.t_ == expected.t_ > 0
+    scale = np.abs(expected.coef_).max()
+    assert_allclose(est.coef_, expected.coef_, rtol=1e-9, atol=1e-13 * scale)
+    assert_allclose(est._state["w"], expected._state["w"], rtol=1e-9, atol=1e-13 * scale)
+    for key in ("buf_sq", "size", "seen"):
+        assert_allclose(est._state[key], expected._state[key], rtol=1e-12, err_msg=key)
+    scores = expected.decision_function(X)
+    assert_allclose(est.decision_function(X), scores, rtol=1e-9,
+                    atol=1e-13 * np.abs(scores).max())
+
+
+_NOJIT_SCRIPT = """
+import json, sys
+import aucopt
+from tests.algorithms.test_oam import STREAM_CHUNKS, growing_sparse_stream
+X, y = growing_sparse_stream()
+out = {}
+for a in sys.argv[1:]:
+    for name, parts in (("csr", [X] * 4), ("mixed", [X, X.toarray()] * 2)):
+        est = aucopt.make(a, buffer_size=8, random_state=0)
+        for k, chunk in enumerate(STREAM_CHUNKS):
+            est.partial_fit(parts[k][chunk], y[chunk], classes=[-1, 1])
+        out[a + "/" + name] = est.decision_function(X).tolist()
+json.dump(out, sys.stdout)
+"""
+
+
+def assert_jit_equals_nojit(*algorithm_ids):
+    """The sparse-slot kernels give the same numbers with ``NUMBA_DISABLE_JIT=1``."""
+    command = [sys.executable, "-c", _NOJIT_SCRIPT, *algorithm_ids]
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    runs = []
+    for flag in ("1", "0"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": flag}
+        result = subprocess.run(command, env=env, check=True, capture_output=True, text=True,
+                                timeout=600, cwd=root)
+        runs.append(json.loads(result.stdout))
+    nojit, jit = runs
+    assert set(nojit) == set(jit) and len(jit) == 2 * len(algorithm_ids)
+    for key in jit:
+        assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-12, err_msg=key)
+
+
+def assert_resume_after_load_equals_never_stopping(make, tmp_path):
+    """Save after CSR chunks with short rows, load, continue with longer rows (the slots widen
+    after loading): the state equals that of a model that never stopped."""
+    X, y = growing_sparse_stream()
+    never_stopped = make().partial_fit(X[:150], y[:150], classes=[-1, 1])
+    save(never_stopped, tmp_path / "m")
+    never_stopped.partial_fit(X[150:], y[150:])
+    resumed = load(tmp_path / "m").partial_fit(X[150:], y[150:])
+    assert resumed.t_ == never_stopped.t_
+    assert never_stopped._state["buf"].shape[-1] > 7  # widened after the save
+    for key, value in never_stopped._state.items():
+        np.testing.assert_array_equal(resumed._state[key], value, err_msg=key)
+
+
+def assert_small_memory_at_a_million_features(est, capacity):
+    """A CSR fit at d = 10^6 allocates O(d + capacity nnz), never O(capacity d)."""
+    d, n, nnz = 10**6, 600, 50
+    rng = np.random.default_rng(0)
+    indices = np.concatenate([np.sort(rng.choice(d, nnz, replace=False)) for _ in range(n)])
+    X = sp.csr_matrix((rng.uniform(0.0, 1.0, n * nnz), indices, np.arange(0, n * nnz + 1, nnz)),
+                      shape=(n, d))
+    y = np.where(rng.random(n) < 0.4, 1, -1)
+    dense_buffers = capacity * d * 8
+    tracemalloc.start()
+    try:
+        est.fit(X, y)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    state_bytes = sum(value.nbytes for value in est._state.values())
+    assert est.t_ > 0 and est._state["buf"].shape[-1] == nnz
+    assert state_bytes < 0.05 * dense_buffers  # w, averages, class sums: a few d-vectors
+    assert peak < 0.1 * dense_buffers
 
 
 def _orders_and_draws(seed, n, passes, width):
@@ -85,24 +243,26 @@ def test_first_pair_update_of_the_estimator():
     assert est.t_ == 1
 
 
-def test_reservoir_keeps_each_item_with_probability_N_over_t():
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_reservoir_keeps_each_item_with_probability_N_over_t(layout):
     """P10: after t arrivals each of them is in the reservoir with probability N/t."""
     rng = np.random.default_rng(12345)
     n_items, capacity, runs = 40, 8, 4000
-    X = np.arange(n_items, dtype=float)[:, None]
+    X = np.arange(1, n_items + 1, dtype=float)[:, None]  # item k is the value k + 1
+    rows = (X, None, None) if layout == "dense" else _csr_triple(X)
+    slots = _slots(capacity, 1, layout)
     kept = np.zeros(n_items)
-    buf, buf_sq = np.zeros((capacity, 1)), np.zeros(capacity)
+    buf_sq = np.zeros(capacity)
     for _ in range(runs):
         size = 0
         u = rng.random((n_items, 2))
         for i in range(n_items):
-            size = reservoir_update(buf, buf_sq, size, i + 1, u[i, 0], u[i, 1], X, None,
-                                    None, i)
+            size = reservoir_update(buf_sq, size, i + 1, u[i, 0], u[i, 1], *rows, i, *slots)
         assert size == capacity
-        kept[buf[:, 0].astype(int)] += 1
+        kept[slots[0][:, 0].astype(int) - 1] += 1
     freq = kept / runs
     assert np.abs(freq - capacity / n_items).max() < 0.035  # 5.5 sigma of Binomial(4000, .2)
-    assert_allclose(buf_sq, buf[:, 0] ** 2)
+    assert_allclose(buf_sq, slots[0][:, 0] ** 2)
 
 
 def test_gradient_update_with_a_large_buffer_is_the_all_pairs_update(german):
@@ -152,3 +312,58 @@ def test_divergence_names_C_and_keeps_the_model():
     with pytest.raises(DivergenceError, match="Lower 'C'"):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize("update", ["sequential", "gradient"])
+def test_csr_sparse_slots_equal_dense_kernels(update):
+    assert_csr_equals_dense(lambda: CLASSES[update](C=0.05, buffer_size=10, random_state=1))
+
+
+@pytest.mark.parametrize("update", ["sequential", "gradient"])
+def test_sparse_slots_match_reference_over_chunks(update):
+    """Chunks with longer and longer CSR rows (slots widened between chunks) vs the reference."""
+    X, y = growing_sparse_stream()
+    est = CLASSES[update](C=0.05, buffer_size=10, random_state=4)
+    for chunk in STREAM_CHUNKS:
+        est.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
+    draws = [np.random.default_rng(4).random((len(y), 2))]  # partial_fit: no permutation
+    w, t = ref.oam(X, y, [np.arange(len(y))], draws, C=0.05, buffer_size=10, update=update)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
+
+
+def test_sparse_slots_jit_equals_numba_disable_jit():
+    assert_jit_equals_nojit("oam-seq", "oam-gra")
+
+
+@pytest.mark.parametrize("cls", [OAMSeqClassifier, OAMGraClassifier])
+def test_csr_fit_at_a_million_features_stores_rows_sparsely(cls):
+    assert_small_memory_at_a_million_features(cls(buffer_size=50, random_state=0), 2 * 50)
+
+
+def test_slot_conversions_are_exact():
+    """Dense -> sparse -> dense slots (a format switch between chunks) give back the rows."""
+    from aucopt.algorithms.oam import match_slots, new_slots
+
+    X, _ = growing_sparse_stream(n=40, d=50)
+    state = new_slots((2, 3))
+    match_slots(state, as_rows(X[:1].toarray()))  # dense slots
+    state["buf"][:] = X[:6].toarray().reshape(2, 3, 50)
+    bval, bidx, bnnz = match_slots(state, as_rows(X[6:8]))  # to sparse, width >= 8 entries
+    assert bval.shape == (2, 3, max(np.diff(X[:8].indptr).max(), np.diff(X[:6].indptr).max()))
+    for slot in range(6):
+        c, j = divmod(slot, 3)
+        row = X[slot]
+        assert bnnz[c, j] == row.nnz
+        np.testing.assert_array_equal(bidx[c, j, :row.nnz], row.indices)
+        np.testing.assert_array_equal(bval[c, j, :row.nnz], row.data)
+        assert np.all(bval[c, j, row.nnz:] == 0) and np.all(bidx[c, j, row.nnz:] == 0)
+    dense, none, _ = match_slots(state, as_rows(X[:1].toarray()))  # back to dense
+    assert none is None
+    np.testing.assert_array_equal(dense.reshape(6, 50), X[:6].toarray())
+
+
+@pytest.mark.parametrize("update", ["sequential", "gradient"])
+def test_csr_resume_after_load_equals_never_stopping(update, tmp_path):
+    assert_resume_after_load_equals_never_stopping(
+        lambda: CLASSES[update](C=0.05, buffer_size=10, random_state=2), tmp_path)

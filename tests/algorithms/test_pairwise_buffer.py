@@ -11,6 +11,16 @@ from aucopt.exceptions import DivergenceError
 from aucopt.linear_model._pairwise_buffer import KarClassifier, OGDFIFOClassifier
 
 from ..reference import pairwise_buffer as ref
+from .test_oam import (
+    STREAM_CHUNKS,
+    _csr_triple,
+    _slots,
+    assert_csr_equals_dense,
+    assert_jit_equals_nojit,
+    assert_resume_after_load_equals_never_stopping,
+    assert_small_memory_at_a_million_features,
+    growing_sparse_stream,
+)
 
 
 def _orders_and_draws(seed, n, passes, width):
@@ -119,26 +129,28 @@ def test_kar_with_a_buffer_larger_than_the_stream_uses_all_past_examples():
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
 
 
-def test_rsx_slots_hold_uniform_draws_from_the_past():
+@pytest.mark.parametrize("layout", ["dense", "sparse"])
+def test_rsx_slots_hold_uniform_draws_from_the_past(layout):
     """P11 (Kar et al.): after t > s arrivals each slot holds each past point w.p. 1/t."""
     rng = np.random.default_rng(2024)
     n_items, capacity, runs = 30, 5, 6000
-    X = np.arange(n_items, dtype=float)[:, None]
+    X = np.arange(1, n_items + 1, dtype=float)[:, None]  # item k is the value k + 1
+    rows = (X, None, None) if layout == "dense" else _csr_triple(X)
     counts = np.zeros((capacity, n_items))
-    buf, buf_sq, buf_y = np.zeros((capacity, 1)), np.zeros(capacity), np.zeros(capacity)
-    scratch, scratch_sq, scratch_y = np.zeros((capacity, 1)), np.zeros(capacity), np.zeros(
-        capacity)
+    slots, scratch = _slots(capacity, 1, layout), _slots(capacity, 1, layout)
+    buf_sq, buf_y = np.zeros(capacity), np.zeros(capacity)
+    scratch_sq, scratch_y = np.zeros(capacity), np.zeros(capacity)
     for _ in range(runs):
         size = 0
         u = rng.random((n_items, capacity))
         for i in range(n_items):
-            size = rsx_update(buf, buf_sq, buf_y, size, i + 1, u[i], 1.0, scratch, scratch_sq,
-                              scratch_y, X, None, None, i)
-        counts[np.arange(capacity), buf[:, 0].astype(int)] += 1
+            size = rsx_update(buf_sq, buf_y, size, i + 1, u[i], 1.0, scratch_sq, scratch_y, *rows,
+                              i, *scratch, *slots)
+        counts[np.arange(capacity), slots[0][:, 0].astype(int) - 1] += 1
     freq = counts / runs  # (slot, item): each ~ 1/30, std ~ 0.0023
     assert np.abs(freq - 1.0 / n_items).max() < 0.014
     assert np.abs(freq.mean(0) - 1.0 / n_items).max() < 0.006
-    assert_allclose(buf_sq, buf[:, 0] ** 2)
+    assert_allclose(buf_sq, slots[0][:, 0] ** 2)
 
 
 @pytest.mark.parametrize("cls", [OGDFIFOClassifier, KarClassifier])
@@ -158,3 +170,48 @@ def test_divergence_names_eta_and_keeps_the_model(cls, german_raw):
         est.partial_fit(X[100:], y[100:])
     for key, value in before.items():
         np.testing.assert_array_equal(est._state[key], value)
+
+
+KAR_SPARSE_PARAMS = PARAMS + [dict(loss="square", lam=30.0, radius=None, schedule="inv_sqrt")]
+
+
+@pytest.mark.parametrize("params", KAR_SPARSE_PARAMS)
+def test_kar_csr_lazy_sparse_kernel_equals_dense_kernel(params):
+    """CSR rows run the O(s nnz) lazy kernel on sparse slots (scale folds at lam=30, projection
+    with a radius); it must equal the dense kernel, over chunks that widen the slots, a first
+    chunk of one class, mixed dense/CSR chunks and a shuffled 3-pass fit."""
+    fits = assert_csr_equals_dense(
+        lambda: KarClassifier(eta=0.05, buffer_size=10, random_state=1, **params))
+    for name in ("csr", "mixed"):
+        assert_allclose(fits[name]._state["buf_y"], fits["dense"]._state["buf_y"], rtol=0)
+        assert_allclose(fits[name]._state["w_avg"], fits["dense"]._state["w_avg"], rtol=1e-9,
+                        atol=1e-13 * np.abs(fits["dense"]._state["w_avg"]).max())
+
+
+@pytest.mark.parametrize("params", PARAMS)
+def test_kar_sparse_slots_match_reference_over_chunks(params):
+    """Chunks with longer and longer CSR rows (slots widened; the RS-x repopulation at
+    t = s + 1 inside the second chunk) against the reference."""
+    X, y = growing_sparse_stream()
+    est = KarClassifier(eta=0.05, buffer_size=10, random_state=6, **params)
+    for chunk in STREAM_CHUNKS:
+        est.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
+    draws = [np.random.default_rng(6).random((len(y), 10))]
+    w, w_bar, t = ref.pairwise_ogd(X, y, [np.arange(len(y))], draws, eta=0.05, policy="rsx",
+                                   buffer_size=10, **params)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13 * np.abs(w_bar).max())
+    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
+
+
+def test_kar_sparse_slots_jit_equals_numba_disable_jit():
+    assert_jit_equals_nojit("kar")
+
+
+def test_kar_csr_fit_at_a_million_features_stores_rows_sparsely():
+    assert_small_memory_at_a_million_features(KarClassifier(max_iter=1, random_state=0), 100)
+
+
+def test_kar_csr_resume_after_load_equals_never_stopping(tmp_path):
+    assert_resume_after_load_equals_never_stopping(
+        lambda: KarClassifier(eta=0.05, buffer_size=10, random_state=2), tmp_path)
