@@ -469,6 +469,34 @@ def test_row_schemes_give_unit_norms_and_keep_zero_rows_finite():
             call(make_preprocessor("center-l2-rows"))
 
 
+def test_minmax_l2_rows_scales_with_training_ranges_then_gives_unit_rows():
+    rng = np.random.default_rng(5)
+    # raw-data-like columns: one with a huge range would dominate plain unit-norm rows
+    X = np.column_stack([rng.uniform(0, 800, 60), rng.uniform(0, 2, 60), rng.integers(1, 5, 60)])
+    X[0], X[1] = [0.0, 0.0, 1.0], [800.0, 2.0, 4.0]  # the training ranges
+    X[7] = [400.0, 1.0, 2.5]  # the midpoint of every training range: zero after scaling
+    train, test = X[:40], X[40:] * 1.5  # test rows beyond the training ranges
+    t = make_preprocessor("minmax-l2-rows").fit(train)
+    Xt, Tt = t.transform(train), t.transform(test)
+    ranges = make_preprocessor("minmax").fit(train).transform
+    expected = ranges(test) / np.linalg.norm(ranges(test), axis=1, keepdims=True)
+    assert np.allclose(Tt, expected)  # the ranges come from the training part only
+    assert not np.allclose(Tt, make_preprocessor("minmax-l2-rows").fit_transform(test))
+    norms = np.linalg.norm(Xt, axis=1)
+    assert np.all(np.isfinite(Xt)) and norms[7] == 0 and not Xt[7].any()
+    assert np.allclose(np.delete(norms, 7), 1) and np.allclose(np.linalg.norm(Tt, axis=1), 1)
+    # plain l2-rows keeps almost nothing but the large column; this scheme keeps all three
+    assert np.median(make_preprocessor("l2-rows").fit_transform(train)[:, 0]) > 0.99
+    assert np.median(np.abs(Xt[:, 1])) > 0.2
+    S = sp.csr_matrix(np.where(X > 300, X, 0.0))  # CSR: max-abs scaling keeps zeros, then rows
+    St = make_preprocessor("minmax-l2-rows").fit_transform(S)
+    assert sp.issparse(St) and St.nnz == S.nnz
+    assert np.allclose(St.toarray(), make_preprocessor("l2-rows").fit_transform(
+        make_preprocessor("minmax").fit_transform(S)).toarray())
+    assert np.allclose(sp.linalg.norm(St, axis=1)[np.diff(S.indptr) > 0], 1)
+    assert preprocess(train, test, "minmax-l2-rows")[1].shape == test.shape
+
+
 def test_standard_none_clone_and_unknown_scheme():
     X, _ = make_auc_problem(100, 3, random_state=2)
     Xt = make_preprocessor("standard").fit_transform(X)

@@ -143,5 +143,10 @@ def test_import_does_not_need_matplotlib(monkeypatch):
     monkeypatch.setattr(aucopt, "plotting", sys.modules["aucopt.plotting"])
     monkeypatch.delitem(sys.modules, "aucopt.plotting")
     monkeypatch.delitem(sys.modules, "aucopt.plotting._curves")
+    monkeypatch.delitem(sys.modules, "aucopt.plotting._experiment", raising=False)
     module = importlib.import_module("aucopt.plotting")
-    assert sorted(module.__all__) == ["plot_auc_vs_param", "plot_convergence", "plot_roc"]
+    assert sorted(module.__all__) == ["draw_experiment_figure", "plot_auc_vs_param",
+                                      "plot_convergence", "plot_roc"]
+    with pytest.raises(ImportError, match=r"pip install aucopt\[plot\]"):
+        module.draw_experiment_figure("convergence", [{"status": "ok"}], labels={},
+                                      path="unused.png")

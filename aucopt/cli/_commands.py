@@ -51,7 +51,7 @@ def compare(
     seed: int = typer.Option(0),
     grid: str = typer.Option("quick", help="quick | paper | none"),
     preprocess: str = typer.Option("minmax", help="minmax | l2-rows | center-l2-rows | "
-                                   "standard | none"),
+                                   "minmax-l2-rows | standard | none"),
     out: Path = typer.Option(DEFAULT_OUT),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV."""

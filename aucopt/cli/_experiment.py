@@ -1,4 +1,4 @@
-"""``aucopt experiment list | run | report``: the paper-table reproductions."""
+"""``aucopt experiment list | run | report | figures``: the paper-table reproductions."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import typer
 
 from ._app import app, friendly_errors, split_list
 
-experiment_app = typer.Typer(help="Reproduce the papers' tables: list, run, report.",
+experiment_app = typer.Typer(help="Reproduce the papers' tables and figures: list, run, report, "
+                                  "figures.",
                              no_args_is_help=True)
 app.add_typer(experiment_app, name="experiment")
 
@@ -108,3 +109,43 @@ def report_command(
     else:
         output.write_text(text)
         typer.echo(f"wrote {output}")
+
+
+@experiment_app.command("figures")
+@friendly_errors
+def figures_command(
+    config: str = typer.Argument(..., help="Config id, a TOML path, or 'all' (every config "
+                                            "with [[figures]])."),
+    out: Path = typer.Option(..., "--out", help="Output directory: <config>-<figure>.png/.csv "
+                                                "and <config>-<figure>.json."),
+    figures: str = typer.Option(None, help="Comma-separated figure names (default: all)."),
+    smoke: bool = typer.Option(False, "--smoke", help="Tiny offline run (stand-in data, tiny "
+                                                      "grids, few points)."),
+    datasets: str = typer.Option(None, help="Comma-separated datasets (replace every figure's "
+                                            "datasets)."),
+    repeats: int = typer.Option(None, min=1, help="Outer repeats (default: 1 for k-fold "
+                                                  "protocols, else the protocol's)."),
+    folds: int = typer.Option(None, min=2, help="Override the protocol's outer folds."),
+    inner_folds: int = typer.Option(None, "--inner-folds", min=2,
+                                    help="Folds of the inner grid search."),
+    max_grid_points: int = typer.Option(None, "--max-grid-points", min=1,
+                                        help="Thin the tuned grids to at most N values (the "
+                                             "varied parameter keeps all its values)."),
+    n_jobs: int = typer.Option(1, "--n-jobs", help="Parallel workers (joblib)."),
+):
+    """Draw the papers' figures a config declares: convergence curves, AUC vs a parameter."""
+    from ..experiments import list_configs, load_config, make_figures
+    from ..plotting import draw_experiment_figure
+
+    ids = ([c for c in list_configs() if load_config(c).figures] if config == "all"
+           else [config])
+    for cid in ids:
+        cfg = load_config(cid)
+        summaries = make_figures(cfg, out, names=split_list(figures), smoke=smoke,
+                                 datasets=split_list(datasets), repeats=repeats, folds=folds,
+                                 inner_folds=inner_folds, max_grid_points=max_grid_points,
+                                 n_jobs=n_jobs, draw=draw_experiment_figure)
+        for s in summaries:
+            where = s["png"] or "no PNG (nothing ran)"
+            typer.echo(f"{cfg.id} {s['name']}: {s['runs']} runs, {s['rows']} rows, "
+                       f"{s['errors']} failed -> {where}, {s['csv']}")

@@ -23,10 +23,11 @@ from ..datasets import BINARIZATION_SCHEMES, PREPROCESSING_SCHEMES, dataset_info
 from ..model_selection import PROTOCOLS
 
 __all__ = ["ExperimentConfig", "DatasetEntry", "AlgorithmEntry", "ProtocolSpec",
-           "PublishedValue", "ConfigError", "list_configs", "load_config", "parse_values",
-           "parse_published"]
+           "PublishedValue", "FigureSpec", "ConfigError", "list_configs", "load_config",
+           "parse_values", "parse_published"]
 
 ERROR_KINDS = ("std", "stderr")
+FIGURE_KINDS = ("convergence", "auc-vs-param")
 
 
 class ConfigError(ValueError):
@@ -160,6 +161,52 @@ class ProtocolSpec:
 
 
 @dataclass(frozen=True)
+class FigureSpec:
+    """A figure of the paper, made by ``aucopt experiment figures`` (``[[figures]]``).
+
+    Attributes
+    ----------
+    name : str
+        File stem (``<config id>-<name>.png`` / ``.csv``); unique in the config.
+    kind : {"convergence", "auc-vs-param"}
+        ``"convergence"``: test AUC against the number of training samples seen
+        and against training seconds, one pass delivered in chunks
+        (``partial_fit``). ``"auc-vs-param"``: test AUC against one
+        hyperparameter, the table's other grid parameters tuned by inner CV.
+    datasets : tuple of str
+        Registry names (empty: every dataset of the config).
+    algorithms : tuple of str
+        ``"convergence"``: column keys (empty: every streaming column).
+    algorithm : str or None
+        ``"auc-vs-param"``: a column key, or a registry id with its own ``grid``.
+    param : str or None
+        ``"auc-vs-param"``: the hyperparameter on the x axis.
+    values : tuple
+        Its values (default: the column's grid of ``param``).
+    grid : dict
+        Grid of the other tuned parameters (default: the column's).
+    params : dict
+        Fixed hyperparameters (added to the column's).
+    points : int
+        ``"convergence"``: evaluations per pass.
+    caption : str
+        Which figure of the paper this mirrors.
+    """
+
+    name: str
+    kind: str
+    datasets: tuple = ()
+    algorithms: tuple = ()
+    algorithm: str | None = None
+    param: str | None = None
+    values: tuple = ()
+    grid: dict = field(default_factory=dict)
+    params: dict = field(default_factory=dict)
+    points: int = 20
+    caption: str = ""
+
+
+@dataclass(frozen=True)
 class ExperimentConfig:
     """A reproduced paper table.
 
@@ -182,6 +229,8 @@ class ExperimentConfig:
     published_wtl : dict
         ``{column key: "w/t/l"}`` as printed.
     notes : tuple of str
+    figures : tuple of FigureSpec
+        The paper's figures this config can draw (``aucopt experiment figures``).
     path : str
     """
 
@@ -197,6 +246,7 @@ class ExperimentConfig:
     published: dict
     published_wtl: dict = field(default_factory=dict)
     notes: tuple = ()
+    figures: tuple = ()
     path: str = ""
 
     def dataset(self, name: str) -> DatasetEntry:
@@ -372,7 +422,7 @@ def _unknown(table: dict, allowed: set, where: str) -> None:
 
 def _build(data: dict, path: str) -> ExperimentConfig:
     _unknown(data, {"id", "title", "source", "reference", "error", "scale", "notes", "protocol",
-                    "datasets", "algorithms", "published"}, "")
+                    "datasets", "algorithms", "published", "figures"}, "")
     cid = _require(data, "id", str, "")
     if path.endswith(".toml") and Path(path).stem != cid and Path(path).parent == _configs_dir():
         raise ConfigError(f"id {cid!r} does not match the file name.")
@@ -457,11 +507,60 @@ def _build(data: dict, path: str) -> ExperimentConfig:
                           f"({keys}).")
 
     published, wtl = _published(data.get("published", {}), datasets, keys, scale)
+    figures = _figures(data.get("figures", []), datasets, algorithms)
     return ExperimentConfig(
         id=cid, title=_require(data, "title", str, ""), source=_require(data, "source", str, ""),
         reference=reference, error=error, scale=scale, protocol=protocol,
         datasets=tuple(datasets), algorithms=tuple(algorithms), published=published,
-        published_wtl=wtl, notes=tuple(data.get("notes", ())), path=path)
+        published_wtl=wtl, notes=tuple(data.get("notes", ())), figures=figures, path=path)
+
+
+def _figures(entries, datasets: list, algorithms: list) -> tuple:
+    if not isinstance(entries, list):
+        raise ConfigError(f"'figures' must be an array of tables ([[figures]]), got {entries!r}.")
+    names = {d.name: d.name for d in datasets} | {d.label: d.name for d in datasets}
+    columns = {a.key: a for a in algorithms}
+    out = []
+    for i, f in enumerate(entries):
+        where = f"figures[{i}]."
+        if not isinstance(f, dict):
+            raise ConfigError(f"figures[{i}] must be a table, got {f!r}.")
+        _unknown(f, {"name", "kind", "datasets", "algorithms", "algorithm", "param", "values",
+                     "grid", "params", "points", "caption"}, f"figures[{i}]")
+        kind = _require(f, "kind", str, where)
+        if kind not in FIGURE_KINDS:
+            raise ConfigError(f"{where}kind must be one of {FIGURE_KINDS}, got {kind!r}.")
+        unknown = [d for d in f.get("datasets", []) if d not in names]
+        if unknown:
+            raise ConfigError(f"{where}datasets {unknown} are not datasets of the config.")
+        spec = {"name": f.get("name", kind), "kind": kind,
+                "datasets": tuple(names[d] for d in f.get("datasets", [])),
+                "params": dict(f.get("params", {})), "caption": f.get("caption", ""),
+                "points": int(f.get("points", 20))}
+        if kind == "convergence":
+            bad = [a for a in f.get("algorithms", []) if a not in columns]
+            if bad:
+                raise ConfigError(f"{where}algorithms {bad} are not algorithm keys "
+                                  f"({list(columns)}).")
+            spec["algorithms"] = tuple(f.get("algorithms", ()))
+        else:
+            algorithm = _require(f, "algorithm", str, where)
+            param = _require(f, "param", str, where)
+            column = columns.get(algorithm)
+            values = parse_values(f["values"]) if "values" in f else list(
+                column.grid.get(param, []) if column else [])
+            if not values:
+                raise ConfigError(f"{where}values: give the values of {param!r} (the "
+                                  f"{algorithm!r} column has no grid for it).")
+            grid = {k: parse_values(v) for k, v in f["grid"].items()} if "grid" in f else {
+                k: v for k, v in (column.grid if column else {}).items() if k != param}
+            spec.update(algorithm=algorithm, param=param, values=tuple(values), grid=grid,
+                        params={**(column.params if column else {}), **spec["params"]})
+        out.append(FigureSpec(**spec))
+    stems = [f.name for f in out]
+    if len(set(stems)) != len(stems):
+        raise ConfigError(f"figure names are listed twice: {stems}; give each a distinct 'name'.")
+    return tuple(out)
 
 
 def _published(table: dict, datasets: list, keys: list, scale: float):

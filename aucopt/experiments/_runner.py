@@ -30,30 +30,26 @@ from __future__ import annotations
 import csv
 import json
 import logging
-import os
 import re
 import sys
 import warnings
-import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._api import algorithm_info, list_algorithms
-from ..datasets import binarize, dataset_info, fetch, load, make_auc_problem
-from ..model_selection import evaluate_fold, make_splits
+from ..datasets import dataset_info
+from ..model_selection import evaluate_fold
 from ._config import ExperimentConfig, load_config
+from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
 from ._manifest import build_manifest, now
 
-__all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "SMOKE_ROWS"]
+__all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "search_grid", "SMOKE_ROWS"]
 
 logger = logging.getLogger(__name__)
 
-SMOKE_ROWS = 300
 SMOKE_DATASETS = 2
-SMOKE_MAX_FEATURES = 20
 OK, ERROR = "ok", "error"
 NOT_AVAILABLE, UNAVAILABLE = "algorithm-not-available", "dataset-unavailable"
 CELLS, RESULTS, MANIFEST, REPORT = "cells.jsonl", "results.csv", "manifest.json", "report.md"
@@ -102,19 +98,6 @@ class RunOptions:
     n_jobs: int = 1
     progress: bool | None = None
     download: bool = True
-
-
-@dataclass
-class _Data:
-    name: str
-    X: object = None
-    y: np.ndarray | None = None
-    source: str = ""
-    n_train: int | None = None
-    substituted: bool = False
-    binarize: str | None = None
-    positive_classes: list = field(default_factory=list)
-    error: str = ""
 
 
 # --------------------------------------------------------------------------- the protocol
@@ -205,6 +188,13 @@ def smoke_grid(grid: dict, defaults: dict | None = None) -> dict:
     return out
 
 
+def search_grid(grid: dict, algorithm_id: str, options: RunOptions) -> dict:
+    """The grid searched: two points near the defaults (smoke) or the thinned paper grid."""
+    if options.smoke:
+        return smoke_grid(grid, algorithm_info(algorithm_id)["defaults"])
+    return thin_grid(grid, options.max_grid_points)
+
+
 def _select(config: ExperimentConfig, options: RunOptions):
     datasets = list(config.datasets)
     if options.datasets:
@@ -235,95 +225,6 @@ def _select(config: ExperimentConfig, options: RunOptions):
         algorithms = [a for a in algorithms if a.key in options.algorithms
                       or a.id in options.algorithms]
     return datasets, algorithms
-
-
-# --------------------------------------------------------------------------- data
-
-
-def _subsample(X, y, n, seed):
-    if len(y) <= n:
-        return X, y
-    from sklearn.model_selection import train_test_split
-
-    idx, _ = train_test_split(np.arange(len(y)), train_size=n, stratify=y, random_state=seed)
-    idx = np.sort(idx)
-    return X[idx], y[idx]
-
-
-def _smoke_data(entry, config) -> _Data:
-    info = dataset_info(entry.name)
-    if info.bundled:
-        X, y = load(info.name)
-        X, y = _subsample(X, y, SMOKE_ROWS, config.protocol.seed)
-        source = f"bundled {info.name}, {SMOKE_ROWS} stratified rows (smoke)"
-        substituted = False
-    else:
-        seed = zlib.crc32(info.name.encode())
-        X, y = make_auc_problem(SMOKE_ROWS, min(info.n_features, SMOKE_MAX_FEATURES),
-                                pos_rate=0.3, separation=1.5,
-                                sparsity=0.7 if info.sparse else 0.0,
-                                sparse_output=info.sparse, random_state=seed)
-        source = (f"SYNTHETIC stand-in for {info.name} (smoke mode uses no network or mirror): "
-                  f"make_auc_problem({SMOKE_ROWS}, {X.shape[1]}, sparse={info.sparse}, "
-                  f"random_state={seed})")
-        substituted = True
-    data = _Data(entry.name, X, np.asarray(y), source, substituted=substituted)
-    if entry.test_set is not None:  # exercise the given-test protocol on the stand-in
-        data.n_train = 2 * SMOKE_ROWS // 3
-        data.source += f"; rows {data.n_train}: stand in for the official test set"
-    return data
-
-
-def _fetch_data(entry, config, options) -> _Data:
-    try:
-        X, y = fetch(entry.name, download=options.download)
-        n_train = None
-        source = _describe_source(entry.name)
-        if entry.test_set is not None:
-            try:
-                X_test, y_test = fetch(entry.test_set, download=options.download)
-            except ValueError as exc:
-                raise ValueError(f"official test set {entry.test_set!r}: {exc}") from exc
-            X, X_test = _align_features(X, X_test)
-            n_train = X.shape[0]
-            X = (sp.vstack([X, X_test], format="csr") if sp.issparse(X)
-                 else np.vstack([X, X_test]))
-            y = np.concatenate([y, y_test])
-            source += f" + test set {entry.test_set} ({len(y_test)} rows)"
-    except (OSError, ValueError, KeyError) as exc:
-        return _Data(entry.name, error=f"{type(exc).__name__}: {exc}")
-    data = _Data(entry.name, X, np.asarray(y), source, n_train=n_train)
-    classes = np.unique(data.y)
-    if entry.binarize is not None and classes.size > 2:
-        seed = config.protocol.binarize_seed
-        data.y = binarize(data.y, entry.binarize, random_state=seed)
-        data.binarize = f"{entry.binarize} (seed {seed})"
-        data.positive_classes = sorted(np.unique(y[data.y == 1]).tolist())
-    elif classes.size != 2:
-        return _Data(entry.name, error=f"{classes.size} classes and no binarisation scheme in "
-                                       f"the config")
-    return data
-
-
-def _align_features(A, B):
-    d = max(A.shape[1], B.shape[1])
-
-    def pad(M):
-        if M.shape[1] == d:
-            return M
-        if sp.issparse(M):
-            return sp.csr_matrix((M.data, M.indices, M.indptr), shape=(M.shape[0], d))
-        return np.hstack([M, np.zeros((M.shape[0], d - M.shape[1]))])
-
-    return pad(A), pad(B)
-
-
-def _describe_source(name: str) -> str:
-    info = dataset_info(name)
-    if info.bundled:
-        return f"bundled {info.name}"
-    mirror = os.environ.get("AUCOPT_DATA_MIRROR")
-    return f"fetch({info.name!r})" + (f" with AUCOPT_DATA_MIRROR={mirror}" if mirror else "")
 
 
 # --------------------------------------------------------------------------- one cell
@@ -459,9 +360,8 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
     substitutions = []
     skipped = 0
     for entry in datasets:
-        data = _smoke_data(entry, config) if options.smoke else _fetch_data(entry, config,
-                                                                           options)
-        data_records[entry.name] = _data_record(entry, data)
+        data = load_data(entry, config, options)
+        data_records[entry.name] = data_record(entry, data)
         if data.substituted:
             substitutions.append(f"{entry.name}: {data.source}")
             logger.warning("smoke: %s", data.source)
@@ -473,10 +373,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                              "repeat": "", "fold": "", "status": UNAVAILABLE,
                              "message": data.error} for a in algorithms]
             continue
-        splits = make_splits(protocol.kind if entry.test_set is None else "given-test",
-                             data.y, folds=protocol.folds, repeats=protocol.repeats,
-                             test_size=protocol.test_size, ratios=protocol.ratios,
-                             n_train=data.n_train, random_state=protocol.seed)
+        splits = outer_splits(entry, data, protocol)
         for a in algorithms:
             aid = a.id_for(entry.name)
             problem = _algorithm_problem(aid, a, registered)
@@ -485,8 +382,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                                     "repeat": "", "fold": "", "status": problem[0],
                                     "message": problem[1]})
                 continue
-            grid = (smoke_grid(a.grid, algorithm_info(aid)["defaults"]) if options.smoke
-                    else thin_grid(a.grid, options.max_grid_points))
+            grid = search_grid(a.grid, aid, options)
             for split in splits:
                 row = {**base, "algorithm": a.key, "algorithm_id": aid, "repeat": split.repeat,
                        "fold": split.fold, "seed": split.seed, "n_test": len(split.test),
@@ -571,22 +467,9 @@ def _algorithm_problem(aid, entry, registered):
     return None
 
 
-def _data_record(entry, data: _Data) -> dict:
-    rec = {"label": entry.label, "preprocessing": entry.preprocessing, "source": data.source,
-           "substituted": data.substituted}
-    if data.error:
-        rec["unavailable"] = data.error
-        return rec
-    rec.update(n_samples=int(data.X.shape[0]), n_features=int(data.X.shape[1]),
-               sparse=bool(sp.issparse(data.X)), positive_rate=float(np.mean(data.y == 1)),
-               n_train_given=data.n_train)
-    if data.binarize:
-        rec.update(binarize=data.binarize, positive_classes=data.positive_classes)
-    return rec
-
-
-def _write_csv(rows: list[dict], path: Path) -> None:
-    columns = FIRST_COLUMNS + sorted({k for r in rows for k in r if k not in FIRST_COLUMNS})
+def _write_csv(rows: list[dict], path: Path, first: list | None = None) -> None:
+    first = list(first or FIRST_COLUMNS)
+    columns = first + sorted({k for r in rows for k in r if k not in first})
     rows = sorted(rows, key=lambda r: (str(r["dataset"]), str(r["algorithm"]),
                                        str(r.get("repeat", "")).zfill(4),
                                        str(r.get("fold", "")).zfill(4)))
@@ -596,6 +479,3 @@ def _write_csv(rows: list[dict], path: Path) -> None:
         writer.writeheader()
         writer.writerows(rows)
     tmp.replace(path)
-
-
-# --------------------------------------------------------------------------- manifest

@@ -8,9 +8,11 @@ it; calling a function without it raises ``ImportError``. Every function takes `
 ``plot_roc``             ROC curves with their AUC in the legend and the chance diagonal
 ``plot_convergence``     AUC against samples seen (or epochs), optional std bands
 ``plot_auc_vs_param``    AUC against one hyperparameter, log x axis by default
+``draw_experiment_figure``  one figure of ``aucopt experiment figures`` written as a PNG
 =======================  ==================================================================
 """
 
 from ._curves import plot_auc_vs_param, plot_convergence, plot_roc
+from ._experiment import draw_experiment_figure
 
-__all__ = ["plot_auc_vs_param", "plot_convergence", "plot_roc"]
+__all__ = ["draw_experiment_figure", "plot_auc_vs_param", "plot_convergence", "plot_roc"]
