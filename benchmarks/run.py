@@ -1,166 +1,302 @@
 """One-pass speed of every registered algorithm, as ratios to floors measured in the same run.
 
-For each workload (dense d=100, dense d=1000, CSR d=1e4 and d=1e6 with 50 non-zeros per row)
-and each algorithm, the time of one ``fit`` pass (``max_iter=1``, no shuffle) is compared with
-(a) a numba loop doing one dot product per row over the same data (the floor of any one-pass
-method) and (b) one epoch of scikit-learn's SGDClassifier. Timings are interleaved and the
-median of ``--repeats`` runs is reported. Results go to docs/performance.md.
+For each workload (dense d=100 n=200k, dense d=1000 n=20k, CSR d=1e4 and d=1e6 with 50
+non-zeros per row) and each algorithm, one ``fit`` pass (``max_iter=1``, no shuffle,
+validation included) is timed against, in the same run and interleaved (median of
+``--repeats``):
 
-Usage: python benchmarks/run.py [--algorithms a,b] [--repeats 5] [--scale 1.0] [--out PATH]
+* the dot floor: a numba loop doing one dot product per row over the same rows (default
+  compile flags, like the default kernels), and its fastmath twin (the streaming-read bound);
+* one epoch of scikit-learn's SGDClassifier on the same rows;
+* for the O(d^2)-per-sample methods (OPAUC family, AdaOAM), one symmetric d x d
+  matrix-vector product per row (the faster of BLAS dsymv and a numba loop);
+* on dense d=100, the kernel alone (the spec's ``run`` on prepared rows, exactly what
+  ``fit`` calls), giving the ``fit`` overhead.
+
+Slow cells run on the first rows only (sized so that one run takes about ``--budget``
+seconds, at least ``--min-rows``) and are noted; a cell predicted (from warm-up fits on a few
+rows) to need more than ``--max-seconds`` for ``--min-rows`` rows is skipped. BLAS is limited
+to one thread; times are process CPU seconds. Results go to docs/performance.md
+(``benchmarks/_report.py``).
+
+Usage: python benchmarks/run.py [--algorithms a,b] [--workloads dense100,csr1e6]
+       [--fastmath a,b] [--repeats 5] [--budget 1.0] [--min-rows 500] [--max-seconds 10]
+       [--scale 1.0]
+       [--no-memory-test] [--out PATH]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import platform
+import sys
 import time
+import warnings
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from numba import njit
 from sklearn.linear_model import SGDClassifier
+from threadpoolctl import threadpool_info, threadpool_limits
 
-import aucopt
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _floors import dot_floor, symv_floors  # noqa: E402
+from _report import memory_test, write_report  # noqa: E402
+
+import aucopt  # noqa: E402
+from aucopt.algorithms import get_algorithm  # noqa: E402
+from aucopt.algorithms._data import as_rows, new_data_stats, observe_data  # noqa: E402
+from aucopt.utils._random import make_generator  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-
-@njit(cache=True)
-def _floor_dense(w, X):
-    s = 0.0
-    for i in range(X.shape[0]):
-        t = 0.0
-        for j in range(X.shape[1]):
-            t += w[j] * X[i, j]
-        s += t
-    return s
-
-
-@njit(cache=True)
-def _floor_csr(w, data, indices, indptr):
-    s = 0.0
-    for i in range(indptr.shape[0] - 1):
-        t = 0.0
-        for k in range(indptr[i], indptr[i + 1]):
-            t += w[indices[k]] * data[k]
-        s += t
-    return s
+# workload id -> (label, n, d, nnz per row or None for dense)
+WORKLOADS = {
+    "dense100": ("dense n=200k d=100", 200_000, 100, None),
+    "dense1000": ("dense n=20k d=1000", 20_000, 1000, None),
+    "csr1e4": ("CSR n=100k d=10^4 nnz/row=50", 100_000, 10_000, 50),
+    "csr1e6": ("CSR n=100k d=10^6 nnz/row=50", 100_000, 1_000_000, 50),
+}
+# algorithms with an O(nnz)-per-step CSR path (issue #7); the sparse ratio is reported for them
+O_NNZ = ("spam-l2", "solam", "reg-solam", "ogd-fifo", "uni-exp", "uni-squ", "ftrl-auc", "aogd",
+         "oam-seq", "oam-gra", "kar")
+FASTMATH_DEFAULT = "spam-l2,solam,uni-squ,ogd-fifo,opauc"
 
 
-def _workloads(scale):
-    rng = np.random.default_rng(0)
-    out = []
-    for n, d in ((200_000, 100), (20_000, 1000)):
-        n = int(n * scale)
-        out.append((f"dense n={n} d={d}", rng.uniform(-1, 1, (n, d)),
-                    np.where(rng.random(n) < 0.3, 1, -1)))
-    for d in (10_000, 1_000_000):
-        n, nnz = int(100_000 * scale), 50
-        indices = np.sort(rng.integers(0, d, (n, nnz)), axis=1).ravel()
-        X = sp.csr_matrix((rng.uniform(-1, 1, n * nnz), indices, np.arange(0, n * nnz + 1, nnz)),
-                          shape=(n, d))
-        X.sum_duplicates()
-        out.append((f"csr n={n} d={d} nnz/row=50", X, np.where(rng.random(n) < 0.3, 1, -1)))
-    return out
+def quadratic(algorithm: str) -> bool:
+    """Whether the algorithm costs O(d^2) (or O(k^2)) per sample (the symv floor applies)."""
+    cost = get_algorithm(algorithm).cost
+    return ("(d^2)" in cost or "(k^2" in cost) and "per sample" in cost
 
 
-def _time(fn, repeats):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return times
+def needs_d_squared(algorithm: str) -> bool:
+    """Whether the algorithm keeps d x d arrays (skipped on the CSR workloads, d >= 10^4)."""
+    memory = get_algorithm(algorithm).memory
+    return "d^2" in memory and "or O(d)" not in memory
 
 
-def _floor(X):
-    w = np.zeros(X.shape[1])
-    if sp.issparse(X):
-        idx, ptr = X.indices.astype(np.int64), X.indptr.astype(np.int64)
-        return lambda: _floor_csr(w, X.data, idx, ptr)
-    return lambda: _floor_dense(w, X)
+def make_workload(key: str, scale: float):
+    """Return ``(label, X, y)``: uniform[-1, 1] features, 30% positives, fixed seeds."""
+    label, n, d, nnz = WORKLOADS[key]
+    n = max(int(n * scale), 4000)
+    rng = np.random.default_rng(list(WORKLOADS).index(key))
+    y = np.where(rng.random(n) < 0.3, 1, -1)
+    y[:2] = (1, -1)  # the warm-up fits on the first rows need both classes
+    if nnz is None:
+        return label, rng.uniform(-1, 1, (n, d)), y
+    indices = np.sort(rng.integers(0, d, (n, nnz)), axis=1).ravel().astype(np.int32)
+    X = sp.csr_matrix((rng.uniform(-1, 1, n * nnz), indices,
+                       np.arange(0, n * nnz + 1, nnz, dtype=np.int32)), shape=(n, d))
+    X.sum_duplicates()
+    return label, X, y
 
 
-def _machine():
+@dataclass
+class Cell:
+    """One (workload, algorithm, config) measurement: the times of every interleaved run."""
+
+    workload: str
+    algorithm: str
+    fastmath: bool
+    n_rows: int = 0
+    times: dict = field(default_factory=dict)  # timer -> seconds per run, aligned by run
+    note: str = ""
+
+    @property
+    def measured(self) -> bool:
+        """Whether the fit pass was timed."""
+        return bool(self.times.get("fit"))
+
+    def seconds(self, key):
+        """Median seconds of timer ``key`` (None if not timed)."""
+        values = self.times.get(key)
+        return float(np.median(values)) if values else None
+
+    def ratio(self, key, base):
+        """Median over runs of ``key / base`` (each run times both back to back)."""
+        if base == "symv":  # the faster symv floor of each run
+            floors = [min(pair) for pair in zip(*(self.times.get(k, []) for k in
+                                                   ("symv_blas", "symv_loop")))]
+        else:
+            floors = self.times.get(base, [])
+        values = self.times.get(key, [])
+        if not values or len(floors) != len(values):
+            return None
+        return float(np.median(np.asarray(values) / np.asarray(floors)))
+
+    def rate(self, key="fit"):
+        """Rows per second of timer ``key`` (median time)."""
+        seconds = self.seconds(key)
+        return None if seconds is None else self.n_rows / seconds
+
+
+def kernel_runner(algorithm, est, X, y):
+    """Return ``(prepare, run)``: ``run(prepare())`` is the spec's ``run`` exactly as ``fit``
+    calls it on a fresh state (``max_iter=1``, no shuffle); ``prepare`` is not timed."""
+    spec = get_algorithm(algorithm)
+    params = est.get_params(deep=False)
+    rows = as_rows(X)
+    signed = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    order = np.arange(rows.n_samples)
+
+    def prepare():
+        rng = make_generator(params["random_state"])
+        state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
+        state.update(new_data_stats(rows.n_features))
+        observe_data(state, rows, signed)
+        return state, rng
+
+    def run(prepared):
+        state, rng = prepared
+        spec.run(state, rows, signed, order, params, 0, True, rng)
+
+    return prepare, run
+
+
+def _timed(fn, *args):
+    """CPU seconds of the process for ``fn(*args)`` (see the report's definitions)."""
+    start = time.process_time()
+    fn(*args)
+    return time.process_time() - start
+
+
+PROBE_ROWS = 50  # rows of the first (compiling) and second (timed) warm-up fit
+
+
+def _size(est, X, y, args):
+    """Return ``(rows, note)`` for one fit of about ``--budget`` seconds, or ``(0, reason)``.
+
+    A fit on the first ``PROBE_ROWS`` rows compiles, a second one is timed; if the whole
+    workload would take longer than the budget, a third fit on more rows separates the
+    per-row cost from fixed per-call costs (such as O(d) state at d = 10^6).
+    """
+    total = X.shape[0]
+    p0 = min(PROBE_ROWS, total)
+    est.fit(X[:p0], y[:p0])  # compile and load the caches
+    t0 = _timed(est.fit, X[:p0], y[:p0])
+    if t0 * total / p0 <= args.budget:
+        return total, ""
+    p1 = int(min(total, max(4 * p0, p0 * args.budget / max(t0, 1e-9))))
+    if t0 * p1 / p0 > args.max_seconds:  # even the estimate would be too slow
+        return 0, f"skipped: ~{t0 / p0 * 1e3:.0f} ms per row > --max-seconds budget"
+    slope = max((_timed(est.fit, X[:p1], y[:p1]) - t0) / (p1 - p0), 1e-12)
+    fixed = max(t0 - slope * p0, 0.0)
+    if fixed + slope * args.min_rows > args.max_seconds:
+        return 0, f"skipped: {fixed + slope * args.min_rows:.0f} s for {args.min_rows} rows"
+    n = int(min(total, max(args.min_rows, (args.budget - fixed) / slope)))
+    return n, ("" if n == total else f"first {n:,} rows (--budget)")
+
+
+def _timers(cell: Cell, X, y, args, with_kernel: bool):
+    """Warm up and size ``cell``; return its timers ({name: (function, prepare)}) or None."""
+    est = aucopt.make(cell.algorithm, max_iter=1, shuffle=False, random_state=0)
     try:
-        from threadpoolctl import threadpool_info
+        n, cell.note = _size(est, X, y, args)
+    except (ValueError, MemoryError) as exc:
+        cell.note = f"error: {exc}"[:90]
+        return None
+    if not n:
+        return None
+    cell.n_rows = n
+    Xn, yn = (X, y) if n == X.shape[0] else (X[:n], y[:n])
+    timers = {"floor": (dot_floor(Xn), None), "floor_fm": (dot_floor(Xn, fastmath=True), None),
+              "sgd": (lambda: SGDClassifier(max_iter=1, tol=None, shuffle=False).fit(Xn, yn),
+                      None),
+              "fit": (lambda: est.fit(Xn, yn), None)}
+    if quadratic(cell.algorithm) and not sp.issparse(Xn):
+        timers.update({f"symv_{k}": (f, None) for k, f in symv_floors(Xn).items()})
+    for fn, _ in timers.values():
+        fn()  # compile the floors, touch the data
+    if with_kernel:
+        prepare, run = kernel_runner(cell.algorithm, est, Xn, yn)
+        timers["kernel"] = (run, prepare)
+    return timers
 
-        blas = "; ".join(f"{i.get('internal_api')} {i.get('version')} "
-                         f"({i.get('num_threads')} threads)" for i in threadpool_info())
-    except ImportError:
-        blas = "unknown"
-    return {"machine": f"{platform.machine()} {platform.processor() or ''}".strip(),
-            "cpus": os.cpu_count(), "python": platform.python_version(),
-            "numpy": np.__version__, "aucopt": aucopt.__version__, "blas": blas,
-            "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE", "")}
+
+def measure(cells: list[Cell], data: list, args, with_kernel: bool) -> None:
+    """Time the cells (one algorithm and config on one or more workloads), interleaved.
+
+    Each run times every timer of every cell back to back, so that the ratios of one run
+    see the same machine load; ``data`` holds ``(X, y)`` per cell.
+    """
+    with aucopt.config_context(fastmath=cells[0].fastmath):
+        timers = [_timers(cell, X, y, args, with_kernel) for cell, (X, y) in zip(cells, data)]
+        for _ in range(args.repeats):
+            for cell, cell_timers in zip(cells, timers):
+                for key, (fn, prepare) in (cell_timers or {}).items():
+                    arguments = () if prepare is None else (prepare(),)
+                    cell.times.setdefault(key, []).append(_timed(fn, *arguments))
 
 
-def main():
+def _progress(cell: Cell):
+    if not cell.measured:
+        print(f"{cell.workload:30s} {cell.algorithm:14s} {cell.note}", flush=True)
+        return
+    extra = ""
+    if cell.ratio("fit", "symv"):
+        extra += f"  {cell.ratio('fit', 'symv'):5.2f}x symv"
+    if cell.ratio("fit", "kernel"):
+        extra += f"  overhead {100 * (cell.ratio('fit', 'kernel') - 1):5.1f}%"
+    print(f"{cell.workload:30s} {cell.algorithm:14s}{' [fm]' if cell.fastmath else '     '} "
+          f"{cell.rate():13,.0f}/s  {cell.ratio('fit', 'floor'):6.2f}x floor  "
+          f"{cell.ratio('fit', 'floor_fm'):6.2f}x fm-floor  {cell.ratio('fit', 'sgd'):6.2f}x SGD"
+          f"{extra}  {cell.note}", flush=True)
+
+
+def parse_args(argv=None):
+    """Command-line options (see the module docstring)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--algorithms", default=",".join(aucopt.list_algorithms()))
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--fastmath", default=FASTMATH_DEFAULT,
+                        help="algorithms also run with fastmath=True on the dense workloads")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--scale", type=float, default=1.0, help="multiply every n by this")
+    parser.add_argument("--budget", type=float, default=1.0,
+                        help="seconds per timed fit; slower cells use the first rows only")
+    parser.add_argument("--min-rows", type=int, default=500,
+                        help="fewest rows a timed cell uses")
+    parser.add_argument("--max-seconds", type=float, default=10.0,
+                        help="skip a cell predicted to take longer on --min-rows rows")
+    parser.add_argument("--no-memory-test", action="store_true")
     parser.add_argument("--out", default=str(ROOT / "docs" / "performance.md"))
-    parser.add_argument("--max-seconds", type=float, default=30.0,
-                        help="skip a cell whose first run exceeds this")
-    args = parser.parse_args()
-    rows = []
-    for label, X, y in _workloads(args.scale):
-        floor, sgd = _floor(X), SGDClassifier(max_iter=1, tol=None, shuffle=False)
-        floor()
-        for algorithm in args.algorithms.split(","):
-            info = aucopt.algorithm_info(algorithm)
-            if sp.issparse(X) and not info["sparse"]:
-                continue
-            est = aucopt.make(algorithm, max_iter=1, shuffle=False, random_state=0)
-            if "d=1000000" in label and "O(d^2)" in info["memory"]:
-                rows.append((label, algorithm, None, None, None, "skipped: O(d^2) memory"))
-                continue
-            try:
-                start = time.perf_counter()
-                est.fit(X[:2000], y[:2000])  # compile and warm up
-                est.fit(X, y)
-                first = time.perf_counter() - start
-            except (ValueError, MemoryError) as exc:
-                rows.append((label, algorithm, None, None, None, f"error: {exc}"[:80]))
-                continue
-            if first > args.max_seconds:
-                rows.append((label, algorithm, X.shape[0] / first, None, None,
-                             f"one run only ({first:.1f} s)"))
-                continue
-            ta, tf, ts = [], [], []
-            for _ in range(args.repeats):  # interleaved
-                ta += _time(lambda e=est, X=X, y=y: e.fit(X, y), 1)
-                tf += _time(floor, 1)
-                ts += _time(lambda m=sgd, X=X, y=y: m.fit(X, y), 1)
-            a, f, s = np.median(ta), np.median(tf), np.median(ts)
-            rows.append((label, algorithm, X.shape[0] / a, a / f, a / s, ""))
-            print(f"{label:32s} {algorithm:14s} {X.shape[0] / a / 1e6:8.3f} M/s  "
-                  f"{a / f:7.1f}x floor  {a / s:6.2f}x SGD", flush=True)
-    _write(rows, args)
+    return parser.parse_args(argv)
 
 
-def _write(rows, args):
-    lines = ["# Performance", "",
-             "Generated by `make bench` (`benchmarks/run.py`). One `fit` pass (`max_iter=1`, no "
-             "shuffle, validation included) per cell; ratios are medians of "
-             f"{args.repeats} interleaved runs against a floor measured in the same run (numba, "
-             "one dot product per row) and against one scikit-learn SGDClassifier epoch. "
-             "Lower ratios are better.", "", "Machine:", ""]
-    lines += [f"- {k}: {v}" for k, v in _machine().items()]
-    lines += ["", "| workload | algorithm | samples/s | x floor | x SGDClassifier epoch | note |",
-              "| --- | --- | --- | --- | --- | --- |"]
-    def fmt(value, digits):
-        return "" if value is None else f"{value:.{digits}f}"
-
-    for label, algorithm, rate, floor, sgd, note in rows:
-        lines.append(f"| {label} | {algorithm} | {'' if rate is None else f'{rate:,.0f}'} | "
-                     f"{fmt(floor, 1)} | {fmt(sgd, 2)} | {note} |")
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text("\n".join(lines) + "\n")
-    print(f"wrote {args.out}")
+def main(argv=None):
+    """Run the benchmark and write the report."""
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore")  # SGDClassifier's ConvergenceWarning at max_iter=1
+    started = time.time()
+    blas_default = threadpool_info()
+    algorithms = args.algorithms.split(",")
+    fastmath = [a for a in args.fastmath.split(",") if a in algorithms]
+    cells = []
+    keys = args.workloads.split(",")
+    # the two CSR workloads are timed together, so that their ratio sees one machine load
+    groups = [[k] for k in keys if WORKLOADS[k][3] is None] + [[k for k in keys
+                                                                if WORKLOADS[k][3]]]
+    with threadpool_limits(limits=1):
+        for group in (g for g in groups if g):
+            data = {key: make_workload(key, args.scale) for key in group}
+            dense = WORKLOADS[group[0]][3] is None
+            for algorithm in algorithms:
+                for fm in [False, True] if dense and algorithm in fastmath else [False]:
+                    group_cells = [Cell(data[key][0], algorithm, fm) for key in group]
+                    if not dense and needs_d_squared(algorithm):
+                        for cell in group_cells:
+                            cell.note = "skipped: d x d state at d >= 10^4"
+                    else:
+                        measure(group_cells, [data[key][1:] for key in group], args,
+                                with_kernel=group == ["dense100"])
+                    for cell in group_cells:
+                        cells.append(cell)
+                        _progress(cell)
+            del data
+        memory = None if args.no_memory_test else memory_test(ROOT)
+    write_report(cells, args, blas_default, memory, time.time() - started, O_NNZ)
+    print(f"wrote {args.out} in {(time.time() - started) / 60:.1f} min")
 
 
 if __name__ == "__main__":

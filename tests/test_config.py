@@ -84,3 +84,17 @@ def test_variants_have_separate_cache_entries():
     fast, plain = np.array(first["fast"]), np.array(first["plain"])
     assert_allclose(fast, plain, rtol=1e-8)
     assert not np.array_equal(fast, plain)  # the variant really reassociates
+
+
+def test_fastmath_twins_call_the_plain_reductions():
+    """Under fastmath the plain running sums vectorise; the default kernels keep 4 partial sums."""
+    from aucopt._kernels import _stats, spam
+    from aucopt._kernels._variants import fastmath_variant
+
+    twin = fastmath_variant(spam.spam_epoch)
+    if not hasattr(twin, "py_func"):
+        pytest.skip("NUMBA_DISABLE_JIT=1: no twins")
+    names = twin.py_func.__globals__
+    assert names["row_dot3_unrolled"] is _stats.row_dot3
+    assert names["dot_unrolled"] is _stats.dot_plain
+    assert spam.spam_epoch.py_func.__globals__["dot_unrolled"] is _stats.dot_unrolled

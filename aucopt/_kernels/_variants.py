@@ -9,16 +9,42 @@ therefore compiles a *copy* of the function under its own name
 The flags ``{'reassoc', 'contract'}`` give most of the speed of
 ``fastmath=True`` (vectorised reductions, fused multiply-adds) and keep the
 meaning of NaN and inf, which the kernels' divergence checks rely on.
+
+Some helpers exist in two forms: a reduction written with four partial sums
+(fast and still bit-reproducible under the default flags, because numba
+disables LLVM's SLP vectoriser) and a plain running sum (which the loop
+vectoriser turns into wide vector code once reassociation is allowed, and which
+the unrolled form then only hinders). :func:`plain_under_fastmath` registers
+such a pair; the fastmath twin of a kernel calls the plain form wherever the
+kernel names the unrolled one.
 """
 
 import types
 
 from numba import njit
 
-__all__ = ["FASTMATH_FLAGS", "fastmath_variant"]
+__all__ = ["FASTMATH_FLAGS", "fastmath_variant", "plain_under_fastmath"]
 
 FASTMATH_FLAGS = frozenset({"reassoc", "contract"})
 _VARIANTS = {}
+_PLAIN = {}  # id(unrolled helper) -> (unrolled helper, plain helper)
+
+
+def plain_under_fastmath(unrolled, plain):
+    """Make fastmath twins call ``plain`` where their kernel calls ``unrolled``.
+
+    Parameters
+    ----------
+    unrolled, plain : callable
+        Two implementations of one helper (same signature and meaning).
+    """
+    _PLAIN[id(unrolled)] = (unrolled, plain)
+
+
+def _fastmath_globals(namespace):
+    swaps = {name: _PLAIN[id(value)][1] for name, value in namespace.items()
+             if id(value) in _PLAIN and _PLAIN[id(value)][0] is value}
+    return {**namespace, **swaps} if swaps else namespace
 
 
 def fastmath_variant(kernel):
@@ -38,7 +64,7 @@ def fastmath_variant(kernel):
     if py_func is None:  # NUMBA_DISABLE_JIT=1
         return kernel
     if kernel not in _VARIANTS:
-        twin = types.FunctionType(py_func.__code__, py_func.__globals__,
+        twin = types.FunctionType(py_func.__code__, _fastmath_globals(py_func.__globals__),
                                   py_func.__name__ + "__fastmath", py_func.__defaults__,
                                   py_func.__closure__)
         twin.__qualname__ = py_func.__qualname__ + "__fastmath"

@@ -10,7 +10,11 @@ the gradient is ``g = lam w - y_t delta + delta (delta . w) + S w``.
 * :func:`opauc_epoch`: full covariance (``opauc``), and full OPAUC after a
   random feature subset or a linear map (``opauc-f``, ``opauc-rp``,
   ``opauc-pca``); O(k^2) per step in the k-dimensional working space, no
-  k x k temporaries.
+  k x k temporaries. The class covariances are kept as lower triangles of
+  scatter matrices with deferred rank-one updates, multiplied by BLAS
+  (:func:`aucopt._kernels._stats.welford_deferred`).
+* :func:`observe_sample` and :func:`opauc_gradient`: the same step on full
+  (both triangles) covariance matrices, updated one row at a time (AdaOAM).
 * :func:`opauc_sketch_epoch`: randomised low-rank covariance (``opauc-r``),
   O(rank * d) memory and time per step, CSR rows are never densified.
 """
@@ -20,7 +24,7 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm, row_to_dense
-from ._stats import welford_update
+from ._stats import dot_unrolled, scatter_times, welford_deferred, welford_update
 
 __all__ = [
     "REDUCE_NONE",
@@ -29,8 +33,10 @@ __all__ = [
     "CENTER_UNBIASED",
     "CENTER_PAPER",
     "opauc_gradient",
+    "opauc_step_gradient",
     "load_sample",
     "observe_sample",
+    "observe_deferred",
     "opauc_epoch",
     "opauc_sketch_epoch",
 ]
@@ -136,14 +142,69 @@ def observe_sample(counts, means, covs, sqmax, xbuf, c, learn):
 
 
 @njit(cache=True, nogil=True)
-def opauc_epoch(w, counts, means, covs, sqmax, xbuf, g, rowbuf, features, proj,
-                data, indices, indptr, y, order, hp, t, learn):
+def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, positive, lam):
+    """Write the OPAUC gradient ``lam w - y delta + delta (delta.w) + S w`` into ``g``.
+
+    The same gradient as :func:`opauc_gradient`, with ``S`` in the deferred
+    scatter form of :func:`aucopt._kernels._stats.welford_deferred`:
+    ``S w = (M w + V^T (V w)) / T``, one symmetric BLAS product over the lower
+    triangle of ``M`` plus O(len(V) d).
+
+    Parameters
+    ----------
+    g, w, positive, lam
+        As in :func:`opauc_gradient`.
+    x : ndarray of shape (d,)
+        Current sample (dense), overwritten by ``delta = x - mean``.
+    mean, scatter, pending, n_pending, count
+        Statistics of the class opposite to the sample (``count`` = T > 0).
+
+    Returns
+    -------
+    float
+        ``delta . w``, as :func:`opauc_gradient`.
+    """
+    scatter_times(g, scatter, pending, n_pending, w)
+    for j in range(w.shape[0]):
+        x[j] -= mean[j]
+    dw = dot_unrolled(x, w)
+    coef = dw - 1.0 if positive else dw + 1.0
+    inv_t = 1.0 / count
+    for j in range(w.shape[0]):
+        g[j] = g[j] * inv_t + lam * w[j] + x[j] * coef
+    return dw
+
+
+@njit(cache=True, nogil=True)
+def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c, learn):
+    """Add ``xbuf`` (class index ``c``) to the deferred Welford statistics when ``learn``.
+
+    As :func:`observe_sample`, for the scatter form of
+    :func:`aucopt._kernels._stats.welford_deferred`. Returns whether the
+    opposite class has been seen.
+    """
+    if learn:
+        sq = dot_unrolled(xbuf, xbuf)
+        if sq > sqmax[0]:
+            sqmax[0] = sq
+        welford_deferred(counts[c:c + 1], means[c], scatter[c], pending[c],
+                         n_pending[c:c + 1], xbuf)
+    return counts[1 - c] > 0
+
+
+@njit(cache=True, nogil=True)
+def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, rowbuf, features,
+                proj, data, indices, indptr, y, order, hp, t, learn):
     """Run OPAUC (Algorithm 1 of [D0], corrected) over ``order``, in place.
 
     For each sample: load its (possibly reduced) vector, add it to its class
     statistics by Welford (P9; only when ``learn``), skip while the opposite
     class is empty (A-02), else ``w <- w - eta g`` with the gradient of
-    :func:`opauc_gradient` (current opposite-class statistics, A-03).
+    :func:`opauc_step_gradient` (current opposite-class statistics, A-03).
+    Per sample: one symmetric product over a k x k triangle, a rank-one
+    update deferred and folded in blocks of ``pending.shape[1]`` rows
+    (:func:`aucopt._kernels._stats.welford_deferred`), O(m k) for the
+    pending rows; no k x k temporaries.
 
     Parameters
     ----------
@@ -153,8 +214,12 @@ def opauc_epoch(w, counts, means, covs, sqmax, xbuf, g, rowbuf, features, proj,
         Samples per class (0 negative, 1 positive).
     means : ndarray of shape (2, k)
         Class means.
-    covs : ndarray of shape (2, k, k)
-        Class covariances (1/T normalisation).
+    scatter : ndarray of shape (2, k, k)
+        Lower triangles of the folded class scatter matrices.
+    pending : ndarray of shape (2, m, k)
+        Deferred Welford rows per class.
+    n_pending : ndarray of shape (2,), int64
+        Rows of ``pending`` in use per class.
     sqmax : ndarray of shape (1,)
         Largest squared norm of the working-space vectors seen (for ``eta="auto"``).
     xbuf, g : ndarray of shape (k,)
@@ -184,10 +249,12 @@ def opauc_epoch(w, counts, means, covs, sqmax, xbuf, g, rowbuf, features, proj,
         positive = y[i] > 0
         c = 1 if positive else 0
         load_sample(xbuf, rowbuf, features, proj, hp.reduce, data, indices, indptr, i)
-        if not observe_sample(counts, means, covs, sqmax, xbuf, c, learn):
+        if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
+                                learn):
             continue  # no opposite-class example yet: L_t = 0 (A-02)
         o = 1 - c
-        dw = opauc_gradient(g, w, xbuf, means[o], covs[o], positive, hp.lam)
+        dw = opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
+                                 n_pending[o:o + 1], counts[o], positive, hp.lam)
         if exploding(dw):
             return t, DIVERGED
         eta = hp.eta / max(sqmax[0], 1e-300) if hp.auto_eta else hp.eta

@@ -6,6 +6,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._stats import accumulate_class_sums
+from ._fast import select
 from ._spec import RowData
 
 __all__ = ["as_rows", "new_data_stats", "observe_data", "class_means"]
@@ -73,7 +74,7 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     """
-    bad = accumulate_class_sums(
+    bad = select(accumulate_class_sums)(
         state["data_count"], state["data_sum"], state["data_sqmax"],
         rows.data, rows.indices, rows.indptr, y,
     )

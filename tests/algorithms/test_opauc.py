@@ -5,6 +5,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
+from aucopt.algorithms.opauc import class_covariance
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model import (
     OPAUCClassifier,
@@ -41,7 +42,34 @@ def test_welford_statistics_equal_numpy_cov(german, as_format):
         rows = X[y == sign]
         assert est._state["count"][c] == len(rows)
         assert_allclose(est._state["mean"][c], rows.mean(0), rtol=1e-12, atol=1e-14)
-        assert_allclose(est._state["cov"][c], np.cov(rows.T, bias=True), rtol=1e-10, atol=1e-14)
+        assert_allclose(class_covariance(est._state, c), np.cov(rows.T, bias=True), rtol=1e-10,
+                        atol=1e-14)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_deferred_welford_equals_numpy_cov_across_folds(jit):
+    """Spec P9 with the rank-one terms deferred in blocks of 3 (several folds by BLAS)."""
+    from aucopt._kernels._stats import scatter_times, welford_deferred
+
+    update = welford_deferred if jit else welford_deferred.py_func
+    times = scatter_times if jit else scatter_times.py_func
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 4)) * [1, 10, 100, 0.1] + 1000.0  # large offset: stability
+    count, mean, n_pending = np.zeros(1, np.int64), np.zeros(4), np.zeros(1, np.int64)
+    scatter, pending = np.full((4, 4), np.nan), np.zeros((3, 4))
+    scatter[np.tril_indices(4)] = 0.0  # the upper triangle is never read or written
+    w, out = rng.normal(size=4), np.zeros(4)
+    for k, x in enumerate(X, start=1):
+        update(count, mean, scatter, pending, n_pending, x)
+        state = {"scatter": scatter[None], "pending": pending[None], "n_pending": n_pending,
+                 "count": count}
+        cov = class_covariance(state, 0)
+        assert_allclose(cov, np.cov(X[:k].T, bias=True), rtol=1e-9, atol=1e-9)
+        times(out, scatter, pending, n_pending, w)
+        assert_allclose(out, k * cov @ w, rtol=1e-9)
+    assert count[0] == 50 and n_pending[0] == 50 % 3
+    assert_allclose(mean, X.mean(0), rtol=1e-13)
+    assert np.isnan(scatter[np.triu_indices(4, 1)]).all()
 
 
 def test_no_update_before_both_classes_seen():

@@ -159,3 +159,26 @@ def test_lazy_sparse_kernel_equals_dense_kernel(stats, beta, eta0):
     assert_allclose(lazy._state["w"], chunked._state["w"], rtol=1e-9, atol=1e-14)
     full = SPAML2Classifier(**params).fit(sp.csr_matrix(X), y)
     assert_allclose(full.coef_, dense.coef_, rtol=1e-9, atol=1e-14)
+
+
+@pytest.mark.parametrize("d", [1, 3, 4, 7, 100])
+@pytest.mark.parametrize("jit", [True, False])
+def test_unrolled_row_reductions_equal_numpy(d, jit):
+    """The four-partial-sum dot product and class-sum helpers used by the dense SPAM pass."""
+    from numba import njit
+
+    from aucopt._kernels._stats import row_add_sq_unrolled, row_dot_unrolled
+
+    def both(w, sums, data, indices, indptr, i):
+        return (row_dot_unrolled(w, data, indices, indptr, i),
+                row_add_sq_unrolled(sums, 1, data, indices, indptr, i))
+
+    run = njit(both) if jit else both
+    rng = np.random.default_rng(d)
+    X, w = rng.normal(size=(3, d)), rng.normal(size=d)
+    for data, indices, indptr in ((X, None, None),
+                                  (lambda A: (A.data, A.indices, A.indptr))(sp.csr_matrix(X))):
+        sums = np.zeros((2, d))
+        dot, sq = run(w, sums, data, indices, indptr, 2)
+        assert_allclose([dot, sq], [X[2] @ w, X[2] @ X[2]], rtol=1e-13)
+        assert_allclose(sums, [np.zeros(d), X[2]], rtol=0, atol=0)
