@@ -3,10 +3,15 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import settings
 
 import aucopt
 from aucopt.algorithms import get_algorithm
 from aucopt.datasets import load, make_auc_problem, make_preprocessor
+
+# property tests draw the same examples on every run: CI must not turn red by luck
+settings.register_profile("aucopt", derandomize=True, print_blob=True)
+settings.load_profile("aucopt")
 
 ALGORITHMS = aucopt.list_algorithms()
 STREAMING = [a for a in ALGORITHMS if get_algorithm(a).streaming]

@@ -345,7 +345,7 @@ def project_l1l2(code, v, center, r, n_l1, radius, box, rounds, scratch, work):
         otherwise the number of rounds done.
     """
     if code == DYKSTRA:
-        return float(project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, 1e-15,
+        return float(project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, 1e-13,
                                           scratch[0], scratch[1], scratch[2], scratch[3],
                                           work))
     if code == ALTERNATING:

@@ -1,184 +1,34 @@
-"""Streaming class statistics (spec P9): counts, sums, largest row norm, Welford.
+"""Streaming class statistics (spec P9): counts, sums, largest row norm.
 
-Also dense row reductions in four partial sums, and the class scatter matrices of
-OPAUC with deferred rank-one updates with the two BLAS calls they need (see the
-section comments below).
+Also the class scatter matrices of OPAUC with deferred rank-one updates and the
+two BLAS calls they need (see the section comments below).
 
 Class index 0 is the negative class, 1 the positive class. Sums rather than
 means are kept so that a CSR row costs O(nnz): the mean of class ``c`` is
 ``sums[c] / counts[c]``.
 """
 
-import inspect
-
 import numpy as np
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
-from ._rows import _csr_add_sq, _csr_dot, row_add_sq, row_dot
-from ._variants import plain_under_fastmath
+# the dense reductions live in _rows; re-exported here under their former home
+from ._rows import dot_plain, dot_unrolled, row_add_sq_unrolled, row_dot3, row_dot3_unrolled
 
 __all__ = [
     "accumulate_class_sums",
     "add_to_class_sums",
     "dot_unrolled",
-    "row_dot_unrolled",
-    "row_dot3_unrolled",
-    "row_dot3",
     "dot_plain",
-    "inline_row_function",
-    "row_add_sq_unrolled",
-    "welford_update",
+    "row_dot3",
+    "row_dot3_unrolled",
     "welford_deferred",
     "scatter_times",
     "symv_lower",
     "syrk_lower",
     "BLAS_SYMBOLS",
 ]
-
-
-# ---------------------------------------------------------------------------------------------
-# Dense reductions in four interleaved partial sums. A single running sum is a chain of
-# dependent additions (about 4 cycles each) that the compiler may not reorder without
-# fastmath (and numba disables LLVM's SLP vectoriser); four partial sums pipeline, and the
-# result is still fixed by the code (the same on every machine). Measured at d = 100: the
-# dot-product loop ran 1.7x faster. Under fastmath the plain running sums vectorise better, so
-# the fastmath twins of the kernels use the plain forms (``plain_under_fastmath``).
-
-
-def inline_row_function(dense_impl, csr_impl, name):
-    """Return a row helper dispatching on ``indices is None``, inlined where numba calls it.
-
-    As ``aucopt._kernels._rows._row_function``, with the overload inlined into the
-    calling kernel (the class-sums pass ran 1.4x faster than with a call per row).
-
-    Parameters
-    ----------
-    dense_impl, csr_impl : callable
-        Implementations with the same signature ending in ``data, indices, indptr, i``.
-    name : str
-        Name of the returned function.
-
-    Returns
-    -------
-    callable
-    """
-    def dispatch(*args):
-        return (dense_impl if args[-3] is None else csr_impl)(*args)
-
-    def typer(*args):
-        return dense_impl if isinstance(args[-3], types.NoneType) else csr_impl
-
-    dispatch.__signature__ = typer.__signature__ = inspect.signature(dense_impl)
-    dispatch.__name__, dispatch.__doc__ = name, dense_impl.__doc__
-    overload(dispatch, inline="always")(typer)
-    return dispatch
-
-
-@njit(inline="always")
-def dot_unrolled(a, b):
-    """Return ``a . b`` for 1-d arrays, summed in four interleaved partial sums."""
-    d = a.shape[0]
-    s0 = s1 = s2 = s3 = 0.0
-    end = d - d % 4
-    for j in range(0, end, 4):
-        s0 += a[j] * b[j]
-        s1 += a[j + 1] * b[j + 1]
-        s2 += a[j + 2] * b[j + 2]
-        s3 += a[j + 3] * b[j + 3]
-    for j in range(end, d):
-        s0 += a[j] * b[j]
-    return (s0 + s2) + (s1 + s3)
-
-
-@njit(inline="always")
-def dot_plain(a, b):
-    """Return ``a . b`` with one running sum (the fastmath form of :func:`dot_unrolled`)."""
-    s = 0.0
-    for j in range(a.shape[0]):
-        s += a[j] * b[j]
-    return s
-
-
-def _dense_dot_unrolled(w, data, indices, indptr, i):
-    """Return ``w . x_i`` (dense rows: four partial sums, see :func:`dot_unrolled`)."""
-    return dot_unrolled(w, data[i])
-
-
-def _dense_add_sq_unrolled(out, r, data, indices, indptr, i):
-    """Add ``x_i`` to row ``r`` of ``out`` in place and return ``||x_i||^2``.
-
-    Two loops over the row (it stays in L1): the addition vectorises on its own, the norm
-    uses :func:`dot_unrolled`; one fused loop was 1.5x slower (measured at d = 100).
-    """
-    x = data[i]
-    target = out[r]
-    for j in range(x.shape[0]):
-        target[j] += x[j]
-    return dot_unrolled(x, x)
-
-
-def _dense_dot3_unrolled(w, a, b, data, indices, indptr, i):
-    """Return ``(w . x_i, a . x_i, b . x_i)`` in one sweep over row ``i`` (dense: four
-    partial sums each)."""
-    x = data[i]
-    d = x.shape[0]
-    s0 = s1 = s2 = s3 = 0.0
-    p0 = p1 = p2 = p3 = 0.0
-    q0 = q1 = q2 = q3 = 0.0
-    end = d - d % 4
-    for j in range(0, end, 4):
-        x0, x1, x2, x3 = x[j], x[j + 1], x[j + 2], x[j + 3]
-        s0 += w[j] * x0
-        s1 += w[j + 1] * x1
-        s2 += w[j + 2] * x2
-        s3 += w[j + 3] * x3
-        p0 += a[j] * x0
-        p1 += a[j + 1] * x1
-        p2 += a[j + 2] * x2
-        p3 += a[j + 3] * x3
-        q0 += b[j] * x0
-        q1 += b[j + 1] * x1
-        q2 += b[j + 2] * x2
-        q3 += b[j + 3] * x3
-    for j in range(end, d):
-        s0 += w[j] * x[j]
-        p0 += a[j] * x[j]
-        q0 += b[j] * x[j]
-    return (s0 + s2) + (s1 + s3), (p0 + p2) + (p1 + p3), (q0 + q2) + (q1 + q3)
-
-
-def _dense_dot3(w, a, b, data, indices, indptr, i):
-    """Return ``(w . x_i, a . x_i, b . x_i)`` in one sweep, one running sum each."""
-    x = data[i]
-    s = p = q = 0.0
-    for j in range(x.shape[0]):
-        s += w[j] * x[j]
-        p += a[j] * x[j]
-        q += b[j] * x[j]
-    return s, p, q
-
-
-def _csr_dot3(w, a, b, data, indices, indptr, i):
-    s = p = q = 0.0
-    for k in range(indptr[i], indptr[i + 1]):
-        j = indices[k]
-        s += w[j] * data[k]
-        p += a[j] * data[k]
-        q += b[j] * data[k]
-    return s, p, q
-
-
-row_dot_unrolled = inline_row_function(_dense_dot_unrolled, _csr_dot, "row_dot_unrolled")
-row_add_sq_unrolled = inline_row_function(_dense_add_sq_unrolled, _csr_add_sq,
-                                          "row_add_sq_unrolled")
-row_dot3_unrolled = inline_row_function(_dense_dot3_unrolled, _csr_dot3, "row_dot3_unrolled")
-row_dot3 = inline_row_function(_dense_dot3, _csr_dot3, "row_dot3")
-plain_under_fastmath(dot_unrolled, dot_plain)
-plain_under_fastmath(row_dot_unrolled, row_dot)
-plain_under_fastmath(row_dot3_unrolled, row_dot3)
-plain_under_fastmath(row_add_sq_unrolled, row_add_sq)
 
 
 @njit(cache=True, nogil=True)
@@ -242,41 +92,6 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
         if sq > sqmax[0]:
             sqmax[0] = sq
     return -1
-
-
-@njit(cache=True, nogil=True)
-def welford_update(count, mean, cov, x):
-    """Add the dense vector ``x`` to one class's mean and covariance (spec P9).
-
-    ``T <- T + 1; c <- c_old + (x - c_old)/T;
-    S <- S + ((x - c_old)(x - c)^T - S)/T`` with 1/T normalisation, which
-    equals ``numpy.cov(X.T, bias=True)`` (not the printed formula of the OPAUC
-    paper, see spec A-01).
-
-    Parameters
-    ----------
-    count : ndarray of shape (1,), int64
-        Number of samples of this class, incremented.
-    mean : ndarray of shape (d,)
-        Class mean, updated.
-    cov : ndarray of shape (d, d)
-        Class covariance (1/T normalisation), updated.
-    x : ndarray of shape (d,)
-        The new sample.
-    """
-    count[0] += 1
-    t = count[0]
-    d = x.shape[0]
-    inv_t = 1.0 / t
-    # cov <- cov + (dx_old dx_new^T - cov)/T, with dx_new = (1 - 1/T) dx_old
-    shrink = 1.0 - inv_t
-    for j in range(d):
-        dj = x[j] - mean[j]
-        for k in range(d):
-            dk = x[k] - mean[k]
-            cov[j, k] += (dj * dk * shrink - cov[j, k]) * inv_t
-    for j in range(d):
-        mean[j] += (x[j] - mean[j]) * inv_t
 
 
 # ---------------------------------------------------------------------------------------------

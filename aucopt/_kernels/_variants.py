@@ -10,13 +10,12 @@ The flags ``{'reassoc', 'contract'}`` give most of the speed of
 ``fastmath=True`` (vectorised reductions, fused multiply-adds) and keep the
 meaning of NaN and inf, which the kernels' divergence checks rely on.
 
-Some helpers exist in two forms: a reduction written with four partial sums
-(fast and still bit-reproducible under the default flags, because numba
-disables LLVM's SLP vectoriser) and a plain running sum (which the loop
-vectoriser turns into wide vector code once reassociation is allowed, and which
-the unrolled form then only hinders). :func:`plain_under_fastmath` registers
-such a pair; the fastmath twin of a kernel calls the plain form wherever the
-kernel names the unrolled one.
+Some helpers exist in two forms: a reduction in four partial sums (run as
+explicit 4-wide vector code, :mod:`aucopt._kernels._rows`: fast and still
+bit-reproducible under the default flags) and a plain running sum (which the
+loop vectoriser turns into wide vector code once reassociation is allowed).
+:func:`plain_under_fastmath` registers such a pair; the fastmath twin of a
+kernel calls the plain form wherever the kernel names the other one.
 """
 
 import types

@@ -7,7 +7,10 @@ Algorithm 9 (corrected as spec A-36).
 OPAUC's gradient ``g_t`` (class statistics by Welford), diagonal AdaGrad
 scaling ``H_t = delta I + diag(sqrt(sum_s g_s^2))``, the step
 ``w - eta H_t^-1 g_t`` and the projection onto ``{||w|| <= 1/sqrt(lam)}`` in
-the ``H_t`` norm.
+the ``H_t`` norm. The class covariances are OPAUC's: lower triangles of scatter
+matrices with deferred rank-one updates, multiplied by BLAS
+(:func:`aucopt._kernels.opauc.opauc_step_gradient`), so a step costs one
+symmetric d x d product plus O(d) work.
 """
 
 import numpy as np
@@ -15,7 +18,7 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_to_dense
-from .opauc import observe_sample, opauc_gradient
+from .opauc import observe_deferred, opauc_step_gradient
 
 __all__ = ["project_l2_ball_diag", "adaoam_epoch"]
 
@@ -91,7 +94,7 @@ def project_l2_ball_diag(w, h, radius, tol=1e-12, max_iter=200):
 
 
 @njit(cache=True, nogil=True)
-def adaoam_epoch(w, gsq, hbuf, counts, means, covs, sqmax, xbuf, g,
+def adaoam_epoch(w, gsq, hbuf, counts, means, scatter, pending, n_pending, sqmax, xbuf, g,
                  data, indices, indptr, y, order, hp, t, learn):
     """Run AdaOAM over ``order``, in place.
 
@@ -103,8 +106,9 @@ def adaoam_epoch(w, gsq, hbuf, counts, means, covs, sqmax, xbuf, g,
         Running sum of squared gradient coordinates ``G``.
     hbuf : ndarray of shape (d,)
         Scratch for the diagonal ``H_t``.
-    counts, means, covs : arrays
-        OPAUC class statistics (see :func:`aucopt._kernels.opauc.opauc_epoch`).
+    counts, means, scatter, pending, n_pending : arrays
+        OPAUC class statistics in the deferred scatter form (see
+        :func:`aucopt._kernels.opauc.opauc_epoch`).
     sqmax : ndarray of shape (1,)
         Largest squared row norm seen (``eta="auto"``: ``eta / sqrt(sqmax)``).
     xbuf, g : ndarray of shape (d,)
@@ -132,10 +136,12 @@ def adaoam_epoch(w, gsq, hbuf, counts, means, covs, sqmax, xbuf, g,
         positive = y[i] > 0
         c = 1 if positive else 0
         row_to_dense(xbuf, data, indices, indptr, i)
-        if not observe_sample(counts, means, covs, sqmax, xbuf, c, learn):
+        if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
+                                learn):
             continue  # A-02
         o = 1 - c
-        dw = opauc_gradient(g, w, xbuf, means[o], covs[o], positive, hp.lam)
+        dw = opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
+                                 n_pending[o:o + 1], counts[o], positive, hp.lam)
         if exploding(dw):
             return t, DIVERGED
         eta = hp.eta / np.sqrt(max(sqmax[0], 1e-300)) if hp.auto_eta else hp.eta

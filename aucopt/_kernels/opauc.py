@@ -12,9 +12,8 @@ the gradient is ``g = lam w - y_t delta + delta (delta . w) + S w``.
   ``opauc-pca``); O(k^2) per step in the k-dimensional working space, no
   k x k temporaries. The class covariances are kept as lower triangles of
   scatter matrices with deferred rank-one updates, multiplied by BLAS
-  (:func:`aucopt._kernels._stats.welford_deferred`).
-* :func:`observe_sample` and :func:`opauc_gradient`: the same step on full
-  (both triangles) covariance matrices, updated one row at a time (AdaOAM).
+  (:func:`aucopt._kernels._stats.welford_deferred`); AdaOAM uses the same
+  :func:`observe_deferred` and :func:`opauc_step_gradient`.
 * :func:`opauc_sketch_epoch`: randomised low-rank covariance (``opauc-r``),
   O(rank * d) memory and time per step, CSR rows are never densified.
 """
@@ -24,7 +23,7 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm, row_to_dense
-from ._stats import dot_unrolled, scatter_times, welford_deferred, welford_update
+from ._stats import dot_unrolled, scatter_times, welford_deferred
 
 __all__ = [
     "REDUCE_NONE",
@@ -32,10 +31,8 @@ __all__ = [
     "REDUCE_LINEAR",
     "CENTER_UNBIASED",
     "CENTER_PAPER",
-    "opauc_gradient",
     "opauc_step_gradient",
     "load_sample",
-    "observe_sample",
     "observe_deferred",
     "opauc_epoch",
     "opauc_sketch_epoch",
@@ -47,48 +44,6 @@ REDUCE_LINEAR = 2  # x_hat = P x, P of shape (k, d)
 
 CENTER_UNBIASED = 0  # S_hat = (Z - c s^T)(Z - c s^T)^T / T   (spec A-06 default)
 CENTER_PAPER = 1  # S_hat = Z Z^T / T - ||s/T||^2 c c^T   (literal [D0])
-
-
-@njit(cache=True, nogil=True)
-def opauc_gradient(g, w, x, mean, cov, positive, lam):
-    """Write the OPAUC gradient ``lam w - y delta + delta (delta.w) + S w`` into ``g``.
-
-    One sweep over ``cov`` (O(d^2)); no d x d temporary is formed.
-
-    Parameters
-    ----------
-    g : ndarray of shape (d,)
-        Output buffer.
-    w : ndarray of shape (d,)
-        Current iterate.
-    x : ndarray of shape (d,)
-        Current sample (dense).
-    mean, cov : ndarray of shape (d,) and (d, d)
-        Mean and covariance of the class opposite to the sample.
-    positive : bool
-        Whether ``y = +1``.
-    lam : float
-        l2 weight.
-
-    Returns
-    -------
-    float
-        ``delta . w`` (the centred score, used to detect divergence).
-    """
-    d = w.shape[0]
-    dw = 0.0
-    for j in range(d):
-        dw += (x[j] - mean[j]) * w[j]
-    coef = dw - 1.0 if positive else dw + 1.0
-    for j in range(d):
-        g[j] = lam * w[j] + (x[j] - mean[j]) * coef
-    # S w = sum_j w_j S[j, :] (S symmetric): row axpys vectorise, a dot-product
-    # reduction would not without fastmath
-    for j in range(d):
-        wj = w[j]
-        for k in range(d):
-            g[k] += cov[j, k] * wj
-    return dw
 
 
 @njit(cache=True, nogil=True)
@@ -124,36 +79,25 @@ def load_sample(xbuf, rowbuf, features, proj, reduce, data, indices, indptr, i):
 
 
 @njit(cache=True, nogil=True)
-def observe_sample(counts, means, covs, sqmax, xbuf, c, learn):
-    """Add ``xbuf`` (class index ``c``) to the Welford statistics when ``learn``.
-
-    Also raises ``sqmax`` to ``||xbuf||^2``. Returns whether the opposite
-    class has been seen (otherwise the loss is zero and no step is taken,
-    A-02).
-    """
-    if learn:
-        sq = 0.0
-        for j in range(xbuf.shape[0]):
-            sq += xbuf[j] * xbuf[j]
-        if sq > sqmax[0]:
-            sqmax[0] = sq
-        welford_update(counts[c:c + 1], means[c], covs[c], xbuf)
-    return counts[1 - c] > 0
-
-
-@njit(cache=True, nogil=True)
 def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, positive, lam):
     """Write the OPAUC gradient ``lam w - y delta + delta (delta.w) + S w`` into ``g``.
 
-    The same gradient as :func:`opauc_gradient`, with ``S`` in the deferred
-    scatter form of :func:`aucopt._kernels._stats.welford_deferred`:
-    ``S w = (M w + V^T (V w)) / T``, one symmetric BLAS product over the lower
-    triangle of ``M`` plus O(len(V) d).
+    ``delta = x - c`` with ``c, S`` the mean and covariance (1/T normalisation)
+    of the class opposite to the sample, ``S`` in the deferred scatter form of
+    :func:`aucopt._kernels._stats.welford_deferred`: ``S w = (M w + V^T (V w)) / T``,
+    one symmetric BLAS product over the lower triangle of ``M`` plus O(len(V) d).
+    No d x d temporary is formed.
 
     Parameters
     ----------
-    g, w, positive, lam
-        As in :func:`opauc_gradient`.
+    g : ndarray of shape (d,)
+        Output buffer.
+    w : ndarray of shape (d,)
+        Current iterate.
+    positive : bool
+        Whether ``y = +1``.
+    lam : float
+        l2 weight.
     x : ndarray of shape (d,)
         Current sample (dense), overwritten by ``delta = x - mean``.
     mean, scatter, pending, n_pending, count
@@ -162,7 +106,7 @@ def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, posit
     Returns
     -------
     float
-        ``delta . w``, as :func:`opauc_gradient`.
+        ``delta . w`` (the centred score, used to detect divergence).
     """
     scatter_times(g, scatter, pending, n_pending, w)
     for j in range(w.shape[0]):
@@ -179,9 +123,10 @@ def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, posit
 def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c, learn):
     """Add ``xbuf`` (class index ``c``) to the deferred Welford statistics when ``learn``.
 
-    As :func:`observe_sample`, for the scatter form of
-    :func:`aucopt._kernels._stats.welford_deferred`. Returns whether the
-    opposite class has been seen.
+    The statistics are in the scatter form of
+    :func:`aucopt._kernels._stats.welford_deferred`; ``sqmax`` is raised to
+    ``||xbuf||^2``. Returns whether the opposite class has been seen (otherwise
+    the loss is zero and no step is taken, A-02).
     """
     if learn:
         sq = dot_unrolled(xbuf, xbuf)

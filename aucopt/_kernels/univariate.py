@@ -15,7 +15,7 @@ from numba import njit
 
 from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
-from ._rows import row_axpy, row_dot, row_sqnorm
+from ._rows import row_axpy, row_axpy_dot, row_dot, row_sqnorm
 from ._schedules import step_size
 
 __all__ = ["EXPONENTIAL", "SQUARE", "univariate_derivative", "univariate_epoch"]
@@ -68,8 +68,12 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
         ``OK`` or ``DIVERGED``.
     """
     scale = 1.0  # w = scale * v (v stored in w): the l2 prox only shrinks the scalar
+    m = order.shape[0]
+    prev = -1  # row whose update v += coef x is pending (done by the next row's sweep)
+    coef = 0.0
     status = OK
-    for i in order:
+    for idx in range(m):
+        i = order[idx]
         yt = y[i]
         c = 1 if yt > 0 else 0
         if learn and hp.online:
@@ -78,7 +82,13 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
             if sq > sqmax[0]:
                 sqmax[0] = sq
         weight = 0.5 * (counts[0] + counts[1]) / counts[c]
-        margin = yt * (scale * row_dot(w, data, indices, indptr, i) + b[0])
+        if prev >= 0:
+            nxt = order[min(idx + _AHEAD, m - 1)]
+            dot = row_axpy_dot(coef, prev, w, nxt, data, indices, indptr, i)
+            prev = -1
+        else:
+            dot = row_dot(w, data, indices, indptr, i)
+        margin = yt * (scale * dot + b[0])
         g = weight * univariate_derivative(hp.loss, margin) * yt
         if exploding(g):
             status = DIVERGED
@@ -86,16 +96,23 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
         t += 1
         base = hp.eta / (sqmax[0] + 1.0) if hp.auto_eta else hp.eta  # +1: the bias feature
         eta = step_size(hp.schedule, base, 0.5, t)
-        row_axpy(-eta * g / scale, w, data, indices, indptr, i)  # O(nnz) on CSR rows
+        prev, coef = i, -eta * g / scale  # O(nnz) on CSR rows
         b[0] -= eta * g
         scale /= 1.0 + eta * hp.lam  # proximal step of (lam/2)||w||^2
         if scale < _FOLD_BELOW:
+            row_axpy(coef, w, data, indices, indptr, prev)
+            prev = -1
             _fold(w, scale)
             scale = 1.0
+    if prev >= 0:
+        row_axpy(coef, w, data, indices, indptr, prev)
     _fold(w, scale)
     if status == OK and not all_finite(w):
         status = DIVERGED
     return t, status
+
+
+_AHEAD = 3  # rows between the one swept and the one prefetched
 
 
 # Fold the scale into v before it underflows (O(d), rare: after a shrinkage by 1e4).

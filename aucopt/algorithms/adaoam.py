@@ -10,7 +10,7 @@ from .._kernels.adaoam import adaoam_epoch
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .opauc import coef, covariance_state
+from .opauc import _blas_pools, coef, covariance_state
 
 __all__ = ["AdaoamHyper", "AUTO_ETA", "ADAOAM"]
 
@@ -34,8 +34,9 @@ class AdaoamHyper(NamedTuple):
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh AdaOAM state: OPAUC statistics plus ``G`` and the ``H`` scratch."""
-    state = covariance_state(n_features, params)
+    """Return a fresh AdaOAM state: OPAUC statistics (deferred scatter form) plus ``G`` and
+    the ``H`` scratch."""
+    state = covariance_state(n_features, params, deferred=True)
     state["gsq"] = np.zeros(n_features)
     state["h"] = np.zeros(n_features)
     return state
@@ -46,11 +47,13 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     auto = params["eta"] == "auto"
     hp = AdaoamHyper(eta=AUTO_ETA if auto else float(params["eta"]), auto_eta=auto,
                      lam=float(params["lam"]), delta=float(params["delta"]))
-    return select(adaoam_epoch)(
-        state["w"], state["gsq"], state["h"], state["count"], state["mean"], state["cov"],
-        state["sqmax"], state["xbuf"], state["g"],
-        rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,
-    )
+    with _blas_pools().limit(limits=1):  # one BLAS call per sample, as OPAUC
+        return select(adaoam_epoch)(
+            state["w"], state["gsq"], state["h"], state["count"], state["mean"],
+            state["scatter"], state["pending"], state["n_pending"], state["sqmax"],
+            state["xbuf"], state["g"], rows.data, rows.indices, rows.indptr, y, order, hp, t,
+            learn,
+        )
 
 
 ADAOAM = register(AlgorithmSpec(

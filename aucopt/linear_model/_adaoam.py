@@ -99,7 +99,8 @@ class AdaOAMClassifier(BaseAUCClassifier):
     ``eta="auto"`` = 0.2/M as default (measured: best or within 0.002 AUC of
     the best of 0.1/M ... 3/M on diabetes, german.numer, splice scaled to
     [-1, 1]). No step until both classes were seen
-    (as OPAUC, A-02); last-iterate output. Cost O(d^2) per sample.
+    (as OPAUC, A-02); last-iterate output. Cost O(d^2) per sample: the
+    covariance term is OPAUC's (one symmetric BLAS product per sample).
 
     References
     ----------

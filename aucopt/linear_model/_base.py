@@ -312,7 +312,10 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             t = 0
         else:
             rng = copy.deepcopy(self._rng)
-            state = {key: value.copy() for key, value in self._state.items()}
+            # read-only arrays (e.g. AOGD's frequencies, O(D d)) are shared, not copied:
+            # nothing writes them, so the committed state stays as it was on failure
+            state = {key: value.copy() if value.flags.writeable else value
+                     for key, value in self._state.items()}
             t = self.t_
         observe_data(state, rows, y)
         if not spec.epochs_by_base:

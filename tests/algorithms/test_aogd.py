@@ -104,3 +104,27 @@ def test_partial_fit_waits_for_the_opposite_class():
     est.partial_fit(X, y)
     first_pos = np.flatnonzero(y > 0)[0]  # negatives before it have no positive to pair with
     assert first_pos > 0 and est.t_ == 100 - first_pos
+
+
+def test_transposed_draw_is_the_same_stream():
+    """Frequencies drawn in blocks straight into U^T equal one draw of U, and leave the
+    Generator in the same state."""
+    from aucopt.algorithms.aogd import draw_frequencies
+
+    a, b = np.random.default_rng(7), np.random.default_rng(7)
+    U = draw_frequencies(37, 5, a)
+    Ut = draw_frequencies(37, 5, b, transposed=True)
+    assert Ut.shape == (5, 18) and Ut.flags.c_contiguous
+    np.testing.assert_array_equal(Ut, U.T)
+    assert a.random() == b.random()
+
+
+def test_partial_fit_shares_the_read_only_frequencies(german, as_format):
+    """No O(D d) copy per partial_fit call: the frequencies are read-only and shared."""
+    X, y = german
+    est = AOGDClassifier(random_state=0).partial_fit(as_format(X[:100]), y[:100], classes=[-1, 1])
+    freq = est._state["freq"]
+    assert not freq.flags.writeable
+    est.partial_fit(as_format(X[100:200]), y[100:200])
+    assert est._state["freq"] is freq
+    assert not AOGDClassifier(random_state=0).fit(X[:50], y[:50])._state["freq"].flags.writeable

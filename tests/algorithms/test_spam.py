@@ -167,10 +167,10 @@ def test_unrolled_row_reductions_equal_numpy(d, jit):
     """The four-partial-sum dot product and class-sum helpers used by the dense SPAM pass."""
     from numba import njit
 
-    from aucopt._kernels._stats import row_add_sq_unrolled, row_dot_unrolled
+    from aucopt._kernels._rows import row_add_sq_unrolled, row_dot
 
     def both(w, sums, data, indices, indptr, i):
-        return (row_dot_unrolled(w, data, indices, indptr, i),
+        return (row_dot(w, data, indices, indptr, i),
                 row_add_sq_unrolled(sums, 1, data, indices, indptr, i))
 
     run = njit(both) if jit else both
@@ -182,3 +182,28 @@ def test_unrolled_row_reductions_equal_numpy(d, jit):
         dot, sq = run(w, sums, data, indices, indptr, 2)
         assert_allclose([dot, sq], [X[2] @ w, X[2] @ X[2]], rtol=1e-13)
         assert_allclose(sums, [np.zeros(d), X[2]], rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("d", [3, 8, 101])
+@pytest.mark.parametrize("jit", [True, False])
+def test_pipelined_l2_sweep_equals_step_then_dot3(d, jit):
+    """The dense kernel does each l2 step in the sweep of the next row: no bit changes."""
+    from numba import njit
+
+    from aucopt._kernels.spam import row_dot3_unrolled, row_l2_step, row_l2_sweep
+
+    def fused(w, w_avg, sums, X):
+        return row_l2_sweep(-0.3, 0.9, 0.25, 1, w, w_avg, sums[0], sums[1], 0, X, None, None, 2)
+
+    def separate(w, w_avg, sums, X):
+        row_l2_step(-0.3, 0.9, 0.25, w, w_avg, X, None, None, 1)
+        return row_dot3_unrolled(w, sums[0], sums[1], X, None, None, 2)
+
+    rng = np.random.default_rng(d)
+    X, sums = rng.normal(size=(3, d)), rng.normal(size=(2, d)) * 100
+    w1, avg1 = rng.normal(size=(2, d))
+    w2, avg2 = w1.copy(), avg1.copy()
+    f, s = (njit(fused), njit(separate)) if jit else (fused, separate)
+    assert f(w1, avg1, sums, X) == s(w2, avg2, sums, X)
+    np.testing.assert_array_equal(w1, w2)
+    np.testing.assert_array_equal(avg1, avg2)

@@ -19,7 +19,7 @@ from aucopt._kernels._prox import (
 )
 from aucopt._kernels._rows import row_axpy, row_dot, row_nnz, row_sqnorm, row_to_dense
 from aucopt._kernels._schedules import SCHEDULE_CODES, step_size
-from aucopt._kernels._stats import accumulate_class_sums, welford_update
+from aucopt._kernels._stats import accumulate_class_sums, welford_deferred
 
 # magnitudes below 1e-100 become exact zeros: their squares underflow (see project_l2_ball)
 vectors = arrays(np.float64, st.integers(1, 30),
@@ -105,13 +105,18 @@ def test_clip():
     assert clip(0.5, -1.0, 2.0) == 0.5
 
 
-def test_welford_equals_numpy_cov():
+@pytest.mark.parametrize("n", [50, 53])  # a multiple of the buffer, and rows still pending
+def test_welford_equals_numpy_cov(n):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(50, 4)) * [1, 10, 100, 0.1] + 1000.0  # large offset: stability
-    count, mean, cov = np.zeros(1, np.int64), np.zeros(4), np.zeros((4, 4))
+    X = rng.normal(size=(n, 4)) * [1, 10, 100, 0.1] + 1000.0  # large offset: stability
+    count, mean, scatter = np.zeros(1, np.int64), np.zeros(4), np.zeros((4, 4))
+    pending, n_pending = np.zeros((5, 4)), np.zeros(1, np.int64)
     for x in X:
-        welford_update(count, mean, cov, x)
-    assert count[0] == 50
+        welford_deferred(count, mean, scatter, pending, n_pending, x)
+    assert count[0] == n and n_pending[0] == n % 5
+    lower = np.tril(scatter)
+    rest = pending[:n_pending[0]]
+    cov = (lower + np.tril(lower, -1).T + rest.T @ rest) / n
     assert_allclose(mean, X.mean(0), rtol=1e-13)
     assert_allclose(cov, np.cov(X.T, bias=True), rtol=1e-9, atol=1e-9)
 
@@ -174,3 +179,74 @@ def test_class_sums_report_the_first_non_finite_row(bad):
     counts, sums, sqmax = np.zeros(2, np.int64), np.zeros((2, 3)), np.zeros(1)
     assert accumulate_class_sums(counts, sums, sqmax, np.ones((6, 3)), None, None,
                                  np.ones(6)) == -1
+
+
+def _partial_sums(a, b):
+    """Four interleaved partial sums in plain Python (the documented order of the lanes)."""
+    s = [0.0, 0.0, 0.0, 0.0]
+    end = len(a) - len(a) % 4
+    for j in range(end):
+        s[j % 4] += float(a[j]) * float(b[j])
+    for j in range(end, len(a)):
+        s[0] += float(a[j]) * float(b[j])
+    return (s[0] + s[2]) + (s[1] + s[3])
+
+
+@pytest.mark.parametrize("d", [0, 1, 3, 4, 5, 8, 13, 100])
+@pytest.mark.parametrize("jit", [True, False])
+def test_lane_reductions_equal_four_scalar_partial_sums_bit_for_bit(d, jit):
+    """The 4-wide vector code adds in exactly the order of four scalar partial sums."""
+    from aucopt._kernels._rows import add_sq_unrolled, dot3_unrolled, dot_unrolled
+
+    def run(w, a, b, x, target, strided):
+        return (dot_unrolled(w, x), dot3_unrolled(w, a, b, x), add_sq_unrolled(target, x),
+                dot_unrolled(strided, x))
+
+    fn = njit(run) if jit else run
+    rng = np.random.default_rng(d)
+    w, a, b, x = rng.normal(size=(4, d)) * [[1.0], [1e3], [1e-3], [7.0]]
+    target = rng.normal(size=d)
+    wide = rng.normal(size=2 * d)
+    before = target.copy()
+    dot, (s, p, q), sq, strided = fn(w, a, b, x, target, wide[::2])  # strided: element loads
+    expected = [_partial_sums(w, x), _partial_sums(w, x), _partial_sums(a, x),
+                _partial_sums(b, x), _partial_sums(x, x), _partial_sums(wide[::2], x)]
+    np.testing.assert_array_equal([dot, s, p, q, sq, strided], expected)
+    np.testing.assert_array_equal(target, before + x)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_pipelined_axpy_dot_equals_axpy_then_dot(jit):
+    """row_axpy_dot (the update of one row done in the sweep of the next) changes no bit."""
+    from aucopt._kernels._rows import row_axpy_dot
+
+    def fused(w, data, indices, indptr):
+        return row_axpy_dot(0.3, 1, w, 3, data, indices, indptr, 2)
+
+    def separate(w, data, indices, indptr):
+        row_axpy(0.3, w, data, indices, indptr, 1)
+        return row_dot(w, data, indices, indptr, 2)
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(4, 11))
+    X[X < -0.5] = 0.0
+    S = sp.csr_matrix(X)
+    for rows in ((X, None, None), (S.data, S.indices, S.indptr)):
+        w1, w2 = rng.normal(size=(2, 11))
+        w2[:] = w1
+        f, s = (njit(fused), njit(separate)) if jit else (fused, separate)
+        assert f(w1, *rows) == s(w2, *rows)
+        np.testing.assert_array_equal(w1, w2)
+
+
+def test_lane_abs_and_prefetch():
+    from aucopt._kernels._rows import abs4, add4, lane, load4, prefetch, splat4
+
+    @njit
+    def run(x):
+        prefetch(x, 0)
+        prefetch(x, 10**6)  # a hint: never faults
+        v = add4(abs4(load4(x, 0)), splat4(1))
+        return lane(v, 0), lane(v, 1), lane(v, 2), lane(v, 3)
+
+    assert run(np.array([-1.5, 2.0, -0.0, 3.0])) == (2.5, 3.0, 1.0, 4.0)
