@@ -81,6 +81,25 @@ def _overhead(cell):
     return None if ratio is None else 100 * (ratio - 1)
 
 
+def boundary_share(cell) -> float | None:
+    """Median over runs of ``(fit - kernel - stats) / kernel``: what ``fit`` adds to the
+    algorithm besides the class-statistics pass (validation, labels, conversion, state)."""
+    parts = [cell.times.get(k, []) for k in ("fit", "kernel", "stats")]
+    if not all(parts) or len({len(p) for p in parts}) != 1:
+        return None
+    return float(np.median([(f - k - s) / k for f, k, s in zip(*parts)]))
+
+
+def _boundary(cell):
+    share = None if cell is None else boundary_share(cell)
+    return None if share is None else 100 * share
+
+
+def _stats_share(cell):
+    ratio = _ratio(cell, "stats", "kernel")
+    return None if ratio is None else 100 * ratio
+
+
 SPARSE_LO, SPARSE_HI = "CSR n=100k d=10^4", "CSR n=100k d=10^6"
 
 
@@ -129,8 +148,11 @@ def _target_rows(cells, memory, o_nnz):
             lambda v: v <= 3)
         add(f"SPAM-L2 dense d=100{tag}: fit <= 0.5x SGDClassifier epoch",
             _ratio(spam, "fit", "sgd"), lambda v: v <= 0.5)
-        add(f"SPAM-L2 dense d=100{tag}: fit overhead <= 25% of kernel time", _overhead(spam),
-            lambda v: v <= 25, 1, "%")
+        add(f"SPAM-L2 dense d=100{tag}: fit overhead <= 25% of kernel time (validation, "
+            "labels, conversion, state; the class-statistics pass counted with the algorithm)",
+            _boundary(spam), lambda v: v <= 25, 1, "%")
+        add(f"SPAM-L2 dense d=100{tag}: fit overhead <= 25% of kernel time, counting the "
+            "class-statistics pass as overhead", _overhead(spam), lambda v: v <= 25, 1, "%")
     for prefix, d in (("dense n=200k", 100), ("dense n=20k", 1000)):
         add(f"OPAUC d={d}: per-sample time <= 3x symv floor",
             _ratio(_find(cells, "opauc", prefix), "fit", "symv"), lambda v: v <= 3)
@@ -147,9 +169,19 @@ def _target_rows(cells, memory, o_nnz):
     return rows
 
 
-def _target_notes(cells):
+def _target_notes(cells, setup=None):
     """Measured context for the targets that are structurally hard (numbers from this run)."""
     notes = []
+    for algorithm, by_label in (setup or {}).items():
+        lo = next((v for k, v in by_label.items() if k.startswith(SPARSE_LO)), None)
+        hi = next((v for k, v in by_label.items() if k.startswith(SPARSE_HI)), None)
+        if lo is not None and hi is not None:
+            notes.append(
+                f"- {algorithm} on CSR: a whole `fit` at d=10^6 is dominated by its O(d D) setup "
+                f"({hi[0]:.2f} s, drawing the frequencies); its kernel is O(nnz D) per row: "
+                f"{hi[1] / lo[1]:.2f}x slower per row at d=10^6 than at d=10^4, against "
+                f"{hi[2] / lo[2]:.2f}x for the dot floor on the same rows (section \"kernel "
+                "time separated from the per-fit setup\").")
     for fm in (False, True):
         spam = _find(cells, "spam-l2", "dense n=200k", fm)
         share = _ratio(spam, "floor_fm", "kernel")
@@ -206,14 +238,21 @@ def _floors_table(cells, workloads):
     return lines + [""]
 
 
+def _ms(seconds):
+    return "" if seconds is None else f"{1e3 * seconds:.1f}"
+
+
 def _overhead_table(cells):
-    lines = ["| algorithm | config | rows | kernel (ms) | fit (ms) | overhead |",
-             "| --- | --- | --- | --- | --- | --- |"]
+    lines = ["| algorithm | config | rows | kernel (ms) | stats pass (ms) | fit (ms) | "
+             "overhead (all) | of which stats pass | rest |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for cell in cells:
         if cell.workload.startswith("dense n=200k") and cell.measured and "kernel" in cell.times:
             lines.append(f"| {cell.algorithm} | {'fastmath' if cell.fastmath else 'default'} | "
                          f"{cell.n_rows:,} | {1e3 * cell.seconds('kernel'):.1f} | "
-                         f"{1e3 * cell.seconds('fit'):.1f} | {_f(_overhead(cell), 1, '%')} |")
+                         f"{_ms(cell.seconds('stats'))} | {1e3 * cell.seconds('fit'):.1f} | "
+                         f"{_f(_overhead(cell), 1, '%')} | {_f(_stats_share(cell), 1, '%')} | "
+                         f"{_f(_boundary(cell), 1, '%')} |")
     return lines + [""]
 
 
@@ -244,8 +283,31 @@ def _issue3_table(cells):
     return lines + [""]
 
 
-def write_report(cells, args, blas_default, memory, elapsed, o_nnz):
-    """Write docs/performance.md (``args.out``); ``o_nnz`` lists the O(nnz) CSR methods."""
+def _setup_table(setup):
+    if not setup:
+        return []
+    lines = ["## Sparse: kernel time separated from the per-fit setup", "",
+             "Methods whose `fit` starts with O(d) work (AOGD draws its d x D/2 random "
+             "frequencies: 800 MB at d=10^6, D=200) are also timed on the first rows of the "
+             "CSR workloads as setup (`init_state`) and kernel (the spec's `run` on the "
+             "prepared state), with the dot floor on the same rows.", "",
+             "| algorithm | setup d=10^4 (s) | setup d=10^6 (s) | kernel us/row d=10^4 | "
+             "kernel us/row d=10^6 | kernel ratio | dot floor's ratio | relative |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for algorithm, by_label in setup.items():
+        lo = next((v for k, v in by_label.items() if k.startswith(SPARSE_LO)), None)
+        hi = next((v for k, v in by_label.items() if k.startswith(SPARSE_HI)), None)
+        if lo is None or hi is None:
+            continue
+        ratio, floor = hi[1] / lo[1], hi[2] / lo[2]
+        lines.append(f"| {algorithm} | {lo[0]:.3f} | {hi[0]:.3f} | {1e6 * lo[1]:.2f} | "
+                     f"{1e6 * hi[1]:.2f} | {ratio:.2f} | {floor:.2f} | {ratio / floor:.2f} |")
+    return lines + [""]
+
+
+def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
+    """Write docs/performance.md (``args.out``); ``o_nnz`` lists the O(nnz) CSR methods,
+    ``setup`` the setup/kernel split of :func:`run.setup_separated` by algorithm."""
     workloads = list(dict.fromkeys(c.workload for c in cells))
     lines = [
         "# Performance", "",
@@ -256,7 +318,7 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz):
         "cell (`max_iter=1`, `shuffle=False`, validation and class statistics included). "
         "Samples/s use the median time.", "",
         "## Targets (issue #7)", "", "| target | measured | status |", "| --- | --- | --- |",
-        *_target_rows(cells, memory, o_nnz), "", *_target_notes(cells), "",
+        *_target_rows(cells, memory, o_nnz), "", *_target_notes(cells, setup), "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
         "## Definitions", "",
         "- **times** are CPU seconds of the process (`time.process_time`) around one call: "
@@ -280,13 +342,16 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz):
         "skipped on the CSR workloads.",
         "- **fit overhead**: median over runs of `fit` time / time of the spec's `run` on "
         "prepared rows (exactly the call `fit` makes), minus 1; it covers validation, label "
-        "encoding, conversion, the class-statistics pass, the state allocation and the intercept.",
+        "encoding, conversion, the class-statistics pass, the state allocation and the "
+        "intercept. The **stats pass** (class sums, counts, largest squared row norm and the "
+        "NaN/inf check: one read of X, which SPAM's default `stats='train'` needs before its "
+        "first step) is timed separately; **rest** is `(fit - kernel - stats pass) / kernel`.",
         "",
         "## Floors (median over the cells of each workload)", "",
         *_floors_table(cells, workloads),
         "## fit overhead on dense d=100", "", *_overhead_table(cells),
         "## Sparse: time per row at d=10^6 over d=10^4 (same nnz)", "",
-        *_sparse_table(cells, o_nnz),
+        *_sparse_table(cells, o_nnz), *_setup_table(setup),
         "## Per-sample speed quoted by issue #3 (default config)", "", *_issue3_table(cells),
         "## All cells", "",
     ]

@@ -42,7 +42,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _floors import dot_floor, symv_floors  # noqa: E402
-from _report import memory_test, write_report  # noqa: E402
+from _report import boundary_share, memory_test, write_report  # noqa: E402
 
 import aucopt  # noqa: E402
 from aucopt.algorithms import get_algorithm  # noqa: E402
@@ -62,6 +62,10 @@ WORKLOADS = {
 O_NNZ = ("spam-l2", "solam", "reg-solam", "ogd-fifo", "uni-exp", "uni-squ", "ftrl-auc", "aogd",
          "oam-seq", "oam-gra", "kar")
 FASTMATH_DEFAULT = "spam-l2,solam,uni-squ,ogd-fifo,opauc"
+# methods with an O(d) per-fit setup (AOGD draws its d x D/2 frequencies): on CSR, their setup
+# and their kernel are also timed apart
+SETUP_SEPARATED = ("aogd",)
+SETUP_ROWS = 20_000
 
 
 def quadratic(algorithm: str) -> bool:
@@ -154,6 +158,22 @@ def kernel_runner(algorithm, est, X, y):
     return prepare, run
 
 
+def stats_runner(X, y):
+    """Return ``(prepare, run)`` for the class-statistics pass ``fit`` makes before the
+    algorithm (:func:`aucopt.algorithms._data.observe_data`: class sums, counts, largest
+    squared row norm and the NaN/inf check, one read of ``X``)."""
+    rows = as_rows(X)
+    signed = np.where(y == np.unique(y)[1], 1.0, -1.0)
+
+    def prepare():
+        return new_data_stats(rows.n_features)
+
+    def run(stats):
+        observe_data(stats, rows, signed)
+
+    return prepare, run
+
+
 def _timed(fn, *args):
     """CPU seconds of the process for ``fn(*args)`` (see the report's definitions)."""
     start = time.process_time()
@@ -211,6 +231,8 @@ def _timers(cell: Cell, X, y, args, with_kernel: bool):
     if with_kernel:
         prepare, run = kernel_runner(cell.algorithm, est, Xn, yn)
         timers["kernel"] = (run, prepare)
+        prepare, run = stats_runner(Xn, yn)
+        timers["stats"] = (run, prepare)
     return timers
 
 
@@ -238,10 +260,43 @@ def _progress(cell: Cell):
         extra += f"  {cell.ratio('fit', 'symv'):5.2f}x symv"
     if cell.ratio("fit", "kernel"):
         extra += f"  overhead {100 * (cell.ratio('fit', 'kernel') - 1):5.1f}%"
+    if boundary_share(cell) is not None:
+        extra += f" (stats pass {100 * cell.ratio('stats', 'kernel'):.0f}%, rest " \
+                 f"{100 * boundary_share(cell):.1f}%)"
     print(f"{cell.workload:30s} {cell.algorithm:14s}{' [fm]' if cell.fastmath else '     '} "
           f"{cell.rate():13,.0f}/s  {cell.ratio('fit', 'floor'):6.2f}x floor  "
           f"{cell.ratio('fit', 'floor_fm'):6.2f}x fm-floor  {cell.ratio('fit', 'sgd'):6.2f}x SGD"
           f"{extra}  {cell.note}", flush=True)
+
+
+def setup_separated(algorithm: str, data: dict, repeats: int) -> dict:
+    """Per-fit setup and per-row kernel time of ``algorithm`` on each CSR workload in ``data``.
+
+    The setup (``init_state``: for AOGD the d x D/2 frequencies) and the kernel on the
+    prepared state (the spec's ``run``, as in :func:`kernel_runner`) are timed separately
+    on the first ``SETUP_ROWS`` rows, with the dot floor on the same rows, interleaved over
+    the workloads, ``repeats`` times. Returns ``{label: (setup s, kernel s/row, floor s/row)}``.
+    """
+    est = aucopt.make(algorithm, max_iter=1, shuffle=False, random_state=0)
+    runners = {}
+    for label, X, y in data.values():
+        Xn, yn = X[:SETUP_ROWS], y[:SETUP_ROWS]
+        prepare, run = kernel_runner(algorithm, est, Xn, yn)
+        floor = dot_floor(Xn)
+        run(prepare())  # compile
+        floor()
+        runners[label] = (prepare, run, floor, Xn.shape[0])
+    times = {label: ([], [], []) for label in runners}
+    for _ in range(repeats):
+        for label, (prepare, run, floor, _n) in runners.items():
+            start = time.process_time()
+            prepared = prepare()
+            times[label][0].append(time.process_time() - start)
+            times[label][1].append(_timed(run, prepared))
+            times[label][2].append(_timed(floor))
+    return {label: (float(np.median(setup)), float(np.median(kernel)) / runners[label][3],
+                    float(np.median(floor)) / runners[label][3])
+            for label, (setup, kernel, floor) in times.items()}
 
 
 def parse_args(argv=None):
@@ -272,7 +327,7 @@ def main(argv=None):
     blas_default = threadpool_info()
     algorithms = args.algorithms.split(",")
     fastmath = [a for a in args.fastmath.split(",") if a in algorithms]
-    cells = []
+    cells, setup = [], {}
     keys = args.workloads.split(",")
     # the two CSR workloads are timed together, so that their ratio sees one machine load
     groups = [[k] for k in keys if WORKLOADS[k][3] is None] + [[k for k in keys
@@ -293,9 +348,12 @@ def main(argv=None):
                     for cell in group_cells:
                         cells.append(cell)
                         _progress(cell)
+                if not dense and algorithm in SETUP_SEPARATED:
+                    setup[algorithm] = setup_separated(algorithm, data, args.repeats)
+                    print(f"{algorithm} setup/per-row: {setup[algorithm]}", flush=True)
             del data
         memory = None if args.no_memory_test else memory_test(ROOT)
-    write_report(cells, args, blas_default, memory, time.time() - started, O_NNZ)
+    write_report(cells, args, blas_default, memory, time.time() - started, O_NNZ, setup)
     print(f"wrote {args.out} in {(time.time() - started) / 60:.1f} min")
 
 
