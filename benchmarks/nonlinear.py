@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import aucopt
-from aucopt.datasets._synthetic import make_nonlinear_problem
+from aucopt.datasets import make_nonlinear_problem
 
 ROOT = Path(__file__).resolve().parents[1]
 KINDS = ("xor", "circles")

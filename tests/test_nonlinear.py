@@ -3,7 +3,7 @@
 import pytest
 
 import aucopt
-from aucopt.datasets._synthetic import make_nonlinear_problem
+from aucopt.datasets import make_nonlinear_problem
 
 LINEAR = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["linear"]]
 KERNEL = [a for a in aucopt.list_algorithms() if not aucopt.algorithm_info(a)["linear"]]

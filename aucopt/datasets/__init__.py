@@ -24,7 +24,7 @@ from ._preprocessing import (
 )
 from ._registry import CONFIG_IDS, DatasetInfo, dataset_info, list_datasets, register_dataset
 from ._stream import iter_svmlight
-from ._synthetic import make_auc_problem
+from ._synthetic import make_auc_problem, make_nonlinear_problem
 
 __all__ = [
     "BINARIZATION_SCHEMES",
@@ -42,6 +42,7 @@ __all__ = [
     "list_datasets",
     "load",
     "make_auc_problem",
+    "make_nonlinear_problem",
     "make_preprocessor",
     "preprocess",
     "register_dataset",

@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 import aucopt
-from aucopt.datasets._synthetic import make_nonlinear_problem
+from aucopt.datasets import make_nonlinear_problem
 from aucopt.kernel_model import AOGDClassifier, RandomFourierFeatures
 
 from ..reference import aogd as ref
