@@ -151,3 +151,18 @@ def test_jit_equals_numba_disable_jit(group):
     assert set(nojit) == set(jit) and len(jit) >= len(group)
     for key in jit:
         assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-12, err_msg=key)
+
+
+@pytest.mark.parametrize("algorithm_id", STREAMING)
+def test_stream_starting_with_one_class(algorithm_id, easy_problem):
+    """A stream whose first chunk holds one class only: the learner waits, scores stay
+    finite, and it learns once both classes arrive (users' ask: cold starts)."""
+    X, y = easy_problem
+    first = np.flatnonzero(y < 0)[:50]
+    rest = np.setdiff1d(np.arange(len(y)), first)
+    est = aucopt.make(algorithm_id, random_state=0).partial_fit(X[first], y[first],
+                                                                classes=[-1, 1])
+    assert np.isfinite(est.decision_function(X)).all()
+    for chunk in np.array_split(rest, 5):
+        est.partial_fit(X[chunk], y[chunk])
+    assert roc_auc_score(y, est.decision_function(X)) > 0.95
