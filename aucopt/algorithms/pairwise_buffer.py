@@ -14,6 +14,7 @@ from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels.pairwise_buffer import (
     FIFO,
     RSX,
+    fifo_epoch_dense,
     fifo_epoch_lazy,
     pairwise_buffer_epoch,
     rsx_epoch_lazy,
@@ -106,6 +107,13 @@ def _runner(algorithm_id: str, policy: int):
                 state["size"], state["seen"], state["prev_idx"], state["prev_nnz"],
                 np.empty((rows.n_features, 2)), rows.data, rows.indices, rows.indptr, y, order,
                 hp, t)
+        if policy == FIFO:  # dense rows: two sweeps per step
+            result = fifo_epoch_dense(
+                state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
+                state["size"], state["seen"], rows.data, rows.indices, rows.indptr, y, order,
+                hp, t)
+            state["prev_nnz"][0] = -1  # a dense row is stored: its support is unknown
+            return result
         slots = match_slots(state, rows) if policy == RSX else (state["buf"], None, None)
         s = state["buf_sq"].shape[0]
         seen = int(state["seen"][0])
@@ -134,10 +142,7 @@ def _runner(algorithm_id: str, policy: int):
                     state["size"], state["seen"], g, acc, *scratch, rows.data, rows.indices,
                     rows.indptr, y, block, draws, hp, t)
 
-        result = run_in_blocks(order, s if policy == RSX else 0, rng, call, t)
-        if policy == FIFO:
-            state["prev_nnz"][0] = -1  # a dense row is stored: its support is unknown
-        return result
+        return run_in_blocks(order, s, rng, call, t)
 
     return run
 
