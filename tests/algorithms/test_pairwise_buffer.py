@@ -215,3 +215,38 @@ def test_kar_csr_fit_at_a_million_features_stores_rows_sparsely():
 def test_kar_csr_resume_after_load_equals_never_stopping(tmp_path):
     assert_resume_after_load_equals_never_stopping(
         lambda: KarClassifier(eta=0.05, buffer_size=10, random_state=2), tmp_path)
+
+
+@pytest.mark.parametrize("loss", ["square", "hinge"])
+@pytest.mark.parametrize("lam, radius", [(0.0, 0.0), (1e-2, 0.0), (1e-3, 0.3)])
+def test_fifo_dense_fused_kernel_equals_generic_buffer_kernel(loss, lam, radius):
+    """The two-sweep dense FIFO kernel is the generic buffer kernel (s = 1) rearranged: same
+    steps, iterate, average and stored example, over several calls (chunks)."""
+    from aucopt._kernels._buffers import LOSS_CODES
+    from aucopt._kernels._schedules import INV_SQRT
+    from aucopt._kernels.pairwise_buffer import FIFO, fifo_epoch_dense, pairwise_buffer_epoch
+    from aucopt.algorithms.pairwise_buffer import PairwiseHyper
+
+    X, y = make_auc_problem(300, 13, pos_rate=0.35, random_state=3)  # d = 13: a 4-lane tail
+    y = y.astype(float)
+    hp = PairwiseHyper(eta=0.2, schedule=INV_SQRT, lam=lam, radius=radius,
+                       loss=LOSS_CODES[loss], policy=FIFO)
+    noidx = None  # dense rows carry no index arrays (aucopt._kernels._rows)
+
+    def state():
+        return [np.zeros(13), np.zeros(13), np.zeros((1, 13)), np.zeros(1), np.zeros(1),
+                np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)]
+
+    fused, generic = state(), state()
+    t_fused = t_generic = 0
+    order = np.random.default_rng(0).permutation(300)
+    for chunk in np.array_split(order, 4):
+        t_fused, ok1 = fifo_epoch_dense(*fused, X, noidx, noidx, y, chunk, hp, t_fused)
+        t_generic, ok2 = pairwise_buffer_epoch(
+            *generic[:7], np.empty(1), np.zeros(13), np.zeros((0, 13)), np.zeros(0),
+            np.zeros(0), X, noidx, noidx, y, chunk, np.zeros((len(chunk), 0)), hp, t_generic)
+        assert ok1 == ok2 == 0 and t_fused == t_generic
+    for a, b in zip(fused, generic):
+        assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    if radius:
+        assert np.linalg.norm(fused[0]) <= radius * (1 + 1e-12)
