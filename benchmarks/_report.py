@@ -100,6 +100,8 @@ def _stats_share(cell):
     return None if ratio is None else 100 * ratio
 
 
+# the simple one-pass methods PERFORMANCE.md holds to the SPAM-L2 targets on dense data
+PEERS = ("solam", "uni-exp", "uni-squ", "ogd-fifo")
 SPARSE_LO, SPARSE_HI = "CSR n=100k d=10^4", "CSR n=100k d=10^6"
 
 
@@ -153,6 +155,15 @@ def _target_rows(cells, memory, o_nnz):
             _boundary(spam), lambda v: v <= 25, 1, "%")
         add(f"SPAM-L2 dense d=100{tag}: fit overhead <= 25% of kernel time, counting the "
             "class-statistics pass as overhead", _overhead(spam), lambda v: v <= 25, 1, "%")
+    for algorithm in PEERS:  # PERFORMANCE.md: the other simple one-pass methods, default config
+        cell = _find(cells, algorithm, "dense n=200k")
+        add(f"{algorithm} dense d=100: fit <= 3x dot floor", _ratio(cell, "fit", "floor"),
+            lambda v: v <= 3)
+        add(f"{algorithm} dense d=100: fit <= 0.5x SGDClassifier epoch",
+            _ratio(cell, "fit", "sgd"), lambda v: v <= 0.5)
+    for algorithm in ("spam-l2", *PEERS):
+        add(f"{algorithm} dense d=1000: fit <= 3x dot floor",
+            _ratio(_find(cells, algorithm, "dense n=20k"), "fit", "floor"), lambda v: v <= 3)
     for prefix, d in (("dense n=200k", 100), ("dense n=20k", 1000)):
         add(f"OPAUC d={d}: per-sample time <= 3x symv floor",
             _ratio(_find(cells, "opauc", prefix), "fit", "symv"), lambda v: v <= 3)
