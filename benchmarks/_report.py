@@ -164,6 +164,12 @@ def _target_rows(cells, memory, o_nnz):
     for algorithm in ("spam-l2", *PEERS):
         add(f"{algorithm} dense d=1000: fit <= 3x dot floor",
             _ratio(_find(cells, algorithm, "dense n=20k"), "fit", "floor"), lambda v: v <= 3)
+    fsauc = _find(cells, "fsauc", "dense n=200k")
+    share = None if fsauc is None else fsauc.info.get("root_share")
+    add("FSAUC dense d=100 (exact projection): >= 0.9 M samples/s, the C anchor's speed with "
+        "the alternating projection (PERFORMANCE.md; absolute, other run)"
+        + ("" if share is None else f"; steps that needed the root search: {100 * share:.2f}%"),
+        None if fsauc is None else fsauc.rate() / 1e6, lambda v: v >= 0.9, 2, " M/s")
     for prefix, d in (("dense n=200k", 100), ("dense n=20k", 1000)):
         add(f"OPAUC d={d}: per-sample time <= 3x symv floor",
             _ratio(_find(cells, "opauc", prefix), "fit", "symv"), lambda v: v <= 3)

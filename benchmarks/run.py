@@ -106,6 +106,8 @@ class Cell:
     n_rows: int = 0
     times: dict = field(default_factory=dict)  # timer -> seconds per run, aligned by run
     note: str = ""
+    info: dict = field(default_factory=dict)  # facts about the fitted model (e.g. FSAUC)
+    estimator: object = field(default=None, repr=False)  # the one the fit timer fits
 
     @property
     def measured(self) -> bool:
@@ -224,6 +226,7 @@ def _timers(cell: Cell, X, y, args, with_kernel: bool):
               "sgd": (lambda: SGDClassifier(max_iter=1, tol=None, shuffle=False).fit(Xn, yn),
                       None),
               "fit": (lambda: est.fit(Xn, yn), None)}
+    cell.estimator = est
     if quadratic(cell.algorithm) and not sp.issparse(Xn):
         timers.update({f"symv_{k}": (f, None) for k, f in symv_floors(Xn).items()})
     for fn, _ in timers.values():
@@ -249,6 +252,10 @@ def measure(cells: list[Cell], data: list, args, with_kernel: bool) -> None:
                 for key, (fn, prepare) in (cell_timers or {}).items():
                     arguments = () if prepare is None else (prepare(),)
                     cell.times.setdefault(key, []).append(_timed(fn, *arguments))
+        for cell, cell_timers in zip(cells, timers):
+            if cell_timers and cell.algorithm == "fsauc":  # share of steps with a root search
+                est = cell.estimator
+                cell.info["root_share"] = float(est._state["counters"][3]) / max(est.t_, 1)
 
 
 def _progress(cell: Cell):
