@@ -134,7 +134,15 @@ def _floor_sparse_ratio(cells):
     return float(np.median(ratios)) if ratios else None
 
 
-def _target_rows(cells, memory, o_nnz):
+def _setup_split(setup, algorithm):
+    """``((setup, kernel/row, floor/row) at d=10^4, same at d=10^6)`` or None."""
+    by_label = setup.get(algorithm, {})
+    lo = next((v for k, v in by_label.items() if k.startswith(SPARSE_LO)), None)
+    hi = next((v for k, v in by_label.items() if k.startswith(SPARSE_HI)), None)
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def _target_rows(cells, memory, o_nnz, setup=None):
     rows = []
 
     def add(target, value, ok, digits=2, suffix="x"):
@@ -173,12 +181,24 @@ def _target_rows(cells, memory, o_nnz):
     for prefix, d in (("dense n=200k", 100), ("dense n=20k", 1000)):
         add(f"OPAUC d={d}: per-sample time <= 3x symv floor",
             _ratio(_find(cells, "opauc", prefix), "fit", "symv"), lambda v: v <= 3)
+    floor_all = _floor_sparse_ratio(cells)
     for algorithm in o_nnz:
-        add(f"{algorithm}: time per row at CSR d=10^6 <= 1.5x at d=10^4 (in brackets: the "
-            "dot floor's own ratio, and the ratio relative to it)",
-            sparse_ratio(cells, algorithm), lambda v: v <= 1.5,
-            suffix=f"x ({_f(sparse_ratio(cells, algorithm, 'floor'))}x; "
-                   f"{_f(sparse_relative(cells, algorithm))}x)")
+        raw, floor = sparse_ratio(cells, algorithm), sparse_ratio(cells, algorithm, "floor")
+        what = ""
+        kernel = _setup_split(setup or {}, algorithm)
+        if raw is None and kernel is not None:  # the fit is dominated by an O(d) setup
+            (_, k_lo, f_lo), (_, k_hi, f_hi) = kernel
+            raw, floor, what = k_hi / k_lo, f_hi / f_lo, " (kernel; the O(d D) setup apart)"
+        state, measured = "not measured", ""
+        if raw is not None:
+            relative = raw / (floor if what else floor_all)
+            state = ("met" if raw <= 1.5 else
+                     f"not met as stated; {'met' if relative <= 1.5 else 'NOT MET'} relative to "
+                     f"the dot floor ({relative:.2f}x)")
+            measured = f"{raw:.2f}x ({floor:.2f}x; {raw / floor:.2f}x)"
+        rows.append(f"| {algorithm}{what}: time per row at CSR d=10^6 <= 1.5x at d=10^4 (in "
+                    "brackets: the dot floor's ratio in the same runs, and the ratio relative to "
+                    f"it) | {measured} | {state} |")
     if memory is not None:
         passed, growth, _ = memory
         add("memory test: peak RSS growth < 50 MB from 2e5 to 2e6 streamed rows", growth,
@@ -189,10 +209,10 @@ def _target_rows(cells, memory, o_nnz):
 def _target_notes(cells, setup=None):
     """Measured context for the targets that are structurally hard (numbers from this run)."""
     notes = []
-    for algorithm, by_label in (setup or {}).items():
-        lo = next((v for k, v in by_label.items() if k.startswith(SPARSE_LO)), None)
-        hi = next((v for k, v in by_label.items() if k.startswith(SPARSE_HI)), None)
-        if lo is not None and hi is not None:
+    for algorithm in setup or {}:
+        split = _setup_split(setup, algorithm)
+        if split is not None:
+            lo, hi = split
             notes.append(
                 f"- {algorithm} on CSR: a whole `fit` at d=10^6 is dominated by its O(d D) setup "
                 f"({hi[0]:.2f} s, drawing the frequencies); its kernel is O(nnz D) per row: "
@@ -213,9 +233,13 @@ def _target_notes(cells, setup=None):
         notes.append(
             f"- Sparse ratios: the dot floor itself is {floor:.1f}x slower per row at d=10^6 than "
             "at d=10^4 (random reads in an 8 MB weight vector instead of an 80 KB one), so the "
-            "raw ratio measures the memory hierarchy as much as the per-step work; the ratio "
-            "relative to the floor's (third number) is about 1 for a method whose step is "
-            "O(nnz).")
+            "raw ratio measures the memory hierarchy as much as the per-step work, and no "
+            "method that reads the weights of a row's features can beat the floor's ratio: the "
+            "1.5x target of PERFORMANCE.md is below what one random read per non-zero allows "
+            "on this machine. The status column therefore also judges the ratio relative to "
+            "the dot floor's (median over all cells, which is steadier than one cell's floor; "
+            "the third number in brackets uses the cell's own floor): about 1 for a method "
+            "whose step is O(nnz), d/nnz = 20,000 for an O(d) step.")
     return notes
 
 
@@ -311,11 +335,11 @@ def _setup_table(setup):
              "| algorithm | setup d=10^4 (s) | setup d=10^6 (s) | kernel us/row d=10^4 | "
              "kernel us/row d=10^6 | kernel ratio | dot floor's ratio | relative |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for algorithm, by_label in setup.items():
-        lo = next((v for k, v in by_label.items() if k.startswith(SPARSE_LO)), None)
-        hi = next((v for k, v in by_label.items() if k.startswith(SPARSE_HI)), None)
-        if lo is None or hi is None:
+    for algorithm in setup:
+        split = _setup_split(setup, algorithm)
+        if split is None:
             continue
+        lo, hi = split
         ratio, floor = hi[1] / lo[1], hi[2] / lo[2]
         lines.append(f"| {algorithm} | {lo[0]:.3f} | {hi[0]:.3f} | {1e6 * lo[1]:.2f} | "
                      f"{1e6 * hi[1]:.2f} | {ratio:.2f} | {floor:.2f} | {ratio / floor:.2f} |")
@@ -335,7 +359,7 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         "cell (`max_iter=1`, `shuffle=False`, validation and class statistics included). "
         "Samples/s use the median time.", "",
         "## Targets (issue #7)", "", "| target | measured | status |", "| --- | --- | --- |",
-        *_target_rows(cells, memory, o_nnz), "", *_target_notes(cells, setup), "",
+        *_target_rows(cells, memory, o_nnz, setup), "", *_target_notes(cells, setup), "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
         "## Definitions", "",
         "- **times** are CPU seconds of the process (`time.process_time`) around one call: "
