@@ -137,13 +137,17 @@ class Cell:
         return None if seconds is None else self.n_rows / seconds
 
 
+def _rows_and_labels(X, y):
+    """The rows and {-1, +1} labels ``fit`` hands to the algorithm (``classes_[1]`` positive)."""
+    return as_rows(X), np.where(y == np.unique(y)[1], 1.0, -1.0)
+
+
 def kernel_runner(algorithm, est, X, y):
     """Return ``(prepare, run)``: ``run(prepare())`` is the spec's ``run`` exactly as ``fit``
     calls it on a fresh state (``max_iter=1``, no shuffle); ``prepare`` is not timed."""
     spec = get_algorithm(algorithm)
     params = est.get_params(deep=False)
-    rows = as_rows(X)
-    signed = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    rows, signed = _rows_and_labels(X, y)
     order = np.arange(rows.n_samples)
 
     def prepare():
@@ -164,8 +168,7 @@ def stats_runner(X, y):
     """Return ``(prepare, run)`` for the class-statistics pass ``fit`` makes before the
     algorithm (:func:`aucopt.algorithms._data.observe_data`: class sums, counts, largest
     squared row norm and the NaN/inf check, one read of ``X``)."""
-    rows = as_rows(X)
-    signed = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    rows, signed = _rows_and_labels(X, y)
 
     def prepare():
         return new_data_stats(rows.n_features)

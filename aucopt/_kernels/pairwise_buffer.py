@@ -43,7 +43,8 @@ def pairwise_buffer_epoch(w, w_avg, buf, buf_sq, buf_y, size, seen, g, acc, scra
 
     Costs O(s d) per visit (s = 1 for FIFO). For CSR rows,
     :func:`fifo_epoch_lazy` and :func:`rsx_epoch_lazy` give the same result at
-    O(s nnz) per visit.
+    O(s nnz) per visit. OGD-FIFO on dense rows runs :func:`fifo_epoch_dense`
+    (two sweeps per step); the FIFO policy here is what its test compares it with.
 
     Parameters
     ----------
