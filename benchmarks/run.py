@@ -11,7 +11,9 @@ validation included) is timed against, in the same run and interleaved (median o
 * for the O(d^2)-per-sample methods (OPAUC family, AdaOAM), one symmetric d x d
   matrix-vector product per row (the faster of BLAS dsymv and a numba loop);
 * on dense d=100, the kernel alone (the spec's ``run`` on prepared rows, exactly what
-  ``fit`` calls), giving the ``fit`` overhead.
+  ``fit`` calls), giving the ``fit`` overhead;
+* on CSR, for the O(nnz)-per-step methods, a ``fit`` on the first tenth of the rows, which
+  separates the marginal time per row from the per-fit O(d) cost (state, ``coef_``).
 
 Slow cells run on the first rows only (sized so that one run takes about ``--budget``
 seconds, at least ``--min-rows``) and are noted; a cell predicted (from warm-up fits on a few
@@ -36,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.linear_model import SGDClassifier
 from threadpoolctl import threadpool_info, threadpool_limits
 
@@ -51,12 +54,17 @@ from aucopt.utils._random import make_generator  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# workload id -> (label, n, d, nnz per row or None for dense)
+# workload id -> (label, n, d, nnz per row or None for dense, active columns or None for all)
 WORKLOADS = {
-    "dense100": ("dense n=200k d=100", 200_000, 100, None),
-    "dense1000": ("dense n=20k d=1000", 20_000, 1000, None),
-    "csr1e4": ("CSR n=100k d=10^4 nnz/row=50", 100_000, 10_000, 50),
-    "csr1e6": ("CSR n=100k d=10^6 nnz/row=50", 100_000, 1_000_000, 50),
+    "dense100": ("dense n=200k d=100", 200_000, 100, None, None),
+    "dense1000": ("dense n=20k d=1000", 20_000, 1000, None, None),
+    "csr1e4": ("CSR n=100k d=10^4 nnz/row=50", 100_000, 10_000, 50, None),
+    "csr1e6": ("CSR n=100k d=10^6 nnz/row=50", 100_000, 1_000_000, 50, None),
+    # d=10^6, but the non-zeros fall in 10^4 fixed random columns, as many as at d=10^4: the
+    # memory touched per pass is about the same, so a ratio to csr1e4 far above 1 means work
+    # that grows with d, not a cache effect
+    "csr1e6a": ("CSR n=100k d=10^6 nnz/row=50 in 10^4 active columns", 100_000, 1_000_000, 50,
+                10_000),
 }
 # algorithms with an O(nnz)-per-step CSR path (issue #7); the sparse ratio is reported for them
 O_NNZ = ("spam-l2", "solam", "reg-solam", "ogd-fifo", "uni-exp", "uni-squ", "ftrl-auc", "aogd",
@@ -81,16 +89,21 @@ def needs_d_squared(algorithm: str) -> bool:
 
 
 def make_workload(key: str, scale: float):
-    """Return ``(label, X, y)``: uniform[-1, 1] features, 30% positives, fixed seeds."""
-    label, n, d, nnz = WORKLOADS[key]
+    """Return ``(label, X, y)``: uniform[-1, 1] features, 30% positives, fixed seeds.
+
+    CSR rows draw their columns uniformly from all ``d`` columns, or from ``active`` columns
+    fixed at random.
+    """
+    label, n, d, nnz, active = WORKLOADS[key]
     n = max(int(n * scale), 4000)
     rng = np.random.default_rng(list(WORKLOADS).index(key))
     y = np.where(rng.random(n) < 0.3, 1, -1)
     y[:2] = (1, -1)  # the warm-up fits on the first rows need both classes
     if nnz is None:
         return label, rng.uniform(-1, 1, (n, d)), y
-    indices = np.sort(rng.integers(0, d, (n, nnz)), axis=1).ravel().astype(np.int32)
-    X = sp.csr_matrix((rng.uniform(-1, 1, n * nnz), indices,
+    columns = np.arange(d) if active is None else rng.choice(d, active, replace=False)
+    indices = np.sort(columns[rng.integers(0, columns.size, (n, nnz))], axis=1)
+    X = sp.csr_matrix((rng.uniform(-1, 1, n * nnz), indices.ravel().astype(np.int32),
                        np.arange(0, n * nnz + 1, nnz, dtype=np.int32)), shape=(n, d))
     X.sum_duplicates()
     return label, X, y
@@ -187,6 +200,7 @@ def _timed(fn, *args):
 
 
 PROBE_ROWS = 50  # rows of the first (compiling) and second (timed) warm-up fit
+HEAD_FRACTION = 10  # on CSR, O(nnz) methods are also fitted on the first n / HEAD_FRACTION rows
 
 
 def _size(est, X, y, args):
@@ -234,6 +248,14 @@ def _timers(cell: Cell, X, y, args, with_kernel: bool):
         timers.update({f"symv_{k}": (f, None) for k, f in symv_floors(Xn).items()})
     for fn, _ in timers.values():
         fn()  # compile the floors, touch the data
+    head = n // HEAD_FRACTION
+    if (sp.issparse(Xn) and cell.algorithm in O_NNZ and cell.algorithm not in SETUP_SEPARATED
+            and head >= PROBE_ROWS):
+        # a fit on the first rows too: separates the per-row cost from the per-fit O(d) cost
+        cell.info["head_rows"] = head
+        head_est, Xh, yh = clone(est), Xn[:head], yn[:head]
+        timers["fit_head"] = (lambda: head_est.fit(Xh, yh), None)
+        head_est.fit(Xh, yh)
     if with_kernel:
         prepare, run = kernel_runner(cell.algorithm, est, Xn, yn)
         timers["kernel"] = (run, prepare)

@@ -31,3 +31,8 @@ def test_benchmark_runner_writes_the_report(tmp_path):
     # the overhead split (kernel, stats pass, rest) is filled for the dense d=100 cells
     overhead = [line for line in text.splitlines() if line.startswith("| spam-l2 | default |")]
     assert overhead and "|  |" not in overhead[0]
+    # the sparse target is judged on both d=10^6 workloads, with the per-row split filled
+    sparse = [line for line in text.splitlines()
+              if line.startswith("| spam-l2: time per row at CSR d=10^6")]
+    assert len(sparse) == 2 and all("per row" in line and "; per row x" not in line
+                                    for line in sparse), sparse

@@ -9,7 +9,11 @@ from .._kernels._stats import accumulate_class_sums
 from ._fast import select
 from ._spec import RowData
 
-__all__ = ["as_rows", "new_data_stats", "observe_data", "class_means"]
+__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_means"]
+
+# identity orders are served from one cached arange up to this many rows (8 MB)
+_IDENTITY_CACHE_ROWS = 1 << 20
+_identity = np.arange(0, dtype=np.intp)
 
 
 def as_rows(X) -> RowData:
@@ -40,6 +44,32 @@ def as_rows(X) -> RowData:
         return RowData(data, indices, indptr, X.shape[0], X.shape[1])
     X = np.ascontiguousarray(X, dtype=np.float64)
     return RowData(X, None, None, X.shape[0], X.shape[1])
+
+
+def identity_order(n: int) -> np.ndarray:
+    """Return ``numpy.arange(n)``, the sample order of a pass without shuffling.
+
+    Up to ``2**20`` rows it is a view of one cached array, so that an unshuffled
+    ``fit`` or ``partial_fit`` allocates no O(n) order: a fresh 1.6 MB arange
+    cost up to 0.9 ms in page faults per ``fit`` on 2e5 rows, a tenth of a SPAM
+    pass. Kernels only read orders; do not write into the result.
+
+    Parameters
+    ----------
+    n : int
+        Number of samples.
+
+    Returns
+    -------
+    ndarray of shape (n,), intp
+    """
+    global _identity
+    if n > _IDENTITY_CACHE_ROWS:
+        return np.arange(n, dtype=np.intp)
+    if n > _identity.shape[0]:
+        _identity = np.arange(max(n, min(2 * _identity.shape[0], _IDENTITY_CACHE_ROWS)),
+                              dtype=np.intp)
+    return _identity[:n]
 
 
 def new_data_stats(n_features: int) -> dict[str, np.ndarray]:

@@ -20,8 +20,15 @@ from sklearn.utils.multiclass import type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._kernels._checks import OK
+from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms import get_algorithm
-from ..algorithms._data import as_rows, class_means, new_data_stats, observe_data
+from ..algorithms._data import (
+    as_rows,
+    class_means,
+    identity_order,
+    new_data_stats,
+    observe_data,
+)
 from ..exceptions import DivergenceError
 from ..metrics import roc_auc_score
 from ..utils._param_validation import Interval, validate_parameter_constraints
@@ -31,6 +38,9 @@ __all__ = ["BaseAUCClassifier"]
 
 logger = logging.getLogger(__name__)
 
+# dtypes of the numba label passes: bool, (u)int8-64, float32/64
+_JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
+
 _INPUT_HINTS = (
     ("could not convert", " X must be numeric: encode categorical columns first "
      "(e.g. sklearn.preprocessing.OneHotEncoder)."),
@@ -38,23 +48,26 @@ _INPUT_HINTS = (
 )
 
 
+def _jit_labels(*arrays) -> bool:
+    """Whether the numba label passes take these arrays (native numeric or boolean dtypes)."""
+    return all(a.dtype.char in _JIT_LABEL_TYPES and a.dtype.isnative for a in arrays)
+
+
 def _two_values(y) -> np.ndarray | None:
     """Return the sorted distinct values of a numeric 1-d ``y`` if there are at most two.
 
-    A few O(n) passes instead of a sort (``numpy.unique`` and ``type_of_target``
-    took 13 ms of a 50 ms SPAM pass on 200k labels). None for anything else
-    (other dtypes, NaN or inf, more values): the caller then runs the full checks.
+    One pass without temporaries instead of a sort (``numpy.unique`` and
+    ``type_of_target`` took 13 ms of a 50 ms SPAM pass on 200k labels). None for
+    anything else (other dtypes, NaN or inf, more values): the caller then runs
+    the full checks.
     """
-    if not isinstance(y, np.ndarray) or y.ndim != 1 or y.size == 0 or y.dtype.kind not in "biuf":
+    if not isinstance(y, np.ndarray) or y.ndim != 1 or y.size == 0 or not _jit_labels(y):
         return None
-    lo, hi = y.min(), y.max()
-    if y.dtype.kind == "f" and not (np.isfinite(lo) and np.isfinite(hi)):
+    k, a, b = distinct_two(y)
+    values = np.array(sorted((a, b)) if k == 2 else [a], dtype=y.dtype)
+    if k > 2 or (y.dtype.kind == "f" and not np.isfinite(values).all()):
         return None
-    if lo == hi:
-        return np.array([lo], dtype=y.dtype)
-    if np.count_nonzero(y == lo) + np.count_nonzero(y == hi) != y.size:
-        return None
-    return np.array([lo, hi], dtype=y.dtype)
+    return values
 
 
 def _is_streaming(estimator) -> bool:
@@ -144,15 +157,22 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _signed_labels(y, classes) -> np.ndarray:
-        positive = y == classes[1]
-        if np.count_nonzero(positive) + np.count_nonzero(y == classes[0]) != len(y):
+        """Return ``+1.0`` where ``y == classes[1]`` and ``-1.0`` elsewhere; reject other labels."""
+        if _jit_labels(y, classes) and y.ndim == 1:
+            signed = np.empty(y.shape[0])
+            unknown = sign_labels(y, classes[1], classes[0], signed) if y.size else 0
+        else:
+            positive = y == classes[1]
+            unknown = len(y) - np.count_nonzero(positive) - np.count_nonzero(y == classes[0])
+            signed = np.where(positive, 1.0, -1.0)
+        if unknown:
             unknown = np.setdiff1d(np.unique(y), classes)
             raise ValueError(
                 f"y contains labels {unknown.tolist()} that are not in classes "
                 f"{classes.tolist()}. Pass the complete label set with classes= on the "
                 "first partial_fit call."
             )
-        return np.where(positive, 1.0, -1.0)
+        return signed
 
     # ------------------------------------------------------------- public API
     def fit(self, X, y):
@@ -182,7 +202,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                     "the split (e.g. use sklearn.model_selection.StratifiedKFold)."
                 )
             warm = self.warm_start and hasattr(self, "_state")
-            signed = np.where(y == classes[1], 1.0, -1.0)  # classes came from y: no unknowns
+            signed = self._signed_labels(y, classes)
             self._fit_rows(
                 as_rows(X), signed, classes, n_epochs=self.max_iter,
                 shuffle=self.shuffle, reset=True, warm_from=self._state if warm else None,
@@ -321,7 +341,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
         for epoch in range(n_epochs):
-            order = rng.permutation(rows.n_samples) if shuffle else np.arange(rows.n_samples)
+            order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
             t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng)
             if status != OK:
                 self._raise_divergence(spec, epoch, t)
