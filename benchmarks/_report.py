@@ -108,20 +108,23 @@ SPARSE_ACTIVE = "CSR n=100k d=10^6 nnz/row=50 in 10^4 active columns"
 
 
 def _per_row(cell, key, marginal=False):
-    """Seconds per row of timer ``key`` in each run, or None.
+    """Seconds per row of timer ``key`` from its fastest run, or None.
 
+    The sparse ratios use the fastest run of each timer rather than the median of paired
+    runs: at d=10^6 a fit's O(d) state (tens of MB) page-faults or not depending on what
+    ran before it, which adds up to ~0.1 s to single runs; noise only adds time.
     ``marginal``: the fit's time per row beyond its per-fit cost, ``(fit - fit_head) /
-    (n - n_head)`` with ``fit_head`` the same runs' fit on the first ``n_head`` rows.
+    (n - n_head)`` with ``fit_head`` a fit on the first ``n_head`` rows.
     """
     times = cell.times.get(key)
     if not times:
         return None
     if not marginal:
-        return np.asarray(times) / cell.n_rows
+        return min(times) / cell.n_rows
     head, heads = cell.info.get("head_rows"), cell.times.get("fit_head")
-    if not head or not heads or len(heads) != len(times):
+    if not head or not heads:
         return None
-    return (np.asarray(times) - np.asarray(heads)) / (cell.n_rows - head)
+    return (min(times) - min(heads)) / (cell.n_rows - head)
 
 
 def _find_label(cells, algorithm, label):
@@ -129,40 +132,31 @@ def _find_label(cells, algorithm, label):
                  and not c.fastmath and c.measured), None)
 
 
-def _sparse_ratios(cells, algorithm, key, marginal=False, hi=SPARSE_HI):
-    lo, hi = _find_label(cells, algorithm, SPARSE_LO), _find_label(cells, algorithm, hi)
-    if lo is None or hi is None:
-        return None
-    per_lo, per_hi = _per_row(lo, key, marginal), _per_row(hi, key, marginal)
-    if per_lo is None or per_hi is None or len(per_lo) != len(per_hi):
-        return None
-    return per_hi / per_lo
-
-
 def sparse_ratio(cells, algorithm, key="fit", marginal=False, hi=SPARSE_HI):
-    """Median over runs of (time per row at d=10^6) / (time per row at d=10^4).
+    """(time per row on the d=10^6 workload ``hi``) / (time per row at d=10^4), or None.
 
-    The two workloads are timed in the same runs (``run.py`` interleaves them);
-    ``marginal`` uses the time per row beyond the per-fit cost (:func:`_per_row`).
+    Both workloads are timed in the same runs (``run.py`` interleaves them); times per
+    row come from :func:`_per_row` (``marginal``: beyond the per-fit cost).
     """
-    ratios = _sparse_ratios(cells, algorithm, key, marginal, hi)
-    return None if ratios is None else float(np.median(ratios))
+    lo, top = _find_label(cells, algorithm, SPARSE_LO), _find_label(cells, algorithm, hi)
+    per_lo = None if lo is None else _per_row(lo, key, marginal)
+    per_hi = None if top is None else _per_row(top, key, marginal)
+    return None if per_lo is None or per_hi is None else per_hi / per_lo
 
 
 def sparse_relative(cells, algorithm, marginal=False, hi=SPARSE_HI):
-    """Median over runs of the algorithm's sparse ratio over the dot floor's (same runs)."""
-    fit = _sparse_ratios(cells, algorithm, "fit", marginal, hi)
-    floor = _sparse_ratios(cells, algorithm, "floor", hi=hi)
-    return None if fit is None or floor is None else float(np.median(fit / floor))
+    """The algorithm's sparse ratio over the dot floor's (same rows, same runs)."""
+    fit = sparse_ratio(cells, algorithm, "fit", marginal, hi)
+    floor = sparse_ratio(cells, algorithm, "floor", hi=hi)
+    return None if fit is None or floor is None else fit / floor
 
 
 def fixed_cost(cell):
-    """Median per-fit cost in seconds (``fit_head`` minus its rows at the marginal rate)."""
+    """Per-fit cost in seconds: the fastest ``fit_head`` minus its rows at the marginal rate."""
     per_row = None if cell is None else _per_row(cell, "fit", marginal=True)
     if per_row is None:
         return None
-    return float(np.median(np.asarray(cell.times["fit_head"])
-                           - cell.info["head_rows"] * per_row))
+    return min(cell.times["fit_head"]) - cell.info["head_rows"] * per_row
 
 
 def _floor_sparse_ratio(cells, hi=SPARSE_HI):
@@ -291,14 +285,19 @@ def _target_notes(cells, setup=None):
             "on this machine. Further columns separate what the target is about, the cost of "
             "a step: **per row** is the fit's time per row beyond its per-fit cost (the O(d) "
             "state and `coef_`, which any method returning a d-vector pays once per call), "
-            "from a second fit on the first tenth of the rows in the same runs; **relative** "
-            "divides that per-row ratio by the dot floor's ratio of the same runs. Both "
-            "still mix in the cache: a method with more state per feature than the floor's "
-            "one double (SPAM-L2 keeps four, 32 MB at d=10^6, the size of the L3) misses the "
-            "cache more often at d=10^6. The second workload removes that: d=10^6, but the "
-            "non-zeros fall in 10^4 active columns, so the memory touched is that of d=10^4; "
-            "there an O(nnz) step gives a per-row ratio near 1 and an O(d) step about "
-            "d/nnz = 20,000.")
+            "from a second fit on the first tenth of the rows; **relative** divides that "
+            "per-row ratio by the dot floor's. These ratios use the fastest of the runs of "
+            "each timer: at d=10^6 a fit allocates tens of MB of O(d) state, and whether "
+            "those pages fault (and are compacted into huge pages) depends on what ran "
+            "before, which adds up to ~0.1 s to single runs. Both ratios still mix in the "
+            "cache: a method with more state per feature than the floor's one double (SPAM-L2 "
+            "keeps four, 32 MB at d=10^6, the size of the L3) misses the cache more often at "
+            "d=10^6. The second workload removes most of that: d=10^6, but the non-zeros fall "
+            "in 10^4 active columns, so the cache lines touched are those of d=10^4 (spread "
+            "over 100x more address space: the dot floor is "
+            f"{_f(_floor_sparse_ratio(cells, SPARSE_ACTIVE), 1)}x slower per row there). An "
+            "O(nnz) step gives a per-row ratio relative to the floor near 1 there, an O(d) "
+            "step about d/nnz = 20,000.")
     return notes
 
 
@@ -357,17 +356,17 @@ def _overhead_table(cells):
 
 
 def _sparse_table(cells, o_nnz, hi):
-    lines = ["| algorithm | us/row d=10^4 | us/row d=10^6 | ratio | per-row ratio (per-fit cost "
-             "apart) | per-fit cost d=10^4 / d=10^6 (ms) | dot floor's ratio (same runs) "
-             "| per-row ratio relative to the floor's |",
+    lines = ["| algorithm | us/row d=10^4 (fastest run) | us/row d=10^6 | ratio | per-row ratio "
+             "(per-fit cost apart) | per-fit cost d=10^4 / d=10^6 (ms) | dot floor's ratio "
+             "(same runs) | per-row ratio relative to the floor's |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for algorithm in o_nnz:
         lo, top = _find_label(cells, algorithm, SPARSE_LO), _find_label(cells, algorithm, hi)
         marginal = sparse_ratio(cells, algorithm, marginal=True, hi=hi)
         fixed = [fixed_cost(c) for c in (lo, top)]
         relative = sparse_relative(cells, algorithm, marginal=marginal is not None, hi=hi)
-        lines.append(f"| {algorithm} | {_f(lo and 1e6 / lo.rate(), 3)} | "
-                     f"{_f(top and 1e6 / top.rate(), 3)} | "
+        lines.append(f"| {algorithm} | {_f(lo and 1e6 * _per_row(lo, 'fit'), 3)} | "
+                     f"{_f(top and 1e6 * _per_row(top, 'fit'), 3)} | "
                      f"{_f(sparse_ratio(cells, algorithm, hi=hi))} | {_f(marginal)} | "
                      f"{_f(fixed[0] and 1e3 * fixed[0], 1)} / {_f(fixed[1] and 1e3 * fixed[1], 1)} "
                      f"| {_f(sparse_ratio(cells, algorithm, 'floor', hi=hi))} | {_f(relative)} |")
@@ -422,9 +421,11 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         f"Generated by `make bench` (`benchmarks/run.py`) on {time.strftime('%Y-%m-%d %H:%M')} "
         f"in {elapsed / 60:.1f} min. Every ratio is the median over {args.repeats} interleaved "
         "runs of the ratio of two times measured back to back in the same run (the machine is "
-        "shared: this cancels most of the load drift); lower is better. One `fit` pass per "
-        "cell (`max_iter=1`, `shuffle=False`, validation and class statistics included). "
-        "Samples/s use the median time.", "",
+        "shared: this cancels most of the load drift), except the sparse d=10^6 / d=10^4 "
+        "ratios, which use the fastest run of each timer (see the sparse notes); lower is "
+        "better. One `fit` pass per cell (`max_iter=1`, `shuffle=False`, validation and class "
+        "statistics included). Samples/s use the median time. Every run's raw times are in "
+        f"`{Path(args.out).with_suffix('.json').name}`.", "",
         "## Targets (issue #7)", "", "| target | measured | status |", "| --- | --- | --- |",
         *_target_rows(cells, memory, o_nnz, setup), "", *_target_notes(cells, setup), "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
@@ -475,3 +476,9 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
                   f"RSS (MB) {peaks}, growth {_f(growth, 1)} MB.", ""]
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text("\n".join(lines))
+    # every run's raw seconds, so that the report can be re-analysed without re-running
+    raw = [{"workload": c.workload, "algorithm": c.algorithm, "fastmath": c.fastmath,
+            "n_rows": c.n_rows, "note": c.note, "info": c.info, "times": c.times}
+           for c in cells]
+    Path(args.out).with_suffix(".json").write_text(json.dumps(
+        {"cells": raw, "setup": setup or {}}, indent=1, default=float))

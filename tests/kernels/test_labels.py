@@ -1,4 +1,5 @@
-"""Label passes of the fit boundary against NumPy, compiled and as plain Python."""
+"""The fit boundary's label passes against NumPy (compiled and as plain Python), and its
+identity orders."""
 
 import numpy as np
 import pytest
@@ -8,6 +9,7 @@ from numpy.testing import assert_array_equal
 
 import aucopt
 from aucopt._kernels._labels import distinct_two, sign_labels
+from aucopt.algorithms._data import _IDENTITY_CACHE_ROWS, identity_order
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model._base import _two_values
 
@@ -79,3 +81,13 @@ def test_partial_fit_names_unknown_labels():
     est = aucopt.make("spam-l2").partial_fit(X, y, classes=[-1, 1])
     with pytest.raises(ValueError, match=r"labels \[2\] that are not in classes"):
         est.partial_fit(X[:3], np.array([1, 2, 2]))
+
+
+def test_identity_order_is_an_arange_served_from_one_cache():
+    small, large = identity_order(10), identity_order(1000)
+    assert_array_equal(small, np.arange(10))
+    assert_array_equal(large, np.arange(1000))
+    assert identity_order(7).base is large.base  # no new O(n) array per unshuffled pass
+    beyond = identity_order(_IDENTITY_CACHE_ROWS + 1)  # not cached: a fresh arange
+    assert beyond.base is None and beyond[-1] == _IDENTITY_CACHE_ROWS
+    assert identity_order(0).shape == (0,)
