@@ -3,7 +3,8 @@
 NumPy needs a boolean temporary per comparison (``y == c``) and another pass
 per reduction; on 2e5 labels the checks and the signing took about 2 ms that
 way (temporaries, their page faults and branch mispredictions), a fifth of a
-SPAM pass, against 0.4 ms for these loops, which read ``y`` once each.
+SPAM pass. These loops read ``y`` once each (0.07 ms together); the checks and
+the signing now take 0.4 ms, most of it ``type_of_target`` on the two values.
 """
 
 from numba import njit
