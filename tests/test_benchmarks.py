@@ -36,3 +36,16 @@ def test_benchmark_runner_writes_the_report(tmp_path):
               if line.startswith("| spam-l2: time per row at CSR d=10^6")]
     assert len(sparse) == 2 and all("per row" in line and "; per row x" not in line
                                     for line in sparse), sparse
+
+
+def test_streaming_chunks_writes_the_report(tmp_path):
+    out = tmp_path / "streaming.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "streaming_chunks.py"), "--algorithms",
+         "uni-squ,spam-l2", "--rows", "600", "--chunks", "200,300", "--repeats", "1",
+         "--out", str(out)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    rows = [line for line in out.read_text().splitlines() if line.startswith("| CSR d=")]
+    assert len(rows) == 4 and all(line.count("|") == 8 for line in rows), rows
