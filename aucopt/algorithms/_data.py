@@ -9,7 +9,7 @@ from .._kernels._stats import accumulate_class_sums
 from ._fast import select
 from ._spec import RowData
 
-__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_means"]
+__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
@@ -124,19 +124,22 @@ def non_finite_message(rows: RowData, row: int) -> str:
             "(e.g. numpy.nan_to_num) or rescale the features before fitting.")
 
 
-def class_means(state: dict) -> tuple[np.ndarray | None, np.ndarray | None]:
-    """Return ``(m+, m-)`` of the data seen; ``None`` for a class not seen yet.
+def class_mean_scores(state: dict, w: np.ndarray) -> list[float]:
+    """Return ``w . m+`` and ``w . m-`` for the classes seen so far (``w . sums / count``).
+
+    The means are not formed: no O(d) temporaries per ``fit``/``partial_fit`` call.
 
     Parameters
     ----------
     state : dict
         Estimator state holding the entries of :func:`new_data_stats`.
+    w : ndarray of shape (d,)
+        Weight vector.
 
     Returns
     -------
-    tuple
+    list of float
+        One score per class seen (positive first).
     """
     counts, sums = state["data_count"], state["data_sum"]
-    pos = sums[1] / counts[1] if counts[1] else None
-    neg = sums[0] / counts[0] if counts[0] else None
-    return pos, neg
+    return [float(w @ sums[c]) / counts[c] for c in (1, 0) if counts[c]]

@@ -24,7 +24,7 @@ from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms import get_algorithm
 from ..algorithms._data import (
     as_rows,
-    class_means,
+    class_mean_scores,
     identity_order,
     new_data_stats,
     observe_data,
@@ -360,7 +360,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             means = [s for s in spec.mean_scores(self._state, params) if s is not None]
         else:
             w = np.asarray(spec.coef(self._state, params), dtype=np.float64)
-            means = [w @ m for m in class_means(self._state) if m is not None]
+            means = class_mean_scores(self._state, w)
         if spec.coef is not None:
             self.coef_ = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
         self.intercept_ = np.array([-float(np.mean(means)) if means else 0.0])
