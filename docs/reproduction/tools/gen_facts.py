@@ -49,6 +49,22 @@ def parse(log_text):
     return inv, skipped
 
 
+def _option(args, name):
+    m = re.search(rf"--{name} (\S+)", args)
+    return m.group(1) if m else None
+
+
+def _covered(skipped_args, runs):
+    """Whether invocations in ``runs`` ran every algorithm of a skipped invocation on its datasets."""
+    datasets = _option(skipped_args, "datasets")
+    wanted = set((_option(skipped_args, "algorithms") or "").split(","))
+    done = set()
+    for r in runs:
+        if r["wall"] is not None and r["rc"] == 0 and _option(r["args"], "datasets") == datasets:
+            done |= set((_option(r["args"], "algorithms") or "").split(","))
+    return wanted <= done
+
+
 def group_text(runs, label):
     done = [r for r in runs if r["wall"] is not None]
     wall = sum(r["wall"] for r in done)
@@ -114,9 +130,14 @@ def main():
         if modded:
             extra.append("Source files of the package edited by another engineer while some of these invocations ran: "
                          + ", ".join(f"`{f}`" for f in modded) + "; recomputed cells agree exactly with the committed code (README.md).")
-        if skipped.get(cid):
+        later = [s for s in skipped.get(cid, []) if _covered(s, runs)]
+        pending = [s for s in skipped.get(cid, []) if s not in later]
+        if later:
+            extra.append("Skipped at the time limit of a session's run script and run in a later session: "
+                         + "; ".join(f"`{s}`" for s in later) + ".")
+        if pending:
             extra.append("Planned but not started (time limit of the run script): "
-                         + "; ".join(f"`{s}`" for s in skipped[cid]) + " — those cells stay reduced (†).")
+                         + "; ".join(f"`{s}`" for s in pending) + " — those cells stay reduced (†).")
         facts[cid] = {"paper_run": txt, "reduced": REDUCED[cid], "extra": extra}
     a.out.write_text(json.dumps(facts, indent=1, ensure_ascii=False))
     for k, v in facts.items():
