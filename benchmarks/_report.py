@@ -64,10 +64,13 @@ def _f(value, digits=2, suffix=""):
     return "" if value is None else f"{value:.{digits}f}{suffix}"
 
 
-def _find(cells, algorithm, workload_prefix, fastmath=False):
+def _find(cells, algorithm, workload, fastmath=False, exact=False):
+    """The measured cell of ``algorithm`` on the workload whose label starts with (``exact``:
+    is) ``workload``, or None."""
     for cell in cells:
-        if (cell.algorithm == algorithm and cell.workload.startswith(workload_prefix)
-                and cell.fastmath == fastmath and cell.measured):
+        label_ok = cell.workload == workload if exact else cell.workload.startswith(workload)
+        if (cell.algorithm == algorithm and label_ok and cell.fastmath == fastmath
+                and cell.measured):
             return cell
     return None
 
@@ -127,18 +130,13 @@ def _per_row(cell, key, marginal=False):
     return (min(times) - min(heads)) / (cell.n_rows - head)
 
 
-def _find_label(cells, algorithm, label):
-    return next((c for c in cells if c.algorithm == algorithm and c.workload == label
-                 and not c.fastmath and c.measured), None)
-
-
 def sparse_ratio(cells, algorithm, key="fit", marginal=False, hi=SPARSE_HI):
     """(time per row on the d=10^6 workload ``hi``) / (time per row at d=10^4), or None.
 
     Both workloads are timed in the same runs (``run.py`` interleaves them); times per
     row come from :func:`_per_row` (``marginal``: beyond the per-fit cost).
     """
-    lo, top = _find_label(cells, algorithm, SPARSE_LO), _find_label(cells, algorithm, hi)
+    lo, top = (_find(cells, algorithm, label, exact=True) for label in (SPARSE_LO, hi))
     per_lo = None if lo is None else _per_row(lo, key, marginal)
     per_hi = None if top is None else _per_row(top, key, marginal)
     return None if per_lo is None or per_hi is None else per_hi / per_lo
@@ -361,7 +359,7 @@ def _sparse_table(cells, o_nnz, hi):
              "(same runs) | per-row ratio relative to the floor's |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
     for algorithm in o_nnz:
-        lo, top = _find_label(cells, algorithm, SPARSE_LO), _find_label(cells, algorithm, hi)
+        lo, top = (_find(cells, algorithm, label, exact=True) for label in (SPARSE_LO, hi))
         marginal = sparse_ratio(cells, algorithm, marginal=True, hi=hi)
         fixed = [fixed_cost(c) for c in (lo, top)]
         relative = sparse_relative(cells, algorithm, marginal=marginal is not None, hi=hi)

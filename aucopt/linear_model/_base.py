@@ -64,10 +64,10 @@ def _two_values(y) -> np.ndarray | None:
     if not isinstance(y, np.ndarray) or y.ndim != 1 or y.size == 0 or not _jit_labels(y):
         return None
     k, a, b = distinct_two(y)
-    values = np.array(sorted((a, b)) if k == 2 else [a], dtype=y.dtype)
-    if k > 2 or (y.dtype.kind == "f" and not np.isfinite(values).all()):
+    if k > 2:
         return None
-    return values
+    values = np.array(sorted((a, b)) if k == 2 else [a], dtype=y.dtype)
+    return values if y.dtype.kind != "f" or np.isfinite(values).all() else None
 
 
 def _is_streaming(estimator) -> bool:
@@ -356,13 +356,12 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
     def _set_coef(self) -> None:
         """Set ``coef_`` (linear models) and ``intercept_`` from the committed state."""
         spec, params = self._spec(), self.get_params(deep=False)
+        if spec.coef is not None:
+            self.coef_ = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
         if spec.mean_scores is not None:
             means = [s for s in spec.mean_scores(self._state, params) if s is not None]
         else:
-            w = np.asarray(spec.coef(self._state, params), dtype=np.float64)
-            means = class_mean_scores(self._state, w)
-        if spec.coef is not None:
-            self.coef_ = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
+            means = class_mean_scores(self._state, self.coef_[0])
         self.intercept_ = np.array([-float(np.mean(means)) if means else 0.0])
 
     def _raw_scores(self, X) -> np.ndarray:

@@ -91,3 +91,16 @@ def test_identity_order_is_an_arange_served_from_one_cache():
     beyond = identity_order(_IDENTITY_CACHE_ROWS + 1)  # not cached: a fresh arange
     assert beyond.base is None and beyond[-1] == _IDENTITY_CACHE_ROWS
     assert identity_order(0).shape == (0,)
+
+
+@pytest.mark.parametrize("algorithm_id", aucopt.list_algorithms())
+def test_unshuffled_fit_leaves_the_shared_identity_order_intact(algorithm_id):
+    """Every kernel gets the cached order as a view: none may write into it."""
+    X, y = make_auc_problem(n_samples=80, n_features=4, random_state=1)
+    est = aucopt.make(algorithm_id, random_state=0)
+    if "shuffle" in est.get_params():
+        est.set_params(shuffle=False)
+    est.fit(X, y)
+    if hasattr(est, "partial_fit"):
+        est.partial_fit(X[:30], y[:30])
+    assert_array_equal(identity_order(80), np.arange(80))
