@@ -93,6 +93,20 @@ class AlgorithmSpec:
         ``mean_scores(state, params) -> (s_pos, s_neg)`` mean training score
         per class (None for a class not seen) used for ``intercept_``; None
         means ``w . m+`` and ``w . m-`` from the data statistics.
+    data_shaped : tuple of str
+        State entries whose shape depends on the data seen (stored training
+        sets, buffers that widen with the rows): :func:`aucopt.io.load` checks
+        only their dtype and number of dimensions against ``init_state`` and
+        leaves their shape to ``check_state``.
+    signed_state : tuple of str
+        Integer state entries that may legitimately be negative (markers);
+        every other integer entry of a loaded state must be >= 0.
+    check_state : callable or None
+        ``check_state(state, params, n_features) -> None``: the rules of a
+        valid state that the layout of ``init_state`` does not show (shapes of
+        ``data_shaped`` entries, index and counter bounds); raises ValueError.
+        Run by :func:`aucopt.io.load` on every loaded state, so that no kernel
+        indexes out of bounds.
     """
 
     id: str
@@ -117,6 +131,9 @@ class AlgorithmSpec:
     epochs_by_base: bool = True
     decision: Callable[..., np.ndarray] | None = None
     mean_scores: Callable[..., tuple] | None = None
+    data_shaped: tuple[str, ...] = ()
+    signed_state: tuple[str, ...] = ()
+    check_state: Callable[..., None] | None = None
 
     def quick_grid_size(self) -> int:
         """Return the number of combinations in ``quick_grid``."""

@@ -10,7 +10,7 @@ from .._kernels.adaoam import adaoam_epoch
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .opauc import _blas_pools, coef, covariance_state
+from .opauc import _blas_pools, check_state, coef, covariance_state
 
 __all__ = ["AdaoamHyper", "AUTO_ETA", "ADAOAM"]
 
@@ -70,6 +70,7 @@ ADAOAM = register(AlgorithmSpec(
     init_state=init_state,
     run=run,
     coef=coef,
+    check_state=check_state,
     step_param="eta",
     warm_keys=("w",),
     equivalence_params={},

@@ -95,6 +95,14 @@ def koil_init_state(n_features: int, n_samples: int, params: dict, rng=None):
     }
 
 
+def koil_check_state(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless the buffer counters of a loaded KOIL state are in range."""
+    budget = int(params["budget"])
+    if (state["size"] > budget).any() or (state["head"] >= budget).any():
+        raise ValueError(f"buffer counters size={state['size'].tolist()}, "
+                         f"head={state['head'].tolist()} do not fit budget={budget}")
+
+
 def koil_run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One KOIL pass over ``order``; draws ``rng.random((len(order), 2))`` first."""
     inv2s2 = _bandwidth(state, rows, params)
@@ -138,6 +146,7 @@ PROJECTION_PP = register(
         cost="O(B nnz + B^2) per sample (kernel values of the new row, scores of the "
         "opposite buffer from the Gram matrix)",
         init_state=koil_init_state,
+        check_state=koil_check_state,
         run=koil_run,
         coef=None,
         decision=koil_decision,

@@ -93,6 +93,27 @@ def new_slots(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
     }
 
 
+def check_slots(state: dict, prefix: tuple[int, ...], n_features: int) -> None:
+    """Raise ValueError unless the slots of a loaded ``state`` fit ``prefix`` and ``n_features``.
+
+    Sparse slots: ``buf`` and ``buf_idx`` of equal width K <= d, feature
+    indices below d; dense slots: ``buf`` of width d, ``buf_idx`` of width 0;
+    row lengths ``buf_nnz`` at most the width.
+    """
+    buf, idx, nnz = state["buf"], state["buf_idx"], state["buf_nnz"]
+    width = buf.shape[-1]
+    if buf.shape[:-1] != prefix or idx.shape[:-1] != prefix or nnz.shape != prefix:
+        raise ValueError(f"buffer slots must have shapes {prefix} + (width,), got buf "
+                         f"{buf.shape}, buf_idx {idx.shape}, buf_nnz {nnz.shape}")
+    if idx.shape[-1] == width:
+        if width > n_features or (idx >= n_features).any():
+            raise ValueError(f"sparse buffer slots must hold feature indices below {n_features}")
+    elif idx.shape[-1] != 0 or width != n_features:
+        raise ValueError(f"dense buffer slots must have width {n_features} and no indices")
+    if (nnz > width).any():
+        raise ValueError("buffer row lengths buf_nnz exceed the slot width")
+
+
 def _sparse_slots(state: dict) -> bool:
     return state["buf_idx"].shape[-1] == state["buf"].shape[-1]
 
@@ -165,6 +186,14 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     }
 
 
+def check_state(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless a loaded OAM state has consistent reservoirs."""
+    capacity = int(params["buffer_size"])
+    check_slots(state, (2, capacity), n_features)
+    if (state["size"] > capacity).any():
+        raise ValueError(f"reservoir sizes {state['size'].tolist()} exceed buffer_size={capacity}")
+
+
 def _runner(update: str):
     code = {"sequential": SEQUENTIAL, "gradient": GRADIENT}[update]
 
@@ -202,6 +231,8 @@ _COMMON = dict(
     "the longest row), O(N d) on dense rows",
     init_state=init_state,
     coef=coef,
+    data_shaped=("buf", "buf_idx"),
+    check_state=check_state,
     grid={"C": C_GRID, "buffer_size": (100,)},
     step_param="C",
     warm_keys=("w",),

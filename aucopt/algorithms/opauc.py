@@ -383,6 +383,15 @@ def coef_projection(state, params) -> np.ndarray:
     return state["proj"].T @ state["w"]
 
 
+def check_state(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless a loaded OPAUC state's deferred rows and feature subset fit."""
+    if "n_pending" in state and (state["n_pending"] > state["pending"].shape[1]).any():
+        raise ValueError(f"n_pending={state['n_pending'].tolist()} exceeds the "
+                         f"{state['pending'].shape[1]} deferred rows")
+    if "features" in state and (state["features"] >= n_features).any():
+        raise ValueError(f"feature indices must be below n_features={n_features}")
+
+
 _ETAS = tuple(2.0**k for k in range(-12, 11))
 _LAMS = tuple(2.0**k for k in range(-10, 3))
 _COMMON = dict(
@@ -395,6 +404,7 @@ _COMMON = dict(
     step_param="eta",
     warm_keys=("w",),
     equivalence_params={},
+    check_state=check_state,
     grid={"eta": _ETAS, "lam": _LAMS},
     quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5), "lam": (1e-4, 1e-2)},
 )

@@ -21,7 +21,7 @@ from .._kernels.pairwise_buffer import (
 )
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .oam import match_slots, new_slots, run_in_blocks, step_scale
+from .oam import check_slots, match_slots, new_slots, run_in_blocks, step_scale
 
 __all__ = ["PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR"]
 
@@ -84,6 +84,23 @@ def _init_state(capacity: int):
         return state
 
     return init_state
+
+
+def _check_state(capacity: int):
+    def check_state(state: dict, params: dict, n_features: int) -> None:
+        """Raise ValueError unless a loaded buffer state is consistent (sizes, indices)."""
+        s = state["buf_sq"].shape[0]
+        if int(state["size"][0]) > s:
+            raise ValueError(f"buffer size {int(state['size'][0])} exceeds its {s} slots")
+        if capacity != 1:
+            check_slots(state, (s,), n_features)
+            return
+        nnz = int(state["prev_nnz"][0])
+        if not -1 <= nnz <= n_features or (state["prev_idx"] >= n_features).any():
+            raise ValueError(f"the stored row's support (prev_nnz={nnz}, prev_idx) does not fit "
+                             f"n_features={n_features}")
+
+    return check_state
 
 
 def _runner(algorithm_id: str, policy: int):
@@ -174,6 +191,8 @@ OGD_FIFO = register(
         "O(d) on dense rows",
         init_state=_init_state(1),
         run=_runner("ogd-fifo", FIFO),
+        signed_state=("prev_nnz",),  # -1: a dense row is stored
+        check_state=_check_state(1),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' = "
@@ -195,6 +214,8 @@ KAR = register(
         "per call), O(s d) on dense rows; + s uniforms per sample for RS-x",
         init_state=_init_state(0),
         run=_runner("kar", RSX),
+        data_shaped=("buf", "buf_idx"),
+        check_state=_check_state(0),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer size not "

@@ -198,6 +198,7 @@ SPDAM = register(
         init_state=init_state,
         run=run,
         coef=coef,
+        data_shaped=("dual",),  # one dual variable per training row
         grid={"lam": tuple(10.0**k for k in range(-5, 2))},
         quick_grid={"lam": (1e-4, 1e-3, 1e-2, 1e-1, 1.0)},
         step_param=None,

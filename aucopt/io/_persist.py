@@ -2,7 +2,10 @@
 
 No pickle anywhere: arrays are read with ``allow_pickle=False`` and the model
 is rebuilt through the registry from its algorithm id and hyperparameters, so
-loading runs no code from the file. The whole optimisation state (iterates,
+loading runs no code from the file. Everything read is validated before any
+kernel sees it (:mod:`aucopt.io._validate`): a tampered or truncated file gives
+a :class:`~aucopt.exceptions.ModelFileError`, never a crash or a silently wrong
+model. The whole optimisation state (iterates,
 averages, statistics, counters and the random generator) is stored, so
 ``partial_fit`` after ``load`` continues exactly as if the model had never
 been saved.
@@ -19,7 +22,10 @@ import numpy as np
 
 from .._api import make
 from .._version import __version__
+from ..algorithms import get_algorithm
+from ..exceptions import ModelFileError
 from ..utils._random import generator_state, restore_generator
+from ._validate import check_attributes, check_state, read_arrays, read_meta
 
 __all__ = ["save", "load", "FORMAT_VERSION"]
 
@@ -72,6 +78,11 @@ def save(estimator, path) -> tuple[Path, Path]:
     -------
     (json_path, npz_path) : tuple of Path
     """
+    if not hasattr(estimator, "_algorithm"):
+        raise TypeError(
+            f"aucopt.io.save stores one aucopt estimator; got a {type(estimator).__name__}. "
+            "For a Pipeline, save its final aucopt step (pipeline[-1]) and keep the other "
+            "steps' settings in your code (or use joblib/skops for the whole pipeline).")
     if not hasattr(estimator, "_state"):
         raise ValueError(f"{type(estimator).__name__} is not fitted; call fit before save.")
     json_path, npz_path = _paths(path)
@@ -121,22 +132,35 @@ def load(path):
         if not p.exists():
             raise FileNotFoundError(f"{p} not found: a saved model is a .json and a .npz file "
                                     "written by aucopt.io.save.")
-    meta = json.loads(json_path.read_text())
-    if meta.get("format") != FORMAT or meta.get("format_version", 0) > FORMAT_VERSION:
-        raise ValueError(f"{json_path} is not an aucopt model of a supported format version "
-                         f"(got {meta.get('format')!r} v{meta.get('format_version')!r}).")
-    estimator = make(meta["algorithm"], **meta["params"])
-    state = {}
-    with np.load(npz_path, allow_pickle=False) as npz:
-        for key in npz.files:
-            if key.startswith(_STATE):
-                state[key[len(_STATE):]] = npz[key]
-            elif key.startswith(_ATTR):
-                setattr(estimator, key[len(_ATTR):], npz[key])
+    meta = read_meta(json_path)
+    if meta["format"] != FORMAT or not 1 <= meta["format_version"] <= FORMAT_VERSION:
+        raise ModelFileError(f"{json_path} is not an aucopt model of a supported format version "
+                             f"(got {meta['format']!r} v{meta['format_version']!r}).")
+    try:
+        spec = get_algorithm(meta["algorithm"])
+        estimator = make(meta["algorithm"], **meta["params"])
+        estimator._validate_params()
+    except (ValueError, TypeError) as exc:
+        raise ModelFileError(f"{json_path}: {exc}") from None
+    arrays = read_arrays(npz_path)
+    state = {k[len(_STATE):]: v for k, v in arrays.items() if k.startswith(_STATE)}
+    attrs = {k[len(_ATTR):]: v for k, v in arrays.items() if k.startswith(_ATTR)}
+    others = sorted(k for k in arrays if not k.startswith((_STATE, _ATTR)))
+    if others:
+        raise ModelFileError(f"{npz_path}: unexpected arrays {others}.")
     for key, value in meta["attributes"].items():
-        if isinstance(value, dict) and "object_array" in value:
+        if isinstance(value, dict) and isinstance(value.get("object_array"), list):
             value = np.array(value["object_array"], dtype=object)
+        attrs[key] = value
+    n_features = check_attributes(json_path, attrs)
+    params = estimator.get_params(deep=False)
+    check_state(npz_path, spec, state, params, n_features)
+    try:
+        rng = restore_generator(meta["rng_state"])
+    except ValueError as exc:
+        raise ModelFileError(f"{json_path}: {exc}") from None
+    for key, value in attrs.items():
         setattr(estimator, key, value)
-    estimator._state = state
-    estimator._rng = restore_generator(meta["rng_state"])
+    estimator._state, estimator._rng = state, rng
+    estimator._set_coef()  # from the validated state, not from the file
     return estimator

@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["make_generator", "generator_state", "restore_generator"]
+__all__ = ["make_generator", "generator_state", "restore_generator", "BIT_GENERATORS"]
 
 
 def make_generator(random_state) -> np.random.Generator:
@@ -38,8 +38,33 @@ def generator_state(rng: np.random.Generator) -> dict:
     return rng.bit_generator.state
 
 
+# the only bit generators a saved state may name (never looked up by name on a module)
+BIT_GENERATORS = {cls.__name__: cls for cls in (
+    np.random.PCG64, np.random.PCG64DXSM, np.random.MT19937, np.random.Philox, np.random.SFC64)}
+
+
 def restore_generator(state: dict) -> np.random.Generator:
-    """Return a Generator whose bit generator has the saved ``state``."""
-    bit_generator = getattr(np.random, state["bit_generator"])()
-    bit_generator.state = state
+    """Return a Generator whose bit generator has the saved ``state``.
+
+    Parameters
+    ----------
+    state : dict
+        As returned by :func:`generator_state`; its ``bit_generator`` must be one
+        of :data:`BIT_GENERATORS` (NumPy's own bit generators).
+
+    Raises
+    ------
+    ValueError
+        For any other name or a state the bit generator rejects.
+    """
+    name = state.get("bit_generator") if isinstance(state, dict) else None
+    cls = BIT_GENERATORS.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"Unknown bit generator {name!r} in the random state; expected one "
+                         f"of {sorted(BIT_GENERATORS)}.")
+    bit_generator = cls()
+    try:
+        bit_generator.state = state
+    except (ValueError, TypeError, KeyError, OverflowError) as exc:
+        raise ValueError(f"Invalid {name} random state: {exc!r}.") from None
     return np.random.Generator(bit_generator)

@@ -1,0 +1,187 @@
+"""Checks of a saved model, run by :func:`aucopt.io.load` before any kernel sees it.
+
+A model file may come from anywhere, so nothing in it is trusted:
+
+* the ``.json`` must be a small JSON object of the expected structure, its
+  hyperparameters must satisfy the estimator's ``_parameter_constraints``;
+* the ``.npz`` headers are read first and every array must hold exactly the
+  bytes its header declares, and all arrays together at most
+  ``MAX_EXPANSION`` times the file's size, before anything is allocated;
+* the state must have exactly the entries, dtypes and shapes of the state
+  that the algorithm's ``init_state`` builds for the saved ``n_features`` and
+  hyperparameters (entries whose shape depends on the data are checked by the
+  spec's ``check_state``), finite floats and non-negative integers (the
+  spec's ``signed_state`` excepted), and satisfy the spec's ``check_state``
+  (index and counter bounds);
+* the fitted attributes (``classes_``, ``n_features_in_``, ``t_``, ...) must
+  have the types and shapes a fit gives them.
+
+Every failure raises :class:`aucopt.exceptions.ModelFileError` (a
+``ValueError``) naming the file and what is wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zipfile
+from numbers import Integral
+
+import numpy as np
+
+from ..algorithms._data import new_data_stats
+from ..exceptions import ModelFileError
+from ..utils._random import make_generator
+
+__all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "read_meta", "read_arrays", "check_attributes",
+           "check_state"]
+
+MAX_JSON_BYTES = 64 * 2**20
+MAX_EXPANSION = 4  # arrays may declare at most this many times the .npz file's size
+_META_TYPES = {"format": str, "format_version": int, "algorithm": str, "class": str,
+               "params": dict, "attributes": dict, "rng_state": dict}
+_SCALAR_ATTRS = {"n_features_in_": 1, "t_": 0, "n_iter_": 0}  # name -> smallest value
+
+
+def read_meta(json_path) -> dict:
+    """Return the parsed ``.json`` of a saved model after checking its structure."""
+    size = json_path.stat().st_size
+    if size > MAX_JSON_BYTES:
+        raise ModelFileError(f"{json_path} has {size} bytes, more than the {MAX_JSON_BYTES} "
+                             "a saved model's metadata can have; it is not an aucopt model.")
+    try:
+        meta = json.loads(json_path.read_bytes())
+    except (ValueError, RecursionError) as exc:
+        raise ModelFileError(f"{json_path} is not valid JSON ({exc}); it is not a model "
+                             "written by aucopt.io.save.") from None
+    if not isinstance(meta, dict):
+        raise ModelFileError(f"{json_path} does not hold a JSON object.")
+    for key, kind in _META_TYPES.items():
+        if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
+            raise ModelFileError(f"{json_path}: field {key!r} is missing or not a "
+                                 f"{kind.__name__} (got {type(meta.get(key)).__name__}).")
+    for name, value in meta["params"].items():
+        if not isinstance(value, bool | int | float | str | type(None)):
+            raise ModelFileError(f"{json_path}: hyperparameter {name!r} has a "
+                                 f"{type(value).__name__} value; only JSON scalars are saved.")
+    return meta
+
+
+def _member_header(archive, info):
+    """Return ``(dtype, shape)`` of one ``.npy`` member after checking its declared size."""
+    with archive.open(info) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
+        elif version == (2, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise ValueError(f"unsupported .npy version {version}")
+        header = member.tell()
+    if dtype.hasobject or fortran:
+        raise ValueError("object or Fortran-ordered arrays are never saved by aucopt")
+    nbytes = math.prod(shape) * dtype.itemsize
+    if nbytes != info.file_size - header:
+        raise ValueError(f"its header declares shape {shape} ({nbytes} bytes) but it holds "
+                         f"{info.file_size - header} bytes")
+    return dtype, shape
+
+
+def read_arrays(npz_path) -> dict[str, np.ndarray]:
+    """Return the arrays of the ``.npz``, reading each one only after its header was checked."""
+    disk = npz_path.stat().st_size
+    try:
+        with zipfile.ZipFile(npz_path) as archive:
+            infos = archive.infolist()
+            declared = sum(info.file_size for info in infos)
+            if declared > MAX_EXPANSION * disk + 2**20:
+                raise ModelFileError(
+                    f"{npz_path} declares {declared} bytes of arrays in a {disk}-byte file; "
+                    "aucopt.io.save writes uncompressed arrays, so this is not a saved model "
+                    "(refused before allocating).")
+            arrays = {}
+            for info in infos:
+                name = info.filename.removesuffix(".npy")
+                if not info.filename.endswith(".npy") or name in arrays:
+                    raise ModelFileError(f"{npz_path}: unexpected member {info.filename!r}.")
+                try:
+                    _member_header(archive, info)
+                    with archive.open(info) as member:
+                        arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
+                except ModelFileError:
+                    raise
+                except (ValueError, OSError, EOFError, SyntaxError, zipfile.BadZipFile) as exc:
+                    raise ModelFileError(f"{npz_path}: array {name!r} is unreadable: {exc}.") \
+                        from None
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise ModelFileError(f"{npz_path} is not a readable .npz archive ({exc}).") from None
+    return arrays
+
+
+def _fail(where, message):
+    raise ModelFileError(f"{where}: {message}. The file was not written by aucopt.io.save for "
+                         "this model, or it was modified; refit and save the model again.")
+
+
+def check_attributes(where, attrs: dict, n_features: int | None = None) -> int:
+    """Check the fitted attributes; return ``n_features_in_``.
+
+    ``coef_`` and ``intercept_`` are only checked for shape here: ``load``
+    recomputes them from the validated state.
+    """
+    allowed = {*_SCALAR_ATTRS, "classes_", "coef_", "intercept_", "feature_names_in_"}
+    unknown = sorted(set(attrs) - allowed)
+    if unknown:
+        _fail(where, f"unknown fitted attribute(s) {unknown}")
+    for name, low in _SCALAR_ATTRS.items():
+        value = attrs.get(name)
+        if not isinstance(value, Integral) or isinstance(value, bool) or not low <= value < 2**62:
+            _fail(where, f"{name} must be an int >= {low}, got {value!r}")
+    d = int(attrs["n_features_in_"])
+    classes = attrs.get("classes_")
+    if (not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.shape[0] != 2
+            or classes.dtype.kind not in "biufUO" or classes[0] == classes[1]):
+        _fail(where, f"classes_ must be an array of two distinct labels, got {classes!r}")
+    expected = {"coef_": ((1, d), "f"), "intercept_": ((1,), "f"),
+                "feature_names_in_": ((d,), "O")}
+    for name, (shape, kind) in expected.items():
+        value = attrs.get(name)
+        if value is None and name != "intercept_":
+            continue
+        if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype.kind != kind:
+            _fail(where, f"{name} must be an array of shape {shape}, got "
+                  f"{getattr(value, 'dtype', type(value))} {getattr(value, 'shape', '')}")
+    names = attrs.get("feature_names_in_")
+    if names is not None and not all(isinstance(n, str) for n in names):
+        _fail(where, "feature_names_in_ must hold strings")
+    return d
+
+
+def check_state(where, spec, state: dict, params: dict, n_features: int) -> None:
+    """Compare ``state`` with the one ``spec.init_state`` builds, then apply the spec's rules."""
+    data_sum = state.get("data_sum")
+    if data_sum is None or data_sum.shape != (2, n_features):
+        _fail(where, f"state entry 'data_sum' must have shape (2, {n_features})")
+    reference = spec.init_state(n_features, 1, params, make_generator(0))
+    reference.update(new_data_stats(n_features))
+    missing, extra = sorted(set(reference) - set(state)), sorted(set(state) - set(reference))
+    if missing or extra:
+        _fail(where, f"state entries differ from {spec.id!r}'s: missing {missing}, "
+              f"unexpected {extra}")
+    for key, ref in reference.items():
+        value = state[key]
+        if value.dtype != ref.dtype or value.ndim != ref.ndim:
+            _fail(where, f"state entry {key!r} is {value.dtype} with {value.ndim} dimension(s), "
+                  f"expected {ref.dtype} with {ref.ndim}")
+        if key not in spec.data_shaped and value.shape != ref.shape:
+            _fail(where, f"state entry {key!r} has shape {value.shape}, expected {ref.shape} "
+                  f"for n_features={n_features} and the saved hyperparameters")
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            _fail(where, f"state entry {key!r} holds NaN or infinite values")
+        if value.dtype.kind == "i" and key not in spec.signed_state and (value < 0).any():
+            _fail(where, f"state entry {key!r} holds negative counts or indices")
+    if spec.check_state is not None:
+        try:
+            spec.check_state(state, params, n_features)
+        except ValueError as exc:
+            _fail(where, str(exc))
