@@ -8,6 +8,7 @@ import numpy as np
 
 from .._kernels.aogd import GLOBAL, PER_CLASS, aogd_epoch, rff_scores
 from ._fast import select
+from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -121,6 +122,10 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
         ``w`` (D,), running means ``phi_count`` (2,), ``phi_mean`` (2, D),
         representatives ``rep`` (2, D) and their labels ``rep_label`` (2,).
     """
+    half = max(int(params["n_components"]) // 2, 1)
+    check_memory(float(half) * (n_features + 10), params,
+                 f"AOGD's {2 * half} random features in dimension {n_features}",
+                 "Lower n_components")
     freq = draw_frequencies(params["n_components"], n_features, rng, transposed=True)
     dim = 2 * freq.shape[1]
     return {

@@ -17,6 +17,7 @@ from .._kernels.kernel_budget import (
     koil_epoch,
     sparse_kernel_fit,
 )
+from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .aogd import auto_bandwidth
@@ -82,6 +83,8 @@ def koil_init_state(n_features: int, n_samples: int, params: dict, rng=None):
         ``seen`` (2,) int64, ``bandwidth`` (1,) (0 until fixed).
     """
     slots = 2 * int(params["budget"])
+    check_memory(float(slots) * (n_features + slots + 4), params,
+                 f"Projection++'s {slots} support vectors and their Gram matrix", "Lower budget")
     return {
         "alpha": np.zeros(slots),
         "sv": np.zeros((slots, n_features)),
@@ -177,6 +180,8 @@ def sparse_init_state(n_features: int, n_samples: int, params: dict, rng=None):
         ``bandwidth`` (1,), ``n_iter`` (1,) basis points added.
     """
     budget = int(params["budget"])
+    check_memory(float(budget) * (n_features + 3), params,
+                 f"Sparse Kernel's {budget} basis points", "Lower budget")
     return {
         "basis": np.zeros((budget, n_features)),
         "basis_sq": np.zeros(budget),
@@ -205,6 +210,9 @@ def sparse_run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """
     inv2s2 = _bandwidth(state, rows, params)
     budget = min(int(params["budget"]), rows.n_samples)
+    check_memory(float(budget) * (rows.n_samples + budget + N_CANDIDATES), params,
+                 f"Sparse Kernel's {rows.n_samples} x {budget} kernel columns",
+                 "Lower budget or fit on fewer rows")
     kappa = min(N_CANDIDATES, rows.n_samples)
     candidates = np.stack([rng.choice(rows.n_samples, kappa, replace=False)
                            for _ in range(budget)]).astype(np.int64)

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._kernels._checks import OK
 from .._kernels.oam import GRADIENT, SEQUENTIAL, oam_epoch
+from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -118,7 +119,7 @@ def _sparse_slots(state: dict) -> bool:
     return state["buf_idx"].shape[-1] == state["buf"].shape[-1]
 
 
-def match_slots(state: dict, rows: RowData) -> tuple:
+def match_slots(state: dict, rows: RowData, params: dict | None = None) -> tuple:
     """Give the slots of ``state`` the layout of ``rows``; return the kernel's slot triple.
 
     CSR rows get sparse slots at least as wide as their longest row (grown
@@ -132,6 +133,8 @@ def match_slots(state: dict, rows: RowData) -> tuple:
         Holds the entries of :func:`new_slots`; replaced when they change.
     rows : RowData
         The chunk.
+    params : dict, optional
+        Estimator hyperparameters: ``max_memory_gb`` bounds the slots (None: no bound).
 
     Returns
     -------
@@ -139,8 +142,12 @@ def match_slots(state: dict, rows: RowData) -> tuple:
         ``(buf, buf_idx, buf_nnz)`` (sparse) or ``(buf, None, None)`` (dense).
     """
     buf, idx, nnz = state["buf"], state["buf_idx"], state["buf_nnz"]
+    longest = int(np.diff(rows.indptr).max(initial=0)) if rows.is_sparse else rows.n_features
+    if params is not None:
+        check_memory(2.0 * nnz.size * max(longest, buf.shape[-1]), params,
+                     f"{nnz.size} buffered rows of up to {longest} values",
+                     "Lower buffer_size, or pass CSR rows (stored sparsely)")
     if rows.is_sparse:
-        longest = int(np.diff(rows.indptr).max(initial=0))
         if not _sparse_slots(state):  # dense -> sparse
             mask = buf != 0.0
             nnz = mask.sum(axis=-1).astype(np.int64)
@@ -177,6 +184,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
         (2,).
     """
     capacity = int(params["buffer_size"])
+    check_memory(8.0 * capacity, params, f"two reservoirs of {capacity} rows", "Lower buffer_size")
     return {
         "w": np.zeros(n_features),
         **new_slots((2, capacity)),
@@ -203,7 +211,7 @@ def _runner(update: str):
         Every visit is an arrival (a second pass offers the rows again).
         """
         hp = OamHyper(C=step_scale(params["C"], AUTO_C[update], state), update=code)
-        slots = match_slots(state, rows)
+        slots = match_slots(state, rows, params)
         g = np.empty(state["buf_sq"].shape[1])
         acc = np.empty(rows.n_features if slots[1] is None and code == GRADIENT else 0)
 

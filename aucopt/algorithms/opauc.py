@@ -23,6 +23,7 @@ from .._kernels.opauc import (
     opauc_sketch_epoch,
 )
 from ._fast import select
+from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -124,15 +125,10 @@ def check_covariance_memory(k: int, params: dict, alternative: str = "opauc-r") 
     alternative : str
         Registry id suggested in the message.
     """
-    need = 2.0 * k * k * 8 / 1e9
-    limit = float(params["max_memory_gb"])
-    if need > limit:
-        raise ValueError(
-            f"OPAUC keeps two {k} x {k} covariance matrices ({need:.3g} GB), more than "
-            f"max_memory_gb={limit:g}. Use {alternative!r} (low-rank sketch, O(rank d) memory, "
-            "e.g. aucopt.make('opauc-r', rank=50)), reduce the dimension first (opauc-rp, "
-            "opauc-pca), or raise max_memory_gb if the memory is really available."
-        )
+    check_memory(2.0 * k * k, params, f"OPAUC's two {k} x {k} covariance matrices",
+                 f"Use {alternative!r} (low-rank sketch, O(rank d) memory, e.g. "
+                 "aucopt.make('opauc-r', rank=50)), reduce the dimension first (opauc-rp, "
+                 "opauc-pca)")
 
 
 def covariance_state(k: int, params: dict, deferred: bool = False) -> dict[str, np.ndarray]:
@@ -240,6 +236,8 @@ def init_sketch_state(n_features: int, n_samples: int, params: dict,
                       rng=None) -> dict[str, np.ndarray]:
     """Return a fresh OPAUCr state: O(rank d) memory, never d x d."""
     rank = int(params["rank"])
+    check_memory(2.0 * rank * (n_features + 1), params, f"OPAUCr's two {rank} x "
+                 f"{n_features} sketches", "Lower rank")
     return {
         "w": np.zeros(n_features),
         "count": np.zeros(2, dtype=np.int64),
@@ -315,6 +313,8 @@ def init_projection_state(n_features, n_samples, params, rng=None):
         state["rowbuf"] = np.zeros(n_features)
         state["proj"] = np.zeros((0, n_features))
         return state
+    check_memory(float(k) * n_features, params, f"the {k} x {n_features} random projection",
+                 "Lower n_components")
     state["proj"] = rng.standard_normal((k, n_features)) / np.sqrt(k)
     return state
 

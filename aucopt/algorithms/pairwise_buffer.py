@@ -19,6 +19,7 @@ from .._kernels.pairwise_buffer import (
     pairwise_buffer_epoch,
     rsx_epoch_lazy,
 )
+from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import check_slots, match_slots, new_slots, run_in_blocks, step_scale
@@ -67,6 +68,8 @@ def _init_state(capacity: int):
             (see :func:`aucopt.algorithms.oam.new_slots`).
         """
         s = int(params["buffer_size"]) if capacity == 0 else capacity
+        if capacity == 0:
+            check_memory(4.0 * s, params, f"a buffer of {s} rows", "Lower buffer_size")
         state = {
             "w": np.zeros(n_features),
             "w_avg": np.zeros(n_features),
@@ -131,7 +134,7 @@ def _runner(algorithm_id: str, policy: int):
                 hp, t)
             state["prev_nnz"][0] = -1  # a dense row is stored: its support is unknown
             return result
-        slots = match_slots(state, rows) if policy == RSX else (state["buf"], None, None)
+        slots = match_slots(state, rows, params) if policy == RSX else (state["buf"], None, None)
         s = state["buf_sq"].shape[0]
         seen = int(state["seen"][0])
         repopulate = policy == RSX and seen <= s < seen + order.shape[0]  # t = s+1 in this call

@@ -58,6 +58,10 @@ class AOGDClassifier(BaseAUCClassifier):
         opposite-class pairs contribute (spec A-29). ``"global"``: one global
         mean and one representative, Algorithm 1 literally (a same-label
         representative is skipped).
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the (d, D/2) frequencies and the
+        D-dimensional weights, means and representatives need more than this many GB (1 GB =
+        1e9 bytes). Values must be in the range `(0.0, inf)`.
     max_iter : int, default=1
         Passes over the data in ``fit`` (AOGD is a one-pass method). The
         running means are only updated on the first pass over new data.
@@ -130,6 +134,7 @@ class AOGDClassifier(BaseAUCClassifier):
         "lam": [Interval(Real, 0, None, closed="left")],
         "q": [Interval(Real, 0, 1, closed="both")],
         "averaging": [Options(str, {"per_class", "global"})],
+        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -142,6 +147,7 @@ class AOGDClassifier(BaseAUCClassifier):
         lam=1e-4,
         q=0.5,
         averaging="per_class",
+        max_memory_gb=2.0,
         max_iter=1,
         shuffle=True,
         random_state=None,
@@ -155,6 +161,7 @@ class AOGDClassifier(BaseAUCClassifier):
         self.lam = lam
         self.q = q
         self.averaging = averaging
+        self.max_memory_gb = max_memory_gb
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state

@@ -51,6 +51,10 @@ class ProjectionPPClassifier(BaseAUCClassifier):
         of the first data given, fixed afterwards.
     replacement : {"reservoir", "fifo"}, default="reservoir"
         Buffer policy: KOIL_RS++ or KOIL_FIFO++.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the 2 x ``budget`` support vectors (d
+        values each) and their Gram matrix need more than this many GB (1 GB = 1e9 bytes).
+        Values must be in the range `(0.0, inf)`.
     max_iter : int, default=1
         Passes over the data in ``fit`` (KOIL is a one-pass method).
     shuffle : bool, default=True
@@ -124,6 +128,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
         "lam": [Interval(Real, 0, None, closed="left")],
         "bandwidth": _BANDWIDTH,
         "replacement": [Options(str, {"reservoir", "fifo"})],
+        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -135,6 +140,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
         lam=0.2,
         bandwidth="auto",
         replacement="reservoir",
+        max_memory_gb=2.0,
         max_iter=1,
         shuffle=True,
         random_state=None,
@@ -147,6 +153,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
         self.lam = lam
         self.bandwidth = bandwidth
         self.replacement = replacement
+        self.max_memory_gb = max_memory_gb
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
@@ -185,6 +192,10 @@ class SparseKernelClassifier(BaseAUCClassifier):
     tol : float, default=1e-10
         Stop the Newton refit when the predicted decrease is below ``tol``
         times the objective.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the ``budget`` basis points and the (n,
+        ``budget``) kernel columns of a fit need more than this many GB (1 GB = 1e9 bytes).
+        Values must be in the range `(0.0, inf)`.
     max_iter : int, default=20
         Newton iterations per refit at most.
     shuffle : bool, default=True
@@ -255,6 +266,7 @@ class SparseKernelClassifier(BaseAUCClassifier):
         "lam": [Interval(Real, 0, None, closed="neither")],
         "bandwidth": _BANDWIDTH,
         "tol": [Interval(Real, 0, None, closed="left")],
+        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -264,6 +276,7 @@ class SparseKernelClassifier(BaseAUCClassifier):
         lam=1e-3,
         bandwidth="auto",
         tol=1e-10,
+        max_memory_gb=2.0,
         max_iter=20,
         shuffle=True,
         random_state=None,
@@ -274,6 +287,7 @@ class SparseKernelClassifier(BaseAUCClassifier):
         self.lam = lam
         self.bandwidth = bandwidth
         self.tol = tol
+        self.max_memory_gb = max_memory_gb
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state

@@ -231,8 +231,8 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         first = not hasattr(self, "_state")
+        self._validate_params()  # every call: set_params may have changed them since
         if first:
-            self._validate_params()
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit, because a chunk "

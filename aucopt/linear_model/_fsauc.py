@@ -67,9 +67,15 @@ class FSAUCClassifier(BaseAUCClassifier):
         :math:`\eta_{k+1} = \eta_k/2` (spec A-18).
     n_samples_hint : int or None, default=None
         Number :math:`n` of examples the stream will deliver, which sets the
-        stage count and length. ``None``: ``max_iter`` times the number of rows
-        given to ``fit`` (or to the first ``partial_fit`` call). Examples
-        beyond :math:`m n_0` continue in further stages of length :math:`n_0`.
+        stage count and length; examples beyond :math:`m n_0` continue in
+        further stages of length :math:`n_0`. ``None``: ``fit`` uses
+        ``max_iter`` times the number of rows; ``partial_fit`` starts with the
+        rows of its first call as :math:`n` and, whenever the :math:`m` stages
+        of a run are done, restarts the stage schedule (radii, step, stage
+        length) with :math:`n` doubled, from the last output :math:`\hat v`
+        (the doubling trick for an unknown horizon). So a stream fed one row
+        at a time learns (runs of 1, 2, 4, ... examples), at a constant-factor
+        cost in the rate; pass ``n_samples_hint`` when the length is known.
     max_iter : int, default=1
         Passes over the data in ``fit``; the passes form one stream of
         ``max_iter * n_samples`` examples (FSAUC is a one-pass method).
@@ -113,9 +119,13 @@ class FSAUCClassifier(BaseAUCClassifier):
     :math:`D_0 = 2\sqrt2\kappa R_0` (A-14), :math:`\hat p = T_+/(T_+ + T_-)`
     (A-12), :math:`\hat\alpha` with the sign of Algorithm 2 (A-15). Guards
     (A-17): :math:`m \ge 1`; a Lemma 1 denominator :math:`\le 0` gives
-    :math:`D = 4R\kappa` and keeps :math:`\beta`. ``n`` must be known in
+    :math:`D = 4R\kappa` and keeps :math:`\beta`. ``n`` should be known in
     advance: ``partial_fit`` cannot take it as an argument (its signature is
-    shared by all estimators), hence ``n_samples_hint``. Cost per example:
+    shared by all estimators), hence ``n_samples_hint`` (or the doubling
+    restarts above). A first step with :math:`\eta_1\kappa^2 > 16` raises
+    :class:`~aucopt.exceptions.DivergenceError`: the per-example curvature is up
+    to :math:`2\kappa^2`, and such steps bounce across the feasible set (the
+    averaged model then ranks worse than chance). Cost per example:
     O(d) plus the projection (O(d log d); the exact method adds a root search,
     about 10-40 projections onto :math:`\Omega_1`, only on steps that leave
     the ball).

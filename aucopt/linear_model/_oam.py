@@ -44,6 +44,10 @@ class OAMSeqClassifier(BaseAUCClassifier):
     buffer_size : int, default=100
         Capacity :math:`N_+ = N_-` of each reservoir (100 in the papers, 50 on
         high-dimensional data). Values must be in the range `[1, inf)`.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the two reservoirs of ``buffer_size``
+        rows (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes).
+        Values must be in the range `(0.0, inf)`.
     max_iter : int, default=1
         Passes over the data in ``fit`` (one pass is the online setting; a
         later pass offers every row again, as new arrivals).
@@ -137,6 +141,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
         **BaseAUCClassifier._parameter_constraints,
         "C": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
         "buffer_size": [Interval(Integral, 1, None, closed="left")],
+        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -144,6 +149,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
         *,
         C="auto",
         buffer_size=100,
+        max_memory_gb=2.0,
         max_iter=1,
         shuffle=True,
         random_state=None,
@@ -152,6 +158,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
     ):
         self.C = C
         self.buffer_size = buffer_size
+        self.max_memory_gb = max_memory_gb
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state
@@ -181,6 +188,10 @@ class OAMGraClassifier(OAMSeqClassifier):
     buffer_size : int, default=100
         Capacity :math:`N_+ = N_-` of each reservoir. Values must be in the
         range `[1, inf)`.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the two reservoirs of ``buffer_size``
+        rows (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes).
+        Values must be in the range `(0.0, inf)`.
     max_iter : int, default=1
         Passes over the data in ``fit``.
     shuffle : bool, default=True

@@ -165,6 +165,9 @@ class OPAUCrClassifier(BaseAUCClassifier):
         semi-definite; spec A-06). ``"paper"``: the literal
         :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
         :math:`cc^\top` on non-centred data.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the two ``rank`` x d sketches need more
+        than this many GB (1 GB = 1e9 bytes). Values must be in the range `(0.0, inf)`.
     max_iter : int, default=1
         Passes over the data in ``fit`` (later passes take steps only).
     shuffle : bool, default=True
@@ -213,6 +216,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
         "lam": _OPAUC_CONSTRAINTS["lam"],
         "rank": [Interval(Integral, 1, None, closed="left")],
         "centering": [Options(str, {"unbiased", "paper"})],
+        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -222,6 +226,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
         lam=1e-4,
         rank=50,
         centering="unbiased",
+        max_memory_gb=2.0,
         max_iter=1,
         shuffle=True,
         random_state=None,
@@ -232,6 +237,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
         self.lam = lam
         self.rank = rank
         self.centering = centering
+        self.max_memory_gb = max_memory_gb
         self.max_iter = max_iter
         self.shuffle = shuffle
         self.random_state = random_state

@@ -197,6 +197,10 @@ class KarClassifier(OGDFIFOClassifier):
     buffer_size : int, default=100
         Capacity s of the buffer (both classes together). Values must be in
         the range `[1, inf)`.
+    max_memory_gb : float, default=2.0
+        Refuse (ValueError, before allocating) when the buffer of ``buffer_size`` rows
+        (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes). Values
+        must be in the range `(0.0, inf)`.
     max_iter : int, default=10
         Passes over the data in ``fit``.
     shuffle : bool, default=True
@@ -269,6 +273,7 @@ class KarClassifier(OGDFIFOClassifier):
     _parameter_constraints = {
         **OGDFIFOClassifier._parameter_constraints,
         "buffer_size": [Interval(Integral, 1, None, closed="left")],
+        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
     }
 
     def __init__(
@@ -281,6 +286,7 @@ class KarClassifier(OGDFIFOClassifier):
         schedule="inv_sqrt",
         output="average",
         buffer_size=100,
+        max_memory_gb=2.0,
         max_iter=10,
         shuffle=True,
         random_state=None,
@@ -293,3 +299,4 @@ class KarClassifier(OGDFIFOClassifier):
             warm_start=warm_start, verbose=verbose,
         )
         self.buffer_size = buffer_size
+        self.max_memory_gb = max_memory_gb

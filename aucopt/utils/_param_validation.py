@@ -27,7 +27,8 @@ class Interval:
     type_ : {numbers.Integral, numbers.Real}
         Integral accepts ints only; Real accepts ints and floats (never bools).
     left, right : float or None
-        Bounds; ``None`` means unbounded.
+        Bounds; ``None`` means unbounded. Infinite values and NaN are never in
+        an interval (``inf`` as a step size or weight gives a meaningless model).
     closed : {"both", "left", "right", "neither"}, default="both"
         Which bounds belong to the interval.
     """
@@ -43,10 +44,8 @@ class Interval:
         """Return whether ``value`` lies in the interval."""
         if isinstance(value, bool | np.bool_) or not isinstance(value, self.type_):
             return False
-        if isinstance(value, float) and not np.isfinite(value) and value == value:
-            pass  # +-inf are compared against the bounds below
-        elif value != value:  # NaN
-            return False
+        if isinstance(value, float | np.floating) and not np.isfinite(value):
+            return False  # NaN and +-inf: no hyperparameter is meaningful at infinity
         left_ok = self.left is None or (
             value >= self.left if self.closed in ("both", "left") else value > self.left
         )

@@ -82,6 +82,7 @@ def test_fit_knows_n_and_output_waits_for_a_stage():
 def test_exact_and_alternating_projections_differ():
     """Both stay feasible; they give different iterates (spec A-16)."""
     X, y = make_auc_problem(600, 8, separation=1.5, random_state=1)
+    X = X * 0.25  # eta1 kappa^2 = 3.3: a large step that is still stable (MAX_STEP_CURVATURE)
     params = dict(R=0.5, eta1=1.0, n_samples_hint=60, random_state=0)  # 10 stages: r binds
     a = FSAUCClassifier(**params).fit(X, y)
     b = FSAUCClassifier(projection="alternating", **params).fit(X, y)
