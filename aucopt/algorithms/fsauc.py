@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels._checks import DIVERGED, OK
+from .._kernels._checks import OK
 from .._kernels._prox_l1l2 import PROJECTION_CODES
 from .._kernels.fsauc import (
     DECAY_CAPPED,
@@ -26,6 +26,7 @@ from .._kernels.fsauc import (
 )
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._stability import step_status
 from .solam import RADII, ZETAS, kappa_of
 
 __all__ = ["FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "FSAUC"]
@@ -43,12 +44,11 @@ AUTO_ETA1 = 0.5
 
 STEP_DECAYS = {"paper": DECAY_PAPER, "capped": DECAY_CAPPED, "halve": DECAY_HALVE}
 
-# Largest stable first step, as eta1 * kappa^2. The square loss of one example has curvature
-# up to 2 kappa^2 in w, so a constant step above 1/kappa^2 already overshoots along x; far
-# above it the iterates bounce across the feasible set and the averaged model ranks worse
-# than chance (measured after one pass: test AUC 0.78 at eta1 kappa^2 = 1.4 and 0.44 at 22 on
-# german.numer; 0.75 at 4.3 and 0.46 at 69 on a synthetic problem). Such a step is reported
-# as divergence, like an exploding iterate in the unconstrained methods.
+# Largest useful first step, as eta1 * kappa^2 (see aucopt.algorithms._stability). The square
+# loss of one example has curvature up to 2 kappa^2 in w, so a constant step above 1/kappa^2
+# already overshoots along x; measured after one pass: test AUC 0.78 at eta1 kappa^2 = 1.4 and
+# 0.44 at 22 on german.numer scaled to [-1, 1]; 0.75 at 4.3 and 0.46 at 69 on a synthetic
+# problem.
 MAX_STEP_CURVATURE = 16.0
 
 
@@ -131,7 +131,7 @@ def _start(state: dict, params: dict) -> int:
     state["alpha"][:] = state["alpha_hat"]
     state["alpha1"][:] = state["alpha_hat"]
     state["counters"][I_STAGE] = 1
-    return DIVERGED if sched[F_ETA] * kappa * kappa > MAX_STEP_CURVATURE else OK
+    return step_status(sched[F_ETA], kappa * kappa, MAX_STEP_CURVATURE)
 
 
 def _restart(state: dict, params: dict) -> int:

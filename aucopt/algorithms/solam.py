@@ -6,9 +6,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .._kernels._checks import OK
 from .._kernels.solam import BALL_L1, BALL_L2, solam_epoch, solam_epoch_dense, solam_epoch_lazy
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._stability import step_status
 
 __all__ = ["SolamHyper", "AUTO_ETA0", "kappa_of", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
 
@@ -88,6 +90,9 @@ def _runner(ball: int, regularised: bool):
         else:
             lam, radius = 0.0, float(params["R"])
         hp = _hyper(params, state, ball, lam, radius)
+        status = step_status(hp.eta0, hp.kappa * hp.kappa, MAX_STEP_CURVATURE)
+        if status != OK:
+            return t, status
         iterates = (state["w"], state["ab"], state["alpha"], state["w_avg"], state["ab_avg"],
                     state["alpha_avg"], state["gamma_sum"], state["seen"])
         if not rows.is_sparse:
@@ -104,6 +109,12 @@ def coef(state, params) -> np.ndarray:
     """Return the ``gamma``-weighted average ``w_bar`` (the output of [D4] Alg. 10/18)."""
     return state["w_avg"]
 
+
+# Largest useful eta0 * kappa^2 (see aucopt.algorithms._stability); measured after one pass:
+# test AUC 0.80 at 8 and 0.46 at 256 on german.numer scaled to [-1, 1], 0.76 at 8 and 0.57 at
+# 256 on a synthetic problem. The limit is kept at the paper grid's largest step (eta0 = 2^10
+# on rows of norm <= 1), so poor steps between 256 and 1024 are still run as asked.
+MAX_STEP_CURVATURE = 1024.0
 
 RADII = tuple(10.0**k for k in range(-1, 6))  # [D1] section 5: R in 10^[-1:1:5]
 ZETAS = tuple(2.0**k for k in range(-10, 11))  # [D1] section 5: 2^[-10:1:10]

@@ -1,0 +1,38 @@
+"""Steps so large that a projected method oscillates instead of learning.
+
+The iterates of a method that projects onto a bounded set (SOLAM, FSAUC,
+AdaOAM) stay finite whatever the step, so an absurd step never explodes: the
+iterates bounce across the feasible set and the averaged model ranks near or
+below chance. The specs therefore compare the step, made dimensionless with the
+data scale (e.g. ``eta * kappa^2``, the step times the per-example curvature
+bound), against a limit measured per method, and report a larger one as
+divergence, like an exploding iterate of the unconstrained methods.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .._kernels._checks import DIVERGED, OK
+
+__all__ = ["step_status"]
+
+
+def step_status(step: float, scale: float, limit: float) -> int:
+    """Return ``DIVERGED`` if ``step * scale`` exceeds ``limit`` (or is not finite), else ``OK``.
+
+    Parameters
+    ----------
+    step : float
+        The step-size hyperparameter in use.
+    scale : float
+        The data scale that makes it dimensionless (e.g. ``kappa**2``).
+    limit : float
+        The method's largest useful value of ``step * scale``.
+
+    Returns
+    -------
+    int
+    """
+    value = step * scale
+    return OK if math.isfinite(value) and value <= limit else DIVERGED
