@@ -11,6 +11,7 @@ import typer
 from ._app import app, datasets_app, friendly_errors, split_list
 
 DEFAULT_OUT = Path("aucopt-results")
+STREAM_SHUFFLE_BUFFER = 50_000  # lines held by fit --stream's shuffle buffer by default
 
 
 @app.command()
@@ -135,6 +136,12 @@ def fit(
     chunk_size: int = typer.Option(10_000, min=1, help="Rows per chunk with --stream."),
     n_features: int = typer.Option(None, help="Feature count of the file (--stream)."),
     classes: str = typer.Option("-1,1", help="The two labels of the file (--stream)."),
+    shuffle_buffer: int = typer.Option(
+        STREAM_SHUFFLE_BUFFER, min=0,
+        help="With --stream: shuffle the rows through a buffer of this many lines (seeded by "
+        "--seed; memory: that many raw lines), because one-pass learners follow the file's "
+        "order and many files are sorted by label. 0 keeps the file's order."),
+    seed: int = typer.Option(0, help="Seed of the --stream shuffle buffer."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
@@ -143,7 +150,8 @@ def fit(
     est = make(algorithm, **_parse_params(param))
     start = time.perf_counter()
     if stream:
-        name, seen = _fit_stream(est, data, chunk_size, n_features, classes)
+        name, seen = _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer,
+                                 seed)
         summary = f"streamed {seen} rows"
     else:
         from ._data import load_data
@@ -156,8 +164,8 @@ def fit(
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
 
 
-def _fit_stream(est, data, chunk_size, n_features, classes):
-    """One constant-memory pass of ``partial_fit`` over a LIBSVM file."""
+def _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed):
+    """One bounded-memory pass of ``partial_fit`` over a LIBSVM file, through a shuffle buffer."""
     import numpy as np
 
     from ..datasets import iter_svmlight
@@ -172,7 +180,8 @@ def _fit_stream(est, data, chunk_size, n_features, classes):
         raise ValueError("--stream needs --n-features (chunks must all have the model's width).")
     labels = np.array([float(c) for c in split_list(classes)])
     seen = 0
-    for X, y in iter_svmlight(path, chunk_size=chunk_size, n_features=n_features):
+    for X, y in iter_svmlight(path, chunk_size=chunk_size, n_features=n_features,
+                              shuffle_buffer=shuffle_buffer, random_state=seed):
         est.partial_fit(X, y, classes=labels)
         seen += X.shape[0]
     return path.name, seen
@@ -190,7 +199,7 @@ def evaluate(
     from ._data import load_data
 
     est = load(model)
-    X, y, name = load_data(data)
+    X, y, name = load_data(data, n_features=est.n_features_in_)
     scores = est.decision_function(X)
     auc = est.score(X, y)
     typer.echo(f"AUC on {name}: {auc:.4f}")

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 
-def load_data(source: str):
+def load_data(source: str, n_features: int | None = None):
     """Return ``(X, y, name)`` for a dataset name or a file path.
 
     Parameters
@@ -16,6 +17,9 @@ def load_data(source: str):
         A name from ``aucopt datasets list`` (bundled, cached, mirrored or
         downloaded), a LIBSVM file (optionally .bz2/.gz/.xz) or a CSV file
         whose last column is the label.
+    n_features : int, optional
+        Width of a model the data is for: a LIBSVM file whose highest feature
+        index is lower is read with this width (its missing columns are zero).
 
     Returns
     -------
@@ -33,6 +37,8 @@ def load_data(source: str):
         from sklearn.datasets import load_svmlight_file
 
         X, y = load_svmlight_file(str(path))
+        if n_features is not None and X.shape[1] < n_features:  # pad: no copy of the values
+            X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
         return X, y, path.name
     dataset_info(source)  # raises a helpful error for unknown names
     X, y = fetch(source)

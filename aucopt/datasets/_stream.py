@@ -1,4 +1,9 @@
-"""Constant-memory reading of LIBSVM files in chunks, for streaming ``partial_fit``."""
+"""Constant-memory reading of LIBSVM files in chunks, for streaming ``partial_fit``.
+
+One-pass learners follow the order of the stream, and many public LIBSVM files
+are sorted by label: a bounded, seeded shuffle buffer (``shuffle_buffer=``)
+mixes the rows before they are parsed.
+"""
 
 from __future__ import annotations
 
@@ -11,12 +16,50 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["iter_svmlight"]
+__all__ = ["iter_svmlight", "shuffled_lines"]
 
 _OPENERS = {".bz2": bz2.open, ".gz": gzip.open, ".xz": lzma.open}
 
 
-def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"):
+def shuffled_lines(lines, buffer_size: int, random_state=None):
+    """Yield ``lines`` in a shuffled order, holding at most ``buffer_size`` of them.
+
+    The buffer is filled first; then each new line replaces a uniformly drawn
+    buffered one, which is yielded; at the end the rest of the buffer is
+    yielded in a random order. A stream no longer than the buffer comes out as
+    a uniform random permutation; a longer one is mixed over windows of about
+    ``buffer_size`` lines (a file sorted by label then still starts with one
+    class, so the estimators warn: see
+    :class:`~aucopt.exceptions.OrderedStreamWarning`).
+
+    Parameters
+    ----------
+    lines : iterable
+        Any items (here: raw lines of a LIBSVM file).
+    buffer_size : int
+        Capacity of the buffer (memory: that many lines).
+    random_state : None, int or numpy.random.Generator
+        Seed of the draws.
+
+    Yields
+    ------
+    item
+    """
+    rng = np.random.default_rng(random_state)
+    buffer = []
+    for line in lines:
+        if len(buffer) < buffer_size:
+            buffer.append(line)
+            continue
+        slot = int(rng.integers(buffer_size))
+        yield buffer[slot]
+        buffer[slot] = line
+    for slot in rng.permutation(len(buffer)):
+        yield buffer[slot]
+
+
+def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto",
+                  shuffle_buffer=0, random_state=None):
     """Yield ``(X_chunk, y_chunk)`` from a LIBSVM file, ``chunk_size`` rows at a time.
 
     Memory is bounded by one chunk whatever the file size: lines are read
@@ -35,6 +78,14 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
     zero_based : bool or "auto", default="auto"
         Index base, as in ``load_svmlight_file``. "auto" decides on the first
         chunk and keeps that choice for the whole file.
+    shuffle_buffer : int, default=0
+        Shuffle the rows through a buffer of this many lines (see
+        :func:`shuffled_lines`; memory grows by that many raw lines). 0 keeps
+        the file's order. Use it for one-pass learning on files that may be
+        sorted (e.g. by label); a buffer at least as long as the file gives a
+        uniform random order.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the shuffle buffer.
 
     Yields
     ------
@@ -45,11 +96,17 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
 
     if not isinstance(chunk_size, int) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}.")
+    if not isinstance(shuffle_buffer, int) or isinstance(shuffle_buffer, bool) \
+            or shuffle_buffer < 0:
+        raise ValueError(f"shuffle_buffer must be an int >= 0; got {shuffle_buffer!r}.")
     path = Path(path)
     opener = _OPENERS.get(path.suffix, open)
     with opener(path, "rb") as fh:
+        source = (line for line in fh if line.strip() and not line.lstrip().startswith(b"#"))
+        if shuffle_buffer:
+            source = shuffled_lines(source, shuffle_buffer, random_state)
         while True:
-            lines = list(islice(fh, chunk_size))
+            lines = list(islice(source, chunk_size))
             if not lines:
                 return
             if zero_based == "auto":  # decide once, on the first chunk

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import warnings
 from numbers import Integral
 
 import numpy as np
@@ -29,7 +30,7 @@ from ..algorithms._data import (
     new_data_stats,
     observe_data,
 )
-from ..exceptions import DivergenceError
+from ..exceptions import DivergenceError, OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
@@ -37,6 +38,9 @@ from ..utils._random import make_generator
 __all__ = ["BaseAUCClassifier"]
 
 logger = logging.getLogger(__name__)
+
+# partial_fit warns (once) when this many rows have been received, all of one class
+ORDERED_PREFIX_ROWS = 1000
 
 # dtypes of the numba label passes: bool, (u)int8-64, float32/64
 _JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
@@ -256,6 +260,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         self._check_targets(y)
         signed = self._signed_labels(y, classes)
         self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first)
+        self._warn_ordered_stream()
         return self
 
     def decision_function(self, X):
@@ -369,6 +374,30 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         if spec.decision is not None:
             return spec.decision(self._state, self.get_params(deep=False), as_rows(X))
         return np.asarray(X @ self.coef_[0]).ravel()
+
+    def _warn_ordered_stream(self) -> None:
+        """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
+
+        A random stream with a positive rate of 1% has such a prefix with
+        probability 0.99^1000 = 4e-5; a file sorted by label almost surely.
+        One-pass learners then adapt to one class first and often end up with
+        an inverted ranker.
+        """
+        count = self._state["data_count"]
+        if getattr(self, "_ordered_warned", False) or count.min() > 0 \
+                or count.sum() < ORDERED_PREFIX_ROWS:
+            return
+        self._ordered_warned = True
+        message = (
+            f"{type(self).__name__}.partial_fit has received {int(count.sum())} rows, all of "
+            f"class {self.classes_[int(np.argmax(count))]!r}: the stream looks sorted by label, "
+            "and one-pass learners follow the order of the stream (a sorted stream often gives "
+            "an inverted ranker). Shuffle it: aucopt.datasets.iter_svmlight(..., "
+            "shuffle_buffer=N), the CLI's fit --stream --shuffle-buffer N, or shuffle the "
+            "file once (e.g. shuf). Ignore this if the stream really is that imbalanced."
+        )
+        logger.warning(message)
+        warnings.warn(message, OrderedStreamWarning, stacklevel=3)
 
     def _raise_divergence(self, spec, epoch, t):
         name = spec.step_param

@@ -1,0 +1,135 @@
+"""Streams: label-sorted files, single-class prefixes, unknown horizons (issue items 3, 4).
+
+A one-pass learner follows the order of its stream; on a file sorted by label it
+gives a poor, often inverted, ranker. The CLI's ``fit --stream`` shuffles through
+a bounded, seeded buffer by default, ``iter_svmlight`` can do the same, and
+every streaming estimator warns once about a long single-class prefix.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+from typer.testing import CliRunner
+
+import aucopt
+from aucopt.algorithms import get_algorithm
+from aucopt.cli import app
+from aucopt.datasets import iter_svmlight, make_auc_problem
+from aucopt.datasets._stream import shuffled_lines
+from aucopt.exceptions import OrderedStreamWarning
+
+runner = CliRunner()
+D = 10
+N_TRAIN = 20_000
+STREAMING = [a for a in aucopt.list_algorithms() if get_algorithm(a).streaming]
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    """A training file sorted by label, the same rows shuffled, and a test file.
+
+    The features are shifted by +1 (not centred, like minmax-scaled real data),
+    where one pass over the sorted file is clearly worse than over a shuffled one.
+    """
+    folder = tmp_path_factory.mktemp("stream")
+    X, y = make_auc_problem(N_TRAIN + 2000, D, separation=1.5, random_state=0)
+    X = X + 1.0
+    Xtr, ytr, Xte, yte = X[:N_TRAIN], y[:N_TRAIN], X[N_TRAIN:], y[N_TRAIN:]
+    order = np.argsort(ytr, kind="stable")
+    dump_svmlight_file(Xtr[order], ytr[order], str(folder / "sorted.svm"), zero_based=False)
+    mixed = np.random.default_rng(12345).permutation(N_TRAIN)
+    dump_svmlight_file(Xtr[mixed], ytr[mixed], str(folder / "shuffled.svm"), zero_based=False)
+    dump_svmlight_file(Xte, yte, str(folder / "test.svm"), zero_based=False)
+    return folder
+
+
+def _cli_auc(folder, algorithm, train, *extra):
+    out = folder / f"{algorithm}-{train}-{len(extra)}"
+    fitted = runner.invoke(app, ["fit", algorithm, str(folder / train), "--stream",
+                                 "--n-features", str(D), "--chunk-size", "1000", "--out",
+                                 str(out), *extra])
+    assert fitted.exit_code == 0, fitted.output
+    evaluated = runner.invoke(app, ["evaluate", str(out), str(folder / "test.svm")])
+    assert evaluated.exit_code == 0, evaluated.output
+    return float(re.search(r"AUC on test.svm: (\d\.\d+)", evaluated.output).group(1))
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "fsauc", "ftrl-auc"])
+def test_cli_stream_of_a_label_sorted_file_matches_the_shuffled_fit(files, algorithm):
+    shuffled = _cli_auc(files, algorithm, "shuffled.svm", "--shuffle-buffer", "0")
+    sorted_default = _cli_auc(files, algorithm, "sorted.svm")  # shuffle buffer on by default
+    assert abs(sorted_default - shuffled) <= 0.01, (sorted_default, shuffled)
+    assert shuffled > 0.8
+
+
+def test_cli_stream_without_the_buffer_shows_why_it_is_needed(files):
+    with pytest.warns(OrderedStreamWarning, match="sorted by label"):
+        in_order = _cli_auc(files, "spam-l2", "sorted.svm", "--shuffle-buffer", "0")
+    shuffled = _cli_auc(files, "spam-l2", "shuffled.svm", "--shuffle-buffer", "0")
+    assert in_order < shuffled - 0.05  # the one-pass learner follows the order of the file
+
+
+def test_shuffle_buffer_is_seeded_bounded_and_keeps_every_row():
+    items = list(range(1000))
+    a = list(shuffled_lines(items, 100, random_state=3))
+    assert sorted(a) == items and a != items
+    assert a == list(shuffled_lines(items, 100, random_state=3))
+    assert list(shuffled_lines(items, 0 + 1, random_state=0)) == items  # a 1-slot buffer
+    # a buffer longer than the stream gives a full permutation: the last item may come first
+    firsts = {next(iter(shuffled_lines(range(5), 10, random_state=s))) for s in range(40)}
+    assert firsts == set(range(5))
+
+
+def test_iter_svmlight_shuffle_buffer(files):
+    rows = list(iter_svmlight(files / "sorted.svm", 500, D, shuffle_buffer=N_TRAIN,
+                              random_state=0))
+    y = np.concatenate([c[1] for c in rows])
+    assert y.size == N_TRAIN and (y[:500] > 0).any() and (y[:500] < 0).any()
+    X = np.vstack([c[0].toarray() for c in rows])
+    plain = np.vstack([c[0].toarray() for c in iter_svmlight(files / "sorted.svm", 500, D)])
+    assert sorted(map(tuple, X)) == sorted(map(tuple, plain))
+    with pytest.raises(ValueError, match="shuffle_buffer"):
+        next(iter_svmlight(files / "sorted.svm", shuffle_buffer=-1))
+
+
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_every_streaming_estimator_warns_once_on_a_single_class_prefix(algorithm):
+    X, y = make_auc_problem(2000, 5, random_state=0)  # 1,400 negatives, then positives
+    order = np.argsort(y, kind="stable")
+    X, y = X[order], y[order]
+    est = aucopt.make(algorithm, random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for start in range(0, 2000, 200):
+            est.partial_fit(X[start:start + 200], y[start:start + 200], classes=[-1, 1])
+    ordered = [w for w in caught if issubclass(w.category, OrderedStreamWarning)]
+    assert len(ordered) == 1 and "shuffle" in str(ordered[0].message)
+
+
+def test_no_warning_on_a_shuffled_stream():
+    X, y = make_auc_problem(3000, 5, pos_rate=0.05, random_state=0)
+    est = aucopt.make("spam-l2")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OrderedStreamWarning)
+        for start in range(0, 3000, 100):
+            est.partial_fit(X[start:start + 100], y[start:start + 100], classes=[-1, 1])
+
+
+def test_fsauc_one_row_at_a_time_learns_like_the_known_horizon():
+    """Issue item 4: without n_samples_hint, 3,000 single rows used to leave coef_ at 0."""
+    X, y = make_auc_problem(4000, 10, separation=1.5, random_state=0)
+    Xtr, ytr, Xte, yte = X[:3000], y[:3000], X[3000:], y[3000:]
+    scores = {}
+    for hint in (None, 3000):
+        for chunk in (1, 2):
+            est = aucopt.make("fsauc", n_samples_hint=hint, random_state=0)
+            for start in range(0, 3000, chunk):
+                est.partial_fit(Xtr[start:start + chunk], ytr[start:start + chunk],
+                                classes=[-1, 1])
+            scores[hint, chunk] = est.score(Xte, yte)
+    assert scores[None, 1] > 0.8 and scores[None, 2] > 0.8
+    assert abs(scores[None, 1] - scores[3000, 1]) < 0.02
+    assert int(est._state["n_total"][0]) == 3000  # with the hint: no restarts
