@@ -72,6 +72,11 @@ def identity_order(n: int) -> np.ndarray:
     return _identity[:n]
 
 
+# Smallest largest-squared-row-norm a training set may have: below it (features below about
+# 1e-125) products such as (w.x) x underflow float64 and the learners return constant scores.
+TINY_SQNORM = 1e-250
+
+
 def new_data_stats(n_features: int) -> dict[str, np.ndarray]:
     """Return empty statistics of the training data seen (kept by every estimator).
 
@@ -110,6 +115,15 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
     )
     if bad >= 0:
         raise ValueError(non_finite_message(rows, bad))
+    if state["data_sqmax"][0] < TINY_SQNORM and state["data_sum"].any():
+        raise ValueError(
+            f"Input X is tiny-scaled: the largest squared row norm is "
+            f"{state['data_sqmax'][0]:.3g} (below {TINY_SQNORM:g}), so the products the "
+            "learners form underflow float64 and the model would be constant. This is not a "
+            "step-size problem: rescale the features first (e.g. "
+            "aucopt.datasets.make_preprocessor('minmax') or "
+            "sklearn.preprocessing.StandardScaler)."
+        )
 
 
 def non_finite_message(rows: RowData, row: int) -> str:

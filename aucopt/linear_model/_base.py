@@ -15,6 +15,7 @@ import warnings
 from numbers import Integral
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import type_of_target
@@ -74,6 +75,21 @@ def _two_values(y) -> np.ndarray | None:
     return values if y.dtype.kind != "f" or np.isfinite(values).all() else None
 
 
+def _sum_duplicates(out):
+    """Return the validated ``X`` (or ``(X, y)``) with duplicate CSR entries summed.
+
+    A CSR matrix may hold a column twice in a row (valid in scipy, ``toarray()``
+    sums them); the kernels read entries one by one and would treat them as two
+    features. A non-canonical matrix is copied first: the caller's is not modified.
+    """
+    X = out[0] if isinstance(out, tuple) else out
+    if not sp.issparse(X) or X.has_canonical_format:
+        return out
+    X = X.copy()
+    X.sum_duplicates()
+    return (X, *out[1:]) if isinstance(out, tuple) else X
+
+
 def _is_streaming(estimator) -> bool:
     return get_algorithm(estimator._algorithm).streaming
 
@@ -125,10 +141,11 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         (:func:`aucopt.algorithms._data.observe_data`): one read of ``X`` less."""
         sparse = "csr" if self._spec().sparse else False
         try:
-            return validate_data(
+            out = validate_data(
                 self, X, y, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset,
                 ensure_all_finite=check_finite,
             )
+            return _sum_duplicates(out)
         except ValueError as exc:
             message = str(exc)
             hints = "".join(h for key, h in _INPUT_HINTS if key in message)

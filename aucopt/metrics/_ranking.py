@@ -23,11 +23,12 @@ __all__ = ["auc_from_curve", "roc_auc_score", "roc_curve"]
 # ---------------------------------------------------------------------------------------
 
 
-def _as_score_array(y_score, name="y_score"):
+def _as_score_array(y_score, name="y_score", allow_inf=False):
     """Return ``y_score`` as a 1-D numeric array whose order is the order of the input.
 
     Integers keep their dtype (so huge integers are not merged by a float cast), booleans
-    and floats of at most 64 bits become float64.
+    and floats of at most 64 bits become float64. NaN is rejected, and so are +-inf unless
+    ``allow_inf`` (ranks are well defined with infinite scores, as in scikit-learn).
     """
     arr = np.asarray(y_score)
     if arr.ndim != 1:
@@ -55,7 +56,7 @@ def _as_score_array(y_score, name="y_score"):
             f"{name} must contain real numbers, got dtype {arr.dtype}. "
             "Pass a numeric array of scores (e.g. decision_function output)."
         )
-    bad = ~np.isfinite(arr)
+    bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
     if bad.any():
         where = np.flatnonzero(bad)
         raise ValueError(
@@ -66,13 +67,13 @@ def _as_score_array(y_score, name="y_score"):
     return arr
 
 
-def _binary_target(y_true, y_score, pos_label):
+def _binary_target(y_true, y_score, pos_label, allow_inf=False):
     """Validate a binary problem; return ``(is_pos, scores, n_pos, n_neg)``.
 
     The positive class is ``pos_label`` when given, else the larger of the two sorted
     labels (1 of {0, 1} and of {-1, 1}, True of booleans, the later string).
     """
-    scores = _as_score_array(y_score)
+    scores = _as_score_array(y_score, allow_inf=allow_inf)
     y = np.asarray(y_true)
     if y.ndim != 1:
         raise ValueError(
@@ -171,7 +172,9 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
     y_true : array-like of shape (n_samples,)
         Binary labels of any type (ints, bools, strings, {-1, +1}, {0, 1}).
     y_score : array-like of shape (n_samples,)
-        Real-valued scores, larger meaning "more positive". Must be finite.
+        Real-valued scores, larger meaning "more positive". ``+inf``/``-inf`` rank above/
+        below every finite score (as in :func:`sklearn.metrics.roc_auc_score`); NaN is
+        rejected.
     pos_label : int, float, bool, str or None, default=None
         Label of the positive class. ``None`` takes the larger of the two sorted labels
         (1 of {0, 1} and {-1, 1}, ``True`` of booleans, the later of two strings), the
@@ -185,8 +188,8 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
     Raises
     ------
     ValueError
-        If the inputs are empty, of different lengths, not 1-D, contain NaN or
-        infinity, or ``y_true`` has one class or more than two classes, or
+        If the inputs are empty, of different lengths, not 1-D, contain NaN, or
+        ``y_true`` has one class or more than two classes, or
         ``pos_label`` is not a label of ``y_true``.
     TypeError
         If ``y_score`` is not numeric or the labels cannot be sorted.
@@ -198,7 +201,7 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
     >>> roc_auc_score(["no", "yes", "yes"], [1, 1, 2])
     0.75
     """
-    is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label)
+    is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label, allow_inf=True)
     return _twice_u(np.sort(scores[is_pos]), np.sort(scores[~is_pos])) / (2 * n_pos * n_neg)
 
 
@@ -256,7 +259,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
     """
     if not isinstance(drop_intermediate, bool | np.bool_):
         raise TypeError(f"drop_intermediate must be True or False, got {drop_intermediate!r}.")
-    is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label)
+    is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label, allow_inf=True)
     values, pos_g, neg_g = _tie_groups(scores, is_pos)
     values, pos_g, neg_g = values[::-1], pos_g[::-1], neg_g[::-1]
     tps = np.cumsum(pos_g)
