@@ -39,7 +39,8 @@ def auto_bandwidth(rows: RowData) -> float:
 
     ``sigma^2 = mean ||x||^2 - ||mean x||^2`` is half the mean squared distance
     between two rows, so ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))`` is about
-    ``exp(-1)`` for a typical pair. Falls back to 1 for constant data.
+    ``exp(-1)`` for a typical pair. Falls back to 1 for constant data (a variance
+    below 1e-12 of the mean squared norm, whatever the scale of the features).
     """
     n = max(rows.n_samples, 1)
     if rows.is_sparse:
@@ -48,8 +49,9 @@ def auto_bandwidth(rows: RowData) -> float:
     else:
         values = rows.data
         mean = values.mean(axis=0) if rows.n_samples else np.zeros(rows.n_features)
-    var = float(np.sum(values * values)) / n - float(mean @ mean)
-    return float(np.sqrt(var)) if var > 1e-12 else 1.0
+    sq = float(np.sum(values * values)) / n
+    var = sq - float(mean @ mean)
+    return float(np.sqrt(var)) if var > 1e-12 * sq else 1.0  # relative: any feature scale
 
 
 _DRAW_BLOCK = 8  # frequencies drawn per block when filling the transposed layout

@@ -228,6 +228,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                 as_rows(X), signed, classes, n_epochs=self.max_iter,
                 shuffle=self.shuffle, reset=True, warm_from=self._state if warm else None,
             )
+            self._warn_constant_model()
         except Exception:
             if hasattr(self, "_state"):  # a fitted model stays usable after a failed refit
                 self.__dict__.update(saved)
@@ -366,7 +367,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
             t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng)
             if status != OK:
-                self._raise_divergence(spec, epoch, t)
+                self._raise_divergence(spec, epoch, t, float(np.sqrt(state["data_sqmax"][0])))
             if self.verbose:
                 logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
                             epoch + 1, n_epochs, t)
@@ -392,6 +393,22 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             return spec.decision(self._state, self.get_params(deep=False), as_rows(X))
         return np.asarray(X @ self.coef_[0]).ravel()
 
+    def _warn_constant_model(self) -> None:
+        """Warn if ``fit`` ended with all weights zero on data that is not all zero."""
+        coef = getattr(self, "coef_", None)
+        if coef is None or coef.any() or not self._state["data_sum"].any():
+            return
+        scale = float(np.sqrt(self._state["data_sqmax"][0]))
+        message = (
+            f"{type(self).__name__}.fit ended with all weights zero: every score is the same "
+            f"(AUC 0.5). The largest row norm of X is {scale:.3g}; penalties and thresholds "
+            "(an l1 weight, a tolerance) do not scale with the features, so rescale them "
+            "first (e.g. aucopt.datasets.make_preprocessor('minmax')) or lower the "
+            "regularisation."
+        )
+        logger.warning(message)
+        warnings.warn(message, UserWarning, stacklevel=3)
+
     def _warn_ordered_stream(self) -> None:
         """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
 
@@ -416,14 +433,23 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         logger.warning(message)
         warnings.warn(message, OrderedStreamWarning, stacklevel=3)
 
-    def _raise_divergence(self, spec, epoch, t):
+    def _raise_divergence(self, spec, epoch, t, scale):
         name = spec.step_param
         value = getattr(self, name, None) if name else None
-        advice = (
-            f"Lower {name!r} (currently {value!r}), e.g. by a factor of 10, or scale the "
-            "features first (e.g. aucopt.datasets.make_preprocessor('minmax'))."
-            if name else "Scale the features first (aucopt.datasets.make_preprocessor('minmax'))."
-        )
+        if not 1e-6 <= scale <= 1e6:  # the iterates must grow like 1/scale: not a step problem
+            advice = (
+                f"The features are on an extreme scale (largest row norm {scale:.3g}), so the "
+                "iterates must grow (or shrink) by that factor and trip the divergence guard; "
+                "a smaller step will not help. Rescale the features first (e.g. "
+                "aucopt.datasets.make_preprocessor('minmax') or "
+                "sklearn.preprocessing.StandardScaler).")
+        else:
+            advice = (
+                f"Lower {name!r} (currently {value!r}), e.g. by a factor of 10, or scale the "
+                "features first (e.g. aucopt.datasets.make_preprocessor('minmax'))."
+                if name else
+                "Scale the features first (aucopt.datasets.make_preprocessor('minmax'))."
+            )
         raise DivergenceError(
             f"{type(self).__name__} diverged in pass {epoch + 1} after {t} updates: the iterate "
             f"became non-finite or exploded. {advice} The estimator was left as it was before "

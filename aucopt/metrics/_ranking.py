@@ -173,8 +173,8 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
         Binary labels of any type (ints, bools, strings, {-1, +1}, {0, 1}).
     y_score : array-like of shape (n_samples,)
         Real-valued scores, larger meaning "more positive". ``+inf``/``-inf`` rank above/
-        below every finite score (as in :func:`sklearn.metrics.roc_auc_score`); NaN is
-        rejected.
+        below every finite score and tie with each other (a score that overflowed still
+        has a rank; recent scikit-learn versions reject them); NaN is rejected.
     pos_label : int, float, bool, str or None, default=None
         Label of the positive class. ``None`` takes the larger of the two sorted labels
         (1 of {0, 1} and {-1, 1}, ``True`` of booleans, the later of two strings), the
