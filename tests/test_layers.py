@@ -20,7 +20,7 @@ ALLOWED = {
     "linear_model": {"algorithms", "_kernels", "utils", "metrics", "exceptions"},
     "kernel_model": {"algorithms", "_kernels", "utils", "metrics", "exceptions", "linear_model"},
     "_api": {"algorithms", "linear_model", "kernel_model"},
-    "io": {"_api", "algorithms", "utils", "_version"},
+    "io": {"_api", "algorithms", "utils", "_version", "exceptions"},
     "model_selection": {"metrics", "datasets", "utils", "_api"},
     "experiments": {"linear_model", "metrics", "datasets", "model_selection", "io", "_api",
                     "utils"},

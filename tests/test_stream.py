@@ -50,7 +50,7 @@ def test_fit_stream_equals_partial_fit_over_the_chunks(libsvm_file, tmp_path):
     path, X, y = libsvm_file
     result = CliRunner().invoke(app, ["fit", "spam-l2", str(path), "--stream", "--chunk-size",
                                       "25", "--n-features", "6", "-p", "stats=online",
-                                      "--out", str(tmp_path / "m")])
+                                      "--shuffle-buffer", "0", "--out", str(tmp_path / "m")])
     assert result.exit_code == 0, result.output
     assert "streamed 103 rows" in result.output
     expected = aucopt.make("spam-l2", stats="online")
