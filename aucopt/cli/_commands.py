@@ -152,7 +152,9 @@ def fit(
     if stream:
         name, seen = _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer,
                                  seed)
-        summary = f"streamed {seen} rows"
+        summary = f"streamed {seen} rows" + (
+            f" through a shuffle buffer of {shuffle_buffer} lines (seed {seed})"
+            if shuffle_buffer else " in file order")
     else:
         from ._data import load_data
 
