@@ -126,6 +126,17 @@ def load(path):
     -------
     BaseAUCClassifier
         The fitted estimator, ready to score or to continue with ``partial_fit``.
+
+    Raises
+    ------
+    FileNotFoundError
+        If either file is missing.
+    ModelFileError
+        (a ``ValueError``) If anything in the files is not what :func:`save` writes
+        for this algorithm: unreadable or inconsistent arrays, state entries of the
+        wrong name, dtype or shape, non-finite values, out-of-range counters or
+        indices, invalid hyperparameters or attributes, an unknown random generator.
+        Nothing from the file reaches a kernel before these checks pass.
     """
     json_path, npz_path = _paths(path)
     for p in (json_path, npz_path):
