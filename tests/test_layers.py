@@ -81,8 +81,13 @@ def test_layers_import_one_way():
     assert not errors, "\n".join(errors)
 
 
+# the one kernel module allowed more: it registers scipy's BLAS routines as LLVM symbols
+KERNEL_EXTRAS = {"_blas.py": {"ctypes", "llvmlite", "scipy"}}
+
+
 def test_kernels_import_only_numpy_and_numba():
     for path in (ROOT / "_kernels").rglob("*.py"):
+        extra = KERNEL_EXTRAS.get(path.name, set())
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -91,7 +96,8 @@ def test_kernels_import_only_numpy_and_numba():
                 mods = [node.module.split(".")[0]]
             else:
                 continue
-            assert set(mods) <= {"numpy", "numba", "inspect", "types"}, f"{path}: imports {mods}"
+            allowed = {"numpy", "numba", "inspect", "types"} | extra
+            assert set(mods) <= allowed, f"{path}: imports {mods}"
 
 
 def test_the_layer_test_catches_a_wrong_way_import():

@@ -14,7 +14,9 @@ from numba.core import cgutils
 from numba.extending import intrinsic, overload
 
 # the dense reductions live in _rows; re-exported here under their former home
-from ._rows import dot_plain, dot_unrolled, row_add_sq_unrolled, row_dot3, row_dot3_unrolled
+from . import _blas  # noqa: F401  (registers the BLAS symbols called below)
+from ._reduce import dot_plain, dot_unrolled
+from ._rows import row_add_sq_unrolled, row_dot3, row_dot3_unrolled
 
 __all__ = [
     "accumulate_class_sums",
@@ -27,7 +29,6 @@ __all__ = [
     "scatter_times",
     "symv_lower",
     "syrk_lower",
-    "BLAS_SYMBOLS",
 ]
 
 
@@ -103,11 +104,8 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
 # one BLAS rank-k update (one sweep over the triangle per DEFER rows instead of one per row),
 # and S w is one symmetric BLAS product over the triangle plus O(DEFER d). The BLAS routines are
 # scipy's (``scipy.linalg.cython_blas``), called from numba through symbols registered with
-# llvmlite, so the kernels calling them stay cacheable. The kernel layer imports only numpy
-# and numba: the symbols ``aucopt_<name>`` are registered by ``aucopt.algorithms.opauc`` when
-# the package is imported (``register_blas_symbols``), before any kernel is compiled or loaded.
-
-BLAS_SYMBOLS = ("dsymv", "dsyrk")  # registered as "aucopt_" + name
+# llvmlite by :mod:`aucopt._kernels._blas` (imported above), so the kernels calling them stay
+# cacheable.
 
 _P = types.voidptr
 _dsymv = types.ExternalFunction("aucopt_dsymv", types.void(*(_P,) * 10))

@@ -24,8 +24,10 @@ from ._buffers import (
     rsx_update,
 )
 from ._checks import DIVERGED, OK, exploding
+from ._lanes import add4, lane, load4, mul4, splat4, store4, sub4
 from ._prox import project_l2_ball, prox_l2
-from ._rows import add4, combine4, lane, load4, mul4, row_dot, splat4, store4, sub4
+from ._reduce import combine4
+from ._rows import row_dot
 from ._schedules import step_size
 from ._slots import slot_store
 

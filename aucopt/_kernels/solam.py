@@ -26,22 +26,11 @@ import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
+from ._lanes import abs4, add4, lane, load4, mul4, prefetch, splat4, store4, sub4
 from ._prox import clip, project_l2_ball
 from ._prox_l1l2 import project_l1_ball_warm
-from ._rows import (
-    abs4,
-    add4,
-    combine4,
-    lane,
-    load4,
-    mul4,
-    prefetch,
-    row_axpy,
-    row_dot,
-    splat4,
-    store4,
-    sub4,
-)
+from ._reduce import combine4
+from ._rows import row_axpy, row_dot
 
 __all__ = ["BALL_L2", "BALL_L1", "saddle_partials", "solam_epoch", "solam_epoch_dense",
            "solam_epoch_lazy"]

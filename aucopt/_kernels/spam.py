@@ -12,23 +12,9 @@ import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
-from ._rows import (
-    add4,
-    combine4,
-    dot_unrolled,
-    inline_row_function,
-    lane,
-    load4,
-    mul4,
-    prefetch,
-    row_axpy,
-    row_dot,
-    row_dot3,
-    row_dot3_unrolled,
-    splat4,
-    store4,
-    sub4,
-)
+from ._lanes import add4, lane, load4, mul4, prefetch, splat4, store4, sub4
+from ._reduce import combine4, dot_unrolled
+from ._rows import inline_row_function, row_axpy, row_dot, row_dot3, row_dot3_unrolled
 from ._schedules import INV_LINEAR, INV_POWER, step_size
 from ._stats import add_to_class_sums
 
@@ -105,7 +91,7 @@ def _dense_l2_sweep(coef, shrink, inv_t, prev, w, w_avg, a, b, nxt, data, indice
 
     One sweep: ``w <- shrink (w + coef x_prev)`` and the running average (as
     :func:`row_l2_step`), then ``(w . x_i, a . x_i, b . x_i)`` with the new ``w``
-    in four partial sums each (as :func:`aucopt._kernels._rows.dot3_unrolled`),
+    in four partial sums each (as :func:`aucopt._kernels._reduce.dot3_unrolled`),
     so the results equal the two separate sweeps bit for bit. Row ``prev`` is
     still in L1; the cache lines of row ``nxt`` are prefetched on the way (a
     separate prefetch loop, or none, was 15% slower at d = 100).

@@ -12,7 +12,6 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels._stats import BLAS_SYMBOLS
 from .._kernels.opauc import (
     CENTER_PAPER,
     CENTER_UNBIASED,
@@ -35,7 +34,6 @@ __all__ = [
     "covariance_state",
     "class_covariance",
     "DEFER",
-    "register_blas_symbols",
     "OPAUC",
     "OPAUC_R",
     "OPAUC_F",
@@ -47,37 +45,6 @@ PAPER = (
     "W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. One-pass AUC optimization. ICML 2013 "
     "(long version, Algorithm 1, Eqs. 2-11, section 6)."
 )
-
-def register_blas_symbols() -> None:
-    """Register scipy's BLAS routines used by the OPAUC kernels as LLVM symbols.
-
-    The kernels (``aucopt._kernels._stats``) call ``aucopt_dsymv`` and
-    ``aucopt_dsyrk`` by name, so that they stay cacheable; the addresses come
-    from ``scipy.linalg.cython_blas`` in every process. Called on import.
-
-    Raises
-    ------
-    ImportError
-        If scipy's BLAS takes 64-bit integers (the kernels pass 32-bit ones).
-    """
-    import ctypes
-
-    import llvmlite.binding as llvm
-    import scipy.linalg.cython_blas as cython_blas
-    from numba.core.extending import get_cython_function_address
-
-    name_of = ctypes.PYFUNCTYPE(ctypes.c_char_p, ctypes.py_object)(
-        ("PyCapsule_GetName", ctypes.pythonapi))
-    for name in BLAS_SYMBOLS:
-        signature = name_of(cython_blas.__pyx_capi__[name]).decode()
-        if "long" in signature or "int64" in signature:
-            raise ImportError(f"scipy.linalg.cython_blas.{name} does not take 32-bit int "
-                              f"arguments ({signature}); aucopt needs an LP64 scipy build.")
-        llvm.add_symbol("aucopt_" + name,
-                        get_cython_function_address("scipy.linalg.cython_blas", name))
-
-
-register_blas_symbols()
 
 # eta="auto": eta = AUTO_ETA / M^2 with M^2 the largest squared norm seen so far;
 # chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).

@@ -196,7 +196,7 @@ def _partial_sums(a, b):
 @pytest.mark.parametrize("jit", [True, False])
 def test_lane_reductions_equal_four_scalar_partial_sums_bit_for_bit(d, jit):
     """The 4-wide vector code adds in exactly the order of four scalar partial sums."""
-    from aucopt._kernels._rows import add_sq_unrolled, dot3_unrolled, dot_unrolled
+    from aucopt._kernels._reduce import add_sq_unrolled, dot3_unrolled, dot_unrolled
 
     def run(w, a, b, x, target, strided):
         return (dot_unrolled(w, x), dot3_unrolled(w, a, b, x), add_sq_unrolled(target, x),
@@ -240,7 +240,7 @@ def test_pipelined_axpy_dot_equals_axpy_then_dot(jit):
 
 
 def test_lane_abs_and_prefetch():
-    from aucopt._kernels._rows import abs4, add4, lane, load4, prefetch, splat4
+    from aucopt._kernels._lanes import abs4, add4, lane, load4, prefetch, splat4
 
     @njit
     def run(x):
