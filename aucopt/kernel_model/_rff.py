@@ -44,7 +44,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    frequencies_ : ndarray of shape (n_components // 2, n_features_in_)
+    frequencies_ : ndarray of shape (n_components // 2, n_features)
         :math:`u_i / 1` already divided by the bandwidth.
     bandwidth_ : float
         The kernel width used.

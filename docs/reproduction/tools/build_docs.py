@@ -122,7 +122,7 @@ def protocol_block(cid, cfg, rows, manifest, facts, old_md):
              "compares a cell with the reference column's cell of the same dataset only when both "
              "have the same protocol (same run, same splits); cells whose reference cell has the "
              "other protocol carry no mark and are not counted in the win/tie/loss row.")
-    L.append(f"- Paper-protocol run directory: [runs/{cid}/](runs/{cid}/) (`manifest.json` and "
+    L.append(f"- Paper-protocol run directory: `docs/reproduction/runs/{cid}/` (`manifest.json` and "
              f"`results.csv`, one row per outer run with the selected hyperparameters; "
              f"`aucopt experiment report docs/reproduction/runs/{cid}` renders it): aucopt "
              f"{manifest['versions'].get('aucopt')}, git {manifest.get('git')} at its last "
