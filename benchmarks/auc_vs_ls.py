@@ -1,7 +1,7 @@
 """5-fold AUC of registered algorithms (quick grid) against the least-squares AUC optimum.
 
 The yardstick is the batch pairwise square-loss minimiser ``(lam I + Sigma2)^-1 mu``
-(spec section R) with ``lam`` chosen by inner 3-fold CV, on the same folds and the same
+(notes.md#closed-forms) with ``lam`` chosen by inner 3-fold CV, on the same folds and the same
 [-1, 1] scaling. Data come through ``aucopt.datasets.fetch`` (set ``AUCOPT_DATA_MIRROR``
 to a directory holding the LIBSVM files to work offline). The table is printed and written to
 ``docs/accuracy.md`` (``--out``), with the per-issue tolerance each algorithm is held to.
@@ -108,7 +108,8 @@ def _write(args, algorithms, datasets, ls, cells, seconds):
         f"{args.folds}-fold stratified CV (seed 0), features scaled to [-1, 1] on each training "
         "part, every algorithm tuned over its registry `quick_grid` by inner 3-fold CV and "
         "refitted with its defaults otherwise. The yardstick is the batch pairwise square-loss "
-        "minimiser `(lam I + Sigma2)^-1 mu` (spec section R) with `lam` in 10^[-6:1] by inner "
+        "minimiser `(lam I + Sigma2)^-1 mu` (notes.md#closed-forms) with `lam` in 10^[-6:1] by "
+        "inner "
         "3-fold CV, on the same folds. `gap` = algorithm - yardstick (mean over folds); `bar` is "
         "the tolerance of the algorithm's family issue (#3/#4: 0.01, 0.015 for the hinge-loss "
         "batch methods; #5 and FTRL-AUC: 0.03; kernel learners: none, see the non-linear tests); "

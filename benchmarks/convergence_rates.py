@@ -1,7 +1,7 @@
 """Measured convergence of the finite-sum solvers (VRSPAM, SPDAM) against SPAM, on real data.
 
 For each dataset (scaled to [-1, 1]) the distance of the iterate to the exact minimiser of
-the objective (spec section R closed forms) is recorded after every outer stage (VRSPAM),
+the objective (notes.md#closed-forms closed forms) is recorded after every outer stage (VRSPAM),
 every epoch of ceil(n/m) mini-batch iterations (SPDAM) and every pass (SPAM), with the
 estimators' default step parameters; the rate is the geometric mean contraction per
 stage / epoch / pass over the stages before the error reaches 1e-10 relative. Written to
@@ -37,7 +37,7 @@ def _stats(X, y):
 
 
 def closed_forms(X, y, beta, lam):
-    """Minimisers of SPAM-L2 / VRSPAM-L2 (beta) and SPDAM (lam), spec section R."""
+    """Minimisers of SPAM-L2 / VRSPAM-L2 (beta) and SPDAM (lam), notes.md#closed-forms."""
     p, mu, sigma2 = _stats(X, y)
     eye = np.eye(X.shape[1])
     return (np.linalg.solve(sigma2 + beta / (2 * p * (1 - p)) * eye, mu),

@@ -124,7 +124,7 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         The preprocessing is fitted on ``train``.
     max_train : int, optional
         Train on at most this many rows of ``train``, drawn at random with
-        stratification (batch baselines of [D0]: 8,000, or 2,000 on epsilon).
+        stratification (batch baselines of Gao et al. 2013: 8,000, or 2,000 on epsilon).
 
     Returns
     -------
