@@ -1,13 +1,14 @@
 # aucopt: the two commands a new user needs.
 #   make run    create .venv if missing, install aucopt into it, run the demo
 #   make test   create .venv if missing, install aucopt with test extras, run the test suite
+#   make docs   build the documentation site into docs/_build/html (offline, warnings are errors)
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -26,10 +27,15 @@ test: $(STAMP)
 	exit $$rc
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check aucopt tests benchmarks
+	$(VENV)/bin/ruff check aucopt tests benchmarks docs
+
+docs: $(STAMP)
+	$(PY) -m sphinx -b html -W --keep-going -q docs docs/_build/html
+	@echo "documentation in docs/_build/html/index.html"
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info .pytest_cache
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/auto_examples \
+		docs/algorithms/generated docs/api/generated

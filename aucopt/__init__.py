@@ -6,8 +6,14 @@ Every algorithm is a scikit-learn estimator reachable by its registry id::
     aucopt.list_algorithms()                 # ["spam-l2", "spam-net", ...]
     clf = aucopt.make("spam-l2", beta=1e-3)  # unfitted estimator
     aucopt.algorithm_info("spam-l2")         # paper, cost, grids, defaults
+
+The subpackages (``aucopt.datasets``, ``aucopt.io``, ``aucopt.metrics``,
+``aucopt.model_selection``, ``aucopt.plotting``, ...) are imported on first
+attribute access, so ``import aucopt`` stays as cheap as the registry.
 """
 
+import importlib
+import importlib.util
 import logging
 
 from ._api import algorithm_info, estimator_class, list_algorithms, make
@@ -15,6 +21,29 @@ from ._config import config_context, get_config, set_config
 from ._version import __version__
 
 logging.getLogger(__name__).addHandler(logging.NullHandler())
+
+#: Subpackages loaded on first access (module ``__getattr__``, PEP 562).
+#: ``river`` and ``distributed`` are the optional front-ends; they load once present.
+_SUBMODULES = (
+    "algorithms",
+    "datasets",
+    "distributed",
+    "exceptions",
+    "experiments",
+    "io",
+    "kernel_model",
+    "linear_model",
+    "metrics",
+    "model_selection",
+    "plotting",
+    "river",
+    "utils",
+)
+
+
+def _present(name: str) -> bool:
+    return importlib.util.find_spec(f"{__name__}.{name}") is not None
+
 
 __all__ = [
     "__version__",
@@ -25,4 +54,15 @@ __all__ = [
     "list_algorithms",
     "make",
     "set_config",
+    *(name for name in _SUBMODULES if _present(name)),
 ]
+
+
+def __getattr__(name: str):
+    if name in _SUBMODULES and _present(name):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {n for n in _SUBMODULES if _present(n)})

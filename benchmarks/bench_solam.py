@@ -4,7 +4,7 @@ For each workload (dense ``make_auc_problem(n, d)`` with d=100 and d=1000; CSR w
 d=1e6, 50 non-zeros per row) and each algorithm, three timings are interleaved ``--repeats``
 times and their medians reported: the spec's ``run`` alone on a fresh state (the kernel time a
 benchmark sees), one ``fit`` pass (``max_iter=1``, no shuffle, validation included) and the
-floor of ``benchmarks/run.py`` (a numba loop with one dot product per row over the same data).
+floor of ``benchmarks/_floors.py`` (a numba loop with one dot product per row over the same data).
 
 Usage: python benchmarks/bench_solam.py [--algorithms solam,fsauc] [--repeats 5] [--n 100000]
 """
@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 import scipy.sparse as sp
-from run import _floor  # benchmarks/run.py: this script's directory is on sys.path
+from _floors import dot_floor  # benchmarks/_floors.py: this script's directory is on sys.path
 
 import aucopt
 from aucopt.algorithms._data import as_rows, new_data_stats, observe_data
@@ -79,12 +79,12 @@ def main():
     print(f"{'workload':34s} {'algorithm':10s} {'kernel /s':>10s} {'x floor':>8s} "
           f"{'fit /s':>10s} {'x floor':>8s} {'fit/kernel':>10s}")
     for label, X, y in _workloads(args.n, args.workloads, args.csr_n):
-        floor = _floor(X)
+        floor = dot_floor(X)
         floor()
         for algorithm in args.algorithms.split(","):
             est = aucopt.make(algorithm, max_iter=1, shuffle=False, random_state=0)
             kernel = _kernel_timer(algorithm, X, y)
-            est.fit(X[:2000], y[:2000])  # compile
+            est.fit(X[:2000], y[:2000])  # compile (kept out of the timings)
             kernel()
             tk, tf, tfl = [], [], []
             for _ in range(args.repeats):  # interleaved

@@ -93,3 +93,53 @@ def test_python_dash_m():
     done = subprocess.run([sys.executable, "-m", "aucopt", "--help"], capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0 and "demo" in done.stdout
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "aucopt", *args], capture_output=True,
+                          text=True, timeout=300, cwd=cwd)
+
+
+def test_verbose_logs_aucopt_progress_and_silences_matplotlib(tmp_path):
+    done = _cli("-v", "fit", "spam-l2", "german.numer", "--out", "m", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "INFO aucopt" in done.stderr and "pass 1/5 done" in done.stderr
+    quiet = _cli("fit", "spam-l2", "german.numer", "--out", "m", cwd=tmp_path)
+    assert "INFO" not in quiet.stderr
+    done = _cli("-vv", "evaluate", "m", "german.numer", "--plot", "roc.png", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "matplotlib" not in done.stderr and (tmp_path / "roc.png").exists()
+
+
+def test_fit_seed_sets_random_state_unless_given(tmp_path):
+    result = runner.invoke(app, ["fit", "spam-l2", "german.numer", "--seed", "7", "--out",
+                                 str(tmp_path / "a")])
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "a.json").read_text())["params"]["random_state"] == 7
+    result = runner.invoke(app, ["fit", "spam-l2", "german.numer", "--seed", "7", "-p",
+                                 "random_state=3", "--out", str(tmp_path / "b")])
+    assert json.loads((tmp_path / "b.json").read_text())["params"]["random_state"] == 3
+
+
+def test_compare_report_says_what_was_run(tmp_path):
+    from sklearn.datasets import dump_svmlight_file
+
+    from aucopt.datasets import make_auc_problem
+
+    X, y = make_auc_problem(200, 5, random_state=0)
+    dump_svmlight_file(X, y, str(tmp_path / "toy.svm"))
+    result = runner.invoke(app, ["compare", str(tmp_path / "toy.svm"), "--algorithms",
+                                 "spam-l2", "--folds", "3", "--seed", "4", "--grid", "none",
+                                 "--n-jobs", "1", "--out", str(tmp_path / "o")])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "o" / "results.md").read_text()
+    for fact in ("200 samples x 5 features", "60 positives", "1 x 3-fold stratified CV (seed 4)",
+                 "'minmax'", "default hyperparameters, no tuning", "warm-up", "aucopt "):
+        assert fact in text and fact in result.output, fact
+
+
+@pytest.mark.parametrize("missing", ["no/such/dir/data.svm", "absent.csv"])
+def test_a_missing_file_is_named(missing):
+    result = runner.invoke(app, ["fit", "spam-l2", missing])
+    assert result.exit_code == 1
+    assert f"no such file: {missing}" in result.output

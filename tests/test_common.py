@@ -97,7 +97,7 @@ def test_auc_floor_on_easy_problem(algorithm_id):
     # one problem, split in halves (another seed would draw another class direction)
     X_all, y_all = make_auc_problem(4000, 10, pos_rate=0.2, separation=2.0, random_state=1)
     X, y, X_test, y_test = X_all[:2000], y_all[:2000], X_all[2000:], y_all[2000:]
-    # least-squares AUC optimum (spec section R) as the yardstick
+    # least-squares AUC optimum (notes.md#closed-forms) as the yardstick
     pos, neg = X[y > 0], X[y < 0]
     mu = pos.mean(0) - neg.mean(0)
     sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)

@@ -60,7 +60,7 @@ _T0 = {"diabetes", "fourclass", "german.numer", "splice", "usps", "letter", "mag
        "w8a", "kddcup04", "mnist", "connect-4", "acoustic", "ijcnn1", "epsilon", "covtype"}
 _CH4 = {"diabetes", "fourclass", "german.numer", "splice", "usps", "a9a", "mnist", "acoustic",
         "ijcnn1", "covtype", "sector", "news20"}
-# spec section T: the datasets of each reproduced table (with the official test sets FSAUC uses)
+# the paper's table: the datasets of each reproduced table (with the official test sets FSAUC uses)
 TABLES = {
     "gao2013-t2": _T0, "gao2013-t3": _T0,
     "gao2013-t5": {"sector", "sector.lvr", "news20", "news20.binary", "rcv1v2", "ecml2012"},
@@ -558,7 +558,8 @@ def test_make_auc_problem_rejects_bad_random_state():
 # --------------------------------------------------------------------------- binarisation
 
 def test_binarize_schemes():
-    y = np.repeat(np.arange(7), 3)  # K = 7 is odd (spec A-09): floor(7/2) classes positive
+    # K = 7 is odd (notes.md#binarisation): floor(7/2) classes positive
+    y = np.repeat(np.arange(7), 3)
     b = binarize(y, "random-half", random_state=0)
     assert b.dtype == np.int64 and set(np.unique(b)) == {-1, 1} and (b == 1).sum() == 3 * 3
     assert np.array_equal(b, binarize(y, "random_half", random_state=0))

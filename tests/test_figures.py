@@ -59,7 +59,7 @@ FIGURES = """
 [[figures]]
 name = "curves"
 kind = "convergence"
-caption = "like [D1] Fig. 1"
+caption = "like Liu et al. 2018, Fig. 1"
 points = 5
 
 [[figures]]

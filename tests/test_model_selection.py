@@ -187,4 +187,32 @@ def test_evaluate_fold_caps_training_rows(german_small, monkeypatch):
 
     monkeypatch.setattr(SPAML2Classifier, "fit", spy)
     res = evaluate_fold("spam-l2", X, y, s.train, s.test, grid="none", max_train=100)
-    assert seen == [100] and 0 <= res.auc <= 1
+    assert seen == [40, 100] and 0 <= res.auc <= 1  # warm-up (20 rows per class), then the fit
+
+
+def test_evaluate_fold_warms_up_before_timing(monkeypatch):
+    """The timed refit follows a warm-up fit on a clone (compilation is not timed)."""
+    import aucopt.model_selection._evaluate as evaluate
+    from aucopt.datasets import make_auc_problem
+
+    calls = []
+    real = evaluate.warm_up
+
+    def recording(estimator, X, y, **kw):
+        calls.append((type(estimator).__name__, X.shape[0]))
+        real(estimator, X, y, **kw)
+        assert not hasattr(estimator, "coef_")  # the estimator itself is not fitted
+
+    monkeypatch.setattr(evaluate, "warm_up", recording)
+    X, y = make_auc_problem(120, 4, random_state=0)
+    result = evaluate.evaluate_fold("spam-l2", X, y, np.arange(80), np.arange(80, 120),
+                                    grid="none")
+    assert calls == [("SPAML2Classifier", 80)] and result.fit_seconds > 0
+
+
+def test_warm_up_swallows_a_failure_on_too_few_rows():
+    from aucopt import make
+    from aucopt.model_selection._evaluate import warm_up
+
+    X = np.zeros((3, 2))
+    warm_up(make("spam-l2"), X, np.array([1, 1, 1]))  # one class: fit fails, no error here

@@ -1,4 +1,5 @@
-"""Example buffers of the online pairwise learners (spec P10, P11) and their gradient sums.
+"""Example buffers of the online pairwise learners (notes.md#reservoir, P11) and their gradient
+sums.
 
 A buffer is a triple of slots ``(bval, bidx, bnnz)``, dense or sparse (see
 :mod:`aucopt._kernels._slots`), with the squared norm of every stored row in
@@ -36,7 +37,7 @@ LOSS_CODES = {"square": SQUARE, "hinge": HINGE}
 @njit(cache=True, nogil=True)
 def reservoir_update(buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, i, bval, bidx,
                      bnnz):
-    """Offer row ``i`` to a reservoir of capacity N (spec P10); return the new size.
+    """Offer row ``i`` to a reservoir of capacity N (notes.md#reservoir); return the new size.
 
     ``seen`` counts the items offered so far, including this one. While the
     reservoir is not full the row is appended; otherwise, with probability
@@ -83,7 +84,7 @@ def _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, 
 @njit(cache=True, nogil=True)
 def rsx_update(buf_sq, buf_y, size, seen, draws, label, scratch_sq, scratch_y, data, indices,
                indptr, i, sval, sidx, snnz, bval, bidx, bnnz):
-    """Offer row ``i`` to an RS-x buffer of capacity s (Kar et al. 2013; spec P11).
+    """Offer row ``i`` to an RS-x buffer of capacity s (Kar et al. 2013; notes.md#reservoir).
 
     ``seen`` counts the points offered so far, including this one (``t``).
     While ``t <= s`` the row is appended. At ``t = s + 1`` (the repopulation

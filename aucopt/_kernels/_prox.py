@@ -1,4 +1,4 @@
-"""Proximal maps and Euclidean projections (spec section P).
+"""Proximal maps and Euclidean projections (notes.md#projections).
 
 All functions work in place on 1-D float64 arrays (or return a scalar) and
 allocate nothing, so kernels may call them once per sample.
@@ -19,7 +19,7 @@ __all__ = [
 
 @njit(cache=True, nogil=True)
 def prox_l2(w, eta, beta):
-    """Proximal map of ``(beta/2)||w||^2`` with step ``eta`` (spec P6), in place.
+    """Proximal map of ``(beta/2)||w||^2`` with step ``eta`` (notes.md#prox), in place.
 
     Parameters
     ----------
@@ -37,7 +37,7 @@ def prox_l2(w, eta, beta):
 
 @njit(cache=True, nogil=True)
 def prox_elastic_net(w, eta, beta, beta1):
-    """Proximal map of ``(beta/2)||w||^2 + beta1 ||w||_1`` (spec P7), in place.
+    """Proximal map of ``(beta/2)||w||^2 + beta1 ||w||_1`` (notes.md#prox), in place.
 
     ``w_j <- sign(u_j) max(|u_j| - eta*beta1, 0) / (1 + eta*beta)``: soft
     thresholding followed by the l2 shrinkage; exact zeros are produced.
@@ -67,7 +67,7 @@ def prox_elastic_net(w, eta, beta, beta1):
 
 @njit(cache=True, nogil=True)
 def project_l2_ball(w, radius):
-    """Project ``w`` onto ``{||w|| <= radius}`` in place (spec P1).
+    """Project ``w`` onto ``{||w|| <= radius}`` in place (notes.md#projections).
 
     The norm is the plain square root of the sum of squares (no rescaling), so
     vectors whose entries are all below ~1e-154 count as norm 0.
@@ -121,7 +121,7 @@ def project_l2_ball_centered(w, center, radius):
 
 @njit(cache=True, nogil=True)
 def project_l1_ball(w, radius, work):
-    """Project ``w`` onto ``{||w||_1 <= radius}`` in place (spec P2).
+    """Project ``w`` onto ``{||w||_1 <= radius}`` in place (notes.md#projections).
 
     Sort-based algorithm of Duchi, Shalev-Shwartz, Singer and Chandra (2008):
     O(d log d).
@@ -176,7 +176,7 @@ def project_l1_ball(w, radius, work):
 
 @njit(cache=True, nogil=True)
 def clip(t, lo, hi):
-    """Project the scalar ``t`` onto the interval ``[lo, hi]`` (spec P3).
+    """Project the scalar ``t`` onto the interval ``[lo, hi]`` (notes.md#projections).
 
     Parameters
     ----------

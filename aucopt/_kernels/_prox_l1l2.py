@@ -1,11 +1,12 @@
-"""Projection onto an l1 ball (with a box) intersected with a Euclidean ball (spec P5).
+"""Projection onto an l1 ball (with a box) intersected with a Euclidean ball
+(notes.md#exact-projection).
 
-FSAUC ([D1] Algorithm 2) projects ``v = (w, a, b)`` onto
+FSAUC (Liu et al. 2018, Algorithm 2) projects ``v = (w, a, b)`` onto
 ``Omega_1 cap B(c, r)`` with ``Omega_1 = {||w||_1 <= R, |a| <= B, |b| <= B}``
 (``B = R kappa``) and a centre ``c`` in ``Omega_1``. Three methods, chosen by
 an integer code:
 
-* ``EXACT`` (default, spec P5): ``x(mu) = Pi_C((v + mu c)/(1 + mu))``; if
+* ``EXACT`` (default, notes.md#exact-projection): ``x(mu) = Pi_C((v + mu c)/(1 + mu))``; if
   ``||Pi_C(v) - c|| <= r`` the answer is ``Pi_C(v)``, otherwise the unique
   ``mu > 0`` with ``||x(mu) - c|| = r`` is bracketed by doubling and found by
   the Illinois variant of regula falsi to full precision (the bracket end on the
@@ -13,10 +14,10 @@ an integer code:
 * ``DYKSTRA``: Dykstra's alternating projections with correction terms, which
   converge to the projection; ``rounds`` iterations at most.
 * ``ALTERNATING``: plain alternating projections ``x <- Pi_B(Pi_C(x))`` as
-  suggested in [D1] section 3.2. Because ``c`` is in ``C``, ``Pi_B`` of a point
+  suggested in Liu et al. 2018, Section 3.2. Because ``c`` is in ``C``, ``Pi_B`` of a point
   of ``C`` stays in ``C`` (it lies on the segment to ``c``), so the first round
   already gives a feasible point and later rounds leave it unchanged: a
-  feasible point that is in general *not* the projection (spec A-16).
+  feasible point that is in general *not* the projection (notes.md#exact-projection).
 
 Everything works in place on 1-D float64 arrays and allocates nothing; scratch
 rows come from the caller. The l1-ball projection inside ``Pi_C`` is
@@ -55,7 +56,8 @@ _MAX_NEWTON_STEPS = 100  # the l1 threshold search ends after at most d steps; r
 
 @njit(cache=True, nogil=True)
 def project_l1_ball_warm(w, radius, theta0):
-    """Project ``w`` onto ``{||w||_1 <= radius}`` in place (spec P2), from a guessed threshold.
+    """Project ``w`` onto ``{||w||_1 <= radius}`` in place (notes.md#projections), from a guessed
+    threshold.
 
     The threshold ``theta`` solves ``h(theta) = sum_j max(|w_j| - theta, 0) = radius``;
     ``h`` is convex, decreasing and piecewise linear, so Newton's step
@@ -164,7 +166,7 @@ def _x_of_mu(mu, v, center, u, n_l1, radius, box, work):
 
 @njit(cache=True, nogil=True)
 def project_l1l2_exact(v, center, r, n_l1, radius, box, u, work):
-    """Exact projection of ``v`` onto ``C cap B(center, r)`` in place (spec P5).
+    """Exact projection of ``v`` onto ``C cap B(center, r)`` in place (notes.md#exact-projection).
 
     Parameters
     ----------
@@ -292,7 +294,7 @@ def project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, tol, x, p, q, 
 
 @njit(cache=True, nogil=True)
 def project_l1l2_alternating(v, center, r, n_l1, radius, box, rounds, work):
-    """Alternating projections ``v <- Pi_B(Pi_C(v))`` in place ([D1] section 3.2).
+    """Alternating projections ``v <- Pi_B(Pi_C(v))`` in place (Liu et al. 2018, Section 3.2).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Streaming class statistics (spec P9): counts, sums, largest row norm.
+"""Streaming class statistics (notes.md#opauc-covariance): counts, sums, largest row norm.
 
 Also the class scatter matrices of OPAUC with deferred rank-one updates and the
 two BLAS calls they need (see the section comments below).
@@ -96,7 +96,8 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
 
 
 # ---------------------------------------------------------------------------------------------
-# Class covariances kept as a scatter matrix with deferred rank-one updates (spec P9, OPAUC).
+# Class covariances kept as a scatter matrix with deferred rank-one updates
+# (notes.md#opauc-covariance, OPAUC).
 #
 # ``scatter`` holds the lower triangle (row-major) of M = sum (1 - 1/T)(x - c_old)(x - c_old)^T,
 # so that the covariance is S = (M + V^T V) / T, where the rows of ``pending`` (V) are the
@@ -188,7 +189,8 @@ def _syrk_lower_jit(a, v, k):
 
 @njit(cache=True, nogil=True)
 def welford_deferred(count, mean, scatter, pending, n_pending, x):
-    """Add the dense vector ``x`` to one class's mean and scatter matrix (spec P9).
+    """Add the dense vector ``x`` to one class's mean and scatter matrix
+    (notes.md#opauc-covariance).
 
     Welford's update with the rank-one term deferred: ``T <- T + 1``,
     ``c <- c_old + (x - c_old)/T`` now; the row ``sqrt(1 - 1/T)(x - c_old)``

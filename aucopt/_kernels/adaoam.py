@@ -1,8 +1,8 @@
-"""AdaOAM kernel: adaptive-gradient online AUC maximisation (spec section 5, P8).
+"""AdaOAM kernel: adaptive-gradient online AUC maximisation (Natole 2020, Algorithm 9, P8).
 
 Ding, Zhao, Hoi, Ong, "An adaptive gradient method for online AUC
 maximization", AAAI 2015; restated in M. Natole Jr., PhD thesis (2020),
-Algorithm 9 (corrected as spec A-36).
+Algorithm 9 (corrected as notes.md#adaoam).
 
 OPAUC's gradient ``g_t`` (class statistics by Welford), diagonal AdaGrad
 scaling ``H_t = delta I + diag(sqrt(sum_s g_s^2))``, the step
@@ -138,7 +138,7 @@ def adaoam_epoch(w, gsq, hbuf, counts, means, scatter, pending, n_pending, sqmax
         row_to_dense(xbuf, data, indices, indptr, i)
         if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
                                 learn):
-            continue  # A-02
+            continue  # notes.md#opauc-first-examples
         o = 1 - c
         dw = opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
                                  n_pending[o:o + 1], counts[o], positive, hp.lam)

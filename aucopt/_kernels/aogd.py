@@ -1,9 +1,11 @@
-"""AOGD kernel: average online gradient descent on random Fourier features (spec section 15).
+"""AOGD kernel: average online gradient descent on random Fourier features (AlQuabeh et al. 2024,
+Algorithm 1).
 
 AlQuabeh, de Vazelhes, Gu, "Limited memory online gradient descent for kernelized
-pairwise learning with dynamic averaging", AAAI 2024 ([D3], Algorithm 1), with the
-library resolutions of spec errata A-29 (per-class averages and representatives),
-A-30 (``sqrt(2/D)`` scaling), A-31 (Gaussian bandwidth) and A-32 (``gamma_t = eta_t``,
+pairwise learning with dynamic averaging", AAAI 2024 (AlQuabeh et al. 2024, Algorithm 1), with the
+library resolutions of spec errata notes.md#aogd-averages (per-class averages and representatives),
+notes.md#rff-scale (``sqrt(2/D)`` scaling), notes.md#rff-scale (Gaussian bandwidth) and
+notes.md#aogd-defaults (``gamma_t = eta_t``,
 Bernoulli probability ``q``).
 
 Model: ``f(x) = w . phi(x)`` with ``phi(x) = sqrt(2/D) [sin(U x), cos(U x)]``
@@ -19,7 +21,7 @@ from ._rows import _row_function
 
 __all__ = ["PER_CLASS", "GLOBAL", "rff_row", "rff_scores", "aogd_epoch"]
 
-PER_CLASS = 0  # per-class running means and representatives (spec A-29, default)
+PER_CLASS = 0  # per-class running means and representatives (notes.md#aogd-averages, default)
 GLOBAL = 1  # one global running mean and one representative (Alg. 1 literally)
 
 

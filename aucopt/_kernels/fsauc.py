@@ -1,4 +1,4 @@
-"""FSAUC kernel: multi-stage primal-dual stochastic gradient (spec section 10).
+"""FSAUC kernel: multi-stage primal-dual stochastic gradient (Liu et al. 2018, Algorithms 1-3).
 
 M. Liu, X. Zhang, Z. Chen, X. Wang, T. Yang, "Fast stochastic AUC maximization
 with O(1/n)-convergence rate", ICML 2018, Algorithms 1-3 and Lemma 1.
@@ -47,7 +47,7 @@ __all__ = [
     "fsauc_epoch_dense",
 ]
 
-DECAY_PAPER = 0  # eta_{k+1} = eta_k sqrt(beta_k / beta_{k-1}) / 2 ([D1] section 5)
+DECAY_PAPER = 0  # eta_{k+1} = eta_k sqrt(beta_k / beta_{k-1}) / 2 (Liu et al. 2018, Section 5)
 DECAY_CAPPED = 1  # the same, capped at eta_k
 DECAY_HALVE = 2  # eta_{k+1} = eta_k / 2
 
@@ -59,7 +59,7 @@ I_N0, I_STAGE, I_T_STAGE, I_ROOT_STEPS = 0, 1, 2, 3
 
 @njit(cache=True, nogil=True)
 def lemma1(r, n0, p_hat, kappa, radius, delta, beta_prev):
-    """Return ``(beta, D)`` of [D1] Lemma 1 with the guards of spec A-17.
+    """Return ``(beta, D)`` of Liu et al. 2018, Lemma 1 with the guards of notes.md#fsauc-unstated.
 
     Parameters
     ----------
@@ -105,7 +105,7 @@ def _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sche
     inv = 1.0 / n0
     for j in range(v.shape[0]):
         v_hat[j] = v_sum[j] * inv
-    ahat = 0.0  # w_bar . (A-/T- - A+/T+) ([D1] Alg. 2 line 8); a missing class gives 0
+    ahat = 0.0  # w_bar . (A-/T- - A+/T+) (Liu et al. 2018, Alg. 2 line 8); a missing class gives 0
     if counts[0] > 0:
         ahat += row_dot(v_hat[:d], sums, None, None, 0) / counts[0]
     if counts[1] > 0:

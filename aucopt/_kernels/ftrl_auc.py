@@ -4,7 +4,7 @@ B. Zhou, Y. Ying, S. Skiena, "Online AUC optimization for sparse
 high-dimensional datasets", ICDM 2020 (arXiv:2009.10867).
 
 For each sample ``z_t = (x, y)`` the stochastic gradient in ``w`` of the saddle
-function ``F`` (spec section 0.5) is taken at ``a = w.m+``, ``b = w.m-`` and
+function ``F`` (notes.md#saddle-function) is taken at ``a = w.m+``, ``b = w.m-`` and
 ``alpha = b - a`` (the inner optimum, as in SPAM), which is ``G_t = g_t x`` with
 the scalar ``g_t`` of :func:`aucopt._kernels.spam.spam_gradient_coef`: it is
 non-zero only where ``x`` is. FTRL-Proximal (McMahan et al., KDD 2013) then

@@ -5,11 +5,11 @@ fixed number of stored points ``s_j`` (dense rows of ``sv``), with
 ``k(x, s) = exp(-||x - s||^2 / (2 sigma^2))``.
 
 * ``koil_epoch``: Hu, Yang, King, Lyu, So, "Kernelized online imbalanced learning with
-  fixed budgets", AAAI 2015 (KOIL, the "Projection++" of [D3] spec section 19),
+  fixed budgets", AAAI 2015 (KOIL, the "Projection++" of AlQuabeh et al. 2024 Hu et al. 2015),
   transcribed from the authors' MATLAB code (nUpdateKernel4.m, nUpdateBudgetRSC.m,
   nUpdateBudgetFIFOC.m).
 * ``sparse_kernel_fit``: Kakkar, Shevade, Sundararajan, Garg, "A sparse non-linear
-  classifier design using AUC optimization", SDM 2017 (spec section 18): greedy basis
+  classifier design using AUC optimization", SDM 2017 (Kakkar et al. 2017): greedy basis
   addition for the kernel pairwise squared-hinge (rankSVM) objective.
 """
 
@@ -411,7 +411,7 @@ def _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count):
 @njit(cache=True, nogil=True)
 def sparse_kernel_fit(basis_idx, beta, gram, kb, sq, xrow, inv2s2, data, indices, indptr, y,
                       candidates, hp):
-    """Greedy basis addition with Newton refits (Sparse Kernel, spec section 18).
+    """Greedy basis addition with Newton refits (Sparse Kernel, Kakkar et al. 2017).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Elastic-net quadratic solver of MBA (spec section 14).
+"""Elastic-net quadratic solver of MBA (Natole 2020, Algorithm 16).
 
 Gultekin, Saha, Ratnaparkhi, Paisley, "MBA: Mini-batch AUC optimization",
 2018 (thesis Algorithm 16): after the pair statistics ``mu`` and ``Sigma`` are

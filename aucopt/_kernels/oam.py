@@ -1,4 +1,4 @@
-"""OAM kernel: Online AUC Maximisation with reservoir buffers (spec section 4).
+"""OAM kernel: Online AUC Maximisation with reservoir buffers (Natole 2020, Algorithms 4-7).
 
 P. Zhao, S. C. H. Hoi, R. Jin, T. Yang, "Online AUC Maximization", ICML 2011;
 restated in M. Natole Jr., PhD thesis (SUNY Albany 2020), Algorithms 4-7.
@@ -6,7 +6,7 @@ restated in M. Natole Jr., PhD thesis (SUNY Albany 2020), Algorithms 4-7.
 Objective: ``(1/2)||w||^2 + C sum_{i,j} max(0, 1 - w.(x_i+ - x_j-))``. Each
 class keeps a reservoir of N examples; a new example is compared with the
 reservoir of the other class, every comparison weighted by
-``C_t = C max(1, N_opp^t / N)`` (spec A-34).
+``C_t = C max(1, N_opp^t / N)`` (notes.md#oam).
 
 One kernel body serves dense and sparse reservoir slots
 (:mod:`aucopt._kernels._slots`): with CSR rows and sparse slots a visit costs
@@ -37,7 +37,7 @@ def oam_seq_pair(margin, usq, c_t):
 
     ``argmin_w' ||w' - w||^2 + c_t max(0, 1 - w'.u)`` is ``w + tau u`` with
     ``tau = min(c_t/2, (1 - w.u)/||u||^2)`` when ``w.u < 1``, else 0 (spec
-    section 4, A-35).
+    section 4, notes.md#oam).
 
     Parameters
     ----------
@@ -146,7 +146,7 @@ def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indice
         c = 1 if yt > 0 else 0
         o = 1 - c
         seen[c] += 1
-        c_t = hp.C * max(1.0, seen[o] / capacity)  # spec A-34
+        c_t = hp.C * max(1.0, seen[o] / capacity)  # notes.md#oam
         bval, bidx, bnnz = class_slots(buf, buf_idx, buf_nnz, c)
         size[c] = reservoir_update(buf_sq[c], size[c], seen[c], draws[r, 0], draws[r, 1], data,
                                    indices, indptr, i, bval, bidx, bnnz)

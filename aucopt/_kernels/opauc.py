@@ -1,9 +1,11 @@
-"""OPAUC kernels: one-pass AUC optimisation (spec sections 1-3, P9, P13).
+"""OPAUC kernels: one-pass AUC optimisation (Gao et al. 2013, Section 3, Algorithm 1; Gao et al.
+2013, Section 3, Eqs. 6-11; Gao et al. 2013, Section 6.2; notes.md#opauc-covariance;
+notes.md#opaucr-sketch).
 
 Gao, Jin, Zhu, Zhou, "One-pass AUC optimization", ICML 2013 (long version),
 Algorithm 1 and Eqs. 2-11.
 
-Per-step loss (spec section 1): with ``c, S`` the mean and covariance
+Per-step loss (Gao et al. 2013, Section 3, Algorithm 1): with ``c, S`` the mean and covariance
 (1/T normalisation) of the class opposite to ``y_t`` and ``delta = x_t - c``,
 the gradient is ``g = lam w - y_t delta + delta (delta . w) + S w``.
 
@@ -42,8 +44,8 @@ REDUCE_NONE = 0  # work in the original space
 REDUCE_SUBSET = 1  # x_hat = x[features]
 REDUCE_LINEAR = 2  # x_hat = P x, P of shape (k, d)
 
-CENTER_UNBIASED = 0  # S_hat = (Z - c s^T)(Z - c s^T)^T / T   (spec A-06 default)
-CENTER_PAPER = 1  # S_hat = Z Z^T / T - ||s/T||^2 c c^T   (literal [D0])
+CENTER_UNBIASED = 0  # S_hat = (Z - c s^T)(Z - c s^T)^T / T   (notes.md#opaucr-sketch default)
+CENTER_PAPER = 1  # S_hat = Z Z^T / T - ||s/T||^2 c c^T   (literal Gao et al. 2013)
 
 
 @njit(cache=True, nogil=True)
@@ -126,7 +128,7 @@ def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
     The statistics are in the scatter form of
     :func:`aucopt._kernels._stats.welford_deferred`; ``sqmax`` is raised to
     ``||xbuf||^2``. Returns whether the opposite class has been seen (otherwise
-    the loss is zero and no step is taken, A-02).
+    the loss is zero and no step is taken, notes.md#opauc-first-examples).
     """
     if learn:
         sq = dot_unrolled(xbuf, xbuf)
@@ -140,12 +142,12 @@ def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
 @njit(cache=True, nogil=True)
 def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, rowbuf, features,
                 proj, data, indices, indptr, y, order, hp, t, learn):
-    """Run OPAUC (Algorithm 1 of [D0], corrected) over ``order``, in place.
+    """Run OPAUC (Algorithm 1 of Gao et al. 2013, corrected) over ``order``, in place.
 
     For each sample: load its (possibly reduced) vector, add it to its class
     statistics by Welford (P9; only when ``learn``), skip while the opposite
-    class is empty (A-02), else ``w <- w - eta g`` with the gradient of
-    :func:`opauc_step_gradient` (current opposite-class statistics, A-03).
+    class is empty (notes.md#opauc-first-examples), else ``w <- w - eta g`` with the gradient of
+    :func:`opauc_step_gradient` (current opposite-class statistics, notes.md#opauc-first-examples).
     Per sample: one symmetric product over a k x k triangle, a rank-one
     update deferred and folded in blocks of ``pending.shape[1]`` rows
     (:func:`aucopt._kernels._stats.welford_deferred`), O(m k) for the
@@ -154,7 +156,7 @@ def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, r
     Parameters
     ----------
     w : ndarray of shape (k,)
-        Iterate (last iterate is the output, A-04).
+        Iterate (last iterate is the output, notes.md#opauc-output).
     counts : ndarray of shape (2,), int64
         Samples per class (0 negative, 1 positive).
     means : ndarray of shape (2, k)
@@ -196,7 +198,7 @@ def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, r
         load_sample(xbuf, rowbuf, features, proj, hp.reduce, data, indices, indptr, i)
         if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
                                 learn):
-            continue  # no opposite-class example yet: L_t = 0 (A-02)
+            continue  # no opposite-class example yet: L_t = 0 (notes.md#opauc-first-examples)
         o = 1 - c
         dw = opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
                                  n_pending[o:o + 1], counts[o], positive, hp.lam)
@@ -214,7 +216,8 @@ def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, r
 
 @njit(cache=True, nogil=True)
 def _sketch_cov_times(g, u, w, z, s, mean, count, centering):
-    """Write ``S_hat w`` (spec section 2) into ``g``; ``u`` is a (rank,) scratch.
+    """Write ``S_hat w`` (Gao et al. 2013, Section 3, Eqs. 6-11) into ``g``; ``u`` is a (rank,)
+    scratch.
 
     ``z`` has shape (rank, d) (the transpose of the paper's Z, so each sketch
     column is contiguous), ``s`` the sketch column sums, ``count`` = T.
@@ -254,7 +257,8 @@ def _sketch_cov_times(g, u, w, z, s, mean, count, centering):
 @njit(cache=True, nogil=True)
 def opauc_sketch_epoch(w, counts, means, zs, ssum, sqmax, g, u, sketch,
                        data, indices, indptr, y, order, hp, t, learn):
-    """Run OPAUCr (spec section 2) over ``order``, in place; O(rank d) per step.
+    """Run OPAUCr (Gao et al. 2013, Section 3, Eqs. 6-11) over ``order``, in place; O(rank d) per
+    step.
 
     Parameters
     ----------
@@ -275,7 +279,7 @@ def opauc_sketch_epoch(w, counts, means, zs, ssum, sqmax, g, u, sketch,
     u : ndarray of shape (rank,)
         Scratch.
     sketch : ndarray of shape (len(order), rank)
-        ``a_t = r_t / sqrt(rank)`` for the t-th visited row (A-05); read only
+        ``a_t = r_t / sqrt(rank)`` for the t-th visited row (notes.md#opaucr-sketch); read only
         when ``learn``.
     data, indices, indptr : arrays
         Rows (CSR rows cost O(rank nnz) for the sketch update).
@@ -316,7 +320,7 @@ def opauc_sketch_epoch(w, counts, means, zs, ssum, sqmax, g, u, sketch,
                 ssum[c, r] += a
         o = 1 - c
         if counts[o] == 0:
-            continue  # A-02
+            continue  # notes.md#opauc-first-examples
         _sketch_cov_times(g, u, w, zs[o], ssum[o], means[o], counts[o], hp.centering)
         mean = means[o]
         dw = row_dot(w, data, indices, indptr, i)

@@ -1,4 +1,5 @@
-"""Online pairwise gradient descent against a buffer of past examples (spec sections 16, 17).
+"""Online pairwise gradient descent against a buffer of past examples (Yang et al. 2021; Kar et al.
+2013).
 
 * ``FIFO``: the buffer holds only the previous example (Z. Yang, Y. Lei,
   P. Wang, T. Yang, Y. Ying, "Simple stochastic and online gradient descent
@@ -184,7 +185,7 @@ def fifo_epoch_dense(w, w_avg, buf, buf_sq, buf_y, size, seen, data, indices, in
     """OGD with the previous example over the dense rows ``X[order]``: two sweeps per step.
 
     The same method as :func:`pairwise_buffer_epoch` with ``hp.policy == FIFO``
-    (spec section 16), arranged for speed: within a call the previous example
+    (Yang et al. 2021), arranged for speed: within a call the previous example
     is a row of ``X`` (no copy per visit; it is stored in ``buf`` at the end),
     the dot products ``w . x_t`` and ``w . x_prev`` share one sweep, the step,
     the l2 prox and the squared norm share a second one, and the l2-ball

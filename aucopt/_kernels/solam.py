@@ -1,8 +1,9 @@
-"""SOLAM kernel: stochastic online AUC maximisation (spec sections 0.5, 8, 9).
+"""SOLAM kernel: stochastic online AUC maximisation (notes.md#saddle-function; Natole 2020,
+Algorithm 10; Natole 2020, Algorithm 18).
 
 Ying, Wen, Lyu, "Stochastic online AUC maximization", NIPS 2016; M. Natole
 Jr., PhD thesis (SUNY Albany 2020), Algorithm 10 (SOLAM) and Algorithm 18
-(regSOLAM). One kernel serves SOLAM (l2 ball), SOLAM-l1 (l1 ball, [D1] section
+(regSOLAM). One kernel serves SOLAM (l2 ball), SOLAM-l1 (l1 ball, Liu et al. 2018 section
 5) and regSOLAM (l2 ball, ``+ lam w`` in the primal gradient), chosen by an
 integer constraint code and the value of ``lam``.
 
@@ -41,7 +42,7 @@ BALL_L1 = 1  # ||w||_1 <= R (SOLAM-l1)
 
 @njit(cache=True, nogil=True)
 def saddle_partials(s, a, b, alpha, p, positive):
-    """Return the partial derivatives of ``F`` at one example (spec section 0.5).
+    """Return the partial derivatives of ``F`` at one example (notes.md#saddle-function).
 
     Parameters
     ----------
@@ -78,7 +79,7 @@ def _scalar_step(s, a, b, al, p, positive, t, hp):
     box_alpha = 2.0 * box_ab
     a_new = clip(a - gamma * da, -box_ab, box_ab)
     b_new = clip(b - gamma * db, -box_ab, box_ab)
-    al_new = clip(al + gamma * dal, -box_alpha, box_alpha)  # ascent (spec A-10)
+    al_new = clip(al + gamma * dal, -box_alpha, box_alpha)  # ascent (notes.md#solam-dual-sign)
     return g, gamma, a_new, b_new, al_new
 
 

@@ -1,4 +1,4 @@
-"""SPAM kernel: stochastic proximal AUC maximisation (spec section 11).
+"""SPAM kernel: stochastic proximal AUC maximisation (Natole 2020, Algorithm 20).
 
 Natole, Ying, Lyu, "Stochastic proximal algorithms for AUC maximization",
 ICML 2018; M. Natole Jr., PhD thesis (SUNY Albany 2020), chapter 4,
@@ -27,7 +27,7 @@ STATS_WARMUP = 2  # the first n_warmup samples only estimate the statistics
 
 @njit(cache=True, nogil=True)
 def spam_gradient_coef(s, a, b, p, positive):
-    """Return ``g`` with ``G(w; z) = g x`` (spec section 11, Lemma 4.1).
+    """Return ``g`` with ``G(w; z) = g x`` (Natole 2020, Algorithm 20, Lemma 4.1).
 
     Parameters
     ----------
@@ -226,7 +226,7 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
             dot_pos = shrink * (dot_pos + coef * xs_pos)
             continue
         row_axpy(coef, w, data, indices, indptr, i)
-        thr = eta * hp.beta1  # elastic-net prox (spec P7), written out in the sweep
+        thr = eta * hp.beta1  # elastic-net prox (notes.md#prox), written out in the sweep
         for j in range(d):
             u = w[j]
             if u > thr:

@@ -1,7 +1,7 @@
-"""SPDAM kernel: stochastic primal-dual AUC maximisation (spec section 13).
+"""SPDAM kernel: stochastic primal-dual AUC maximisation (Natole 2020, Algorithm 21).
 
 M. Natole Jr., PhD thesis (SUNY Albany 2020), chapter 5, Algorithm 21, in the
-consistent reformulation of spec section 13 (an SPDC method with mini-batches):
+consistent reformulation of Natole 2020, Algorithm 21 (an SPDC method with mini-batches):
 
 ``min_w max_beta (1/n) sum_i (beta_i <w, xbar_i> - beta_i^2/2) + g(w)``,
 ``xbar_i = c_{y_i} (x_i - m_{y_i})``, ``c_+ = sqrt(2/p)``, ``c_- = sqrt(2/(1-p))``,

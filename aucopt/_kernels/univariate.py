@@ -1,4 +1,5 @@
-"""Online weighted univariate losses for bipartite ranking (spec section 6).
+"""Online weighted univariate losses for bipartite ranking (Kotlowski et al. 2011; Gao et al. 2013,
+Section 6).
 
 W. Kotlowski, K. Dembczynski, E. Huellermeier, "Bipartite ranking through
 minimization of univariate loss", ICML 2011; online variants as compared in

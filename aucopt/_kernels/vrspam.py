@@ -1,4 +1,4 @@
-"""VRSPAM kernel: variance-reduced SPAM, i.e. proximal SVRG (spec section 12).
+"""VRSPAM kernel: variance-reduced SPAM, i.e. proximal SVRG (Dan & Sahoo, Algorithm 1).
 
 Dan and Sahoo, "Variance reduced stochastic proximal algorithm for AUC
 maximization" (VRSPAM); M. Natole Jr., PhD thesis (SUNY Albany 2020),

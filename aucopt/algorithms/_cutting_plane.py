@@ -1,7 +1,7 @@
 """1-slack cutting-plane solver for the pairwise hinge (ROC-area) SVMs, without pair enumeration.
 
-Shared by ``b-svm-or`` (Joachims 2006) and ``svm-perf`` (Joachims 2005; spec 7.1-7.2,
-thesis Algorithms 13 and 15). Both minimise
+Shared by ``b-svm-or`` (Joachims 2006) and ``svm-perf`` (Joachims 2005;
+Natole 2020, Algorithms 13 and 15). Both minimise
 
     P(w) = (lam/2) ||w||^2 + R(w),
     R(w) = 1/(n+ n-) sum_{i in +, j in -} max(0, 1 - kappa w.(x_i - x_j)),
@@ -53,7 +53,7 @@ def most_violated_roc(scores: np.ndarray, y: np.ndarray, kappa: float = 2.0):
 
     Positives get ``kappa s_i - 1/2``, negatives ``kappa s_i + 1/2`` (for ``kappa = 2``
     this is Alg. 15's ``(s_i -+ 1/4)`` up to the factor 2); the examples are scanned in
-    *decreasing* order (spec A-40: the counters only give the right coefficients for a
+    *decreasing* order (notes.md#svm-perf-order: the counters only give the right coefficients for a
     decreasing scan; Joachims' svm_perf sorts the same way), with ``s_p`` counting the
     positives not yet scanned and ``s_n`` the negatives already scanned.
 

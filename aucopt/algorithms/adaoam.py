@@ -1,4 +1,4 @@
-"""AdaOAM: state, hyperparameters and the kernel call (spec section 5)."""
+"""AdaOAM: state, hyperparameters and the kernel call (Natole 2020, Algorithm 9)."""
 
 from __future__ import annotations
 
@@ -84,5 +84,5 @@ ADAOAM = register(AlgorithmSpec(
     grid={"eta": tuple(2.0**k for k in range(-12, 11)),
           "lam": tuple(2.0**k for k in range(-10, 3))},
     quick_grid={"eta": ("auto", 2.0**-6, 2.0**-4), "lam": (1e-4, 1e-2)},
-    notes="Not run in the five documents; grid as OPAUC ([D0]). eta='auto' = 0.2/M.",
+    notes="Not run in the five documents; grid as OPAUC (Gao et al. 2013). eta='auto' = 0.2/M.",
 ))

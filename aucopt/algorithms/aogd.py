@@ -1,4 +1,6 @@
-"""AOGD: state layout, hyperparameters, kernel call (spec section 15, errata A-29..A-33)."""
+"""AOGD: state layout, hyperparameters, kernel call (AlQuabeh et al. 2024, Algorithm 1).
+
+Corrections and choices: notes.md#aogd-averages, #rff-scale, #aogd-defaults."""
 
 from __future__ import annotations
 
@@ -192,6 +194,7 @@ AOGD = register(
         warm_keys=("w", "freq", "bandwidth"),
         equivalence_params={"bandwidth": 1.0},
         notes="Paper grid: eta in 2^[-8:-1], lam in 10^[-8:-1], 3-fold CV; D and the kernel "
-        "width are not reported (spec A-32). Per-class averages (A-29), sqrt(2/D) (A-30).",
+        "width are not reported (notes.md#aogd-defaults). Per-class averages "
+        "(notes.md#aogd-averages), sqrt(2/D) (notes.md#rff-scale).",
     )
 )

@@ -31,7 +31,8 @@ PAPER_D0 = (
     "(long version, section 6.1: batch baselines)."
 )
 
-LAMS = tuple(2.0**k for k in range(-10, 11))  # [D0] 6.1 / spec E.0: batch lam in 2^[-10:10]
+# Gao et al. 2013, Section 6.1 / Gao et al. 2013, Section 6.1: batch lam in 2^[-10:10]
+LAMS = tuple(2.0**k for k in range(-10, 11))
 
 
 def check_gram_memory(d: int, params: dict, n_matrices: int, name: str, alternative: str):
@@ -70,7 +71,8 @@ def class_statistics(X, y):
 
 
 def ls_svm_solution(X, y, lam):
-    """Exact minimiser of spec 0.4: ``w = (lam I + S+ + S- + mu mu^T)^-1 mu``, ``mu = c+ - c-``."""
+    """Exact minimiser of notes.md#square-loss: ``w = (lam I + S+ + S- + mu mu^T)^-1 mu``, ``mu =
+    c+ - c-``."""
     c_pos, c_neg, s_pos, s_neg = class_statistics(X, y)
     mu = c_pos - c_neg
     system = s_pos
@@ -149,7 +151,8 @@ B_LS_SVM = register(AlgorithmSpec(
     warm_keys=(),
     quick_grid={"lam": (1e-5, 1e-3, 1e-1)},
     notes="Exact minimiser (lam I + S+ + S- + mu mu^T)^-1 mu of the pairwise square loss "
-    "(spec 0.4, 7.3). Paper grid ([D0] 6.1): lam in 2^[-10:10], 5-fold CV; the batch "
+    "(notes.md#square-loss, 7.3). Paper grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10], "
+    "5-fold CV; the batch "
     "baselines were trained on at most 8,000 examples.",
     **_COMMON,
 ))
@@ -172,8 +175,9 @@ B_SVM_OR = register(AlgorithmSpec(
     source="Joachims, KDD 2006 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_or,
     quick_grid={"lam": (2.0**-10, 2.0**-7, 2.0**-4)},
-    notes="(lam/2)||w||^2 + mean pairwise hinge max(0, 1 - w.(x+ - x-)) (spec 7.2). Paper "
-    "grid ([D0] 6.1): lam in 2^[-10:10]." + _CP_NOTES,
+    notes="(lam/2)||w||^2 + mean pairwise hinge max(0, 1 - w.(x+ - x-)) (Gao et al. 2013, Section "
+          "6 (batch baselines)). Paper "
+    "grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10]." + _CP_NOTES,
     **_CUTTING_PLANE,
 ))
 
@@ -184,8 +188,9 @@ SVM_PERF = register(AlgorithmSpec(
     source="Joachims, ICML 2005 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_perf,
     quick_grid={"lam": (2.0**-8, 2.0**-5, 2.0**-2)},
-    notes="Structural SVM for ROC area (spec 7.1; thesis Algs. 13-15): (lam/2)||w||^2 + xi "
+    notes="Structural SVM for ROC area (Gao et al. 2013, Section 6 (batch baselines); thesis Algs. "
+          "13-15): (lam/2)||w||^2 + xi "
     "with the loss and joint feature map normalised by n+ n- (lam = 1/C). Equals b-svm-or "
-    "with lam/4 and w/2. Paper grid ([D0] 6.1): lam in 2^[-10:10]." + _CP_NOTES,
+    "with lam/4 and w/2. Paper grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10]." + _CP_NOTES,
     **_CUTTING_PLANE,
 ))

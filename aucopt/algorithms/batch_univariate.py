@@ -1,7 +1,7 @@
 """Batch class-balanced univariate baselines: Uni-Log (L-BFGS) and Uni-Squ (exact).
 
 Spec sections 6 and 7.4 (Kotlowski, Dembczynski, Huellermeier, ICML 2011, as compared in
-[D0] 6.1). Both minimise, over ``w`` and an unpenalised intercept ``b``,
+Gao et al. 2013, Section 6.1). Both minimise, over ``w`` and an unpenalised intercept ``b``,
 
     (lam/2) ||w||^2 + (1/n+) sum_{y_i=+1} l(w.x_i + b) + (1/n-) sum_{y_i=-1} l(-(w.x_i + b))
 
@@ -79,7 +79,7 @@ def uni_squ_solution(X, y, lam):
 
     Eliminating ``b`` gives ``b = -w.(c+ + c-)/2`` and
     ``(lam I + 2 (S+ + S-) + mu mu^T) w = 2 mu`` with ``mu = c+ - c-`` (1/n_class
-    covariances), so the direction equals B-LS-SVM's with ``lam/2`` (spec 0.4).
+    covariances), so the direction equals B-LS-SVM's with ``lam/2`` (notes.md#square-loss).
     """
     c_pos, c_neg, s_pos, s_neg = class_statistics(X, y)
     mu = c_pos - c_neg
@@ -171,7 +171,8 @@ _COMMON = dict(
     quick_grid={"lam": (1e-4, 1e-2, 1.0)},
 )
 _NOTES = ("Class-balanced univariate loss (each class has total weight 1, Kotlowski et al. "
-          "2011) with an unpenalised intercept. Paper grid ([D0] 6.1): lam in 2^[-10:10], "
+          "2011) with an unpenalised intercept. Paper grid (Gao et al. 2013, Section 6.1): lam in "
+          "2^[-10:10], "
           "5-fold CV; the batch baselines were trained on at most 8,000 examples.")
 
 UNI_LOG_BATCH = register(AlgorithmSpec(

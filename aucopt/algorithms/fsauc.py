@@ -1,4 +1,4 @@
-"""FSAUC: state layout, stage constants, hyperparameters, kernel call (spec section 10)."""
+"""FSAUC: state layout, stage constants, hyperparameters, kernel call (Liu et al. 2018)."""
 
 from __future__ import annotations
 
@@ -64,7 +64,8 @@ class FsaucHyper(NamedTuple):
 
 
 def n_stages(n: int) -> int:
-    """Return ``m = max(1, floor(log2(2n / log2 n) / 2) - 1)`` ([D1] Alg. 1, guard of A-17)."""
+    """Return ``m = max(1, floor(log2(2n / log2 n) / 2) - 1)`` (Liu et al. 2018, Alg. 1, guard of
+    notes.md#fsauc-unstated)."""
     if n < 3:
         return 1
     return max(1, math.floor(0.5 * math.log2(2.0 * n / math.log2(n))) - 1)
@@ -112,7 +113,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 
 
 def _start(state: dict, params: dict) -> int:
-    """Set the constants of [D1] Algorithm 1 line 1 and start stage 1 at ``v_hat``.
+    """Set the constants of Liu et al. 2018, Algorithm 1 line 1 and start stage 1 at ``v_hat``.
 
     Returns ``DIVERGED`` when ``eta1 * kappa^2`` exceeds :data:`MAX_STEP_CURVATURE`.
     """
@@ -121,7 +122,8 @@ def _start(state: dict, params: dict) -> int:
     r0 = 2.0 * math.sqrt(1.0 + 2.0 * kappa * kappa) * radius
     sched = state["sched"]
     sched[F_RADIUS] = r0
-    sched[F_DUAL_RADIUS] = 2.0 * math.sqrt(2.0) * kappa * r0  # D_0 = 2 sqrt(2) kappa R_0 (A-14)
+    # D_0 = 2 sqrt(2) kappa R_0 (notes.md#fsauc-constants)
+    sched[F_DUAL_RADIUS] = 2.0 * math.sqrt(2.0) * kappa * r0
     sched[F_BETA] = 1.0 + 8.0 * kappa * kappa
     eta1 = params["eta1"]
     sched[F_ETA] = AUTO_ETA1 / max(kappa * kappa, 1e-300) if eta1 == "auto" else float(eta1)
@@ -234,9 +236,10 @@ FSAUC = register(
         step_param="eta1",
         warm_keys=("v_hat", "alpha_hat"),
         equivalence_params={"kappa": 4.0, "n_samples_hint": 600},
-        notes="[D1] grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation split; "
-        "delta = 0.1 (A-17). n: fit uses max_iter * n_samples; partial_fit takes "
-        "n_samples_hint, else it starts with the first chunk and restarts with a doubled "
-        "horizon whenever a run's stages are done. Exact P5 projection by default (A-16).",
+        notes="Liu et al. 2018 grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation "
+        "split; delta = 0.1 (notes.md#fsauc-unstated). n: fit uses max_iter * n_samples; "
+        "partial_fit takes n_samples_hint, else it starts with the first chunk and restarts "
+        "with a doubled horizon whenever a run's stages are done. Exact P5 projection by "
+        "default (notes.md#exact-projection).",
     )
 )

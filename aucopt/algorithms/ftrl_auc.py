@@ -1,4 +1,4 @@
-"""FTRL-AUC: state layout, hyperparameters, kernel call (not in the spec; see the estimator)."""
+"""FTRL-AUC: state layout, hyperparameters, kernel call (Zhou, Ying, Skiena, ICDM 2020)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Projection++ (KOIL) and Sparse Kernel: state layout, hyperparameters, kernel calls.
 
-Spec sections 18 and 19 ([FILL] items resolved from the original papers and, for
+Kakkar et al. 2017 and Hu et al. 2015 (details resolved from the original papers and, for
 KOIL, the authors' MATLAB code; see the estimators' docstrings).
 """
 
@@ -160,7 +160,8 @@ PROJECTION_PP = register(
         step_param="eta",
         warm_keys=(),
         equivalence_params={"bandwidth": 1.0},
-        notes="[D3] reports the grid eta in 2^[-8:-1], lam in 10^[-8:-1] for all methods; "
+        notes="AlQuabeh et al. 2024 reports the grid eta in 2^[-8:-1], lam in 10^[-8:-1] for all "
+              "methods; "
         "KOIL's own code uses eta*C = 0.05, lam = 1/C = 0.2, budget 100 per class, k = 10.",
     )
 )
@@ -273,6 +274,7 @@ SPARSE_KERNEL = register(
         quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         step_param=None,
         epochs_by_base=False,
-        notes="[D3] grid lam in 10^[-8:-1]; budget and kernel width are not reported.",
+        notes="AlQuabeh et al. 2024 grid lam in 10^[-8:-1]; budget and kernel width are not "
+              "reported.",
     )
 )

@@ -1,4 +1,4 @@
-"""MBA: mini-batch AUC optimisation by sampled pair statistics (spec section 14)."""
+"""MBA: mini-batch AUC optimisation by sampled pair statistics (Natole 2020, Algorithm 16)."""
 
 from __future__ import annotations
 
@@ -200,6 +200,6 @@ MBA = register(
         warm_keys=("w",),
         epochs_by_base=False,
         notes="Not used in the papers' experiments, so no grid is published: lam1, lam2 are "
-        "tuned on powers of ten. B and T are not given in the thesis (spec [FILL]).",
+        "tuned on powers of ten. B and T are not given in the thesis.",
     )
 )

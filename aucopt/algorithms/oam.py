@@ -1,4 +1,4 @@
-"""OAM_seq and OAM_gra: state layout, hyperparameters, kernel call (spec section 4)."""
+"""OAM_seq and OAM_gra: state layout, hyperparameters, kernel call (Natole 2020, Algorithms 4-7)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ PAPER = (
 # C="auto": C = AUTO_C[update] / M^2, M^2 the largest squared row norm of the data given so
 # far; chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).
 AUTO_C = {"sequential": 0.003, "gradient": 0.003}
-C_GRID = tuple(2.0**k for k in range(-12, 11))  # [D0]: "learning rate" 2^[-12:10] [FILL]
+C_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: "learning rate" 2^[-12:10]
 BLOCK = 1 << 14  # visits per kernel call: bounds the memory of the pre-drawn uniforms
 
 
@@ -256,7 +256,8 @@ OAM_SEQ = register(
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
         "the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
-        notes="[D0]/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C tuned on "
+        notes="Gao et al. 2013/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C "
+              "tuned on "
         "2^[-12:10] (the documents' online learning-rate grid). C='auto' = 0.003/M^2.",
         **_COMMON,
     )
@@ -271,7 +272,8 @@ OAM_GRA = register(
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "
         "over the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
-        notes="[D0]/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C tuned on "
+        notes="Gao et al. 2013/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C "
+              "tuned on "
         "2^[-12:10]. C='auto' = 0.003/M^2.",
         **_COMMON,
     )

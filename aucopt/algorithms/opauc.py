@@ -194,7 +194,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 
 def coef(state, params) -> np.ndarray:
-    """Return the last iterate (A-04)."""
+    """Return the last iterate (notes.md#opauc-output)."""
     return state["w"]
 
 
@@ -375,7 +375,8 @@ _COMMON = dict(
     grid={"eta": _ETAS, "lam": _LAMS},
     quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5), "lam": (1e-4, 1e-2)},
 )
-_NOTES = ("Paper grid ([D0] 6.1): eta in 2^[-12:10], lam in 2^[-10:2] by 5-fold CV. "
+_NOTES = ("Paper grid (Gao et al. 2013, Section 6.1): eta in 2^[-12:10], lam in 2^[-10:2] by "
+          "5-fold CV. "
           "eta='auto' (default) is AUTO_ETA / M^2, M^2 the largest squared norm seen so far.")
 
 OPAUC = register(AlgorithmSpec(
@@ -399,8 +400,9 @@ OPAUC_R = register(AlgorithmSpec(
     cost="O(rank d) per sample (O(rank nnz) sketch update for CSR rows)",
     init_state=init_sketch_state,
     run=run_sketch,
-    notes=_NOTES + " [D0] 6.2: rank = 50. Sketch rows r_t/sqrt(rank) (A-05); "
-    "centering='unbiased' (A-06) by default, 'paper' for the literal estimator.",
+    notes=_NOTES + " Gao et al. 2013, Section 6.2: rank = 50. Sketch rows r_t/sqrt(rank) "
+                   "(notes.md#opaucr-sketch); "
+    "centering='unbiased' (notes.md#opaucr-sketch) by default, 'paper' for the literal estimator.",
     **{**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "rank": (50,)}},
 ))
 
@@ -414,7 +416,7 @@ OPAUC_F = register(AlgorithmSpec(
     cost="O(k^2 + d) per sample",
     init_state=init_subset_state,
     run=run_subset,
-    notes=_NOTES + " [D0] 6.2: OPAUC on 1,000 random features.",
+    notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC on 1,000 random features.",
     **{**_REDUCED, "coef": coef_subset},
 ))
 
@@ -426,7 +428,8 @@ OPAUC_RP = register(AlgorithmSpec(
     cost="O(k^2 + k nnz) per sample",
     init_state=init_projection_state,
     run=run_projection,
-    notes=_NOTES + " [D0] 6.2: OPAUC after a Gaussian random projection to 1,000 "
+    notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC after a Gaussian random projection to "
+                   "1,000 "
     "dimensions (entries N(0, 1/k)).",
     **{**_REDUCED, "coef": coef_projection},
 ))
@@ -439,7 +442,8 @@ OPAUC_PCA = register(AlgorithmSpec(
     cost="O(k^2 + k nnz) per sample, plus one batch PCA on the training data",
     init_state=init_pca_state,
     run=run_projection,
-    notes=_NOTES + " [D0] 6.2: OPAUC on the top-1,000 principal components, fitted on "
+    notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC on the top-1,000 principal components, "
+                   "fitted on "
     "the training data (batch: no partial_fit).",
     **{**_REDUCED, "coef": coef_projection, "streaming": False},
 ))

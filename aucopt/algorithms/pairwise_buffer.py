@@ -1,6 +1,6 @@
 """OGD with the previous example (Yang et al. 2021) and Kar et al.'s OLP with an RS-x buffer.
 
-State layout, hyperparameters and kernel call (spec sections 16, 17).
+State layout, hyperparameters and kernel call (Yang et al. 2021; Kar et al. 2013).
 """
 
 from __future__ import annotations
@@ -39,8 +39,8 @@ KAR_PAPER = (
 # far); chosen on diabetes, german.numer and splice scaled to [-1, 1].
 AUTO_ETA = {"ogd-fifo": 0.5, "kar": 0.5}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
-ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # [D3]: eta in 2^[-8:-1]
-LAM_GRID = tuple(10.0**k for k in range(-8, 0))  # [D3]: lambda in 10^[-8:-1]
+ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: eta in 2^[-8:-1]
+LAM_GRID = tuple(10.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: lambda in 10^[-8:-1]
 
 
 class PairwiseHyper(NamedTuple):
@@ -198,7 +198,8 @@ OGD_FIFO = register(
         check_state=_check_state(1),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' = "
+        notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' "
+              "= "
         "0.5/M^2. Same-label pairs: no step (authors' code).",
         **_COMMON,
     )
@@ -221,7 +222,8 @@ KAR = register(
         check_state=_check_state(0),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer size not "
+        notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer "
+              "size not "
         "reported (100 here, as OAM). eta='auto' = 0.5/M^2.",
         **_COMMON,
     )

@@ -1,4 +1,4 @@
-"""SOLAM, SOLAM-l1 and regSOLAM: state layout, hyperparameters, kernel call (spec 8, 9)."""
+"""SOLAM, SOLAM-l1, regSOLAM: state, hyperparameters, kernel call (Natole 2020, Algs. 10, 18)."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ def _runner(ball: int, regularised: bool):
         """
         if regularised:
             lam = float(params["lam"])
-            radius = np.sqrt(2.0 / lam)  # thesis section 3.3 (spec A-11)
+            radius = np.sqrt(2.0 / lam)  # thesis section 3.3 (notes.md#regsolam)
         else:
             lam, radius = 0.0, float(params["R"])
         hp = _hyper(params, state, ball, lam, radius)
@@ -106,7 +106,7 @@ def _runner(ball: int, regularised: bool):
 
 
 def coef(state, params) -> np.ndarray:
-    """Return the ``gamma``-weighted average ``w_bar`` (the output of [D4] Alg. 10/18)."""
+    """Return the ``gamma``-weighted average ``w_bar`` (the output of Natole 2020, Alg. 10/18)."""
     return state["w_avg"]
 
 
@@ -116,8 +116,8 @@ def coef(state, params) -> np.ndarray:
 # on rows of norm <= 1), so poor steps between 256 and 1024 are still run as asked.
 MAX_STEP_CURVATURE = 1024.0
 
-RADII = tuple(10.0**k for k in range(-1, 6))  # [D1] section 5: R in 10^[-1:1:5]
-ZETAS = tuple(2.0**k for k in range(-10, 11))  # [D1] section 5: 2^[-10:1:10]
+RADII = tuple(10.0**k for k in range(-1, 6))  # Liu et al. 2018, Section 5: R in 10^[-1:1:5]
+ZETAS = tuple(2.0**k for k in range(-10, 11))  # Liu et al. 2018, Section 5: 2^[-10:1:10]
 _COMMON = dict(
     family="solam",
     streaming=True,
@@ -142,8 +142,9 @@ SOLAM = register(
         run=_runner(BALL_L2, regularised=False),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
-        notes="[D1] grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10] on a validation set; kappa "
-        "= max ||x|| from the data. Dual step is an ascent (spec A-10).",
+        notes="Liu et al. 2018 grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10] on a validation set; "
+              "kappa "
+        "= max ||x|| from the data. Dual step is an ascent (notes.md#solam-dual-sign).",
         **_COMMON,
     )
 )
@@ -156,11 +157,13 @@ SOLAM_L1 = register(
         paper=PAPER_SOLAM,
         source="Ying et al. 2016; l1 ball as in Liu et al., ICML 2018",
         cost="O(d) per sample while the l1 ball is inactive (dense or CSR: the l1 norm needs "
-        "every coordinate), O(d log d) when the sort-based projection (spec P2) is active",
+        "every coordinate), O(d log d) when the sort-based projection (notes.md#projections) is "
+        "active",
         run=_runner(BALL_L1, regularised=False),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
-        notes="[D1] grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10]; SOLAM with the l2 ball "
+        notes="Liu et al. 2018 grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10]; SOLAM with the l2 "
+              "ball "
         "replaced by the l1 ball of radius R.",
         **_COMMON,
     )
@@ -180,7 +183,7 @@ REG_SOLAM = register(
               "lam": tuple(10.0**k for k in range(-5, 6))},
         quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Thesis grid: zeta in [1:9:100], lam in 10^[-5:5] by 5-fold CV; R = sqrt(2/lam) "
-        "(spec A-11); gamma_t = zeta/sqrt(t). The effective l2 weight relative to the "
+        "(notes.md#regsolam); gamma_t = zeta/sqrt(t). The effective l2 weight relative to the "
         "pairwise loss is lam/(2p(1-p)).",
         **_COMMON,
     )

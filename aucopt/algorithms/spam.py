@@ -1,4 +1,4 @@
-"""SPAM-L2 and SPAM-NET: state layout, hyperparameters, kernel call (spec section 11)."""
+"""SPAM-L2 and SPAM-NET: state layout, hyperparameters, kernel call (Natole 2020, Algorithm 20)."""
 
 from __future__ import annotations
 
@@ -147,7 +147,7 @@ SPAM_L2 = register(
         grid={"beta": BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Thesis grid: beta in 10^[-5:5] by 5-fold CV; the step schedule is not "
-        "stated in the thesis (spec A-20): eta_t = eta0/sqrt(t) with averaging.",
+        "stated in the thesis (notes.md#spam-step): eta_t = eta0/sqrt(t) with averaging.",
         **_COMMON,
     )
 )
@@ -159,7 +159,8 @@ SPAM_NET = register(
         estimator="aucopt.linear_model:SPAMNetClassifier",
         grid={"beta": BETAS, "beta1": BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},
-        notes="Thesis grid: beta1 in 10^[-5:5]; the beta grid is not stated (spec A-21), "
+        notes="Thesis grid: beta1 in 10^[-5:5]; the beta grid is not stated "
+              "(notes.md#spam-net-names), "
         "both are tuned on 10^[-5:5].",
         **_COMMON,
     )

@@ -1,4 +1,4 @@
-"""SPDAM: stochastic primal-dual AUC maximisation with mini-batches (spec section 13)."""
+"""SPDAM: stochastic primal-dual AUC maximisation with mini-batches (Natole 2020, Algorithm 21)."""
 
 from __future__ import annotations
 
@@ -71,7 +71,7 @@ def centred_scales(rows: RowData, y, means, p):
 
 
 def step_parameters(lam: float, n: int, m: int, kappa: float, thesis: bool):
-    """Return ``(sigma, tau, theta)`` of spec section 13.
+    """Return ``(sigma, tau, theta)`` of Natole 2020, Algorithm 21.
 
     Parameters
     ----------
@@ -84,7 +84,7 @@ def step_parameters(lam: float, n: int, m: int, kappa: float, thesis: bool):
         thesis' ``max ||x_i||``).
     thesis : bool
         Use the thesis' printed ``sigma`` (Theorem 5.1) instead of the
-        re-derived one (spec A-26).
+        re-derived one (notes.md#spdam-reformulation).
 
     Returns
     -------
@@ -205,7 +205,8 @@ SPDAM = register(
         warm_keys=("w",),
         epochs_by_base=False,
         notes="Thesis grid lam in 10^[-5:1] by 5-fold CV, m = 10% of n. Default: the "
-        "consistent reformulation and re-derived sigma of spec section 13 (A-25, A-26); "
+        "consistent reformulation and re-derived sigma of Natole 2020, Algorithm 21 "
+        "(notes.md#spdam-reformulation, notes.md#spdam-reformulation); "
         "params='thesis' uses the printed sigma.",
     )
 )

@@ -1,4 +1,4 @@
-"""Online Uni-Exp and Uni-Squ: state layout, hyperparameters, kernel call (spec section 6)."""
+"""Online Uni-Exp and Uni-Squ: state, hyperparameters, kernel call (Kotlowski et al. 2011)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ PAPER = (
 # and splice scaled to [-1, 1] (see the estimator docs).
 AUTO_ETA = {"exp": 0.5, "squ": 1.0}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
-ETA_GRID = tuple(2.0**k for k in range(-12, 11))  # [D0]: learning rates 2^[-12:10]
+ETA_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: learning rates 2^[-12:10]
 
 
 class UnivariateHyper(NamedTuple):
@@ -99,7 +99,8 @@ UNI_EXP = register(
         # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
         # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
         quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
-        notes="[D0]: online learning rate in 2^[-12:10] by 5-fold CV; weights as Kotlowski "
+        notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
+              "Kotlowski "
         "et al. (balanced). eta='auto' = 0.5/(M^2+1).",
         **_COMMON,
     )
@@ -112,7 +113,8 @@ UNI_SQU = register(
         estimator="aucopt.linear_model._univariate:UniSquClassifier",
         run=_runner("squ"),
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="[D0]: online learning rate in 2^[-12:10] by 5-fold CV; weights as Kotlowski "
+        notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
+              "Kotlowski "
         "et al. (balanced). eta='auto' = 1/(M^2+1).",
         **_COMMON,
     )

@@ -1,4 +1,4 @@
-"""VRSPAM-L2 and VRSPAM-NET: proximal SVRG on SPAM's finite-sum objective (spec section 12)."""
+"""VRSPAM-L2 and VRSPAM-NET: proximal SVRG on SPAM's finite sum (Dan & Sahoo, Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ PAPER = (
 )
 
 # eta="auto": eta = AUTO_ETA / M^2 = 1/(4L) with the Lipschitz constant L = 8 M^2 of the
-# component gradients ([D2] Lemma 2), the usual Prox-SVRG condition (spec A-23).
+# component gradients (Dan & Sahoo, Lemma 2), the usual Prox-SVRG condition
+# (notes.md#vrspam-defaults).
 AUTO_ETA = 1.0 / 32.0
 
 
@@ -148,7 +149,8 @@ VRSPAM_L2 = register(
         grid={"beta": spam.BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Paper grid beta in 10^[-5:5] by 5-fold CV; eta, inner and the stage count are "
-        "not given by the paper (spec A-23): eta = 1/(32 M^2), inner = 2n, stop at tol.",
+        "not given by the paper (notes.md#vrspam-defaults): eta = 1/(32 M^2), inner = 2n, stop at "
+        "tol.",
         **_COMMON,
     )
 )
@@ -160,7 +162,8 @@ VRSPAM_NET = register(
         estimator="aucopt.linear_model._vrspam:VRSPAMNetClassifier",
         grid={"beta": spam.BETAS, "beta1": spam.BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},
-        notes="Paper grid beta1 in 10^[-5:5] (beta on the same grid, spec A-21/A-23).",
+        notes="Paper grid beta1 in 10^[-5:5] (beta on the same grid, "
+              "notes.md#spam-net-names/notes.md#vrspam-defaults).",
         **_COMMON,
     )
 )

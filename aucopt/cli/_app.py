@@ -21,15 +21,33 @@ app.add_typer(datasets_app, name="datasets")
 
 @app.callback()
 def _main(
-    verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="More log output."),
+    verbose: int = typer.Option(
+        0, "--verbose", "-v", count=True,
+        help="Log aucopt's progress: -v at INFO (one line per pass of every fit), -vv at "
+             "DEBUG. Give it before the command: aucopt -v fit ..."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
 ):
     """AUC maximisation for large, imbalanced and streaming data."""
-    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s",
+    configure_logging(0 if quiet else verbose)
+
+
+#: Estimator ``verbose`` level the commands pass on (set by ``-v``; 0 without it).
+VERBOSITY = {"level": 0}
+
+
+def configure_logging(verbose: int) -> None:
+    """Send log records to stderr: aucopt's at the level ``-v`` asks for, others' warnings only.
+
+    Other libraries (matplotlib, numba, joblib) stay at WARNING whatever ``-v`` says, so
+    that ``-vv`` shows aucopt's debug lines and not matplotlib's font search.
+    """
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s",
                         stream=sys.stderr, force=True)
-    if verbose == 0 and not quiet:
-        logging.getLogger("aucopt").setLevel(logging.WARNING)
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    logging.getLogger("aucopt").setLevel(level)
+    for name in ("matplotlib", "PIL", "numba", "fontTools"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+    VERBOSITY["level"] = int(verbose)
 
 
 def friendly_errors(func):

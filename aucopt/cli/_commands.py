@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ._app import app, datasets_app, friendly_errors, split_list
+from ._app import VERBOSITY, app, datasets_app, friendly_errors, split_list
 
 DEFAULT_OUT = Path("aucopt-results")
 STREAM_SHUFFLE_BUFFER = 50_000  # lines held by fit --stream's shuffle buffer by default
@@ -56,13 +56,15 @@ def compare(
     out: Path = typer.Option(DEFAULT_OUT),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV."""
-    from ._compare import run_comparison, text_table
+    from ._compare import describe_run, run_comparison, text_table
     from ._data import load_data
 
     X, y, name = load_data(data)
     _, summary = run_comparison(X, y, dataset=name, algorithms=split_list(algorithms),
                                 folds=folds, repeats=repeats, seed=seed, n_jobs=n_jobs,
                                 grid=grid, preprocessing=preprocess, out=out)
+    typer.echo(describe_run(X, y, name, folds=folds, repeats=repeats, seed=seed, grid=grid,
+                            preprocessing=preprocess))
     typer.echo(text_table(summary))
     typer.echo(f"results in {out}/")
 
@@ -139,31 +141,48 @@ def fit(
     shuffle_buffer: int = typer.Option(
         STREAM_SHUFFLE_BUFFER, min=0,
         help="With --stream: shuffle the rows through a buffer of this many lines (seeded by "
-        "--seed; memory: that many raw lines), because one-pass learners follow the file's "
-        "order and many files are sorted by label. 0 keeps the file's order."),
-    seed: int = typer.Option(0, help="Seed of the --stream shuffle buffer."),
+        "--seed, else 0; memory: that many raw lines), because one-pass learners follow the "
+        "file's order and many files are sorted by label. 0 keeps the file's order."),
+    seed: int = typer.Option(None, help="random_state of the estimator (sample order, "
+                             "random features; -p random_state=... takes precedence) and "
+                             "seed of the --stream shuffle buffer."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
     from ..io import save
 
     est = make(algorithm, **_parse_params(param))
+    _apply_cli_options(est, seed, explicit=_parse_params(param))
     start = time.perf_counter()
     if stream:
+        buffer_seed = 0 if seed is None else seed
         name, seen = _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer,
-                                 seed)
+                                 buffer_seed)
+        seconds = time.perf_counter() - start
         summary = f"streamed {seen} rows" + (
-            f" through a shuffle buffer of {shuffle_buffer} lines (seed {seed})"
+            f" through a shuffle buffer of {shuffle_buffer} lines (seed {buffer_seed})"
             if shuffle_buffer else " in file order")
     else:
+        from ..model_selection._evaluate import warm_up
         from ._data import load_data
 
         X, y, name = load_data(data)
+        warm_up(est, X, y)  # compile the kernels outside the reported time
+        start = time.perf_counter()
         est.fit(X, y)
+        seconds = time.perf_counter() - start
         summary = f"training AUC {est.score(X, y):.4f}"
-    seconds = time.perf_counter() - start
     json_path, _ = save(est, out)
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
+
+
+def _apply_cli_options(est, seed, *, explicit: dict) -> None:
+    """Set ``random_state`` from ``--seed`` and ``verbose`` from ``-v`` unless given by ``-p``."""
+    params = est.get_params(deep=False)
+    if seed is not None and "random_state" in params and "random_state" not in explicit:
+        est.set_params(random_state=seed)
+    if VERBOSITY["level"] and "verbose" in params and "verbose" not in explicit:
+        est.set_params(verbose=VERBOSITY["level"])
 
 
 def _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed):

@@ -45,7 +45,9 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     summary = summarise(results, algorithms)
     out.mkdir(parents=True, exist_ok=True)
     write_csv(results, out / "results.csv")
-    (out / "results.md").write_text(markdown_table(summary, dataset, folds, repeats))
+    described = describe_run(X, y, dataset, folds=folds, repeats=repeats, seed=seed, grid=grid,
+                             preprocessing=preprocessing)
+    (out / "results.md").write_text(markdown_table(summary, dataset, described))
     write_plots(results, out, dataset)
     return results, summary
 
@@ -82,12 +84,36 @@ def _fmt_params(params: dict) -> str:
                      for k, v in params.items())
 
 
-def markdown_table(summary, dataset, folds, repeats) -> str:
-    """Return the summary as a Markdown table."""
+_GRIDS = {"quick": "each algorithm's quick grid (at most 9 points) tuned by inner 3-fold CV",
+          "paper": "each algorithm's paper grid tuned by inner 3-fold CV",
+          "none": "the estimators' default hyperparameters, no tuning"}
+
+
+def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) -> str:
+    """Return one paragraph saying what a comparison ran: data, protocol, tuning, timing."""
+    import datetime
+
+    from .. import __version__
+
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    positives = int(np.sum(np.asarray(y) == np.max(y)))
+    kind = "CSR" if hasattr(X, "tocsr") else "dense"
+    return (
+        f"{dataset}: {X.shape[0]} samples x {X.shape[1]} features ({kind}), {positives} "
+        f"positives. {repeats} x {folds}-fold stratified CV (seed {seed}); features scaled "
+        f"with '{preprocessing}' fitted on each training part; "
+        f"{_GRIDS.get(grid, f'grid {grid!r}')}, then refitted on the training part. AUC on "
+        "the test part; fit seconds = that refit alone, after a warm-up fit that compiles "
+        f"the kernels. aucopt {__version__}, {now}."
+    )
+
+
+def markdown_table(summary, dataset, description: str = "") -> str:
+    """Return the summary as a Markdown table, after the description of the run."""
     lines = [
-        f"# AUC on {dataset} ({repeats} x {folds}-fold stratified CV, quick grid tuned by "
-        "inner 3-fold CV)",
+        f"# AUC on {dataset}",
         "",
+        *([description, ""] if description else []),
         "| algorithm | AUC mean | AUC std | fit seconds | most chosen parameters |",
         "| --- | --- | --- | --- | --- |",
     ]

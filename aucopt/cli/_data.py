@@ -25,9 +25,14 @@ def load_data(source: str, n_features: int | None = None):
     -------
     tuple
     """
-    from ..datasets import dataset_info, fetch
+    from ..datasets import dataset_info, fetch, list_datasets
 
     path = Path(source)
+    registered = {info.name for info in list_datasets()}
+    if source not in registered and not path.exists() and _looks_like_a_path(source):
+        raise FileNotFoundError(
+            f"no such file: {path} (DATA is a dataset name from 'aucopt datasets list' or the "
+            "path of a LIBSVM or CSV file).")
     if path.exists():
         if path.suffix.lower() == ".csv":
             table = np.genfromtxt(path, delimiter=",", dtype=float)
@@ -43,3 +48,11 @@ def load_data(source: str, n_features: int | None = None):
     dataset_info(source)  # raises a helpful error for unknown names
     X, y = fetch(source)
     return X, y, source
+
+
+_FILE_SUFFIXES = (".csv", ".svm", ".libsvm", ".txt", ".dat", ".bz2", ".gz", ".xz")
+
+
+def _looks_like_a_path(source: str) -> bool:
+    """Whether ``source`` names a file rather than a dataset (a separator or a file suffix)."""
+    return any(sep in source for sep in ("/", "\\")) or source.lower().endswith(_FILE_SUFFIXES)

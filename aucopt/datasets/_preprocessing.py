@@ -118,7 +118,8 @@ class SparseAwareStandardScaler(_Delegating):
 
 
 class CenterUnitNormRows(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Subtract each row's own mean, then divide by its l2 norm (spec A-28; dense only).
+    """Subtract each row's own mean, then divide by its l2 norm (notes.md#thesis-normalisation;
+    dense only).
 
     Rows that are constant (zero after centring) become zeros, not NaN.
     """
@@ -179,16 +180,18 @@ def make_preprocessor(scheme: str = "minmax"):
         CSR input is scaled by the largest absolute value instead (see
         :class:`SymmetricMinMaxScaler`). ``"l2-rows"``: unit-norm rows
         (``Normalizer("l2")``; zero rows stay zero). ``"center-l2-rows"``: each row
-        minus its own mean, then unit norm (thesis, spec A-28; dense only).
+        minus its own mean, then unit norm (thesis, notes.md#thesis-normalisation; dense only).
         ``"minmax-l2-rows"``: ``"minmax"`` (ranges of the training part; CSR:
         max-abs, zeros kept), then each row divided by its l2 norm (zero rows stay
         zero; test rows get unit norm too). This is the thesis' ``x / ||x||``
-        (spec A-28) applied to [-1, 1]-scaled features, as in LIBSVM's ``*_scale``
+        (notes.md#thesis-normalisation) applied to [-1, 1]-scaled features, as in LIBSVM's
+        ``*_scale``
         files: on raw files such as diabetes and german.numer, plain ``"l2-rows"``
         lets a few large-range features dominate every row's norm and loses most
-        of the information (docs/reproduction/normalisation_diagnostic.md). A-28
+        of the information (docs/reproduction/normalisation_diagnostic.md).
+        notes.md#thesis-normalisation
         does not say which version of the data was normalised; this scheme is
-        the library's reading, not the spec's.
+        the library's reading.
         ``"standard"``: zero mean and unit variance (no centring for sparse input).
         ``"none"``: identity.
 
@@ -246,7 +249,7 @@ def binarize(y, scheme: str = "random-half", random_state=None):
         Class labels (at least two classes).
     scheme : {"random-half", "even-odd", "largest-vs-rest"}, default="random-half"
         ``"random-half"``: the K classes are randomly permuted and the first
-        ``floor(K/2)`` become +1 (spec A-09; for odd K the positive group is the
+        ``floor(K/2)`` become +1 (notes.md#binarisation; for odd K the positive group is the
         smaller one). ``"even-odd"``: even integer labels are +1, odd ones -1 (VRSPAM
         paper). ``"largest-vs-rest"``: the most frequent class is +1 (ties: the
         smallest label).

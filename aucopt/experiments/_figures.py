@@ -3,7 +3,8 @@
 Two kinds (:class:`~aucopt.experiments.FigureSpec`):
 
 * ``"convergence"``: test AUC against the number of training samples seen and
-  against training seconds ([D1] Figs 1-2, [D0] Fig 6). For every outer split,
+  against training seconds (Liu et al. 2018, Figs 1-2, Gao et al. 2013 Fig 6). For every outer
+  split,
   each streaming column is tuned as in the table (:func:`evaluate_fold`, same
   grid, inner CV or validation set), then a fresh estimator with the chosen
   hyperparameters learns the shuffled training part in ``points`` chunks per
@@ -14,7 +15,7 @@ Two kinds (:class:`~aucopt.experiments.FigureSpec`):
   length get it (``n_samples_hint``); statistics estimated from the data (class
   means, kappa) grow with the stream, so the last point may differ slightly from
   a one-call ``fit`` (``fit_auc`` in the CSV).
-* ``"auc-vs-param"``: test AUC against one hyperparameter ([D0] Figs 3-5): for
+* ``"auc-vs-param"``: test AUC against one hyperparameter (Gao et al. 2013, Figs 3-5): for
   every value and outer split the other grid parameters are tuned by inner CV
   with the value fixed, then the test AUC is measured. The varied parameter keeps
   all its values; ``max_grid_points`` thins only the tuned ones.

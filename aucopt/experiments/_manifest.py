@@ -60,13 +60,24 @@ def _blas() -> dict:
     return {"env": env, "threadpools": pools}
 
 
+def _display_path(path) -> str:
+    """Return a shipped config's path relative to the package's parent, other paths as given."""
+    if not path:
+        return path
+    package = Path(__file__).resolve().parents[1]
+    try:
+        return str(Path(path).resolve().relative_to(package.parent))
+    except ValueError:
+        return str(path)
+
+
 def build_manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
               substitutions, started) -> dict:
     text = Path(config.path).read_text(encoding="utf-8") if config.path else ""
     return {
         "config": config.id,
         "title": config.title,
-        "config_path": config.path,
+        "config_path": _display_path(config.path),
         "config_sha256": hashlib.sha256(text.encode()).hexdigest() if text else None,
         "config_toml": text,
         "fingerprint": fingerprint,

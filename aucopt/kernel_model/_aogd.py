@@ -1,4 +1,4 @@
-"""AOGD estimator (spec section 15): online pairwise learning on random Fourier features."""
+"""AOGD estimator: online pairwise learning on random Fourier features (AlQuabeh et al. 2024)."""
 
 from __future__ import annotations
 
@@ -48,14 +48,14 @@ class AOGDClassifier(BaseAUCClassifier):
         0.25, 0.776 at :math:`2^{-5}`, 0.786 at 0.01).
     eta_random : float or None, default=None
         Constant step :math:`\gamma` of the random-example step; None uses
-        ``eta`` (spec A-32).
+        ``eta`` (notes.md#aogd-defaults).
     lam : float, default=1e-4
         l2 weight :math:`\lambda` (applied in both steps).
     q : float, default=0.5
-        Bernoulli probability of replacing a representative (spec A-32).
+        Bernoulli probability of replacing a representative (notes.md#aogd-defaults).
     averaging : {"per_class", "global"}, default="per_class"
         ``"per_class"``: per-class running means and representatives; only
-        opposite-class pairs contribute (spec A-29). ``"global"``: one global
+        opposite-class pairs contribute (notes.md#aogd-averages). ``"global"``: one global
         mean and one representative, Algorithm 1 literally (a same-label
         representative is skipped).
     max_memory_gb : float, default=2.0
@@ -94,13 +94,13 @@ class AOGDClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Paper grid ([D3]): :math:`\eta \in 2^{[-8:-1]}`, :math:`\lambda \in
+    Paper grid (AlQuabeh et al. 2024): :math:`\eta \in 2^{[-8:-1]}`, :math:`\lambda \in
     10^{[-8:-1]}`, 3-fold CV; :math:`D`, :math:`\sigma`, :math:`\gamma` and
-    the Bernoulli probability are not reported (spec A-32: library choices
+    the Bernoulli probability are not reported (notes.md#aogd-defaults: library choices
     :math:`\gamma = \eta`, ``q = 0.5``). Errata: the feature scale is
-    :math:`\sqrt{2/D}` (A-30; Algorithm 1's :math:`2/\sqrt{D}` doubles the
-    kernel), the kernel is parameterised by :math:`\sigma` (A-31), and the
-    averages and representatives are kept per class (A-29). The frequencies
+    :math:`\sqrt{2/D}` (notes.md#rff-scale; Algorithm 1's :math:`2/\sqrt{D}` doubles the
+    kernel), the kernel is parameterised by :math:`\sigma` (notes.md#rff-scale), and the
+    averages and representatives are kept per class (notes.md#aogd-averages). The frequencies
     are drawn from ``random_state`` when fitting starts and kept in the state,
     so a saved model scores identically. Cost: O(D nnz) per sample for the
     feature map plus O(D) for the steps; scoring costs the same per row. The

@@ -1,4 +1,4 @@
-"""Budgeted kernel AUC estimators: Projection++ (KOIL) and Sparse Kernel (spec 18, 19)."""
+"""Budgeted kernel AUC learners: Projection++ (Hu et al. 2015), Sparse Kernel (Kakkar et al.)."""
 
 from __future__ import annotations
 
@@ -87,7 +87,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Sources. [D3] cites "Projection++" as Hu et al., AAAI 2015; that paper
+    Sources. AlQuabeh et al. 2024 cites "Projection++" as Hu et al., AAAI 2015; that paper
     proposes KOIL, and its "++" variants (RS++, FIFO++) are the ones with
     compensation, so ``"projection-pp"`` is KOIL_RS++ (default) / FIFO++. The
     update, the k-nearest restriction, the reservoir probability
@@ -100,7 +100,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
     (the same update); the kernel is parameterised by :math:`\sigma`; the
     authors' decision threshold ``b`` is replaced by ``intercept_``; the
     averaged coefficients the code also keeps are not used (its evaluation
-    scores the last ones). [D3] grid for all methods: :math:`\eta \in
+    scores the last ones). AlQuabeh et al. 2024 grid for all methods: :math:`\eta \in
     2^{[-8:-1]}`, :math:`\lambda \in 10^{[-8:-1]}`. Memory O(Bd + B²), cost
     O(B nnz + B²) per sample and O(B nnz) per prediction.
 
@@ -227,7 +227,7 @@ class SparseKernelClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Sources. [D3] gives only "offline kernel AUC method producing a sparse
+    Sources. AlQuabeh et al. 2024 gives only "offline kernel AUC method producing a sparse
     classifier, l2 regulariser". From Kakkar et al. (arXiv:1612.08633; only
     the abstract and introduction could be retrieved here): the max-margin
     pairwise (rankSVM) surrogate of AUC, the kernel expansion, and the greedy

@@ -44,7 +44,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    frequencies_ : ndarray of shape (n_components // 2, n_features_in_)
+    frequencies_ : ndarray of shape (n_components // 2, n_features)
         :math:`u_i / 1` already divided by the bandwidth.
     bandwidth_ : float
         The kernel width used.
@@ -54,7 +54,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
     -----
     The sin/cos pairing (rather than :math:`\sqrt{2/D}\cos(u^\top x + b)` with
     random phases) halves the variance of the kernel estimate; the scale
-    :math:`\sqrt{2/D}` is the correct one (spec A-30: [D3] Algorithm 1's
+    :math:`\sqrt{2/D}` is the correct one (notes.md#rff-scale: AlQuabeh et al. 2024, Algorithm 1's
     :math:`2/\sqrt{D}` doubles the kernel). Cost O(D nnz) per row; the output is
     dense.
 

@@ -1,4 +1,4 @@
-"""AdaOAM estimator (spec section 5)."""
+"""AdaOAM estimator (Natole 2020, Algorithm 9)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class AdaOAMClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Source: the thesis restatement (Algorithm 9) with spec A-36: the step uses
+    Source: the thesis restatement (Algorithm 9) with notes.md#adaoam: the step uses
     :math:`H_t^{-1}` (Eq. 2.18 prints :math:`H_t`) and the projection is in
     the :math:`H_t` norm; memory O(d^2) (the thesis table lists O(td), which
     stores all past gradients; only their squared sums are needed).
@@ -99,7 +99,7 @@ class AdaOAMClassifier(BaseAUCClassifier):
     ``eta="auto"`` = 0.2/M as default (measured: best or within 0.002 AUC of
     the best of 0.1/M ... 3/M on diabetes, german.numer, splice scaled to
     [-1, 1]). No step until both classes were seen
-    (as OPAUC, A-02); last-iterate output. Cost O(d^2) per sample: the
+    (as OPAUC, notes.md#opauc-first-examples); last-iterate output. Cost O(d^2) per sample: the
     covariance term is OPAUC's (one symmetric BLAS product per sample).
 
     References

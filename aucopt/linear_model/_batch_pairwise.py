@@ -1,4 +1,4 @@
-"""Batch pairwise baselines: B-LS-SVM, B-SVM-OR and SVM-perf (spec sections 7.1-7.3)."""
+"""Batch pairwise baselines B-LS-SVM, B-SVM-OR and SVM-perf (Gao et al. 2013, Section 6)."""
 
 from __future__ import annotations
 
@@ -68,7 +68,7 @@ class LSSVMClassifier(BaseAUCClassifier):
     Spec sections 0.4, 7.3 and R: the objective is OPAUC's (Gao et al. 2013,
     Eq. 2), solved exactly in :math:`O(n d^2 + d^3)` time (:math:`O(\mathrm{nnz}\,
     d + d^3)` for CSR, from sparse products :math:`X_c^\top X_c` per class) and
-    :math:`O(d^2)` memory. Paper grid ([D0] 6.1): :math:`\lambda \in
+    :math:`O(d^2)` memory. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
     2^{[-10:10]}` by 5-fold CV; the batch baselines were trained on at most
     8,000 random examples (``max_train`` in
     :func:`aucopt.model_selection.evaluate_fold`). Dense input is centred per
@@ -172,13 +172,13 @@ class SVMORClassifier(BaseAUCClassifier):
     scale the loss by :math:`100/(n_+n_-)`, which only rescales
     :math:`\lambda`). Solver: Joachims (2006) 1-slack formulation; the
     separation oracle is thesis Algorithm 15 with offsets :math:`\mp 1/2`
-    (margin 1) and a decreasing scan (spec A-40). Cost per cut
+    (margin 1) and a decreasing scan (notes.md#svm-perf-order). Cost per cut
     :math:`O(\mathrm{nnz} + n\log n + k d)` with :math:`k` cuts so far; at
     most ``max_iter`` cuts (worst case :math:`O(1/(\lambda\,\mathrm{tol}))`;
     measured on german.numer: 30 cuts at :math:`\lambda = 2^{-4}`, 330 at
     :math:`2^{-10}` for ``tol=1e-4``). If ``max_iter`` stops the solve, the
     gap reached is kept in the state (``_state["gap"]``). Paper grid
-    ([D0] 6.1): :math:`\lambda \in 2^{[-10:10]}`, 5-fold CV, at most 8,000
+    (Gao et al. 2013, Section 6.1): :math:`\lambda \in 2^{[-10:10]}`, 5-fold CV, at most 8,000
     training examples.
 
     References
@@ -273,8 +273,8 @@ class SVMPerfClassifier(SVMORClassifier):
 
     Notes
     -----
-    Spec 7.1 and errata A-40 (decreasing sort; ``Psi(x, y)``, not
-    ``Psi(w, y)``, in Algorithm 13). [FILL] items, from Joachims (2005) as
+    Spec 7.1 and errata notes.md#svm-perf-order (decreasing sort; ``Psi(x, y)``, not
+    ``Psi(w, y)``, in Algorithm 13). Details from Joachims (2005) as
     restated in the thesis and from the svm_perf source ([EXT], evidence only):
     the most violated labeling is found by sorting the scores shifted by
     :math:`\mp 1/4` in decreasing order; the loss is normalised by
@@ -283,7 +283,7 @@ class SVMPerfClassifier(SVMORClassifier):
     estimator with :math:`\lambda = 1/(25C)`, up to that reparametrisation);
     :math:`\varepsilon` = ``tol`` in the same normalised units (svm_perf's
     default 0.1 % gives 1e-3). The paper grid "lam in 2^[-10:10] for batch
-    algorithms" ([D0] 6.1) is read as :math:`\lambda = 1/C`. The cutting-plane
+    algorithms" (Gao et al. 2013, Section 6.1) is read as :math:`\lambda = 1/C`. The cutting-plane
     machinery is shared with :class:`SVMORClassifier`; see its Notes for cost.
 
     References

@@ -1,4 +1,4 @@
-"""Batch class-balanced univariate baselines: Uni-Log and Uni-Squ (spec sections 6, 7.4)."""
+"""Batch class-balanced univariate baselines Uni-Log and Uni-Squ (Kotlowski et al. 2011)."""
 
 from __future__ import annotations
 
@@ -65,18 +65,18 @@ class UniLogBatchClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Spec 6 / 7.4 ([D0] 6.1: "batch Uni-Log ... (weighted) univariate logistic
-    loss", weights "as done in (Kotlowski et al., 2011)"). [FILL] weighting:
+    Spec 6 / 7.4 (Gao et al. 2013, Section 6.1: "batch Uni-Log ... (weighted) univariate logistic
+    loss", weights "as done in (Kotlowski et al., 2011)"). Weighting:
     Kotlowski et al. (ICML 2011) bound the rank regret by the regret of the
     *balanced* (class-weighted, cost-sensitive) univariate loss, i.e. each
     class weighted inversely to its frequency (confirmed from the paper's
     abstract and Agarwal, JMLR 2014, who restates their result as "balanced
     versions of the standard logistic and exponential losses"; the full text
     was not available, so the constant factor is ours: each class has total
-    weight 1, as in the spec's provisional form; a common factor only
+    weight 1; a common factor only
     rescales :math:`\lambda`). The intercept is unpenalised, as in standard
     logistic regression: without it the ranking would depend on where the
-    origin of the features is. Paper grid ([D0] 6.1): :math:`\lambda \in
+    origin of the features is. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
     2^{[-10:10]}` by 5-fold CV, at most 8,000 training examples. Cost
     :math:`O(\mathrm{nnz})` per iteration, memory :math:`O(d)` plus the data.
 
@@ -174,7 +174,7 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
     Kotlowski et al. 2011). Cost :math:`O(n d^2 + d^3)` (dense) or
     :math:`O(\mathrm{nnz}\, d + d^3)` (CSR, never densified) with
     :math:`O(d^2)` memory, or :math:`O(\mathrm{nnz})` per CG step. Paper grid
-    ([D0] 6.1): :math:`\lambda \in 2^{[-10:10]}` by 5-fold CV, at most 8,000
+    (Gao et al. 2013, Section 6.1): :math:`\lambda \in 2^{[-10:10]}` by 5-fold CV, at most 8,000
     training examples.
 
     References

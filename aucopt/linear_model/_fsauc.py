@@ -1,4 +1,4 @@
-"""FSAUC estimator (spec section 10)."""
+"""FSAUC estimator (Liu et al. 2018, Algorithms 1-3)."""
 
 from __future__ import annotations
 
@@ -47,13 +47,13 @@ class FSAUCClassifier(BaseAUCClassifier):
         stage starts (it defines :math:`R_0, \beta_0, D_0`).
     delta : float, default=0.1
         Confidence :math:`\delta` of Lemma 1 (not stated in the paper; spec
-        A-17). Values must be in the range `(0.0, 1.0)`.
+        notes.md#fsauc-unstated). Values must be in the range `(0.0, 1.0)`.
     projection : {"exact", "dykstra", "alternating"}, default="exact"
         Projection onto :math:`\Omega_1 \cap B(c, r)`: ``"exact"`` by a
-        one-dimensional dual root search (spec P5); ``"dykstra"``: Dykstra's
+        one-dimensional dual root search (notes.md#exact-projection); ``"dykstra"``: Dykstra's
         algorithm (converges to the same point); ``"alternating"``: plain
         alternating projections as suggested in the paper, which give a
-        feasible point that is not the projection (spec A-16).
+        feasible point that is not the projection (notes.md#exact-projection).
     projection_rounds : int, default=100
         Maximal rounds of the ``"dykstra"`` and ``"alternating"`` projections.
     stats : {"global", "local"}, default="global"
@@ -64,7 +64,7 @@ class FSAUCClassifier(BaseAUCClassifier):
         Step between stages: ``"paper"``
         :math:`\eta_{k+1} = \eta_k\sqrt{\beta_k/\beta_{k-1}}/2`; ``"capped"``
         the same but never larger than :math:`\eta_k`; ``"halve"``
-        :math:`\eta_{k+1} = \eta_k/2` (spec A-18).
+        :math:`\eta_{k+1} = \eta_k/2` (notes.md#fsauc-step).
     n_samples_hint : int or None, default=None
         Number :math:`n` of examples the stream will deliver, which sets the
         stage count and length; examples beyond :math:`m n_0` continue in
@@ -112,13 +112,14 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Paper grid ([D1] section 5): :math:`R \in 10^{[-1:5]}`,
+    Paper grid (Liu et al. 2018, Section 5): :math:`R \in 10^{[-1:5]}`,
     :math:`\eta_1 \in 2^{[-10:10]}` on a validation split, one pass.
-    Constants follow [D1], not the thesis restatement (spec A-13):
+    Constants follow Liu et al. 2018, not the thesis restatement (notes.md#fsauc-constants):
     :math:`R_0 = 2\sqrt{1+2\kappa^2}R`, :math:`\beta_0 = 1+8\kappa^2`,
-    :math:`D_0 = 2\sqrt2\kappa R_0` (A-14), :math:`\hat p = T_+/(T_+ + T_-)`
-    (A-12), :math:`\hat\alpha` with the sign of Algorithm 2 (A-15). Guards
-    (A-17): :math:`m \ge 1`; a Lemma 1 denominator :math:`\le 0` gives
+    :math:`D_0 = 2\sqrt2\kappa R_0` (notes.md#fsauc-constants), :math:`\hat p = T_+/(T_+ + T_-)`
+    (notes.md#fsauc-constants), :math:`\hat\alpha` with the sign of Algorithm 2
+    (notes.md#fsauc-constants). Guards
+    (notes.md#fsauc-unstated): :math:`m \ge 1`; a Lemma 1 denominator :math:`\le 0` gives
     :math:`D = 4R\kappa` and keeps :math:`\beta`. ``n`` should be known in
     advance: ``partial_fit`` cannot take it as an argument (its signature is
     shared by all estimators), hence ``n_samples_hint`` (or the doubling
@@ -140,8 +141,19 @@ class FSAUCClassifier(BaseAUCClassifier):
     >>> from aucopt.datasets import make_auc_problem
     >>> from aucopt.linear_model import FSAUCClassifier
     >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = FSAUCClassifier(random_state=0).fit(X, y)
+    >>> clf = FSAUCClassifier(random_state=1).fit(X, y)
     >>> clf.score(X, y) > 0.8
+    True
+
+    The order of the stream matters. While only one class has arrived,
+    :math:`\hat p` is 0 or 1 and the gradient in :math:`w` vanishes, so a
+    label-sorted stream wastes the first stage (here half of the data) and the
+    shrinking radii keep the model near that stage's poor output. Passing the
+    data generator's seed as the estimator's seed does exactly that, because
+    ``make_auc_problem`` places the positives at the first indices of the same
+    permutation that the first pass of ``fit`` uses:
+
+    >>> FSAUCClassifier(random_state=0).fit(X, y).score(X, y) < 0.6
     True
     """
 

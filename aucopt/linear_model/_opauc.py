@@ -1,4 +1,4 @@
-"""OPAUC, OPAUCr and the reduced OPAUC baselines (spec sections 1-3)."""
+"""OPAUC, OPAUCr and the reduced OPAUC baselines (Gao et al. 2013, Sections 3 and 6.2)."""
 
 from __future__ import annotations
 
@@ -92,8 +92,9 @@ class OPAUCClassifier(BaseAUCClassifier):
     Paper grid: :math:`\eta \in 2^{[-12:10]}`, :math:`\lambda \in 2^{[-10:2]}`
     by 5-fold CV, five runs of 5-fold CV, features scaled to [-1, 1]. Errata:
     the covariance recursion printed in the paper is wrong; Welford's update is
-    used (A-01); no step until both classes were seen (A-02); last iterate
-    output (A-04). Cost O(d^2) per sample and memory O(d^2); CSR rows are
+    used (notes.md#opauc-covariance); no step until both classes were seen
+    (notes.md#opauc-first-examples); last iterate
+    output (notes.md#opauc-output). Cost O(d^2) per sample and memory O(d^2); CSR rows are
     accepted (each row is densified into a scratch buffer, the d^2 work
     dominates). ``partial_fit`` over chunks equals one ``fit`` pass.
 
@@ -162,7 +163,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
         Sketch size :math:`\tau` (50 in the paper).
     centering : {"unbiased", "paper"}, default="unbiased"
         ``"unbiased"``: the estimator above (unbiased, positive
-        semi-definite; spec A-06). ``"paper"``: the literal
+        semi-definite; notes.md#opaucr-sketch). ``"paper"``: the literal
         :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
         :math:`cc^\top` on non-centred data.
     max_memory_gb : float, default=2.0
@@ -186,9 +187,9 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Paper ([D0] 6.2): :math:`\tau = 50`, :math:`\eta \in 2^{[-12:10]}`,
+    Paper (Gao et al. 2013, Section 6.2): :math:`\tau = 50`, :math:`\eta \in 2^{[-12:10]}`,
     :math:`\lambda \in 2^{[-10:2]}`. Scaling :math:`1/\sqrt{\tau}` of the sketch
-    (A-05; the paper's :math:`1/\tau` estimates :math:`S/\tau`). Memory
+    (notes.md#opaucr-sketch; the paper's :math:`1/\tau` estimates :math:`S/\tau`). Memory
     O(rank d), cost O(rank d) per sample; CSR rows are never densified (the
     sketch update costs O(rank nnz)). The sketch rows are drawn per pass over
     new data, in visiting order, so ``partial_fit`` over chunks equals one
@@ -246,7 +247,8 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
 
 class OPAUCfClassifier(BaseAUCClassifier):
-    r"""OPAUC on a random subset of the features (OPAUC^f, baseline of [D0] 6.2).
+    r"""OPAUC on a random subset of the features (OPAUC^f, baseline of Gao et al. 2013, Section
+    6.2).
 
     ``n_components`` columns are drawn uniformly without replacement once per
     fit (from the estimator's generator) and full OPAUC runs on them;
@@ -289,7 +291,7 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    [D0] 6.2 uses 1,000 features; hyperparameters as OPAUC. Cost O(k^2 + d)
+    Gao et al. 2013, Section 6.2 uses 1,000 features; hyperparameters as OPAUC. Cost O(k^2 + d)
     per sample. The subset is drawn in ``fit`` (and on the first
     ``partial_fit`` call), so ``partial_fit`` equals ``fit``.
 
@@ -339,7 +341,8 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
 
 class OPAUCrpClassifier(OPAUCfClassifier):
-    r"""OPAUC after a Gaussian random projection (OPAUC^rp, baseline of [D0] 6.2).
+    r"""OPAUC after a Gaussian random projection (OPAUC^rp, baseline of Gao et al. 2013, Section
+    6.2).
 
     :math:`\hat x = H^\top x` with :math:`H \in \mathbb{R}^{d\times k}`,
     :math:`H_{ij} \sim N(0, 1/k)` drawn once per fit; full OPAUC on
@@ -403,7 +406,7 @@ class OPAUCrpClassifier(OPAUCfClassifier):
 
 
 class OPAUCpcaClassifier(OPAUCfClassifier):
-    r"""OPAUC on the top principal components (OPAUC^pca, baseline of [D0] 6.2).
+    r"""OPAUC on the top principal components (OPAUC^pca, baseline of Gao et al. 2013, Section 6.2).
 
     The top ``n_components`` principal axes :math:`P` of the training data
     (batch PCA of the data given to ``fit``) define
@@ -444,8 +447,8 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
 
     Notes
     -----
-    The PCA is a batch step fitted on the training data only ([D0] 6.2 /
-    spec section 3), so this estimator has no ``partial_fit`` (a PCA fitted on
+    The PCA is a batch step fitted on the training data only (Gao et al. 2013, Section 6.2 /
+    Gao et al. 2013, Section 6.2), so this estimator has no ``partial_fit`` (a PCA fitted on
     the first chunk would make chunked learning differ from ``fit``); for
     streams use :class:`OPAUCrpClassifier` or :class:`OPAUCrClassifier`. The
     PCA diagonalises the d x d covariance (exact; memory checked against

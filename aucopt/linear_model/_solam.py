@@ -1,4 +1,4 @@
-"""SOLAM, SOLAM-l1 and regSOLAM estimators (spec sections 8 and 9)."""
+"""SOLAM, SOLAM-l1 and regSOLAM estimators (Natole 2020, Algorithms 10 and 18)."""
 
 from __future__ import annotations
 
@@ -102,15 +102,15 @@ class SOLAMClassifier(_SOLAMBase):
 
     Notes
     -----
-    Paper grid ([D1] section 5, following Ying et al.): :math:`R \in 10^{[-1:5]}`,
+    Paper grid (Liu et al. 2018, Section 5, following Ying et al.): :math:`R \in 10^{[-1:5]}`,
     :math:`\zeta \in 2^{[-10:10]}`, tuned on a validation set;
     :math:`\kappa` from the data. The thesis' Algorithm 10 prints a descent step
-    for :math:`\alpha`; the dual step here is an ascent (spec A-10). The
+    for :math:`\alpha`; the dual step here is an ascent (notes.md#solam-dual-sign). The
     estimate :math:`\hat p_t` counts every example received, including the
     current one (and, with ``max_iter > 1``, the repeated ones). Cost O(d) per
     example, memory O(d). When the constraints are inactive the saddle point is
     :math:`w^* = \Sigma_2^{-1}\mu`, :math:`a^* = w^{*\top} m_+`,
-    :math:`b^* = w^{*\top} m_-`, :math:`\alpha^* = b^* - a^*` (spec section R).
+    :math:`b^* = w^{*\top} m_-`, :math:`\alpha^* = b^* - a^*` (notes.md#closed-forms).
 
     References
     ----------
@@ -187,7 +187,7 @@ class SOLAML1Classifier(SOLAMClassifier):
 
     Notes
     -----
-    Paper grid ([D1] section 5): :math:`R \in 10^{[-1:5]}`,
+    Paper grid (Liu et al. 2018, Section 5): :math:`R \in 10^{[-1:5]}`,
     :math:`\zeta \in 2^{[-10:10]}`. Cost O(d log d) per example (the l1
     projection sorts :math:`|w|` when :math:`w` leaves the ball), memory O(d).
 
@@ -257,11 +257,11 @@ class RegSOLAMClassifier(_SOLAMBase):
     :math:`\lambda \in 10^{[-5:5]}`, 5-fold CV (on unit-norm rows, where
     :math:`\kappa = 1`). The thesis adds :math:`\frac{\lambda}{2}\|w\|^2`
     inside :math:`F`, so relative to the pairwise loss the effective weight is
-    :math:`\lambda/(2p(1-p))` (spec A-11); :math:`R = \sqrt{2/\lambda}` is
+    :math:`\lambda/(2p(1-p))` (notes.md#regsolam); :math:`R = \sqrt{2/\lambda}` is
     derived in its section 3.3 and not tuned. Algorithm 18 names the steps
     :math:`\eta_t` but uses :math:`\gamma_t = \zeta/\sqrt{t}` (Corollary 3.4.1).
     With inactive constraints the saddle point is
-    :math:`w^* = (\Sigma_2 + \frac{\lambda}{2p(1-p)} I)^{-1}\mu` (spec section R).
+    :math:`w^* = (\Sigma_2 + \frac{\lambda}{2p(1-p)} I)^{-1}\mu` (notes.md#closed-forms).
     Cost O(d) per example.
 
     References

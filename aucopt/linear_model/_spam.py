@@ -1,4 +1,4 @@
-"""SPAM-L2 and SPAM-NET estimators (spec section 11)."""
+"""SPAM-L2 and SPAM-NET estimators (Natole 2020, Algorithm 20)."""
 
 from __future__ import annotations
 
@@ -103,9 +103,9 @@ class SPAML2Classifier(BaseAUCClassifier):
     Notes
     -----
     Paper grid: :math:`\beta \in 10^{[-5:5]}` tuned by 5-fold CV on 80/20
-    splits (20 runs). The thesis does not state the step schedule (spec A-20);
+    splits (20 runs). The thesis does not state the step schedule (notes.md#spam-step);
     ``"inv_sqrt"`` with averaging is the authors' code. The class statistics
-    must be known in advance (spec A-19); ``stats="online"`` is the pure
+    must be known in advance (notes.md#spam-class-statistics); ``stats="online"`` is the pure
     streaming deviation. Cost O(d) per sample, memory O(d).
 
     References
@@ -206,7 +206,7 @@ class SPAMNetClassifier(SPAML2Classifier):
     Notes
     -----
     Paper grid: :math:`\beta_1 \in 10^{[-5:5]}`; the grid of :math:`\beta`
-    is not stated (spec A-21) and is tuned on the same range.
+    is not stated (notes.md#spam-net-names) and is tuned on the same range.
 
     References
     ----------

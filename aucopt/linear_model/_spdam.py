@@ -1,4 +1,4 @@
-"""SPDAM estimator (spec section 13)."""
+"""SPDAM estimator (Natole 2020, Algorithm 21)."""
 
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class SPDAMClassifier(BaseAUCClassifier):
     params : {"rederived", "thesis"}, default="rederived"
         Step parameters :math:`\sigma, \tau, \theta`. ``"rederived"``: the
         values that make the thesis' contraction argument hold, with
-        :math:`\kappa = \max_i\|\bar x_i\|` (spec A-26). ``"thesis"``: the
+        :math:`\kappa = \max_i\|\bar x_i\|` (notes.md#spdam-reformulation). ``"thesis"``: the
         printed Theorem 5.1 values with :math:`\kappa = \max_i\|x_i\|`.
     tol : float, default=1e-6
         Stop when the relative change of :math:`w` over an epoch is at most
@@ -76,7 +76,8 @@ class SPDAMClassifier(BaseAUCClassifier):
     Thesis grid :math:`\lambda \in 10^{[-5:1]}` by 5-fold CV, :math:`m` = 10% of
     :math:`n`. The thesis' reformulation (Proposition 5.1.1) is not equivalent
     to its objective and its Theorem 5.1 step misses a factor; both are
-    corrected here (spec A-25, A-26) and ``params="thesis"`` keeps the printed
+    corrected here (notes.md#spdam-reformulation, notes.md#spdam-reformulation) and
+    ``params="thesis"`` keeps the printed
     step. Small :math:`\lambda` makes the contraction factor
     :math:`\theta` close to 1 (slow); cost O(m nnz + d) per iteration, memory
     O(n + d) besides the data. Not a streaming method.

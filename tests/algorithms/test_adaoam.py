@@ -1,4 +1,4 @@
-"""AdaOAM against the slow reference; the H-norm projection (spec P8) against KKT and scipy."""
+"""AdaOAM against the slow reference; the H-norm projection against KKT and scipy."""
 
 import numpy as np
 import pytest

@@ -59,7 +59,8 @@ def test_auto_bandwidth_is_root_total_variance(german, as_format):
 
 
 def test_feature_map_has_unit_norm_and_matches_transformer():
-    """sqrt(2/D) scaling (A-30): ||phi(x)|| = 1, the same map as RandomFourierFeatures."""
+    """sqrt(2/D) scaling (notes.md#rff-scale): ||phi(x)|| = 1, the same map as
+    RandomFourierFeatures."""
     X, y = xor_problem(200, 0)
     est = AOGDClassifier(n_components=64, bandwidth=0.7, random_state=3).fit(X, y)
     rff = RandomFourierFeatures(n_components=64, bandwidth=0.7, random_state=3).fit(X)

@@ -52,13 +52,13 @@ def test_ls_svm_equals_closed_form_and_pairwise_normal_equations(small, as_forma
     X, y = small
     lam = 0.01
     est = aucopt.make("b-ls-svm", lam=lam).fit(as_format(X), y)
-    # spec section R closed form
+    # notes.md#closed-forms closed form
     pos, neg = X[y > 0], X[y < 0]
     mu = pos.mean(0) - neg.mean(0)
     sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)
     closed = np.linalg.solve(sigma2 + lam * np.eye(X.shape[1]), mu)
     assert_allclose(est.coef_[0], closed, rtol=1e-10, atol=1e-12)
-    # and the minimiser of the objective written over the explicit pairs (spec 0.4)
+    # and the minimiser of the objective written over the explicit pairs (notes.md#square-loss)
     D = _pairs(X, y)
     N = len(D)
     brute = np.linalg.solve(lam * np.eye(X.shape[1]) + D.T @ D / N, D.T @ np.ones(N) / N)

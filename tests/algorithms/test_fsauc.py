@@ -80,7 +80,7 @@ def test_fit_knows_n_and_output_waits_for_a_stage():
 
 
 def test_exact_and_alternating_projections_differ():
-    """Both stay feasible; they give different iterates (spec A-16)."""
+    """Both stay feasible; they give different iterates (notes.md#exact-projection)."""
     X, y = make_auc_problem(600, 8, separation=1.5, random_state=1)
     X = X * 0.25  # eta1 kappa^2 = 3.3: a large step that is still stable (MAX_STEP_CURVATURE)
     params = dict(R=0.5, eta1=1.0, n_samples_hint=60, random_state=0)  # 10 stages: r binds
@@ -100,7 +100,8 @@ def test_default_step_on_unscaled_data(german_raw):
 
 @pytest.mark.parametrize("guess", [0.0, np.nan, np.inf, -1.0, 1e300, "near", "random"])
 def test_warm_started_l1_projection_equals_the_sort_based_one(guess):
-    """Any starting threshold gives the point of the sort-based projection (spec P2)."""
+    """Any starting threshold gives the point of the sort-based projection
+    (notes.md#projections)."""
     rng = np.random.default_rng(7)
     for trial in range(400):
         d = int(rng.integers(1, 80))

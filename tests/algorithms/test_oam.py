@@ -275,7 +275,7 @@ def test_gradient_update_with_a_large_buffer_is_the_all_pairs_update(german):
 
 
 def test_C_t_grows_with_the_other_class_count():
-    """A-34: C_t = C max(1, N_opp^t / N); with N = 1 the 2nd positive sees C_t = 2C."""
+    """notes.md#oam: C_t = C max(1, N_opp^t / N); with N = 1 the 2nd positive sees C_t = 2C."""
     X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     y = np.array([-1, -1, 1, 1])
     est = OAMGraClassifier(C=1e-3, buffer_size=1, shuffle=False, random_state=0).fit(X, y)

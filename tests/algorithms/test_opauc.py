@@ -1,4 +1,4 @@
-"""OPAUC, OPAUCr and the reduced baselines against the slow reference and spec section R."""
+"""OPAUC, OPAUCr and the reduced baselines against the slow reference and notes.md#closed-forms."""
 
 import numpy as np
 import pytest

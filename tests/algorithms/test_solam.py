@@ -1,4 +1,4 @@
-"""SOLAM / SOLAM-l1 / regSOLAM against the slow reference and the saddle point of spec R."""
+"""SOLAM / SOLAM-l1 / regSOLAM against the slow reference and the closed-form saddle point."""
 
 import numpy as np
 import pytest

@@ -50,7 +50,8 @@ def test_constant_schedule_matches_reference(loss, lam, as_format):
 
 @pytest.mark.parametrize("loss", ["exp", "squ"])
 def test_converges_to_the_balanced_minimiser(loss):
-    """Many passes reach the minimiser of the balanced univariate objective (spec section 6)."""
+    """Many passes reach the minimiser of the balanced univariate objective (Kotlowski et al. 2011;
+    Gao et al. 2013, Section 6)."""
     X, y = make_auc_problem(300, 4, pos_rate=0.2, separation=1.0, random_state=0)
     X = X / np.abs(X).max()
     lam = 1e-2

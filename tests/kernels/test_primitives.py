@@ -1,4 +1,4 @@
-"""Shared kernel primitives (spec section P): closed forms, KKT conditions, dense == CSR."""
+"""Shared kernel primitives (notes.md#projections): closed forms, KKT conditions, dense == CSR."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Projection onto (l1 ball x box) cap l2 ball (spec P5): exact, Dykstra, alternating."""
+"""Projection onto (l1 ball x box) cap l2 ball: exact, Dykstra, alternating."""
 
 import numpy as np
 from hypothesis import given, settings
@@ -91,7 +91,7 @@ def test_alternating_gives_a_feasible_point_no_closer_than_the_projection(seed, 
 
 
 def test_alternating_is_not_the_projection():
-    """Spec A-16: plain alternating projections stop at a different point."""
+    """Spec notes.md#exact-projection: plain alternating projections stop at a different point."""
     gaps = []
     for seed in range(50):
         v, c, r, n_l1, radius, box = _problem(seed, 8)

@@ -1,4 +1,4 @@
-"""Slow NumPy transcription of AdaOAM (thesis Algorithm 9 with spec A-36, P8).
+"""Slow NumPy transcription of AdaOAM (thesis Algorithm 9 with notes.md#adaoam, P8).
 
 Class statistics recomputed from the samples seen; the H-norm projection by
 plain bisection on the multiplier. Dense only.
@@ -8,7 +8,7 @@ import numpy as np
 
 
 def project_diag(v, h, r, iters=200):
-    """argmin_{||x|| <= r} sum h_i (x_i - v_i)^2 by bisection on mu (spec P8)."""
+    """argmin_{||x|| <= r} sum h_i (x_i - v_i)^2 by bisection on mu (notes.md#h-norm-projection)."""
     if np.linalg.norm(v) <= r:
         return v.copy()
     lo, hi = 0.0, 1.0

@@ -1,4 +1,5 @@
-"""Slow NumPy transcription of AOGD ([D3] Algorithm 1 as resolved in spec section 15).
+"""Slow NumPy transcription of AOGD (AlQuabeh et al. 2024, Algorithm 1 as resolved in AlQuabeh et
+al. 2024, Algorithm 1).
 
 Written from the pseudocode, independently of the kernel: the feature map is
 applied to the whole matrix at once, class means are recomputed from the rows
@@ -9,7 +10,7 @@ import numpy as np
 
 
 def features(X, U):
-    """Return ``phi(X) = sqrt(2/D) [sin(X U^T), cos(X U^T)]`` (P12, A-30)."""
+    """Return ``phi(X) = sqrt(2/D) [sin(X U^T), cos(X U^T)]`` (P12, notes.md#rff-scale)."""
     Z = X @ U.T
     D = 2 * U.shape[0]
     return np.sqrt(2.0 / D) * np.hstack([np.sin(Z), np.cos(Z)])

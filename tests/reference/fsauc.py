@@ -1,4 +1,5 @@
-"""Slow NumPy transcription of FSAUC ([D1] Algorithms 1-3, Lemma 1; spec section 10).
+"""Slow NumPy transcription of FSAUC (Liu et al. 2018, Algorithms 1-3, Lemma 1; Liu et al. 2018,
+Algorithms 1-3).
 
 Written from the pseudocode, independently of the kernel: stages as an explicit
 outer loop, the projection P5 by plain bisection on the multiplier, dense only.
@@ -60,7 +61,7 @@ def project_dykstra(v, c, r, R, box, rounds=100000, tol=1e-15):
 
 
 def project_alternating(v, c, r, R, box, rounds=100):
-    """x <- Pi_B(Pi_C(x)) ([D1] section 3.2)."""
+    """x <- Pi_B(Pi_C(x)) (Liu et al. 2018, Section 3.2)."""
     x = v.copy()
     for _ in range(rounds):
         x = project_c(x, R, box)

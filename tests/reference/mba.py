@@ -1,4 +1,4 @@
-"""Slow NumPy transcription of MBA (thesis Algorithm 16, spec section 14)."""
+"""Slow NumPy transcription of MBA (thesis Algorithm 16, Natole 2020, Algorithm 16)."""
 
 import numpy as np
 

@@ -1,4 +1,5 @@
-"""Slow NumPy transcription of OAM_seq / OAM_gra (thesis Algorithms 4-7, spec section 4).
+"""Slow NumPy transcription of OAM_seq / OAM_gra (thesis Algorithms 4-7, Natole 2020, Algorithms
+4-7).
 
 Written from the pseudocode, independently of the kernel: Python lists as
 reservoirs, one loop per sample, dense arrays only. The random draws (two
@@ -38,7 +39,7 @@ def oam(X, y, orders, draws, *, C, buffer_size, update, w0=None):
         for r, i in enumerate(order):
             x, yt = X[i], float(y[i])
             seen[yt] += 1
-            c_t = C * max(1.0, seen[-yt] / buffer_size)  # spec A-34
+            c_t = C * max(1.0, seen[-yt] / buffer_size)  # notes.md#oam
             reservoir_update(buffers[yt], x, buffer_size, seen[yt], *pass_draws[r])
             other = buffers[-yt]
             if not other:

@@ -1,6 +1,8 @@
-"""Slow NumPy transcription of OPAUC and OPAUCr ([D0] Algorithm 1, Eqs. 6-11; spec 1-2).
+"""Slow NumPy transcription of OPAUC and OPAUCr (Gao et al. 2013, Algorithm 1, Eqs. 6-11; Gao et
+al. 2013, Section 3, Algorithm 1; Gao et al. 2013, Section 3, Eqs. 6-11).
 
-Written from the spec text, independently of the kernels: class statistics are
+Written from the paper's equations (Gao et al. 2013, Section 3), independently of the kernels:
+class statistics are
 recomputed from the samples seen (numpy mean / cov with 1/T normalisation) and
 the sketched covariance is formed as a d x d matrix. Dense only.
 """
@@ -9,7 +11,7 @@ import numpy as np
 
 
 def closed_form(X, y, lam):
-    """Return ``(lam I + Sigma2)^-1 mu`` (spec 0.4 / R)."""
+    """Return ``(lam I + Sigma2)^-1 mu`` (notes.md#square-loss / R)."""
     pos, neg = X[y > 0], X[y < 0]
     mu = pos.mean(0) - neg.mean(0)
     sigma2 = np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True) + np.outer(mu, mu)
@@ -17,7 +19,7 @@ def closed_form(X, y, lam):
 
 
 def objective(X, y, w, lam):
-    """Return the empirical OPAUC objective L(w) of spec 0.4 (all pairs)."""
+    """Return the empirical OPAUC objective L(w) of notes.md#square-loss (all pairs)."""
     s = X @ w
     diff = s[y > 0][:, None] - s[y < 0][None, :]
     return 0.5 * lam * w @ w + 0.5 * np.mean((1.0 - diff) ** 2)

@@ -1,4 +1,5 @@
-"""Slow NumPy transcription of the buffered online pairwise OGD (spec sections 16, 17, P11).
+"""Slow NumPy transcription of the buffered online pairwise OGD (Yang et al. 2021; Kar et al. 2013;
+notes.md#reservoir).
 
 OGD-FIFO (Yang et al. 2021): the buffer is the previous example. Kar et al.'s
 OLP: an RS-x buffer. Python lists as buffers, one loop per sample, dense

@@ -1,4 +1,5 @@
-"""Slow NumPy transcription of SOLAM / SOLAM-l1 / regSOLAM ([D4] Algs. 10 and 18, spec 8-9).
+"""Slow NumPy transcription of SOLAM / SOLAM-l1 / regSOLAM (Natole 2020, Algs. 10 and 18, Natole
+2020, Algorithm 10; Natole 2020, Algorithm 18).
 
 Written from the pseudocode, independently of the kernel: one Python loop per
 example, all partial derivatives of F-hat written out, dense arrays only.
@@ -26,7 +27,7 @@ def project_l2_ball(v, radius):
 
 
 def partials(w, a, b, alpha, x, y, p):
-    """Return (dF/dw, dF/da, dF/db, dF/dalpha) of spec section 0.5 at one example."""
+    """Return (dF/dw, dF/da, dF/db, dF/dalpha) of notes.md#saddle-function at one example."""
     s = w @ x
     pos, neg = float(y == 1), float(y == -1)
     dw = (2 * (1 - p) * (s - a) * x * pos + 2 * p * (s - b) * x * neg
@@ -81,7 +82,7 @@ def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
 
 
 def saddle_point(X, y, lam=0.0):
-    """Return (w*, a*, b*, alpha*) of E[F_lam] with inactive constraints (spec section R)."""
+    """Return (w*, a*, b*, alpha*) of E[F_lam] with inactive constraints (notes.md#closed-forms)."""
     X = np.asarray(X, dtype=float)
     pos, neg = X[y > 0], X[y < 0]
     p = len(pos) / len(X)

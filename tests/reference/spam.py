@@ -1,4 +1,4 @@
-"""Slow NumPy transcription of SPAM (thesis Algorithm 20, spec section 11).
+"""Slow NumPy transcription of SPAM (thesis Algorithm 20, Natole 2020, Algorithm 20).
 
 Written from the pseudocode, independently of the kernel: one Python loop per
 sample, class statistics recomputed from the samples seen, dense arrays only.
@@ -76,7 +76,8 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
 
 
 def closed_form(X, y, beta):
-    """Return the SPAM-L2 minimiser ``(Sigma2 + beta/(2p(1-p)) I)^-1 mu`` (spec section R)."""
+    """Return the SPAM-L2 minimiser ``(Sigma2 + beta/(2p(1-p)) I)^-1 mu``
+    (notes.md#closed-forms)."""
     X = np.asarray(X, dtype=float)
     pos, neg = X[y > 0], X[y < 0]
     p = len(pos) / len(X)

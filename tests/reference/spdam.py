@@ -1,4 +1,4 @@
-"""Slow NumPy transcription of SPDAM (thesis Algorithm 21 in the form of spec section 13)."""
+"""Slow NumPy transcription of SPDAM (Natole 2020, Algorithm 21; notes.md#spdam-reformulation)."""
 
 import numpy as np
 
@@ -48,7 +48,8 @@ def spdam(X, y, batches, *, lam, thesis=False, w0=None):
 
 
 def closed_form(X, y, lam):
-    """Return the minimiser ``(Sigma2 + lam/2 I)^-1 mu`` of spec section 13's objective."""
+    """Return the minimiser ``(Sigma2 + lam/2 I)^-1 mu`` of Natole 2020, Algorithm 21's
+    objective."""
     X = np.asarray(X, dtype=float)
     pos, neg = X[y > 0], X[y < 0]
     mu = pos.mean(0) - neg.mean(0)
@@ -57,7 +58,7 @@ def closed_form(X, y, lam):
 
 
 def objective(X, y, w, lam):
-    """Return the pairwise objective of spec section 13 by enumerating every pair."""
+    """Return the pairwise objective of Natole 2020, Algorithm 21 by enumerating every pair."""
     X = np.asarray(X, dtype=float)
     pos, neg = X[y > 0], X[y < 0]
     diffs = 1.0 - (pos @ w)[:, None] + (neg @ w)[None, :]

@@ -1,4 +1,5 @@
-"""Slow NumPy transcription of online Uni-Exp / Uni-Squ (spec section 6, balanced weights).
+"""Slow NumPy transcription of online Uni-Exp / Uni-Squ (Kotlowski et al. 2011; Gao et al. 2013,
+Section 6, balanced weights).
 
 One loop per sample, class counts recomputed from the samples seen, dense only.
 """

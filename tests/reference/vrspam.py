@@ -1,4 +1,4 @@
-"""Slow NumPy transcription of VRSPAM (prox-SVRG on SPAM's finite sum, spec section 12)."""
+"""Slow NumPy transcription of VRSPAM (prox-SVRG on SPAM's finite sum, Dan & Sahoo, Algorithm 1)."""
 
 import numpy as np
 
@@ -6,7 +6,7 @@ from . import spam as spam_ref
 
 
 def gradient(X, y, w, p, m_pos, m_neg, i):
-    """Return SPAM's per-sample gradient ``G(w; z_i)`` (spec section 11, Lemma 4.1)."""
+    """Return SPAM's per-sample gradient ``G(w; z_i)`` (Natole 2020, Algorithm 20, Lemma 4.1)."""
     a, b = w @ m_pos, w @ m_neg
     alpha = b - a
     x = X[i]

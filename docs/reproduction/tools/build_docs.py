@@ -1,35 +1,47 @@
-"""Merge the paper-protocol run directories with the reduced-protocol cells of an older report.
+"""Write the per-table reports and cells.csv of docs/reproduction from the run directories.
 
 For every config: each (dataset, column) cell of the paper-protocol run directory
 (RUNS/<config>, i.e. manifest.json + results.csv) with at least one finished run is used
-(protocol = paper); every other cell of the reduced-protocol cells.csv is kept as it was
-(protocol = reduced, marked with a dagger). Writes OUT/<config>.md and, with --csv-out, the
-merged cells.csv (liu2018-t2 rows of the reduced csv are kept and marked paper: that table was
-run with the paper's protocol and grids from the start).
+(protocol = paper). A cell without a run there is taken from an older cells.csv
+(protocol = reduced, marked with a dagger); none remains in the committed report. Writes
+OUT/<config>.md, stamped with benchmarks/_stamp.py, and with --csv-out the cells.csv.
 
 usage:
-  python build_docs.py --runs RUNS --reduced-csv CELLS_REDUCED.csv --old-md OLD_MD_DIR \
-      --facts facts.json --out OUT_DIR [--csv-out OUT_DIR/cells.csv] [--no-md]
+  python build_docs.py --runs RUNS --reduced-csv OLD_CELLS.csv --old-md OLD_MD_DIR \
+      --out OUT_DIR [--csv-out OUT_DIR/cells.csv] [--no-md] [--facts FACTS.json]
 
 RUNS           folder with one paper-protocol run directory per config
-CELLS_REDUCED  cells.csv of the all-reduced report (git show 7005ad3:docs/reproduction/cells.csv)
+OLD_CELLS      an older cells.csv (git show 7005ad3:docs/reproduction/cells.csv)
 OLD_MD_DIR     per-config .md files of that report (git show 7005ad3:docs/reproduction/<c>.md):
-               the paper / thinned grid lines, the "Not run" line and the Data lines of the
-               reduced runs are taken from them
-facts.json     written by gen_facts.py (how the paper-protocol cells were run)
+               the paper's grid lines, the "Not run" line and the Data lines come from them
+FACTS          optional JSON {config: {"reduced": text}} describing reduced cells, if any
 """
+
 import argparse
 import csv
 import io
 import json
 import math
+import re
+import sys
 from pathlib import Path
 
 from aucopt.experiments._config import load_config
-from aucopt.experiments._report import build_report, _fmt
+from aucopt.experiments._report import _fmt, build_report
 
-CONFIGS = ["alquabeh2024-t2", "dan-t1", "gao2013-t2", "gao2013-t3", "natole2020-t3.2",
-           "natole2020-t4.2", "natole2020-t5.2", "natole2020-t6.3"]
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+from _stamp import stamp  # noqa: E402  (benchmarks/_stamp.py)
+
+CONFIGS = [
+    "alquabeh2024-t2",
+    "dan-t1",
+    "gao2013-t2",
+    "gao2013-t3",
+    "natole2020-t3.2",
+    "natole2020-t4.2",
+    "natole2020-t5.2",
+    "natole2020-t6.3",
+]
 DAGGER = "†"
 MARK = {"win": "●", "loss": "○"}
 
@@ -88,20 +100,25 @@ def old_section(old_md, cid, start, stop=None):
 
 
 def protocol_block(cid, cfg, rows, manifest, facts, old_md):
-    f = facts[cid]
-    L = ["## Protocol actually run (read this first)", ""]
-    L += old_section(old_md, cid, "- Paper (", "- This run")[:1]
-    L.append(f"- **Paper protocol (cells without {DAGGER}):** {f['paper_run']}")
+    """The protocol of the committed cells: runs per cell, grids, what was not run, rerun."""
+    L = ["## Protocol", ""]
+    L += [
+        re.sub(r"\bspec s\w+ E\b", "the paper's protocol", line)
+        for line in old_section(old_md, cid, "- Paper (", "- This run")[:1]
+    ]
+    L.append(
+        "- Ours: the paper's protocol for every cell (its splits and number of runs, its "
+        "full grids, its inner CV)."
+    )
     if any(r["protocol"] == "reduced" and int(r["runs"] or 0) > 0 for r in rows):
-        L.append(f"- **Reduced protocol (cells marked {DAGGER}):** {f['reduced']}")
-    for extra in f.get("extra", []):
-        L.append(f"- {extra}")
+        L.append(f"- {DAGGER}: {facts[cid]['reduced']}")
     L.append("- Runs per cell (dataset: protocol, runs of each column):")
     by_ds = {}
     for r in rows:
         if int(r["runs"] or 0) == 0:
             continue
-        by_ds.setdefault(r["dataset"], {}).setdefault((r["protocol"], r["runs"]), []).append(r["algorithm"])
+        key = (r["protocol"], r["runs"])
+        by_ds.setdefault(r["dataset"], {}).setdefault(key, []).append(r["algorithm"])
     nalg = len(cfg.algorithms)
     for ds, groups in by_ds.items():
         parts = []
@@ -113,21 +130,19 @@ def protocol_block(cid, cfg, rows, manifest, facts, old_md):
             parts.append("not run: " + ", ".join(notrun))
         L.append(f"  - {ds}: " + "; ".join(parts))
     grids = old_section(old_md, cid, "- Grids (paper grid -> grid run):", "- Not run:")
-    L.append(f"- Grids (paper grid, searched in full by the paper-protocol cells -> thinned grid "
-             f"of the {DAGGER} reduced cells):")
-    L += grids[1:]
-    L += old_section(old_md, cid, "- Not run:", "- The generated line")[:1]
-    L.append(f"- {DAGGER}: reduced-protocol cell, copied from the `cells.csv` of the earlier "
-             "reduced-protocol runs (not re-run). Cells without †: paper protocol. A ●/○ mark "
-             "compares a cell with the reference column's cell of the same dataset only when both "
-             "have the same protocol (same run, same splits); cells whose reference cell has the "
-             "other protocol carry no mark and are not counted in the win/tie/loss row.")
-    L.append(f"- Paper-protocol run directory: [runs/{cid}/](runs/{cid}/) (`manifest.json` and "
-             f"`results.csv`, one row per outer run with the selected hyperparameters; "
-             f"`aucopt experiment report docs/reproduction/runs/{cid}` renders it): aucopt "
-             f"{manifest['versions'].get('aucopt')}, git {manifest.get('git')} at its last "
-             f"invocation, finished {manifest.get('finished')}. The code of every invocation and "
-             "the recomputation checks: README.md, 'What was run'.")
+    L.append("- Grids (the paper's, searched in full):")
+    L += [re.sub(r" -> [^;]*", "", line) for line in grids[1:]]
+    L += [
+        re.sub(r"not in the offline mirror [^;)]+", "not available offline", line)
+        for line in old_section(old_md, cid, "- Not run:", "- The generated line")[:1]
+    ]
+    L.append(
+        f"- Run directory: `docs/reproduction/runs/{cid}/` (`manifest.json` with the versions, "
+        "seeds, options and config text; `results.csv`, one row per outer run with the "
+        f"selected hyperparameters), made by aucopt {manifest.get('git')}. Rerun: "
+        f"`aucopt experiment run {cid} --out runs/{cid} --datasets ...`; "
+        f"`aucopt experiment report runs/{cid}` renders one run directory."
+    )
     return L
 
 
@@ -143,28 +158,60 @@ def markdown(cid, cfg, rows, runs, facts, old_md):
             datasets.append(r["dataset"])
     dlabel = {d.name: d.label for d in cfg.datasets}
     by = {(r["dataset"], r["algorithm"]): r for r in rows}
-    L = [f"# {cid}: {cfg.title}", "", f"Source: {cfg.source}", ""]
+    L = [
+        f"# {cid}: {cfg.title}",
+        "",
+        f"{stamp()}. Rebuilt from the run directory by `docs/reproduction/tools/build_docs.py`.",
+        "",
+        f"Source: {cfg.source}",
+        "",
+    ]
     L += protocol_block(cid, cfg, rows, manifest, facts, old_md)
-    L += ["", f"## Ours (mean±{err} over runs)", "",
-          "| dataset | " + " | ".join(labels[k] for k in keys) + " |",
-          "| --- |" + " --- |" * len(keys)]
+    L += [
+        "",
+        f"## Ours (mean±{err} over runs)",
+        "",
+        "| dataset | " + " | ".join(labels[k] for k in keys) + " |",
+        "| --- |" + " --- |" * len(keys),
+    ]
     for d in datasets:
-        L.append(f"| {dlabel.get(d, d)} | " + " | ".join(
-            cell_text(by[d, k]) if (d, k) in by else "not run" for k in keys) + " |")
+        L.append(
+            f"| {dlabel.get(d, d)} | "
+            + " | ".join(cell_text(by[d, k]) if (d, k) in by else "not run" for k in keys)
+            + " |"
+        )
     ref = cfg.reference
     wtl = []
     for k in keys:
-        outs = [by[d, k]["ttest_outcome"] for d in datasets if (d, k) in by and by[d, k]["ttest_outcome"]]
-        wtl.append("" if k == ref or not outs else
-                   f"{outs.count('win')}/{outs.count('tie')}/{outs.count('loss')}")
+        outs = [
+            by[d, k]["ttest_outcome"]
+            for d in datasets
+            if (d, k) in by and by[d, k]["ttest_outcome"]
+        ]
+        wtl.append(
+            ""
+            if k == ref or not outs
+            else f"{outs.count('win')}/{outs.count('tie')}/{outs.count('loss')}"
+        )
     L.append(f"| win/tie/loss ({labels[ref]} vs column, ours) | " + " | ".join(wtl) + " |")
     if cfg.published_wtl:
-        L.append("| win/tie/loss (published) | " + " | ".join(cfg.published_wtl.get(k, "") for k in keys) + " |")
-    L += ["", f"● / ○: {labels[ref]} is significantly better / worse than that column (two-sided "
-              f"paired t-test at 95 % over the same splits). {DAGGER}: reduced protocol (see above)."]
-    L += ["", f"## Ours vs published (published ± is the paper's {err})", "",
-          "| dataset | algorithm | ours | runs | protocol | published | difference | |",
-          "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        L.append(
+            "| win/tie/loss (published) | "
+            + " | ".join(cfg.published_wtl.get(k, "") for k in keys)
+            + " |"
+        )
+    L += [
+        "",
+        f"● / ○: {labels[ref]} is significantly better / worse than that column (two-sided "
+        f"paired t-test at 95 % over the same splits). {DAGGER}: reduced protocol (see above).",
+    ]
+    L += [
+        "",
+        f"## Ours vs published (published ± is the paper's {err})",
+        "",
+        "| dataset | algorithm | ours | runs | protocol | published | difference | |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for r in rows:
         pub = cfg.published.get(r["dataset"], {}).get(r["algorithm"])
         if pub is None and int(r["runs"] or 0) == 0:
@@ -174,18 +221,26 @@ def markdown(cid, cfg, rows, runs, facts, old_md):
             ptxt += f" = {_fmt(pub.mean)}±{_fmt(pub.error)}"
         diff = num(r["difference"])
         exceeds = r["exceeds_published_error"] == "True"
-        L.append(f"| {dlabel.get(r['dataset'], r['dataset'])} | {labels[r['algorithm']]} | "
-                 f"{cell_text(r, with_mark=False)} | {r['runs']} | {r['protocol']} | {ptxt} | "
-                 f"{_fmt(diff, signed=True)} | {'!' if exceeds else ''} |")
+        L.append(
+            f"| {dlabel.get(r['dataset'], r['dataset'])} | {labels[r['algorithm']]} | "
+            f"{cell_text(r, with_mark=False)} | {r['runs']} | {r['protocol']} | {ptxt} | "
+            f"{_fmt(diff, signed=True)} | {'!' if exceeds else ''} |"
+        )
     L += ["", f"!: |ours - published| is larger than the published {err}."]
     # generated sections of the paper-protocol report: Not run / Data / Notes
     gen = generated.split("\n## ")
     sections = {s.split("\n", 1)[0]: s.split("\n", 1)[1] for s in gen[1:]}
     if "Not run or failed" in sections:
-        L += ["", "## Not run or failed (paper-protocol run directory)", "",
-              sections["Not run or failed"].strip()]
-        L.append(f"- (cells of datasets / columns not run in the paper-protocol directory are "
-                 f"the reduced {DAGGER} cells above, where the earlier runs had them)")
+        L += [
+            "",
+            "## Not run or failed (paper-protocol run directory)",
+            "",
+            sections["Not run or failed"].strip(),
+        ]
+        L.append(
+            f"- (cells of datasets / columns not run in the paper-protocol directory are "
+            f"the reduced {DAGGER} cells above, where the earlier runs had them)"
+        )
     data = sections["Data"].strip().splitlines()
     have = {ln.split(":", 1)[0] for ln in data}
     for ln in old_section(old_md, cid, "## Data", "## Notes")[2:]:
@@ -201,12 +256,17 @@ def main():
     ap.add_argument("--runs", type=Path, required=True)
     ap.add_argument("--reduced-csv", type=Path, required=True)
     ap.add_argument("--old-md", type=Path, required=True)
-    ap.add_argument("--facts", type=Path, required=True)
+    ap.add_argument(
+        "--facts",
+        type=Path,
+        default=None,
+        help="JSON with the description of reduced cells, if any remain",
+    )
     ap.add_argument("--out", type=Path, required=True, help="folder for the per-config .md files")
     ap.add_argument("--csv-out", type=Path, help="write the merged cells.csv here")
     ap.add_argument("--no-md", action="store_true", help="only the csv")
     a = ap.parse_args()
-    facts = json.loads(a.facts.read_text())
+    facts = json.loads(a.facts.read_text()) if a.facts else {}
     with a.reduced_csv.open(newline="") as fh:
         committed = list(csv.DictReader(fh))
     all_rows = []
