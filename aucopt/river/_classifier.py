@@ -263,6 +263,8 @@ class AUCClassifier(base.MiniBatchClassifier):
     def _fit(self, rows, signed, known) -> None:
         """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""
         if self.n_features is None and self._map.size > self._width:
+            if self._axes is None:  # before the first update too: fail before learning
+                self._axes = self._probe_axes()
             self._grow(self._map.size)
             rows = rows._replace(n_features=self._width)
         first = not self._learned
@@ -279,8 +281,6 @@ class AUCClassifier(base.MiniBatchClassifier):
         """Widen the estimator's state (doubling) to at least ``needed`` columns."""
         width = max(needed, 2 * self._width, _MIN_WIDTH)
         if self._learned:
-            if self._axes is None:
-                self._axes = self._probe_axes()
             est = self.estimator
             est._state = grow_state(est._state, self._axes, width)
             est._set_coef()

@@ -147,7 +147,9 @@ class ColumnMap:
     def frame_rows(self, X, width: int, *, grow: bool) -> RowData:
         """Return the CSR rows of a pandas DataFrame (columns are feature names).
 
-        Zeros are not stored; unknown columns are dropped when not growing. With a
+        Missing values (NaN, as in a frame built from dicts with different keys) are
+        absent features, like zeros, and are not stored; unknown columns are dropped when
+        not growing. With a
         vocabulary the width is at least the vocabulary size (the caller widens the state).
 
         Parameters
@@ -163,7 +165,7 @@ class ColumnMap:
         cols = [self._column(name, grow) for name in X.columns]
         keep = [i for i, c in enumerate(cols) if c is not None]
         try:
-            dense = X.iloc[:, keep].to_numpy(dtype=np.float64)
+            dense = X.iloc[:, keep].to_numpy(dtype=np.float64, na_value=0.0)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
         mapped = np.array([cols[i] for i in keep], dtype=np.int64)
