@@ -147,7 +147,10 @@ class AUCClassifier(base.MiniBatchClassifier):
         y : bool
             ``True`` for the positive class.
         """
-        signed = _SIGNED.get(y) if isinstance(y, bool | int | float | np.generic) else None
+        try:
+            signed = _SIGNED.get(y)
+        except TypeError:  # unhashable
+            signed = None
         if signed is None:
             raise ValueError(_label_message(y))
         known = len(self._map.columns)

@@ -22,6 +22,8 @@ __all__ = ["ColumnMap", "feature_axes", "grow_state", "stable_hash"]
 
 # the hashing memo is cleared beyond this many names (bounded memory on open name spaces)
 _MEMO_LIMIT = 1 << 16
+# RowData(...) without the namedtuple's Python-level __new__ (0.1 us instead of 0.37 us)
+_new_tuple = tuple.__new__
 _NUMERIC_HINT = ("AUCClassifier takes numeric feature values; encode categorical features "
                  "first (e.g. river.preprocessing.OneHotEncoder).")
 
@@ -135,14 +137,14 @@ class ColumnMap:
             if complete:
                 self._last_keys, self._last_plan = keys, plan
         try:
-            values = np.fromiter(x.values(), dtype=np.float64, count=len(keys))
+            values = np.fromiter(x.values(), dtype=np.float64)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
         if order is not None:
             values = values[order]
         if inverse is not None:
             values = np.bincount(inverse, weights=values, minlength=cols.size)
-        return RowData(values, cols, indptr, 1, width)
+        return _new_tuple(RowData, (values, cols, indptr, 1, width))
 
     def frame_rows(self, X, width: int, *, grow: bool) -> RowData:
         """Return the CSR rows of a pandas DataFrame (columns are feature names).
