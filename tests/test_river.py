@@ -251,7 +251,7 @@ def test_exact_metric_takes_probability_dicts_and_reverts():
         metric.revert(True, 0.123)
     with pytest.raises(ValueError, match="window_size"):
         ExactRollingROCAUC(window_size=0)
-    assert ExactROCAUC().get() == 0.0  # no pair yet
+    assert np.isnan(ExactROCAUC().get())  # no pair yet
 
 
 def test_clone_and_pickle_mid_stream():
@@ -267,3 +267,77 @@ def test_clone_and_pickle_mid_stream():
         restored.learn_one(x, y)
     assert model.score_one(data[0][0]) == restored.score_one(data[0][0])
     assert model.clone()._get_params() == model._get_params()
+
+
+# ------------------------------------------------------- prequential, CLI, drift stream
+def test_prequential_records_exact_auc_over_time():
+    from aucopt.river import prequential
+
+    data = _stream(n=250)
+    records = prequential(data, {"a": AUCClassifier("solam", seed=0)}, window=100, every=100)
+    assert [r["n"] for r in records] == [100, 200, 250]
+    twin, ys, ps = AUCClassifier("solam", seed=0), [], []
+    for x, y in data:
+        ps.append(twin.predict_proba_one(x)[True])
+        ys.append(y)
+        twin.learn_one(x, y)
+    assert records[-1]["cumulative_auc"] == pytest.approx(roc_auc_score(ys, ps), abs=1e-12)
+    assert records[-1]["window_auc"] == pytest.approx(roc_auc_score(ys[-100:], ps[-100:]),
+                                                      abs=1e-12)
+    with pytest.raises(ValueError, match="window"):
+        prequential(data, {"a": AUCClassifier()}, window=0)
+
+
+def test_make_drift_stream_changes_the_ranking_rule():
+    from sklearn.linear_model import LogisticRegression
+
+    from aucopt.datasets import make_drift_stream
+
+    X, y = make_drift_stream(4000, 10, random_state=0)
+    X2, y2 = make_drift_stream(4000, 10, random_state=0)
+    np.testing.assert_array_equal(X, X2)
+    np.testing.assert_array_equal(y, y2)
+    assert 0.25 < y.mean() < 0.35
+    old = LogisticRegression().fit(X[:2000], y[:2000])
+    assert roc_auc_score(y[:2000], old.decision_function(X[:2000])) > 0.85
+    assert abs(roc_auc_score(y[2000:], old.decision_function(X[2000:])) - 0.5) < 0.1
+    gradual = make_drift_stream(1000, 4, drift_width=200, random_state=0)[1]
+    assert gradual.shape == (1000,)
+    for bad in ({"n_features": 1}, {"drift_at": 1.5}, {"positive_fraction": 1.0},
+                {"noise": -1.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            make_drift_stream(100, **{"n_features": 4, **bad})
+
+
+def test_cli_stream_writes_csv_and_plot(tmp_path):
+    import csv
+
+    from sklearn.datasets import dump_svmlight_file
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+    from aucopt.datasets import make_drift_stream
+
+    X, y = make_drift_stream(600, 6, random_state=0)
+    data = tmp_path / "drift.svm"
+    dump_svmlight_file(X, 2 * y - 1, str(data))
+    out = tmp_path / "report" / "drift"
+    result = CliRunner().invoke(app, [
+        "stream", str(data), "--algorithms", "spam-l2:stats=online,ftrl-auc", "--window", "200",
+        "--baselines", "logreg,alma", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    with open(out.with_suffix(".csv")) as fh:
+        rows = list(csv.DictReader(fh))
+    learners = {r["learner"] for r in rows}
+    assert learners == {"spam-l2:stats=online", "ftrl-auc", "River LogisticRegression",
+                        "River ALMAClassifier"}
+    assert len(rows) == 4 * 30 and rows[-1]["n"] == "600"
+    assert 0.5 < float(rows[-1]["cumulative_auc"]) <= 1.0
+    assert out.with_suffix(".png").stat().st_size > 10_000
+    assert "final cumulative AUC" in result.output
+    bad = CliRunner().invoke(app, ["stream", "NoSuchDataset", "--out", str(out)])
+    assert bad.exit_code == 1 and "neither a file nor a River dataset" in bad.output
+    river_run = CliRunner().invoke(app, ["stream", "Phishing", "--limit", "150", "--baselines",
+                                         "", "--out", str(out), "--no-progress"])
+    assert river_run.exit_code == 0, river_run.output
+    assert "150 samples of Phishing" in river_run.output

@@ -14,5 +14,6 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
 
 from ._classifier import AUCClassifier
 from ._metrics import ExactROCAUC, ExactRollingROCAUC
+from ._prequential import prequential
 
-__all__ = ["AUCClassifier", "ExactROCAUC", "ExactRollingROCAUC"]
+__all__ = ["AUCClassifier", "ExactROCAUC", "ExactRollingROCAUC", "prequential"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from numbers import Integral
 
@@ -69,9 +68,8 @@ class ExactROCAUC(metrics.base.BinaryMetric):
         self._auc.revert(y_true == self.pos_val, _score(y_pred))
 
     def get(self) -> float:
-        """Return the exact AUC, or 0.0 while a class is missing (River prints floats)."""
-        auc = self._auc.get()
-        return 0.0 if math.isnan(auc) else auc
+        """Return the exact AUC, or NaN while a class is missing (no pair to rank)."""
+        return self._auc.get()
 
 
 class ExactRollingROCAUC(ExactROCAUC):
