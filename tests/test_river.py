@@ -75,7 +75,8 @@ def test_learn_many_check_skipped_only_without_equivalence_params():
 def test_growing_vocabulary_equals_knowing_all_features(algorithm):
     """Features that appear late (state widened on the fly) give the model of a fixed width."""
     data = _stream(emerging=True)
-    model = AUCClassifier(algorithm, seed=0)
+    params = dict(get_algorithm(algorithm).equivalence_params)
+    model = AUCClassifier(algorithm, seed=0, **params)
     if algorithm in NOT_GROWABLE:
         with pytest.raises(ValueError, match="n_features=<int>"):
             for x, y in data:
@@ -85,7 +86,7 @@ def test_growing_vocabulary_equals_knowing_all_features(algorithm):
         model.learn_one(x, y)
     # the state started at 8 columns and doubled to 16 when the 9th name arrived
     assert len(model.columns) == 12 and model._width == 16
-    ref = aucopt.make(algorithm, random_state=0)
+    ref = aucopt.make(algorithm, random_state=0, **params)
     for x, y in data:
         ref.partial_fit(_csr([x], model.columns, 16), [y], classes=[False, True])
     probe = [x for x, _ in _stream(n=10, seed=1)]
@@ -130,7 +131,7 @@ def test_learn_one_and_learn_many_equal_partial_fit(algorithm, n_features):
 # ------------------------------------------------------------------ input handling
 @pytest.mark.parametrize("algorithm", STREAMING)
 def test_one_class_first_never_crashes(algorithm):
-    model = AUCClassifier(algorithm, n_features=32, seed=0)
+    model = _equivalent(algorithm, n_features=32)
     assert model.predict_proba_one({"a": 1.0}) == {False: 0.5, True: 0.5}
     data = sorted(_stream(n=30), key=lambda xy: not xy[1])  # all positives first
     for x, y in data:
@@ -171,6 +172,8 @@ def test_constructor_rejects_bad_arguments():
         AUCClassifier(random_state=0)
     with pytest.raises(TypeError, match="no parameter"):
         AUCClassifier(not_a_param=1)
+    with pytest.raises(ValueError, match="n_samples_hint"):
+        AUCClassifier("fsauc", n_features=8)
 
 
 def test_hashing_is_stable_and_sums_collisions():
