@@ -163,6 +163,15 @@ def test_bad_labels_and_values_raise_and_lose_nothing():
     assert "new" in model.columns
 
 
+def test_empty_samples_are_learned():
+    model = AUCClassifier("spam-l2")
+    model.learn_one({}, True)
+    model.learn_one({"a": 1.0}, False)
+    model.learn_one({"a": -1.0, "b": 2.0}, True)
+    assert model.columns == {"a": 0, "b": 1} and model._width == 8
+    assert model.score_one({}) == model.estimator.intercept_[0]  # no feature: the intercept
+
+
 def test_constructor_rejects_bad_arguments():
     with pytest.raises(ValueError, match="streaming registry id"):
         AUCClassifier("svm-perf")

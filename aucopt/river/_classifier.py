@@ -272,7 +272,7 @@ class AUCClassifier(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ internals
     def _fit(self, rows, signed, known) -> None:
         """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""
-        if self.n_features is None and self._map.size > self._width:
+        if self.n_features is None and max(self._map.size, 1) > self._width:
             if self._axes is None:  # before the first update too: fail before learning
                 self._axes = self._probe_axes()
             self._grow(self._map.size)
