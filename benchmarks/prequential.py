@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -122,8 +123,9 @@ def report(args, by_learner, without, seconds, timing) -> str:
         "recover in fewer "
         f"than {args.window:,} samples (the window still holds pre-drift scores), so the "
         "recovery column counts from the first window entirely after the drift. Learners "
-        "that average over the whole past (SPAM's class means, SOLAM's averaged iterate) "
-        "are slowed by the first half of the stream. SOLAM is left out: with `eta0=\"auto\"` "
+        "that average over the whole past (SPAM's class means, the averaged iterate of "
+        "`ogd-fifo`, whose default `output` is `\"average\"`) carry the first half of the "
+        "stream with them and recover slowly. SOLAM is left out: with `eta0=\"auto\"` "
         "its step is 4 / (largest squared row norm so far), and the all-zero first row of "
         "`StandardScaler` makes the first step weight 4e300, which then dominates SOLAM's "
         "weighted average output (scores ~1e-300, AUC 0.5); a fixed `kappa` avoids it.",
@@ -157,6 +159,10 @@ def report(args, by_learner, without, seconds, timing) -> str:
         "timed separately. Rerun with `python benchmarks/river_learn_one.py`.",
         "",
         river_learn_one.markdown(timing, args.learn_one_rows, args.repeats),
+        "",
+        f"Machine: {os.cpu_count()} logical cores, load average "
+        f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} at the end of the run (shared; "
+        "a load above the core count inflates every figure, River's included).",
         "",
         "Reading: the front-end's own part of a call (the dict -> row step, plus the label "
         "lookup and the call itself: learn_one minus core) is small; nearly all of the time "
