@@ -7,7 +7,9 @@ AUCClassifier call is split into its two parts, timed separately on the same str
 
 - *dict -> row*: ``ColumnMap.row``, the feature dict turned into a one-row CSR;
 - *core*: the estimator's ``_fit_rows`` on prebuilt rows (the O(nnz) kernel call
-  and its bookkeeping).
+  and its bookkeeping);
+- *front-end alone*: ``learn_one`` with ``_fit_rows`` replaced by a no-op (label
+  lookup, dict -> row, the call itself).
 
 Used by ``benchmarks/prequential.py`` for the section of ``docs/prequential.md``.
 
@@ -47,8 +49,13 @@ def _learn(model, xs, ys) -> float:
     return (time.perf_counter() - start) / len(xs) * 1e6
 
 
-def _parts(algorithm, xs, ys) -> tuple[float, float]:
-    """Microseconds per call of the dict -> row step and of the core call alone."""
+def _parts(algorithm, xs, ys) -> tuple[float, float, float]:
+    """Microseconds per call of the dict -> row step, of the core call alone, and of
+    ``learn_one`` with the core call replaced by a no-op (the front-end's whole share)."""
+    hollow = AUCClassifier(algorithm)
+    hollow.learn_one(xs[0], ys[0])
+    hollow.estimator._fit_rows = lambda *args, **kwargs: None
+    front = _learn(hollow, xs, ys)
     model = AUCClassifier(algorithm)
     model.learn_one(xs[0], ys[0])
     to_row, width = model._map.row, model._width
@@ -61,11 +68,12 @@ def _parts(algorithm, xs, ys) -> tuple[float, float]:
     for r, s in zip(rows, signed):
         fit_rows(r, s, _CLASSES, n_epochs=1, shuffle=False, reset=False)
     core = (time.perf_counter() - start) / len(xs) * 1e6
-    return convert, core
+    return convert, core, front
 
 
 def measure(algorithms, n_rows=20_000, repeats=5):
-    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us}}`` (medians)."""
+    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us, "front-end": us}}``
+    (medians)."""
     xs, ys = make_stream(n_rows)
     for algorithm in algorithms:  # compile the kernels outside the timed runs
         _learn(AUCClassifier(algorithm), xs[:200], ys[:200])
@@ -82,6 +90,7 @@ def measure(algorithms, n_rows=20_000, repeats=5):
         if name in parts:
             out[name]["dict -> row"] = statistics.median(p[0] for p in parts[name])
             out[name]["core"] = statistics.median(p[1] for p in parts[name])
+            out[name]["front-end"] = statistics.median(p[2] for p in parts[name])
     return out
 
 
@@ -91,13 +100,14 @@ def markdown(results, n_rows, repeats) -> str:
         f"{n_rows:,} rows of {N_FEATURES} features, wall time per call in microseconds, "
         f"median of {repeats} interleaved runs.",
         "",
-        "| learner | learn_one (us) | dict -> row (us) | core `_fit_rows` (us) |",
-        "| --- | --- | --- | --- |",
+        "| learner | learn_one (us) | front-end alone (us) | of which dict -> row (us) "
+        "| core `_fit_rows` (us) |",
+        "| --- | --- | --- | --- | --- |",
     ]
     for name, r in results.items():
         row = f"AUCClassifier(\"{name}\")" if name in aucopt_ids() else name
-        lines.append(f"| {row} | {r['learn_one']:.1f} | {_fmt(r.get('dict -> row'))} | "
-                     f"{_fmt(r.get('core'))} |")
+        lines.append(f"| {row} | {r['learn_one']:.1f} | {_fmt(r.get('front-end'))} | "
+                     f"{_fmt(r.get('dict -> row'))} | {_fmt(r.get('core'))} |")
     return "\n".join(lines)
 
 

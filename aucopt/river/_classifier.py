@@ -160,10 +160,15 @@ class AUCClassifier(base.MiniBatchClassifier):
             signed = None
         if signed is None:
             raise ValueError(_label_message(y))
-        known = len(self._map.columns)
-        try:
+        columns = self._map.columns
+        known = len(columns)
+        try:  # the hot path of a stream: no new name, the state exists
             rows = self._map.row(x, self._width, grow=True)
-            self._fit(rows, signed, known)
+            if len(columns) == known and self._learned:
+                self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
+                                         reset=False)
+            else:
+                self._fit(rows, signed)
         except Exception:
             self._rollback(known)
             raise
@@ -193,7 +198,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         known = len(self._map.columns)
         try:
             rows = self._map.frame_rows(X, self._width, grow=True)
-            self._fit(rows, signed, known)
+            self._fit(rows, signed)
         except Exception:
             self._rollback(known)
             raise
@@ -270,7 +275,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         return pd.Series(self._frame_scores(X) > 0.0, index=X.index)
 
     # ------------------------------------------------------------------ internals
-    def _fit(self, rows, signed, known) -> None:
+    def _fit(self, rows, signed) -> None:
         """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""
         if self.n_features is None and max(self._map.size, 1) > self._width:
             if self._axes is None:  # before the first update too: fail before learning
