@@ -75,11 +75,12 @@ class AUCClassifier(base.MiniBatchClassifier):
     ``False`` (or 0) the negative one; other labels raise ``ValueError`` (map them,
     e.g. ``y == "yes"``). Values must be numeric.
 
-    AUC is a property of pairs, so the learners need both classes. Before both are
-    seen, each update does what the algorithm does with one class (most learn
-    nothing, as there is no pair to rank), ``predict_proba_one`` returns 0.5 for
-    both labels until the first update and predictions are not meaningful; nothing
-    raises. :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
+    AUC is a property of pairs, so the learners need both classes. Nothing raises
+    before both are seen: ``predict_proba_one`` returns 0.5 for both labels before
+    the first update, and while only one class has arrived most algorithms keep the
+    model at zero (score 0, probability 0.5: there is no pair to rank yet); the
+    univariate surrogates (``uni-exp``, ``uni-squ``) and Projection++ already move,
+    but their scores mean little until the other class arrives. :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
     ``s = f(x) + intercept``: increasing in ``s``, so it ranks exactly like the
     score, but it is **not a calibrated probability**. :meth:`predict_one` is
     ``s > 0``.
