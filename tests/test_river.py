@@ -328,7 +328,13 @@ def test_cli_stream_writes_csv_and_plot(tmp_path):
     assert "final cumulative AUC" in result.output
     bad = CliRunner().invoke(app, ["stream", "NoSuchDataset", "--out", str(out)])
     assert bad.exit_code == 1 and "neither a file nor a River dataset" in bad.output
+    growing = CliRunner().invoke(app, ["stream", str(data), "-a", "aogd", "--out", str(out)])
+    assert growing.exit_code == 1 and "n_features=<int>" in growing.output
+    unknown = CliRunner().invoke(app, ["stream", str(data), "--baselines", "svm", "--out",
+                                       str(out)])
+    assert unknown.exit_code == 1 and "unknown baseline 'svm'" in unknown.output
     river_run = CliRunner().invoke(app, ["stream", "Phishing", "--limit", "150", "--baselines",
-                                         "", "--out", str(out), "--no-progress"])
+                                         "", "-a", "aogd", "--n-features", "64", "--out",
+                                         str(out), "--no-progress"])
     assert river_run.exit_code == 0, river_run.output
     assert "150 samples of Phishing" in river_run.output

@@ -80,10 +80,14 @@ class AUCClassifier(base.MiniBatchClassifier):
     the first update, and while only one class has arrived most algorithms keep the
     model at zero (score 0, probability 0.5: there is no pair to rank yet); the
     univariate surrogates (``uni-exp``, ``uni-squ``) and Projection++ already move,
-    but their scores mean little until the other class arrives. :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
+    but their scores mean little until the other class arrives.
+
+    :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
     ``s = f(x) + intercept``: increasing in ``s``, so it ranks exactly like the
     score, but it is **not a calibrated probability**. :meth:`predict_one` is
-    ``s > 0``.
+    ``s > 0``. With ``eta0="auto"``-style step sizes taken from the data seen so
+    far, an all-zero first row (River's ``StandardScaler`` emits one) can spoil
+    SOLAM and FSAUC; give them a fixed ``kappa`` or put the scaler's warm-up aside.
 
     :meth:`learn_many` is ``partial_fit`` on the whole frame; it equals a
     :meth:`learn_one` loop when the algorithm's chunked and row-by-row updates
