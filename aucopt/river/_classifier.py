@@ -87,7 +87,7 @@ class AUCClassifier(base.MiniBatchClassifier):
     score, but it is **not a calibrated probability**. :meth:`predict_one` is
     ``s > 0``. With ``eta0="auto"``-style step sizes taken from the data seen so
     far, an all-zero first row (River's ``StandardScaler`` emits one) can spoil
-    SOLAM and FSAUC; give them a fixed ``kappa`` or put the scaler's warm-up aside.
+    SOLAM and FSAUC; give them a fixed ``kappa`` (e.g. ``kappa=4.0``).
 
     :meth:`learn_many` is ``partial_fit`` on the whole frame; it equals a
     :meth:`learn_one` loop when the algorithm's chunked and row-by-row updates
