@@ -37,6 +37,7 @@ from aucopt.datasets import (
     list_datasets,
     load,
     make_auc_problem,
+    make_drift_stream,
     make_preprocessor,
     preprocess,
     register_dataset,
@@ -138,7 +139,7 @@ def toy(server):
 
 @pytest.mark.parametrize("obj", [DatasetInfo, list_datasets, dataset_info, register_dataset,
                                  get_data_home, load, fetch, make_preprocessor, preprocess,
-                                 binarize, make_auc_problem])
+                                 binarize, make_auc_problem, make_drift_stream])
 def test_public_docstrings_document_every_parameter(obj):
     doc = inspect.getdoc(obj)
     section = re.split(r"\n\w+\n-+\n", doc.split("Parameters\n----------\n")[1])[0]

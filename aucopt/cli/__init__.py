@@ -1,6 +1,6 @@
 """Command-line interface (typer): ``aucopt`` and ``python -m aucopt``."""
 
-from . import _commands, _experiment  # noqa: F401  (register the commands on the app)
+from . import _commands, _experiment, _stream  # noqa: F401  (register the commands on the app)
 from ._app import app
 
 __all__ = ["app", "main"]

@@ -7,6 +7,7 @@
 address, size, positive class and the experiment tables that use it.
 """
 
+from ._drift import make_drift_stream
 from ._fetch import (
     DatasetDownloadError,
     DatasetIntegrityError,
@@ -42,6 +43,7 @@ __all__ = [
     "list_datasets",
     "load",
     "make_auc_problem",
+    "make_drift_stream",
     "make_nonlinear_problem",
     "make_preprocessor",
     "preprocess",

@@ -1,0 +1,167 @@
+"""``aucopt stream``: prequential (test-then-train) evaluation with exact AUC over time."""
+
+from __future__ import annotations
+
+import csv
+import math
+from pathlib import Path
+
+import typer
+
+from ._app import app, friendly_errors, split_list
+from ._commands import _parse_params
+
+BASELINES = {
+    "logreg": ("LogisticRegression", "linear_model.LogisticRegression"),
+    "alma": ("ALMAClassifier", "linear_model.ALMAClassifier"),
+    "pa": ("PAClassifier", "linear_model.PAClassifier"),
+}
+
+
+def _libsvm_rows(path: Path):
+    """Yield ``({column: value}, label > 0)`` from a LIBSVM file, one row at a time."""
+    from ..datasets import iter_svmlight
+
+    for X, y in iter_svmlight(path, chunk_size=1000):
+        for i in range(X.shape[0]):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
+
+
+def _river_rows(name: str):
+    """Return ``(stream, n_samples)`` of the River dataset ``name`` (binary labels)."""
+    from river import datasets
+
+    cls = getattr(datasets, name, None)
+    if not isinstance(cls, type):
+        known = sorted(n for n in dir(datasets) if n[:1].isupper())
+        raise ValueError(f"{name!r} is neither a file nor a River dataset; River's datasets "
+                         f"are {known}.")
+    dataset = cls()
+
+    def rows():
+        for x, y in dataset:
+            if not isinstance(y, bool):
+                raise ValueError(f"River dataset {name!r} is not binary (label {y!r}); "
+                                 "aucopt stream needs True/False labels.")
+            yield x, y
+
+    return rows(), getattr(dataset, "n_samples", None)
+
+
+def _learners(algorithms, baselines, n_features, scale):
+    """Name -> River classifier for each ``id[:param=value...]`` and each baseline."""
+    import importlib
+
+    from river import preprocessing
+
+    from ..river import AUCClassifier
+
+    learners = {}
+    for item in algorithms:
+        algorithm, *pairs = item.split(":")
+        learners[item] = AUCClassifier(algorithm, n_features=n_features, seed=0,
+                                       **_parse_params(pairs))
+    for key in baselines:
+        if key not in BASELINES:
+            raise ValueError(f"unknown baseline {key!r}; choose from {sorted(BASELINES)}.")
+        name, path = BASELINES[key]
+        module, _, cls = path.rpartition(".")
+        learners[f"River {name}"] = getattr(importlib.import_module(f"river.{module}"), cls)()
+    if scale:
+        learners = {k: preprocessing.StandardScaler() | m for k, m in learners.items()}
+    return learners
+
+
+def write_csv(records, path: Path) -> None:
+    """Write the prequential records (one row per learner and point)."""
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=["n", "learner", "cumulative_auc", "window_auc"])
+        writer.writeheader()
+        writer.writerows(records)
+
+
+def plot_records(records, path: Path, window: int, title: str) -> None:
+    """Plot the cumulative and windowed AUC of every learner against the samples seen."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    for name in dict.fromkeys(r["learner"] for r in records):
+        mine = [r for r in records if r["learner"] == name]
+        n = [r["n"] for r in mine]
+        axes[0].plot(n, [r["cumulative_auc"] for r in mine], label=name)
+        axes[1].plot(n, [r["window_auc"] for r in mine], label=name)
+    axes[0].set_title("cumulative AUC")
+    axes[1].set_title(f"AUC of the last {window:,} samples")
+    for ax in axes:
+        ax.set_xlabel("samples seen")
+        ax.grid(alpha=0.3)
+    axes[0].set_ylabel("exact ROC AUC (test-then-train)")
+    axes[1].legend(fontsize=8, loc="lower right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def summary(records) -> list[tuple[str, float, float]]:
+    """``(learner, final cumulative AUC, mean windowed AUC)`` for each learner."""
+    out = []
+    for name in dict.fromkeys(r["learner"] for r in records):
+        mine = [r for r in records if r["learner"] == name]
+        windows = [r["window_auc"] for r in mine if not math.isnan(r["window_auc"])]
+        out.append((name, mine[-1]["cumulative_auc"],
+                    sum(windows) / len(windows) if windows else math.nan))
+    return out
+
+
+@app.command("stream")
+@friendly_errors
+def stream(
+    data: str = typer.Argument(..., help="LIBSVM file (label > 0 is positive) or the name of "
+                               "a binary River dataset, e.g. Phishing."),
+    algorithms: str = typer.Option("spam-l2", "--algorithms", "-a", help="Comma-separated "
+                                   "streaming ids, each optionally with :param=value, e.g. "
+                                   "spam-l2:stats=online,ftrl-auc."),
+    baselines: str = typer.Option("logreg,alma", help="River baselines run alongside "
+                                  f"({', '.join(BASELINES)}); empty for none."),
+    window: int = typer.Option(1000, min=1, help="Samples of the windowed AUC."),
+    every: int = typer.Option(None, min=1, help="Samples between records "
+                              "(default: window / 10)."),
+    n_features: int = typer.Option(None, min=1, help="Hash features into this many columns "
+                                   "(default: a growing vocabulary)."),
+    scale: bool = typer.Option(True, help="Put River's StandardScaler before every learner."),
+    limit: int = typer.Option(None, min=1, help="Stop after this many samples."),
+    out: Path = typer.Option(Path("prequential"), help="Output prefix: writes PREFIX.csv "
+                             "and PREFIX.png."),
+    progress: bool = typer.Option(True, help="Show a progress bar."),
+):
+    """Test-then-train on a stream: the exact AUC of each learner over time (CSV + plot)."""
+    from itertools import islice
+
+    from ..river import prequential
+
+    path = Path(data)
+    if path.is_file():
+        rows, total, title = _libsvm_rows(path), None, path.name
+    else:
+        (rows, total), title = _river_rows(data), data
+    if limit is not None:
+        rows, total = islice(rows, limit), min(limit, total or limit)
+    learners = _learners(split_list(algorithms) or [], split_list(baselines) or [],
+                         n_features, scale)
+    records = prequential(rows, learners, window=window, every=every or max(window // 10, 1),
+                          progress=progress, total=total)
+    if not records:
+        raise ValueError(f"{data} holds no samples.")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    csv_path, png_path = out.with_suffix(".csv"), out.with_suffix(".png")
+    write_csv(records, csv_path)
+    plot_records(records, png_path, window, f"{title}: prequential exact AUC")
+    typer.echo(f"{records[-1]['n']:,} samples of {title}; wrote {csv_path} and {png_path}")
+    typer.echo(f"{'learner':<40} {'final cumulative AUC':>21} {'mean windowed AUC':>18}")
+    for name, final, mean in summary(records):
+        typer.echo(f"{name:<40} {final:>21.4f} {mean:>18.4f}")

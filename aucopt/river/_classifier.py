@@ -1,0 +1,349 @@
+"""AUCClassifier: any streaming aucopt algorithm as a River binary classifier."""
+
+from __future__ import annotations
+
+import math
+from numbers import Integral
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+from river import base
+
+from .._api import algorithm_info, list_algorithms, make
+from ..algorithms._data import as_rows
+from ._columns import ColumnMap, feature_axes, grow_state
+
+__all__ = ["AUCClassifier"]
+
+# signed labels of one row, shared by every call (the kernels only read them)
+_SIGNED = {True: np.ones(1), False: -np.ones(1)}
+_CLASSES = np.array([False, True])
+_PROBE_WIDTHS = (3, 5)
+_MIN_WIDTH = 8
+
+
+def _probability(score: float) -> float:
+    """Map a ranking score to (0, 1), increasing: ``1/2 + arctan(score)/pi``.
+
+    The Cauchy CDF saturates slowly (``1 - p ~ 1/(pi s)``), so scores stay
+    distinguishable up to about 1e15, where a logistic map is 1.0 from 37 on.
+    """
+    return 0.5 + math.atan(score) / math.pi
+
+
+class AUCClassifier(base.MiniBatchClassifier):
+    r"""A streaming AUC maximiser from aucopt as a River binary classifier.
+
+    Wraps the estimator of any streaming registry id (``aucopt.list_algorithms()``
+    with ``aucopt.algorithm_info(id)["streaming"]``): each :meth:`learn_one` is one
+    online update of that algorithm, exactly as ``partial_fit`` on the same row. The
+    algorithms learn a scoring function :math:`f` that maximises the AUC
+    :math:`P(f(x^+) > f(x^-))` (papers: ``aucopt.algorithm_info(id)["paper"]``; the
+    default is SPAM, Natole, Ying & Lyu, ICML 2018, Algorithm 1).
+
+    Parameters
+    ----------
+    algorithm : str, default="spam-l2"
+        Registry id of a streaming algorithm.
+    n_features : int or None, default=None
+        None: a growing vocabulary; feature names get columns in order of first
+        appearance and the estimator's state is widened (zero-padded) when new
+        names arrive, which gives the same model as knowing every name from the
+        start. Algorithms whose state cannot grow that way (random features per
+        input column, e.g. ``aogd``, ``opauc-f``) need an int. An int: names are
+        hashed into that many columns with a stable 64-bit hash (BLAKE2b, the same
+        in every process); colliding names add up.
+    seed : int or None, default=None
+        Seed of the algorithm's random draws (its ``random_state``).
+    **params
+        Hyperparameters of the wrapped estimator (``aucopt.algorithm_info(id)["defaults"]``).
+
+    Attributes
+    ----------
+    estimator : aucopt estimator
+        The wrapped scikit-learn estimator; its ``coef_`` columns follow :attr:`columns`.
+    columns : dict
+        Feature name -> column (with hashing: the names seen recently).
+
+    Notes
+    -----
+    Algorithms with an ``n_samples_hint`` parameter (FSAUC, Liu et al., ICML 2018)
+    plan their stages from the stream length and need it here.
+
+    Labels are River's binary convention: ``True`` (or 1) is the positive class,
+    ``False`` (or 0) the negative one; other labels raise ``ValueError`` (map them,
+    e.g. ``y == "yes"``). Values must be numeric.
+
+    AUC is a property of pairs, so the learners need both classes. Nothing raises
+    before both are seen: ``predict_proba_one`` returns 0.5 for both labels before
+    the first update, and while only one class has arrived most algorithms keep the
+    model at zero (score 0, probability 0.5: there is no pair to rank yet); the
+    univariate surrogates (``uni-exp``, ``uni-squ``) and Projection++ already move,
+    but their scores mean little until the other class arrives.
+
+    :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
+    ``s = f(x) + intercept``: increasing in ``s``, so it ranks exactly like the
+    score, but it is **not a calibrated probability**. :meth:`predict_one` is
+    ``s > 0``. With ``eta0="auto"``-style step sizes taken from the data seen so
+    far, an all-zero first row (River's ``StandardScaler`` emits one) can spoil
+    SOLAM and FSAUC; give them a fixed ``kappa`` (e.g. ``kappa=4.0``).
+
+    :meth:`learn_many` is ``partial_fit`` on the whole frame; it equals a
+    :meth:`learn_one` loop when the algorithm's chunked and row-by-row updates
+    agree (e.g. ``stats="online"`` for SPAM, a fixed ``kappa`` for SOLAM).
+
+    Examples
+    --------
+    >>> from river import datasets, evaluate, metrics
+    >>> from aucopt.river import AUCClassifier
+    >>> model = AUCClassifier("spam-l2", stats="online")
+    >>> evaluate.progressive_val_score(datasets.Phishing().take(300), model,
+    ...                                metrics.ROCAUC())  # doctest: +SKIP
+    """
+
+    def __init__(self, algorithm: str = "spam-l2", n_features: int | None = None,
+                 seed: int | None = None, **params):
+        self.algorithm = algorithm
+        self.n_features = n_features
+        self.seed = seed
+        self.params = params
+        if algorithm not in list_algorithms() or not algorithm_info(algorithm)["streaming"]:
+            streaming = [a for a in list_algorithms() if algorithm_info(a)["streaming"]]
+            raise ValueError(f"algorithm must be a streaming registry id, one of {streaming}; "
+                             f"got {algorithm!r}.")
+        if n_features is not None and (isinstance(n_features, bool)
+                                       or not isinstance(n_features, Integral)
+                                       or n_features < 1):
+            raise ValueError(f"n_features must be None (a growing vocabulary) or a positive "
+                             f"int (hashing); got {n_features!r}.")
+        if "random_state" in params:
+            raise TypeError("pass the seed as seed=..., River's name for random_state.")
+        self.estimator = make(algorithm, random_state=seed, **params)
+        if self.estimator.get_params().get("n_samples_hint", False) is None:
+            raise ValueError(f"{algorithm!r} plans its stages from the stream length: pass "
+                             "n_samples_hint=<expected number of samples> (without it, "
+                             "partial_fit takes the first chunk, here one sample).")
+        self._map = ColumnMap(n_features)
+        self._width = n_features or 0
+        self._axes = None
+        self._learned = False
+        self._decision_params = None
+
+    @property
+    def columns(self) -> dict:
+        """Feature name -> column."""
+        return self._map.columns
+
+    # ------------------------------------------------------------------ River API
+    @classmethod
+    def _unit_test_params(cls):
+        yield {"algorithm": "spam-l2", "stats": "online"}
+        yield {"algorithm": "ftrl-auc", "n_features": 64}
+
+    def _unit_test_skips(self):
+        spec = self.estimator._spec()
+        given = self.estimator.get_params(deep=False)
+        if all(given.get(k) == v for k, v in spec.equivalence_params.items()):
+            return set()
+        # learn_many is one chunk; it equals learn_one only under the equivalence params
+        return {"check_learn_many_matches_learn_one"}
+
+    def learn_one(self, x: dict, y) -> None:
+        """Update the model with one sample: one online step of the algorithm.
+
+        Parameters
+        ----------
+        x : dict
+            Feature name -> numeric value.
+        y : bool
+            ``True`` for the positive class.
+        """
+        try:
+            signed = _SIGNED.get(y)
+        except TypeError:  # unhashable
+            signed = None
+        if signed is None:
+            raise ValueError(_label_message(y))
+        columns = self._map.columns
+        known = len(columns)
+        try:  # the hot path of a stream: no new name, the state exists
+            rows = self._map.row(x, self._width, grow=True)
+            if len(columns) == known and self._learned:
+                self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
+                                         reset=False)
+            else:
+                self._fit(rows, signed)
+        except Exception:
+            self._rollback(known)
+            raise
+
+    def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
+        """Update the model with a mini-batch: ``partial_fit`` on its rows, in order.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            One column per feature name.
+        y : pandas.Series
+            Boolean labels.
+        """
+        labels = np.asarray(y)
+        if labels.dtype != bool:
+            try:
+                ok = np.isin(labels, (0, 1)).all()
+            except TypeError:
+                ok = False
+            if not ok:
+                bad = next(v for v in labels.tolist() if v not in (0, 1))
+                raise ValueError(_label_message(bad))
+        signed = np.where(labels.astype(bool), 1.0, -1.0)
+        if len(X) == 0:
+            return
+        known = len(self._map.columns)
+        try:
+            rows = self._map.frame_rows(X, self._width, grow=True)
+            self._fit(rows, signed)
+        except Exception:
+            self._rollback(known)
+            raise
+
+    def predict_proba_one(self, x: dict) -> dict:
+        """Return ``{False: 1 - p, True: p}``, ``p`` a monotone map of the score (not calibrated).
+
+        Parameters
+        ----------
+        x : dict
+
+        Returns
+        -------
+        dict
+        """
+        p = _probability(self.score_one(x))
+        return {False: 1.0 - p, True: p}
+
+    def predict_one(self, x: dict) -> bool:
+        """Return whether the ranking score of ``x`` is positive.
+
+        Parameters
+        ----------
+        x : dict
+
+        Returns
+        -------
+        bool
+        """
+        return self.score_one(x) > 0.0
+
+    def score_one(self, x: dict) -> float:
+        """Return the ranking score ``f(x) + intercept`` (0 before the first update).
+
+        Unknown features are ignored (their weight is zero).
+
+        Parameters
+        ----------
+        x : dict
+
+        Returns
+        -------
+        float
+        """
+        if not self._learned:
+            return 0.0
+        return float(self._scores(self._map.row(x, self._width, grow=False))[0])
+
+    def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
+        """Return the columns ``False`` and ``True`` of :meth:`predict_proba_one` for each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        p = 0.5 + np.arctan(self._frame_scores(X)) / np.pi
+        return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
+
+    def predict_many(self, X: pd.DataFrame) -> pd.Series:
+        """Return :meth:`predict_one` for each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+
+        Returns
+        -------
+        pandas.Series
+        """
+        return pd.Series(self._frame_scores(X) > 0.0, index=X.index)
+
+    # ------------------------------------------------------------------ internals
+    def _fit(self, rows, signed) -> None:
+        """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""
+        if self.n_features is None and max(self._map.size, 1) > self._width:
+            if self._axes is None:  # before the first update too: fail before learning
+                self._axes = self._probe_axes()
+            self._grow(self._map.size)
+            rows = rows._replace(n_features=self._width)
+        first = not self._learned
+        self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
+                                 reset=first)
+        self._learned = True
+
+    def _rollback(self, known: int) -> None:
+        """Forget the names a failed call added (their columns are still zero)."""
+        if self.n_features is None and len(self._map.columns) > known:
+            self._map.forget(list(self._map.columns)[known:])
+
+    def _grow(self, needed: int) -> None:
+        """Widen the estimator's state (doubling) to at least ``needed`` columns."""
+        width = max(needed, 2 * self._width, _MIN_WIDTH)
+        if self._learned:
+            est = self.estimator
+            est._state = grow_state(est._state, self._axes, width)
+            est._set_coef()
+        self._width = width
+
+    def _probe_axes(self) -> dict:
+        """Find the state's feature axes from fresh states at two widths (zero-row fits)."""
+        states = {}
+        for width in _PROBE_WIDTHS:
+            est = make(self.algorithm, random_state=self.seed, **self.params)
+            est._fit_rows(as_rows(sp.csr_matrix((0, width))), np.zeros(0), _CLASSES,
+                          n_epochs=1, shuffle=False, reset=True)
+            states[width] = est._state
+        try:
+            return feature_axes(states)
+        except ValueError as exc:
+            raise ValueError(
+                f"algorithm {self.algorithm!r} cannot widen its state for new features ({exc}). "
+                "Pass n_features=<int> (e.g. 2**18) to hash the features into a fixed width."
+            ) from None
+
+    def _scores(self, rows) -> np.ndarray:
+        """Ranking scores of kernel rows: ``X w + intercept_`` or the spec's decision."""
+        est = self.estimator
+        spec = est._spec()
+        if spec.decision is not None:
+            if self._decision_params is None:
+                self._decision_params = est.get_params(deep=False)
+            raw = spec.decision(est._state, self._decision_params, rows)
+        elif rows.n_samples == 1:
+            raw = np.array([est.coef_[0][rows.indices] @ rows.data])
+        else:
+            X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                              shape=(rows.n_samples, rows.n_features))
+            raw = X @ est.coef_[0]
+        return raw + est.intercept_[0]
+
+    def _frame_scores(self, X) -> np.ndarray:
+        if not self._learned or len(X) == 0:
+            return np.zeros(len(X))
+        return self._scores(self._map.frame_rows(X, self._width, grow=False))
+
+
+def _label_message(y) -> str:
+    return (f"AUCClassifier is a binary River classifier: labels must be True/False (or 1/0); "
+            f"got {y!r}. Map the labels first, e.g. y == 'yes' or y > 0.")

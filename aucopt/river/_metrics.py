@@ -1,0 +1,111 @@
+"""aucopt's exact streaming AUC as River metrics (for ``evaluate.progressive_val_score``)."""
+
+from __future__ import annotations
+
+from collections import deque
+from numbers import Integral
+
+from river import metrics
+
+from ..metrics import StreamingROCAUC
+
+__all__ = ["ExactROCAUC", "ExactRollingROCAUC"]
+
+
+def _score(y_pred) -> float:
+    """The score of the positive class: ``y_pred[True]`` of a probability dict, or the number."""
+    if isinstance(y_pred, dict):
+        return y_pred.get(True, 0.0)
+    return y_pred
+
+
+class ExactROCAUC(metrics.base.BinaryMetric):
+    r"""Exact ROC AUC of everything seen, as a River metric.
+
+    River's ``metrics.ROCAUC`` counts a confusion matrix at a few thresholds on
+    [0, 1]: an approximation that is only good for calibrated probabilities and
+    degenerates on ranking scores outside [0, 1]. This metric counts every
+    (positive, negative) pair exactly (:class:`aucopt.metrics.StreamingROCAUC`,
+    sorted lists per class), so it equals :func:`sklearn.metrics.roc_auc_score` on
+    the same labels and scores whatever their range, at O(n) memory.
+
+    Parameters
+    ----------
+    pos_val : bool or label, default=True
+        Label of the positive class.
+
+    Examples
+    --------
+    >>> from aucopt.river import ExactROCAUC
+    >>> metric = ExactROCAUC()
+    >>> for y, s in [(False, -3.0), (False, 4.0), (True, 2.5), (True, 8.0)]:
+    ...     metric.update(y, s)
+    >>> metric.get()
+    0.75
+    """
+
+    def __init__(self, pos_val=True):
+        super().__init__(pos_val=pos_val)
+        self._auc = StreamingROCAUC(pos_label=True)
+
+    @property
+    def requires_labels(self):
+        return False
+
+    @property
+    def bigger_is_better(self):
+        return True
+
+    def works_with_weights(self) -> bool:
+        return False
+
+    def update(self, y_true, y_pred, w=1.0) -> None:
+        """Add one sample (``y_pred``: a score or River's ``{label: proba}`` dict)."""
+        self._auc.update(y_true == self.pos_val, _score(y_pred))
+
+    def revert(self, y_true, y_pred, w=1.0) -> None:
+        """Remove one sample added before."""
+        self._auc.revert(y_true == self.pos_val, _score(y_pred))
+
+    def get(self) -> float:
+        """Return the exact AUC, or NaN while a class is missing (no pair to rank)."""
+        return self._auc.get()
+
+
+class ExactRollingROCAUC(ExactROCAUC):
+    """Exact ROC AUC of the last ``window_size`` samples, as a River metric.
+
+    Like River's ``metrics.RollingROCAUC`` but exact: each update adds the new
+    sample and reverts the one that leaves the window (O(log n) comparisons plus a
+    list insertion and deletion per update).
+
+    Parameters
+    ----------
+    window_size : int, default=1000
+        Number of most recent samples counted.
+    pos_val : bool or label, default=True
+        Label of the positive class.
+    """
+
+    def __init__(self, window_size=1000, pos_val=True):
+        if isinstance(window_size, bool) or not isinstance(window_size, Integral) \
+                or window_size < 1:
+            raise ValueError(f"window_size must be a positive int; got {window_size!r}.")
+        super().__init__(pos_val=pos_val)
+        self.window_size = window_size
+        self._window = deque()
+
+    def update(self, y_true, y_pred, w=1.0) -> None:
+        """Add one sample and drop the oldest one beyond the window."""
+        sample = (y_true == self.pos_val, _score(y_pred))
+        self._auc.update(*sample)
+        self._window.append(sample)
+        if len(self._window) > self.window_size:
+            self._auc.revert(*self._window.popleft())
+
+    def revert(self, y_true, y_pred, w=1.0) -> None:
+        """Remove the most recent sample (River reverts the last update)."""
+        sample = (y_true == self.pos_val, _score(y_pred))
+        if not self._window or self._window[-1] != sample:
+            raise ValueError("ExactRollingROCAUC can only revert the most recent update.")
+        self._auc.revert(*self._window.pop())

@@ -1,0 +1,137 @@
+"""Cost of one ``learn_one``: ``aucopt.river.AUCClassifier`` against River's ``LogisticRegression``.
+
+Both learn the same stream of 20-feature dicts (fixed schema, standard normal values,
+labels from a noisy linear rule) in the same process, interleaved; the figure is the
+median over ``--repeats`` runs of the wall time per call in microseconds. The
+AUCClassifier call is split into its two parts, timed separately on the same stream:
+
+- *dict -> row*: ``ColumnMap.row``, the feature dict turned into a one-row CSR;
+- *core*: the estimator's ``_fit_rows`` on prebuilt rows (the O(nnz) kernel call
+  and its bookkeeping);
+- *front-end alone*: ``learn_one`` with ``_fit_rows`` replaced by a no-op (label
+  lookup, dict -> row, the call itself).
+
+Used by ``benchmarks/prequential.py`` for the section of ``docs/prequential.md``.
+
+Usage: python benchmarks/river_learn_one.py [--rows 20000] [--repeats 5]
+           [--algorithms spam-l2,ftrl-auc,solam]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+from river import linear_model
+
+from aucopt.river import AUCClassifier
+
+N_FEATURES = 20
+ALGORITHMS = "spam-l2,ftrl-auc,solam,ogd-fifo"
+_CLASSES = np.array([False, True])
+
+
+def make_stream(n_rows: int, seed: int = 0):
+    """Return ``n_rows`` (dict, bool) pairs with ``N_FEATURES`` named features."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n_rows, N_FEATURES))
+    y = (X @ rng.normal(size=N_FEATURES) + rng.normal(size=n_rows) > 0).tolist()
+    names = [f"x{j}" for j in range(N_FEATURES)]
+    return [dict(zip(names, row)) for row in X.tolist()], y
+
+
+def _learn(model, xs, ys) -> float:
+    start = time.perf_counter()
+    for x, y in zip(xs, ys):
+        model.learn_one(x, y)
+    return (time.perf_counter() - start) / len(xs) * 1e6
+
+
+def _parts(algorithm, xs, ys) -> tuple[float, float, float]:
+    """Microseconds per call of the dict -> row step, of the core call alone, and of
+    ``learn_one`` with the core call replaced by a no-op (the front-end's whole share)."""
+    hollow = AUCClassifier(algorithm)
+    hollow.learn_one(xs[0], ys[0])
+    hollow.estimator._fit_rows = lambda *args, **kwargs: None
+    front = _learn(hollow, xs, ys)
+    model = AUCClassifier(algorithm)
+    model.learn_one(xs[0], ys[0])
+    to_row, width = model._map.row, model._width
+    start = time.perf_counter()
+    for x in xs:
+        to_row(x, width, grow=True)
+    convert = (time.perf_counter() - start) / len(xs) * 1e6
+    rows = [to_row(x, width, grow=True) for x in xs]  # for the core timing, not timed
+    signed = [np.array([1.0 if y else -1.0]) for y in ys]
+    fit_rows = model.estimator._fit_rows
+    start = time.perf_counter()
+    for r, s in zip(rows, signed):
+        fit_rows(r, s, _CLASSES, n_epochs=1, shuffle=False, reset=False)
+    core = (time.perf_counter() - start) / len(xs) * 1e6
+    return convert, core, front
+
+
+def measure(algorithms, n_rows=20_000, repeats=5):
+    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us, "front-end": us}}``
+    (medians)."""
+    xs, ys = make_stream(n_rows)
+    for algorithm in algorithms:  # compile the kernels outside the timed runs
+        _learn(AUCClassifier(algorithm), xs[:200], ys[:200])
+    runs = {"River LogisticRegression": []} | {a: [] for a in algorithms}
+    parts = {a: [] for a in algorithms}
+    for _ in range(repeats):
+        runs["River LogisticRegression"].append(_learn(linear_model.LogisticRegression(), xs, ys))
+        for algorithm in algorithms:
+            runs[algorithm].append(_learn(AUCClassifier(algorithm), xs, ys))
+            parts[algorithm].append(_parts(algorithm, xs, ys))
+    out = {}
+    for name, times in runs.items():
+        out[name] = {"learn_one": statistics.median(times)}
+        if name in parts:
+            out[name]["dict -> row"] = statistics.median(p[0] for p in parts[name])
+            out[name]["core"] = statistics.median(p[1] for p in parts[name])
+            out[name]["front-end"] = statistics.median(p[2] for p in parts[name])
+    return out
+
+
+def markdown(results, n_rows, repeats) -> str:
+    """Return the results as a Markdown table with a one-line legend."""
+    lines = [
+        f"{n_rows:,} rows of {N_FEATURES} features, wall time per call in microseconds, "
+        f"median of {repeats} interleaved runs.",
+        "",
+        "| learner | learn_one (us) | front-end alone (us) | dict -> row alone (us) "
+        "| core `_fit_rows` (us) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for name, r in results.items():
+        row = f"AUCClassifier(\"{name}\")" if name in aucopt_ids() else name
+        lines.append(f"| {row} | {r['learn_one']:.1f} | {_fmt(r.get('front-end'))} | "
+                     f"{_fmt(r.get('dict -> row'))} | {_fmt(r.get('core'))} |")
+    return "\n".join(lines)
+
+
+def aucopt_ids():
+    import aucopt
+
+    return set(aucopt.list_algorithms())
+
+
+def _fmt(value) -> str:
+    return "" if value is None else f"{value:.1f}"
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--algorithms", default=ALGORITHMS)
+    args = parser.parse_args(argv)
+    results = measure(args.algorithms.split(","), args.rows, args.repeats)
+    print(markdown(results, args.rows, args.repeats))
+
+
+if __name__ == "__main__":
+    main()

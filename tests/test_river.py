@@ -1,0 +1,340 @@
+"""aucopt.river: the River classifier and the exact AUC metrics, with River's own checks."""
+
+import itertools
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+river = pytest.importorskip("river")
+pd = pytest.importorskip("pandas")
+
+from river import checks, compose, datasets, evaluate, metrics, preprocessing  # noqa: E402
+from sklearn.metrics import roc_auc_score  # noqa: E402
+
+import aucopt  # noqa: E402
+from aucopt.algorithms import get_algorithm  # noqa: E402
+from aucopt.river import AUCClassifier, ExactROCAUC, ExactRollingROCAUC  # noqa: E402
+from aucopt.river._columns import stable_hash  # noqa: E402
+
+STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
+# random values per input column or a width-dependent layout: no vocabulary growth
+NOT_GROWABLE = {"aogd", "opauc-f", "opauc-rp", "fsauc"}
+
+
+def _equivalent(algorithm, **extra):
+    """A classifier with the params under which chunks equal row-by-row updates."""
+    return AUCClassifier(algorithm, seed=0, **dict(get_algorithm(algorithm).equivalence_params),
+                         **extra)
+
+
+def _stream(n=60, d=12, seed=0, emerging=False):
+    """(x dict, y bool) pairs; with ``emerging`` the feature f_j appears from row 3 j on."""
+    rng = np.random.default_rng(seed)
+    w = rng.normal(size=d)
+    out = []
+    for i in range(n):
+        v = rng.normal(size=d)
+        y = bool(v @ w + 0.3 * rng.normal() > 0)
+        names = [j for j in range(d) if not emerging or 3 * j <= i]
+        out.append(({f"f{j}": float(v[j]) for j in names if v[j] > -1.0}, y))
+    return out
+
+
+def _csr(xs, columns, width):
+    rows, cols, vals = [], [], []
+    for i, x in enumerate(xs):
+        for name, value in x.items():
+            rows.append(i)
+            cols.append(columns[name])
+            vals.append(value)
+    return sp.csr_matrix((vals, (rows, cols)), shape=(len(xs), width))
+
+
+# ---------------------------------------------------------------- River's own checks
+# spam-l2 (vocabulary) and ftrl-auc (hashing) run in test_unit_test_params_pass_river_checks
+@pytest.mark.parametrize("algorithm,n_features", [
+    ("solam", None), ("ftrl-auc", None), ("ogd-fifo", None), ("aogd", 64),
+])
+def test_river_estimator_checks(algorithm, n_features):
+    checks.check_estimator(_equivalent(algorithm, n_features=n_features))
+
+
+def test_unit_test_params_pass_river_checks():
+    for params in AUCClassifier._unit_test_params():
+        checks.check_estimator(AUCClassifier(**params))
+
+
+def test_learn_many_check_skipped_only_without_equivalence_params():
+    assert AUCClassifier("spam-l2")._unit_test_skips() == {"check_learn_many_matches_learn_one"}
+    assert _equivalent("spam-l2")._unit_test_skips() == set()
+
+
+# ---------------------------------------------------------- exactness against partial_fit
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_growing_vocabulary_equals_knowing_all_features(algorithm):
+    """Features that appear late (state widened on the fly) give the model of a fixed width."""
+    data = _stream(emerging=True)
+    params = dict(get_algorithm(algorithm).equivalence_params)
+    model = AUCClassifier(algorithm, seed=0, **params)
+    if algorithm in NOT_GROWABLE:
+        with pytest.raises(ValueError, match="n_features=<int>"):
+            for x, y in data:
+                model.learn_one(x, y)
+        return
+    for x, y in data:
+        model.learn_one(x, y)
+    # the state started at 8 columns and doubled to 16 when the 9th name arrived
+    assert len(model.columns) == 12 and model._width == 16
+    ref = aucopt.make(algorithm, random_state=0, **params)
+    for x, y in data:
+        ref.partial_fit(_csr([x], model.columns, 16), [y], classes=[False, True])
+    probe = [x for x, _ in _stream(n=10, seed=1)]
+    ours = np.array([model.score_one(x) for x in probe])
+    theirs = ref.decision_function(_csr(probe, model.columns, 16))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-15)  # summation order only
+    np.testing.assert_array_equal(model.estimator.intercept_, ref.intercept_)
+    if hasattr(ref, "coef_"):
+        np.testing.assert_array_equal(model.estimator.coef_, ref.coef_)
+        assert not model.estimator.coef_[0, 12:].any()
+
+
+@pytest.mark.parametrize("n_features", [None, 16])
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "oam-seq"])
+def test_learn_one_and_learn_many_equal_partial_fit(algorithm, n_features):
+    data = _stream()
+    one, many = AUCClassifier(algorithm, n_features), AUCClassifier(algorithm, n_features)
+    for x, y in data:
+        one.learn_one(x, y)
+    X = pd.DataFrame([x for x, _ in data])
+    y = pd.Series([y for _, y in data])
+    many.learn_many(X.iloc[:25], y.iloc[:25])
+    many.learn_many(X.iloc[25:], y.iloc[25:])
+    columns = dict(one.columns) if n_features is None else {
+        f"f{j}": stable_hash(f"f{j}") % n_features for j in range(12)}
+    by_row, by_chunk = aucopt.make(algorithm), aucopt.make(algorithm)
+    for x, y_ in data:
+        by_row.partial_fit(_csr([x], columns, one._width), [y_], classes=[False, True])
+    xs, width = [x for x, _ in data], many._width
+    by_chunk.partial_fit(_csr(xs[:25], columns, width), y.iloc[:25], classes=[False, True])
+    by_chunk.partial_fit(_csr(xs[25:], columns, width), y.iloc[25:])
+    np.testing.assert_array_equal(one.estimator.coef_, by_row.coef_)
+    np.testing.assert_array_equal(one.estimator.intercept_, by_row.intercept_)
+    np.testing.assert_array_equal(many.estimator.coef_, by_chunk.coef_)
+    scores = by_chunk.decision_function(_csr(xs, columns, width))
+    np.testing.assert_allclose([many.score_one(x) for x in xs], scores, rtol=1e-13, atol=1e-15)
+    proba = many.predict_proba_many(X)
+    np.testing.assert_allclose(proba[True], 0.5 + np.arctan(scores) / np.pi, rtol=1e-15)
+    np.testing.assert_array_equal(many.predict_many(X), scores > 0)
+
+
+# ------------------------------------------------------------------ input handling
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_one_class_first_never_crashes(algorithm):
+    model = _equivalent(algorithm, n_features=32)
+    assert model.predict_proba_one({"a": 1.0}) == {False: 0.5, True: 0.5}
+    data = sorted(_stream(n=30), key=lambda xy: not xy[1])  # all positives first
+    for x, y in data:
+        proba = model.predict_proba_one(x)
+        assert set(proba) == {False, True} and abs(sum(proba.values()) - 1) < 1e-12
+        model.learn_one(x, y)
+    assert np.isfinite(model.score_one(data[0][0]))
+
+
+def test_bad_labels_and_values_raise_and_lose_nothing():
+    model = AUCClassifier("spam-l2")
+    for x, y in _stream(n=10):
+        model.learn_one(x, y)
+    before = (dict(model.columns), {k: v.copy() for k, v in model.estimator._state.items()})
+    with pytest.raises(ValueError, match="True/False"):
+        model.learn_one({"f0": 1.0}, "yes")
+    with pytest.raises(ValueError, match="True/False"):
+        model.learn_one({"f0": 1.0}, -1)
+    with pytest.raises(TypeError, match="OneHotEncoder"):
+        model.learn_one({"f0": "red"}, True)
+    with pytest.raises(ValueError, match="NaN"):
+        model.learn_one({"new": float("nan"), "f0": 1.0}, True)
+    with pytest.raises(ValueError, match="True/False"):
+        model.learn_many(pd.DataFrame({"f0": [1.0]}), pd.Series(["no"]))
+    assert model.columns == before[0]
+    for key, value in model.estimator._state.items():
+        np.testing.assert_array_equal(value, before[1][key])
+    model.learn_one({"f0": 1.0, "new": 2.0}, 1)  # usable afterwards; 1/0 are labels too
+    assert "new" in model.columns
+
+
+def test_empty_samples_are_learned():
+    model = AUCClassifier("spam-l2")
+    model.learn_one({}, True)
+    model.learn_one({"a": 1.0}, False)
+    model.learn_one({"a": -1.0, "b": 2.0}, True)
+    assert model.columns == {"a": 0, "b": 1} and model._width == 8
+    assert model.score_one({}) == model.estimator.intercept_[0]  # no feature: the intercept
+
+
+def test_constructor_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="streaming registry id"):
+        AUCClassifier("svm-perf")
+    with pytest.raises(ValueError, match="n_features"):
+        AUCClassifier(n_features=0)
+    with pytest.raises(TypeError, match="seed="):
+        AUCClassifier(random_state=0)
+    with pytest.raises(TypeError, match="no parameter"):
+        AUCClassifier(not_a_param=1)
+    with pytest.raises(ValueError, match="n_samples_hint"):
+        AUCClassifier("fsauc", n_features=8)
+
+
+def test_hashing_is_stable_and_sums_collisions():
+    assert stable_hash("f0") == 17770513089650276972  # same in every process (not hash())
+    assert stable_hash(3) != stable_hash("3")
+    model = AUCClassifier("spam-l2", n_features=1)  # every name in column 0
+    row = model._map.row({"a": 1.0, "b": 2.5}, 1, grow=True)
+    np.testing.assert_array_equal(row.indices, [0])
+    np.testing.assert_array_equal(row.data, [3.5])
+
+
+def test_feature_order_and_unknown_features():
+    model = AUCClassifier("ftrl-auc", seed=0)
+    for x, y in _stream(n=30):
+        model.learn_one(x, y)
+    x = {"f3": 1.0, "f0": -2.0, "f5": 0.5}
+    shuffled = {"f5": 0.5, "f0": -2.0, "f3": 1.0, "unknown": 7.0}
+    assert model.score_one(x) == model.score_one(shuffled)
+    assert "unknown" not in model.columns  # predicting does not grow the vocabulary
+
+
+# ------------------------------------------------------------- River composition
+def test_pipeline_with_standard_scaler_and_progressive_validation():
+    """StandardScaler emits an all-zero first row; River's AUC metrics and ours both run."""
+    results = []
+    # River's RollingROCAUC takes no sample weight, so it cannot join a Metrics sum
+    for metric in (metrics.ROCAUC() + ExactROCAUC(), metrics.RollingROCAUC(window_size=100)):
+        model = compose.Pipeline(preprocessing.StandardScaler(), AUCClassifier("spam-l2"))
+        evaluate.progressive_val_score(datasets.Phishing().take(300), model, metric)
+        results.append(metric)
+    (river_auc, exact), rolling = results
+    assert 0.8 < exact.get() <= 1.0 and 0.7 < river_auc.get() <= 1.0
+    assert 0.7 < rolling.get() <= 1.0
+
+
+def test_exact_metrics_in_progressive_val_score_equal_sklearn():
+    data = list(datasets.Phishing().take(200))
+    model, twin = AUCClassifier("solam", seed=0), AUCClassifier("solam", seed=0)
+    metric = ExactROCAUC() + ExactRollingROCAUC(window_size=50)
+    evaluate.progressive_val_score(data, model, metric)
+    ys, ps = [], []
+    for x, y in data:  # the same test-then-train by hand
+        ps.append(twin.predict_proba_one(x)[True])
+        ys.append(y)
+        twin.learn_one(x, y)
+    assert metric[0].get() == pytest.approx(roc_auc_score(ys, ps), abs=1e-12)
+    assert metric[1].get() == pytest.approx(roc_auc_score(ys[-50:], ps[-50:]), abs=1e-12)
+
+
+# ------------------------------------------------------------------ exact metrics
+def test_exact_metrics_equal_sklearn_where_river_rocauc_is_wrong():
+    rng = np.random.default_rng(0)
+    y = rng.random(400) < 0.3
+    scores = np.round(rng.normal(size=400) * 20 + 15 * y)  # unbounded, with ties
+    exact, rolling, approx = ExactROCAUC(), ExactRollingROCAUC(window_size=100), metrics.ROCAUC()
+    for i, (yi, si) in enumerate(zip(y.tolist(), scores.tolist())):
+        exact.update(yi, si)
+        rolling.update(yi, si)
+        approx.update(yi, si)
+        if i % 37 == 36:
+            assert exact.get() == pytest.approx(roc_auc_score(y[: i + 1], scores[: i + 1]))
+            lo = max(0, i + 1 - 100)
+            assert rolling.get() == pytest.approx(roc_auc_score(y[lo: i + 1], scores[lo: i + 1]))
+    truth = roc_auc_score(y, scores)
+    assert truth > 0.6
+    # River's ROCAUC thresholds on [0, 1]: scores beyond it collapse onto two bins
+    assert abs(approx.get() - truth) > 0.1
+
+
+def test_exact_metric_takes_probability_dicts_and_reverts():
+    metric = ExactRollingROCAUC(window_size=3)
+    for y, p in [(False, 0.2), (True, 0.9), (False, 0.4), (True, 0.3)]:
+        metric.update(y, {False: 1 - p, True: p})
+    assert metric.get() == pytest.approx(roc_auc_score([True, False, True], [0.9, 0.4, 0.3]))
+    metric.revert(True, {False: 0.7, True: 0.3})
+    assert metric.get() == 1.0
+    with pytest.raises(ValueError, match="most recent"):
+        metric.revert(True, 0.123)
+    with pytest.raises(ValueError, match="window_size"):
+        ExactRollingROCAUC(window_size=0)
+    assert np.isnan(ExactROCAUC().get())  # no pair yet
+
+
+def test_clone_and_pickle_mid_stream():
+    import pickle
+
+    model = AUCClassifier("spam-l2", seed=0)
+    data = _stream(n=40)
+    for x, y in itertools.islice(data, 20):
+        model.learn_one(x, y)
+    restored = pickle.loads(pickle.dumps(model))
+    for x, y in data[20:]:
+        model.learn_one(x, y)
+        restored.learn_one(x, y)
+    assert model.score_one(data[0][0]) == restored.score_one(data[0][0])
+    assert model.clone()._get_params() == model._get_params()
+
+
+# ------------------------------------------------------- prequential, CLI, drift stream
+def test_prequential_records_exact_auc_over_time():
+    from aucopt.river import prequential
+
+    data = _stream(n=250)
+    records = prequential(data, {"a": AUCClassifier("solam", seed=0)}, window=100, every=100)
+    assert [r["n"] for r in records] == [100, 200, 250]
+    twin, ys, ps = AUCClassifier("solam", seed=0), [], []
+    for x, y in data:
+        ps.append(twin.predict_proba_one(x)[True])
+        ys.append(y)
+        twin.learn_one(x, y)
+    assert records[-1]["cumulative_auc"] == pytest.approx(roc_auc_score(ys, ps), abs=1e-12)
+    assert records[-1]["window_auc"] == pytest.approx(roc_auc_score(ys[-100:], ps[-100:]),
+                                                      abs=1e-12)
+    with pytest.raises(ValueError, match="window"):
+        prequential(data, {"a": AUCClassifier()}, window=0)
+
+
+def test_cli_stream_writes_csv_and_plot(tmp_path):
+    import csv
+
+    from sklearn.datasets import dump_svmlight_file
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+    from aucopt.datasets import make_drift_stream
+
+    X, y = make_drift_stream(600, 6, random_state=0)
+    data = tmp_path / "drift.svm"
+    dump_svmlight_file(X, 2 * y - 1, str(data))
+    out = tmp_path / "report" / "drift"
+    result = CliRunner().invoke(app, [
+        "stream", str(data), "--algorithms", "spam-l2:stats=online,ftrl-auc", "--window", "200",
+        "--baselines", "logreg,alma", "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    with open(out.with_suffix(".csv")) as fh:
+        rows = list(csv.DictReader(fh))
+    learners = {r["learner"] for r in rows}
+    assert learners == {"spam-l2:stats=online", "ftrl-auc", "River LogisticRegression",
+                        "River ALMAClassifier"}
+    assert len(rows) == 4 * 30 and rows[-1]["n"] == "600"
+    assert 0.5 < float(rows[-1]["cumulative_auc"]) <= 1.0
+    assert out.with_suffix(".png").stat().st_size > 10_000
+    assert "final cumulative AUC" in result.output
+    bad = CliRunner().invoke(app, ["stream", "NoSuchDataset", "--out", str(out)])
+    assert bad.exit_code == 1 and "neither a file nor a River dataset" in bad.output
+    growing = CliRunner().invoke(app, ["stream", str(data), "-a", "aogd", "--out", str(out)])
+    assert growing.exit_code == 1 and "n_features=<int>" in growing.output
+    unknown = CliRunner().invoke(app, ["stream", str(data), "--baselines", "svm", "--out",
+                                       str(out)])
+    assert unknown.exit_code == 1 and "unknown baseline 'svm'" in unknown.output
+    river_run = CliRunner().invoke(app, ["stream", "Phishing", "--limit", "150", "--baselines",
+                                         "", "-a", "aogd", "--n-features", "64", "--out",
+                                         str(out), "--no-progress"])
+    assert river_run.exit_code == 0, river_run.output
+    assert "150 samples of Phishing" in river_run.output
