@@ -14,17 +14,17 @@ from .._kernels.kernel_budget import (
     FIFO,
     RESERVOIR,
     kernel_scores,
-    koil_epoch,
-    sparse_kernel_fit,
+    projection_pp_epoch,
 )
+from .._kernels.sparse_kernel import sparse_kernel_fit
 from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .aogd import auto_bandwidth
 
-__all__ = ["KOILHyper", "SparseKernelHyper", "PROJECTION_PP", "SPARSE_KERNEL"]
+__all__ = ["ProjectionPPHyper", "SparseKernelHyper", "PROJECTION_PP", "SPARSE_KERNEL"]
 
-KOIL_PAPER = (
+PROJECTION_PP_PAPER = (
     "J. Hu, H. Yang, I. King, M. R. Lyu, A. M.-C. So. Kernelized online imbalanced "
     "learning with fixed budgets. AAAI 2015 (KOIL_RS++ / KOIL_FIFO++)."
 )
@@ -36,7 +36,7 @@ REPLACEMENT = {"reservoir": RESERVOIR, "fifo": FIFO}
 N_CANDIDATES = 59  # random candidates per greedy addition
 
 
-class KOILHyper(NamedTuple):
+class ProjectionPPHyper(NamedTuple):
     """Scalar hyperparameters of the KOIL kernel."""
 
     eta: float
@@ -72,7 +72,7 @@ def _scores(rows: RowData, sv, sv_sq, alpha, active, bandwidth) -> np.ndarray:
 # ------------------------------------------------------------------------ Projection++
 
 
-def koil_init_state(n_features: int, n_samples: int, params: dict, rng=None):
+def projection_pp_init_state(n_features: int, n_samples: int, params: dict, rng=None):
     """Return a fresh KOIL state: two buffers of ``budget`` slots (positives first).
 
     Returns
@@ -98,7 +98,7 @@ def koil_init_state(n_features: int, n_samples: int, params: dict, rng=None):
     }
 
 
-def koil_check_state(state: dict, params: dict, n_features: int) -> None:
+def projection_pp_check_state(state: dict, params: dict, n_features: int) -> None:
     """Raise ValueError unless the buffer counters of a loaded KOIL state are in range."""
     budget = int(params["budget"])
     if (state["size"] > budget).any() or (state["head"] >= budget).any():
@@ -106,27 +106,28 @@ def koil_check_state(state: dict, params: dict, n_features: int) -> None:
                          f"head={state['head'].tolist()} do not fit budget={budget}")
 
 
-def koil_run(state, rows: RowData, y, order, params, t, learn, rng=None):
+def projection_pp_run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One KOIL pass over ``order``; draws ``rng.random((len(order), 2))`` first."""
     inv2s2 = _bandwidth(state, rows, params)
     draws = rng.random((order.shape[0], 2))
-    hp = KOILHyper(eta=float(params["eta"]), lam=float(params["lam"]),
+    hp = ProjectionPPHyper(eta=float(params["eta"]), lam=float(params["lam"]),
                    n_neighbors=int(params["n_neighbors"]), budget=int(params["budget"]),
                    replacement=REPLACEMENT[params["replacement"]])
     slots = state["alpha"].shape[0]
-    return koil_epoch(state["alpha"], state["sv"], state["sv_sq"], state["gram"], state["used"],
-                      state["size"], state["head"], state["seen"], np.zeros(slots),
-                      np.zeros(slots), np.zeros(slots, dtype=np.int64), inv2s2, rows.data,
-                      rows.indices, rows.indptr, y, order, draws, hp, t)
+    return projection_pp_epoch(state["alpha"], state["sv"], state["sv_sq"], state["gram"],
+                               state["used"], state["size"], state["head"], state["seen"],
+                               np.zeros(slots), np.zeros(slots), np.zeros(slots, dtype=np.int64),
+                               inv2s2, rows.data, rows.indices, rows.indptr, y, order, draws, hp,
+                               t)
 
 
-def koil_decision(state, params, rows: RowData) -> np.ndarray:
+def projection_pp_decision(state, params, rows: RowData) -> np.ndarray:
     """Return ``f(x) = sum_j alpha_j k(x, s_j)`` over the stored support vectors."""
     return _scores(rows, state["sv"], state["sv_sq"], state["alpha"], state["used"],
                    state["bandwidth"][0])
 
 
-def koil_mean_scores(state, params):
+def projection_pp_mean_scores(state, params):
     """Return the mean score of the positive and of the negative support vectors."""
     used, budget = state["used"], int(params["budget"])
     f_sv = state["gram"][:, used] @ state["alpha"][used]
@@ -141,19 +142,19 @@ PROJECTION_PP = register(
         name="Projection++ (KOIL)",
         estimator="aucopt.kernel_model:ProjectionPPClassifier",
         family="kernel_budget",
-        paper=KOIL_PAPER,
+        paper=PROJECTION_PP_PAPER,
         source="Hu, Yang, King, Lyu, So, AAAI 2015",
         streaming=True,
         sparse=True,
         memory="O(B d + B^2), B = budget per class (vectors + Gram matrix)",
         cost="O(B nnz + B^2) per sample (kernel values of the new row, scores of the "
         "opposite buffer from the Gram matrix)",
-        init_state=koil_init_state,
-        check_state=koil_check_state,
-        run=koil_run,
+        init_state=projection_pp_init_state,
+        check_state=projection_pp_check_state,
+        run=projection_pp_run,
         coef=None,
-        decision=koil_decision,
-        mean_scores=koil_mean_scores,
+        decision=projection_pp_decision,
+        mean_scores=projection_pp_mean_scores,
         grid={"eta": tuple(2.0**k for k in range(-8, 0)),
               "lam": tuple(10.0**k for k in range(-8, 0))},
         quick_grid={"eta": (2.0**-6, 2.0**-4, 2.0**-2), "lam": (1e-3, 1e-1, 1.0)},

@@ -23,13 +23,13 @@ def _passes(seed, n, n_passes):
 
 
 @pytest.mark.parametrize("replacement", ["reservoir", "fifo"])
-def test_koil_matches_reference_same_order_and_draws(replacement, german, as_format):
+def test_projection_pp_matches_reference_same_order_and_draws(replacement, german, as_format):
     X, y = german
     X, y = X[:250], y[:250]
     params = dict(budget=12, n_neighbors=3, eta=0.1, lam=0.3, bandwidth=2.5,
                   replacement=replacement)
     est = ProjectionPPClassifier(**params, max_iter=2, random_state=4).fit(as_format(X), y)
-    alpha, sv, t = ref.koil(X, y, _passes(4, len(y), 2), eta=0.1, lam=0.3, k=3, budget=12,
+    alpha, sv, t = ref.projection_pp(X, y, _passes(4, len(y), 2), eta=0.1, lam=0.3, k=3, budget=12,
                             sigma=2.5, replacement=replacement)
     assert est.t_ == t == 500
     assert est._state["size"].tolist() == [12, 12]  # both buffers filled and replaced
@@ -41,14 +41,14 @@ def test_koil_matches_reference_same_order_and_draws(replacement, german, as_for
                     rtol=1e-10, atol=1e-12)
 
 
-def test_koil_memory_is_bounded_by_the_budget():
+def test_projection_pp_memory_is_bounded_by_the_budget():
     X, y = xor_problem(3000, 0)
     est = ProjectionPPClassifier(budget=25, random_state=0).fit(X, y)
     assert est._state["used"].sum() <= 50 and est._state["sv"].shape[0] == 50
     assert np.all(est._state["size"] == 25)
 
 
-def test_koil_infinite_budget_keeps_every_weighted_example():
+def test_projection_pp_infinite_budget_keeps_every_weighted_example():
     """With a budget larger than the stream nothing is replaced: one vector per nonzero step."""
     X, y = xor_problem(150, 1)
     est = ProjectionPPClassifier(budget=200, random_state=0).fit(X, y)

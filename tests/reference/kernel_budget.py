@@ -13,7 +13,7 @@ def gauss(a, b, sigma):
     return float(np.exp(-np.sum((a - b) ** 2) / (2.0 * sigma**2)))
 
 
-def koil(X, y, passes, *, eta, lam, k, budget, sigma, replacement="reservoir"):
+def projection_pp(X, y, passes, *, eta, lam, k, budget, sigma, replacement="reservoir"):
     """Run KOIL; ``passes`` is a list of ``(order, draws)`` with ``draws`` of shape (m, 2).
 
     Returns ``(alpha, sv)`` in the kernel's slot layout (positives in slots

@@ -1,0 +1,345 @@
+"""Sparse Kernel: greedy basis selection for the kernel pairwise squared-hinge objective.
+
+Kakkar, Shevade, Sundararajan, Garg, "A sparse non-linear classifier design
+using AUC optimization", SDM 2017: the model is a Gaussian expansion over a basis
+of training points (:mod:`aucopt._kernels.kernel_budget`), grown one point at a
+time, with the coefficients refitted by Newton steps on the rankSVM objective.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._checks import DIVERGED, OK, exploding
+from ._rows import row_dot, row_to_dense
+from .kernel_budget import _gauss
+
+__all__ = ["sparse_kernel_fit"]
+
+
+@njit(cache=True, nogil=True)
+def _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum):
+    """Squared-hinge pair loss ``sum_{i+, j-} max(0, 1 - s_i + s_j)^2`` in O(n log n).
+
+    Writes ``dL/ds`` into ``grad_s``, the number of active partners into
+    ``count`` and returns the loss. ``act_sum[i]`` receives, for a positive
+    ``i``, the sum of ``s_j`` over its active negatives (used by the Hessian).
+    """
+    n_neg = neg_idx.shape[0]
+    n_pos = pos_idx.shape[0]
+    s_neg = np.empty(n_neg)
+    for a in range(n_neg):
+        s_neg[a] = s[neg_idx[a]]
+    neg_sorted = np.argsort(s_neg)  # ascending
+    suffix_cnt = np.zeros(n_neg + 1)
+    suffix_sum = np.zeros(n_neg + 1)
+    for a in range(n_neg - 1, -1, -1):
+        suffix_cnt[a] = suffix_cnt[a + 1] + 1.0
+        suffix_sum[a] = suffix_sum[a + 1] + s_neg[neg_sorted[a]]
+    loss = 0.0
+    for k in range(s.shape[0]):
+        grad_s[k] = 0.0
+        count[k] = 0.0
+    for a in range(n_pos):
+        i = pos_idx[a]
+        thr = s[i] - 1.0  # active negatives: s_j > s_i - 1
+        lo, hi = 0, n_neg
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if s_neg[neg_sorted[mid]] > thr:
+                hi = mid
+            else:
+                lo = mid + 1
+        c = suffix_cnt[lo]
+        ssum = suffix_sum[lo]
+        count[i] = c
+        act_sum[i] = ssum
+        m = 1.0 - s[i]
+        # sum_j (m + s_j)^2 = c m^2 + 2 m S1 + S2; S2 is accumulated on the negatives' side
+        loss += c * m * m + 2.0 * m * ssum
+        grad_s[i] = -2.0 * (c * m + ssum)
+    s_pos = np.empty(n_pos)
+    for a in range(n_pos):
+        s_pos[a] = s[pos_idx[a]]
+    pos_sorted = np.argsort(s_pos)
+    prefix_cnt = np.zeros(n_pos + 1)
+    prefix_sum = np.zeros(n_pos + 1)
+    for a in range(n_pos):
+        prefix_cnt[a + 1] = prefix_cnt[a] + 1.0
+        prefix_sum[a + 1] = prefix_sum[a] + s_pos[pos_sorted[a]]
+    for a in range(n_neg):
+        j = neg_idx[a]
+        thr = s[j] + 1.0  # active positives: s_i < s_j + 1
+        lo, hi = 0, n_pos
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if s_pos[pos_sorted[mid]] < thr:
+                lo = mid + 1
+            else:
+                hi = mid
+        c = prefix_cnt[lo]
+        m = 1.0 + s[j]
+        psum = prefix_sum[lo]
+        count[j] = c
+        loss += c * s[j] * s[j]
+        grad_s[j] = 2.0 * (c * m - psum)
+    return loss
+
+
+@njit(cache=True, nogil=True)
+def _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, lam, scale):
+    """Return ``lam/2 b'Kb + scale * loss(K_nJ b)`` and fill ``s``, ``grad_s``."""
+    n = s.shape[0]
+    for i in range(n):
+        v = 0.0
+        for j in range(m):
+            v += kb[i, j] * beta[j]
+        s[i] = v
+    reg = 0.0
+    for a in range(m):
+        for b in range(m):
+            reg += beta[a] * gram[a, b] * beta[b]
+    return 0.5 * lam * reg + scale * _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum)
+
+
+@njit(cache=True, nogil=True)
+def _cholesky_solve(h, g, out):
+    """Solve ``h out = g`` for symmetric positive definite ``h`` (overwrites ``h``)."""
+    m = g.shape[0]
+    for j in range(m):
+        d = h[j, j]
+        for k in range(j):
+            d -= h[j, k] * h[j, k]
+        d = max(d, 1e-300)
+        h[j, j] = np.sqrt(d)
+        for i in range(j + 1, m):
+            v = h[i, j]
+            for k in range(j):
+                v -= h[i, k] * h[j, k]
+            h[i, j] = v / h[j, j]
+    for i in range(m):
+        v = g[i]
+        for k in range(i):
+            v -= h[i, k] * out[k]
+        out[i] = v / h[i, i]
+    for i in range(m - 1, -1, -1):
+        v = out[i]
+        for k in range(i + 1, m):
+            v -= h[k, i] * out[k]
+        out[i] = v / h[i, i]
+
+
+@njit(cache=True, nogil=True)
+def _newton(beta, m, kb, gram, pos_idx, neg_idx, lam, scale, max_newton, tol):
+    """Minimise the objective over ``beta[:m]`` by Newton steps with backtracking."""
+    n = kb.shape[0]
+    s = np.empty(n)
+    grad_s = np.empty(n)
+    count = np.empty(n)
+    act_sum = np.empty(n)
+    g = np.empty(m)
+    h = np.empty((m, m))
+    step = np.empty(m)
+    trial = np.empty(m)
+    obj = _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, lam, scale)
+    it = 0
+    while it < max_newton:
+        it += 1
+        # gradient: lam K_JJ b + scale K_nJ' dL/ds
+        for a in range(m):
+            v = 0.0
+            for b in range(m):
+                v += lam * gram[a, b] * beta[b]
+            for i in range(n):
+                v += scale * kb[i, a] * grad_s[i]
+            g[a] = v
+        # Hessian: lam K_JJ + 2 scale sum_active (k_i - k_j)(k_i - k_j)'
+        _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count)
+        for a in range(m):
+            for b in range(m):
+                h[a, b] = lam * gram[a, b] + 2.0 * scale * h[a, b]
+            h[a, a] += 1e-12 * (1.0 + h[a, a])
+        _cholesky_solve(h, g, step)
+        decrease = 0.0
+        for a in range(m):
+            decrease += g[a] * step[a]
+        if decrease <= tol * max(abs(obj), 1e-300):
+            break
+        lr = 1.0
+        while True:
+            for a in range(m):
+                trial[a] = beta[a] - lr * step[a]
+            new = _objective(trial, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum,
+                             lam, scale)
+            if new <= obj - 0.25 * lr * decrease or lr < 1e-10:
+                break
+            lr *= 0.5
+        for a in range(m):
+            beta[a] = trial[a]
+        obj = new
+    _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, lam, scale)
+    return obj, s, grad_s, count, it
+
+
+@njit(cache=True, nogil=True)
+def _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count):
+    """``h = sum_active (k_i - k_j)(k_i - k_j)'`` over active pairs, O(n m^2 + n log n)."""
+    n_neg = neg_idx.shape[0]
+    s_neg = np.empty(n_neg)
+    for a in range(n_neg):
+        s_neg[a] = s[neg_idx[a]]
+    neg_sorted = np.argsort(s_neg)
+    suffix = np.zeros((n_neg + 1, m))  # suffix sums of k_j over negatives sorted by score
+    for a in range(n_neg - 1, -1, -1):
+        j = neg_idx[neg_sorted[a]]
+        for b in range(m):
+            suffix[a, b] = suffix[a + 1, b] + kb[j, b]
+    for a in range(m):
+        for b in range(m):
+            h[a, b] = 0.0
+    for k in range(kb.shape[0]):  # diagonal part: sum_k count_k k_k k_k'
+        c = count[k]
+        if c == 0.0:
+            continue
+        for a in range(m):
+            v = c * kb[k, a]
+            for b in range(m):
+                h[a, b] += v * kb[k, b]
+    for a_pos in range(pos_idx.shape[0]):  # cross part: - k_i (sum_active k_j)' - transpose
+        i = pos_idx[a_pos]
+        if count[i] == 0.0:
+            continue
+        lo = n_neg - int(count[i])
+        for a in range(m):
+            for b in range(m):
+                cross = kb[i, a] * suffix[lo, b]
+                h[a, b] -= cross
+                h[b, a] -= cross
+
+
+@njit(cache=True, nogil=True)
+def sparse_kernel_fit(basis_idx, beta, gram, kb, sq, xrow, inv2s2, data, indices, indptr, y,
+                      candidates, hp):
+    """Greedy basis addition with Newton refits (Sparse Kernel, Kakkar et al. 2017).
+
+    Parameters
+    ----------
+    basis_idx : ndarray of shape (B,), int64
+        Output: training rows chosen as basis points, in order (-1 unused).
+    beta : ndarray of shape (B,)
+        Output: their coefficients.
+    gram : ndarray of shape (B, B)
+        Output: kernel matrix of the basis.
+    kb : ndarray of shape (n, B)
+        Scratch: kernel columns ``k(x_i, s_j)``.
+    sq : ndarray of shape (n,)
+        Squared row norms.
+    xrow : ndarray of shape (d,)
+        Scratch for one dense row.
+    inv2s2 : float
+        ``1 / (2 sigma^2)``.
+    data, indices, indptr, y
+        Training rows and labels in {-1, +1}.
+    candidates : ndarray of shape (B, kappa), int64
+        Random candidate rows for each addition (drawn by the caller).
+    hp : SparseKernelHyper
+        ``(lam, max_newton, tol)``.
+
+    Returns
+    -------
+    n_basis : int
+        Number of basis points chosen.
+    n_newton : int
+        Total Newton iterations.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    n = y.shape[0]
+    budget = basis_idx.shape[0]
+    n_pos = 0
+    for i in range(n):
+        if y[i] > 0:
+            n_pos += 1
+    pos_idx = np.empty(n_pos, dtype=np.int64)
+    neg_idx = np.empty(n - n_pos, dtype=np.int64)
+    a = b = 0
+    for i in range(n):
+        if y[i] > 0:
+            pos_idx[a] = i
+            a += 1
+        else:
+            neg_idx[b] = i
+            b += 1
+    scale = 1.0 / (n_pos * (n - n_pos))  # mean over the pairs
+    is_basis = np.zeros(n, dtype=np.bool_)
+    col = np.empty(n)
+    s = np.zeros(n)
+    grad_s = np.empty(n)
+    count = np.empty(n)
+    act_sum = np.empty(n)
+    _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum)
+    total_newton = 0
+    m = 0
+    for stage in range(budget):
+        best, best_gain = -1, 0.0
+        for c in range(candidates.shape[1]):
+            cand = candidates[stage, c]
+            if is_basis[cand]:
+                continue
+            # one-dimensional Newton gain g^2 / (2 h) of adding k(., x_cand) at beta = 0
+            g = 0.0
+            row_to_dense(xrow, data, indices, indptr, cand)
+            for i in range(n):
+                kv = _gauss(sq[i] + sq[cand] - 2.0 * row_dot(xrow, data, indices, indptr, i),
+                            inv2s2)
+                col[i] = kv
+                g += grad_s[i] * kv
+            g *= scale
+            for j in range(m):  # regulariser cross term lam sum_j beta_j k(s_j, x_cand)
+                g += hp.lam * beta[j] * col[basis_idx[j]]
+            hh = hp.lam + 2.0 * scale * _quad_form(col, s, pos_idx, neg_idx, count)  # k(x,x)=1
+            gain = g * g / (2.0 * hh)
+            if gain > best_gain:
+                best, best_gain = cand, gain
+        if best < 0:
+            break
+        is_basis[best] = True
+        basis_idx[m] = best
+        row_to_dense(xrow, data, indices, indptr, best)
+        for i in range(n):
+            kb[i, m] = _gauss(sq[i] + sq[best] - 2.0 * row_dot(xrow, data, indices, indptr, i),
+                              inv2s2)
+        for j in range(m + 1):
+            value = kb[basis_idx[j], m]
+            gram[m, j] = value
+            gram[j, m] = value
+        gram[m, m] = 1.0
+        beta[m] = 0.0
+        m += 1
+        obj, s, grad_s, count, it = _newton(beta, m, kb, gram, pos_idx, neg_idx, hp.lam, scale,
+                                            hp.max_newton, hp.tol)
+        total_newton += it
+        if exploding(obj):
+            return m, total_newton, DIVERGED
+    return m, total_newton, OK
+
+
+@njit(cache=True, nogil=True)
+def _quad_form(col, s, pos_idx, neg_idx, count):
+    """Return ``sum_active (c_i - c_j)^2`` over the active pairs of the scores ``s``."""
+    n_neg = neg_idx.shape[0]
+    s_neg = np.empty(n_neg)
+    for a in range(n_neg):
+        s_neg[a] = s[neg_idx[a]]
+    neg_sorted = np.argsort(s_neg)
+    suffix = np.zeros(n_neg + 1)
+    for a in range(n_neg - 1, -1, -1):
+        suffix[a] = suffix[a + 1] + col[neg_idx[neg_sorted[a]]]
+    total = 0.0
+    for k in range(col.shape[0]):
+        total += count[k] * col[k] * col[k]
+    for a in range(pos_idx.shape[0]):
+        i = pos_idx[a]
+        c = count[i]
+        if c > 0.0:
+            total -= 2.0 * col[i] * suffix[n_neg - int(c)]
+    return total
