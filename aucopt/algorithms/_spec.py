@@ -93,6 +93,13 @@ class AlgorithmSpec:
         ``mean_scores(state, params) -> (s_pos, s_neg)`` mean training score
         per class (None for a class not seen) used for ``intercept_``; None
         means ``w . m+`` and ``w . m-`` from the data statistics.
+    column_keys : tuple of str
+        State entries (per-feature arrays, feature axis 0 for ``(d,)``/``(d, k)``, axis 1
+        for ``(k, d)``) that ``run`` on CSR rows writes only at the columns of those rows:
+        a streaming call then saves only those entries for its all-or-nothing update
+        (O(nnz), not O(d)). ``run`` then takes a keyword ``before_dense`` (a callable or
+        None) and calls it before it writes any of them elsewhere (an O(d) rescaling, a
+        dense pass). Empty: the estimator copies the whole writable state per call.
     """
 
     id: str
@@ -117,6 +124,7 @@ class AlgorithmSpec:
     epochs_by_base: bool = True
     decision: Callable[..., np.ndarray] | None = None
     mean_scores: Callable[..., tuple] | None = None
+    column_keys: tuple[str, ...] = ()
 
     def quick_grid_size(self) -> int:
         """Return the number of combinations in ``quick_grid``."""

@@ -1,0 +1,102 @@
+"""Undo log of one learning call: the all-or-nothing update without copying O(d).
+
+A streaming call on a few sparse rows touches a few columns of the per-feature state.
+Instead of learning on a copy of the whole state (O(d) per call), the estimator learns
+in place and keeps what the call may overwrite: the entries at the columns of the chunk
+for the state arrays an algorithm declares (``AlgorithmSpec.column_keys``), full copies of
+everything else that is writable (small arrays, or the whole state of algorithms that
+write anywhere). An algorithm about to write outside those columns (a rare O(d) rescaling)
+first calls :meth:`UndoLog.before_dense`, which turns the column entries into full copies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["UndoLog", "touched_columns"]
+
+# Below this width a full copy of the state costs less than finding the columns.
+_MIN_COLUMN_WIDTH = 256
+
+
+def touched_columns(rows, n_features: int) -> np.ndarray | None:
+    """Return the columns holding the non-zeros of CSR ``rows``, or None (dense, or many).
+
+    Parameters
+    ----------
+    rows : RowData
+        The chunk.
+    n_features : int
+        Width ``d`` of the state.
+
+    Returns
+    -------
+    ndarray or None
+        Sorted column indices (possibly with repeats for a single row), or None when
+        an undo by columns would not be cheaper than full copies.
+    """
+    if not rows.is_sparse or n_features < _MIN_COLUMN_WIDTH:
+        return None
+    lo, hi = rows.indptr[0], rows.indptr[rows.n_samples]
+    if 4 * (hi - lo) > n_features:
+        return None
+    cols = rows.indices[lo:hi]
+    return cols if rows.n_samples == 1 else np.unique(cols)
+
+
+class UndoLog:
+    """What one call may overwrite in ``state``, and how to put it back.
+
+    Parameters
+    ----------
+    state : dict of ndarray
+        The committed state, about to be updated in place.
+    column_keys : collection of str
+        Entries written only at ``cols`` (feature axis 0 for ``(d,)``/``(d, k)``,
+        axis 1 for ``(k, d)``).
+    cols : ndarray or None
+        Columns of the chunk (see :func:`touched_columns`); None: copy every writable entry.
+    n_features : int
+        Width ``d``.
+    rng : numpy.random.Generator
+        The estimator's generator, whose position is restored too.
+    """
+
+    __slots__ = ("state", "keys", "saved", "columns", "cols", "rng", "rng_state")
+
+    def __init__(self, state, column_keys, cols, n_features, rng):
+        self.state, self.cols, self.rng = state, cols, rng
+        self.keys = tuple(state)
+        self.saved, self.columns = {}, {}
+        for key, value in state.items():
+            if cols is not None and key in column_keys:
+                by_rows = value.shape[0] == n_features
+                self.columns[key] = (by_rows, value[cols] if by_rows else value[:, cols])
+            elif value.flags.writeable:  # read-only entries (e.g. drawn once) are shared
+                self.saved[key] = value.copy()
+        self.rng_state = rng.bit_generator.state
+
+    def before_dense(self) -> None:
+        """Keep full copies from here on: the caller is about to write outside the columns."""
+        for key, (by_rows, values) in self.columns.items():
+            full = self.state[key].copy()
+            if by_rows:
+                full[self.cols] = values
+            else:
+                full[:, self.cols] = values
+            self.saved[key] = full
+        self.columns = {}
+
+    def rollback(self) -> None:
+        """Put the state and the generator back as they were when the log was made."""
+        state = self.state
+        for key in [k for k in state if k not in self.keys]:
+            del state[key]
+        for key, value in self.saved.items():
+            state[key] = value
+        for key, (by_rows, values) in self.columns.items():
+            if by_rows:
+                state[key][self.cols] = values
+            else:
+                state[key][:, self.cols] = values
+        self.rng.bit_generator.state = self.rng_state
