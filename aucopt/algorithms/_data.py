@@ -14,6 +14,7 @@ __all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
 _identity = np.arange(0, dtype=np.intp)
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 def as_rows(X) -> RowData:
@@ -34,10 +35,15 @@ def as_rows(X) -> RowData:
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X) if X.format != "csr" else X
+        data, indices, indptr = X.data, X.indices, X.indptr
+        if (data.dtype == np.float64 and indices.dtype == indptr.dtype == np.int32
+                and X.has_sorted_indices and data.flags.c_contiguous
+                and indices.flags.c_contiguous and indptr.flags.c_contiguous):
+            return RowData(data, indices, indptr, X.shape[0], X.shape[1])  # as it is
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        small = max(X.nnz, X.shape[1]) < np.iinfo(np.int32).max
+        small = max(X.nnz, X.shape[1]) < _INT32_MAX
         index_type = np.int32 if small else np.int64
         indices = np.ascontiguousarray(X.indices, dtype=index_type)
         indptr = np.ascontiguousarray(X.indptr, dtype=index_type)

@@ -93,6 +93,9 @@ class AlgorithmSpec:
         ``mean_scores(state, params) -> (s_pos, s_neg)`` mean training score
         per class (None for a class not seen) used for ``intercept_``; None
         means ``w . m+`` and ``w . m-`` from the data statistics.
+    warm_values : callable or None
+        ``warm_values(state) -> dict``: the ``warm_keys`` entries of a committed state,
+        for states kept in another form (e.g. lazily scaled); None: the entries as stored.
     column_keys : tuple of str
         State entries (per-feature arrays, feature axis 0 for ``(d,)``/``(d, k)``, axis 1
         for ``(k, d)``) that ``run`` on CSR rows writes only at the columns of those rows:
@@ -124,6 +127,7 @@ class AlgorithmSpec:
     epochs_by_base: bool = True
     decision: Callable[..., np.ndarray] | None = None
     mean_scores: Callable[..., tuple] | None = None
+    warm_values: Callable[[dict], dict] | None = None
     column_keys: tuple[str, ...] = ()
 
     def quick_grid_size(self) -> int:

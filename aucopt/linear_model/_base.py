@@ -274,17 +274,18 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         class-statistics pass (NaN, infinity) and the label encoding (unknown labels), as
         on the full path.
         """
-        if (not isinstance(y, np.ndarray) or y.ndim != 1 or hasattr(self, "feature_names_in_")
-                or getattr(X, "dtype", None) != np.float64 or X.ndim != 2
-                or X.shape[1] != self.n_features_in_ or X.shape[0] != y.shape[0]
-                or X.shape[0] == 0):
+        if type(y) is not np.ndarray or y.ndim != 1 or "feature_names_in_" in self.__dict__:
             return None
         if type(X) is np.ndarray:
-            return as_rows(X) if X.flags.c_contiguous else None
-        if (sp.issparse(X) and X.format == "csr" and self._spec().sparse
-                and X.has_sorted_indices and X.indices.dtype == X.indptr.dtype):
-            return as_rows(X)
-        return None
+            plain = X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
+        elif isinstance(X, sp.csr_matrix | sp.csr_array):
+            plain = X.dtype == np.float64 and self._spec().sparse
+        else:
+            return None
+        shape = X.shape
+        if not plain or shape[1] != self.n_features_in_ or shape[0] != y.shape[0] or not shape[0]:
+            return None
+        return as_rows(X)
 
     def decision_function(self, X):
         """Return the ranking scores ``X w + intercept_`` (``f(X) + intercept_`` if non-linear).
@@ -356,8 +357,10 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             rng = make_generator(self.random_state)
             state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
             state.update(new_data_stats(rows.n_features))
-            for key in spec.warm_keys if warm_from is not None else ():
-                state[key] = warm_from[key].copy()
+            if warm_from is not None:
+                warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
+                for key in spec.warm_keys:
+                    state[key] = np.array(warm[key], copy=True)
             t, undo = 0, None
         else:
             state, rng, t = self._state, self._rng, self.t_

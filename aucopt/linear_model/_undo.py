@@ -71,7 +71,7 @@ class UndoLog:
         for key, value in state.items():
             if cols is not None and key in column_keys:
                 by_rows = value.shape[0] == n_features
-                self.columns[key] = (by_rows, value[cols] if by_rows else value[:, cols])
+                self.columns[key] = (by_rows, value.take(cols, axis=0 if by_rows else 1))
             elif value.flags.writeable:  # read-only entries (e.g. drawn once) are shared
                 self.saved[key] = value.copy()
         self.rng_state = rng.bit_generator.state
