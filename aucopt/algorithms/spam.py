@@ -9,11 +9,11 @@ import numpy as np
 from .._kernels._schedules import INV_LINEAR, INV_POWER, INV_SQRT
 from .._kernels.spam import (
     NEEDS_FOLD,
-    S,
     SIGMA,
     STATS_ONLINE,
     STATS_TRAIN,
     STATS_WARMUP,
+    S,
     spam_epoch,
     spam_epoch_lazy,
     spam_lazy_add_rows,
