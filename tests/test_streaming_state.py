@@ -20,6 +20,8 @@ FOLDING = [
     ("uni-squ", {"lam": 50.0, "eta": 0.05, "weights": "online"}),
     ("uni-exp", {"lam": 50.0, "eta": 0.05, "weights": "online"}),
     ("ftrl-auc", {}),
+    ("reg-solam", {"lam": 1.0, "eta0": 0.9, "kappa": 2.0}),
+    ("solam", {"R": 0.01, "eta0": 4.0, "kappa": 2.0}),
 ]
 
 
