@@ -32,16 +32,16 @@ def touched_columns(rows, n_features: int) -> np.ndarray | None:
     Returns
     -------
     ndarray or None
-        Sorted column indices (possibly with repeats for a single row), or None when
-        an undo by columns would not be cheaper than full copies.
+        The column index of every stored entry (repeats are harmless: each copy of an
+        entry is saved before the call writes it, and restores the same value), or None
+        when an undo by columns would not be cheaper than full copies.
     """
     if not rows.is_sparse or n_features < _MIN_COLUMN_WIDTH:
         return None
     lo, hi = rows.indptr[0], rows.indptr[rows.n_samples]
     if 4 * (hi - lo) > n_features:
         return None
-    cols = rows.indices[lo:hi]
-    return cols if rows.n_samples == 1 else np.unique(cols)
+    return rows.indices[lo:hi]
 
 
 class UndoLog:
