@@ -114,7 +114,9 @@ class SPAML2Classifier(BaseAUCClassifier):
     splits (20 runs). The thesis does not state the step schedule (spec A-20);
     ``"inv_sqrt"`` with averaging is the authors' code. The class statistics
     must be known in advance (spec A-19); ``stats="online"`` is the pure
-    streaming deviation. Cost O(d) per sample, memory O(d).
+    streaming deviation. Cost O(d) per dense sample; O(nnz) per CSR sample
+    (SPAM-L2: the shrinkage, the class-mean terms and the average are kept
+    lazily between ``partial_fit`` calls), memory O(d).
 
     References
     ----------
