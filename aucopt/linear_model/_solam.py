@@ -109,7 +109,8 @@ class SOLAMClassifier(_SOLAMBase):
     estimate :math:`\hat p_t` counts every example received, including the
     current one (and, with ``max_iter > 1``, the repeated ones). Cost O(d) per
     dense example, O(nnz) per CSR example (scaling and averaging kept lazily
-    between ``partial_fit`` calls), memory O(d). When the constraints are inactive the saddle point is
+    between ``partial_fit`` calls), memory O(d). When the constraints are
+    inactive the saddle point is
     :math:`w^* = \Sigma_2^{-1}\mu`, :math:`a^* = w^{*\top} m_+`,
     :math:`b^* = w^{*\top} m_-`, :math:`\alpha^* = b^* - a^*` (spec section R).
 
