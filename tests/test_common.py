@@ -47,7 +47,6 @@ def _equivalence_estimator(algorithm_id):
 # same order), which the O(nnz) methods get by keeping their lazy form between calls.
 NOT_BIT_IDENTICAL: dict[tuple[str, str], str] = {
     ("fsauc", "dense"): "O(d) per sample anyway; its dense pass recomputes w . sums per call",
-    ("ogd-fifo", "csr"): "lazy form left at the end of each call (O(d) per call)",
     ("kar", "csr"): "lazy form left at the end of each call (O(d) per call)",
 }
 

@@ -22,6 +22,7 @@ FOLDING = [
     ("ftrl-auc", {}),
     ("reg-solam", {"lam": 1.0, "eta0": 0.9, "kappa": 2.0}),
     ("solam", {"R": 0.01, "eta0": 4.0, "kappa": 2.0}),
+    ("ogd-fifo", {"eta": 0.5, "lam": 0.5}),
 ]
 
 

@@ -103,6 +103,10 @@ class AlgorithmSpec:
         (O(nnz), not O(d)). ``run`` then takes a keyword ``before_dense`` (a callable or
         None) and calls it before it writes any of them elsewhere (an O(d) rescaling, a
         dense pass). Empty: the estimator copies the whole writable state per call.
+    extra_columns : callable or None
+        ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
+        in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by
+        an earlier call), taken before the call.
     """
 
     id: str
@@ -129,6 +133,7 @@ class AlgorithmSpec:
     mean_scores: Callable[..., tuple] | None = None
     warm_values: Callable[[dict], dict] | None = None
     column_keys: tuple[str, ...] = ()
+    extra_columns: Callable[[dict], np.ndarray] | None = None
 
     def quick_grid_size(self) -> int:
         """Return the number of combinations in ``quick_grid``."""

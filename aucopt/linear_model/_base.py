@@ -365,6 +365,8 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         else:
             state, rng, t = self._state, self._rng, self.t_
             cols = touched_columns(rows, rows.n_features)
+            if cols is not None and spec.extra_columns is not None:
+                cols = np.concatenate((cols, spec.extra_columns(state)))
             undo = UndoLog(state, spec.column_keys + ("data_sum",), cols, rows.n_features, rng)
         hook = {}
         if spec.column_keys:
