@@ -22,7 +22,7 @@ FOLDING = [
     ("ftrl-auc", {}),
     ("reg-solam", {"lam": 1.0, "eta0": 0.9, "kappa": 2.0}),
     ("solam", {"R": 0.01, "eta0": 4.0, "kappa": 2.0}),
-    ("ogd-fifo", {"eta": 0.5, "lam": 0.5}),
+    ("ogd-fifo", {"eta": 0.5, "lam": 50.0, "loss": "square"}),
 ]
 
 
@@ -67,10 +67,12 @@ def test_failed_call_leaves_state_as_before(algorithm, params):
         est.partial_fit(sp.csr_matrix(bad), y[100:140])
     _assert_unchanged(est, snapshot)
     huge = X[100:140].toarray()
-    huge[-5, huge[-5] != 0] = 1e14  # blows the iterate up; the same row again explodes
-    huge[-4:] = huge[-5]
+    huge[-5, huge[-5] != 0] = 1e14  # blows the iterate up; the same columns again explode
+    huge[-4:] = huge[-5] * np.arange(2.0, 6.0)[:, None]
+    labels = y[100:140].copy()
+    labels[-5:] = [1.0, -1.0, 1.0, -1.0, 1.0]  # pairs for the pairwise learners
     with pytest.raises(DivergenceError):
-        est.partial_fit(sp.csr_matrix(huge), y[100:140])
+        est.partial_fit(sp.csr_matrix(huge), labels)
     _assert_unchanged(est, snapshot)
     est.partial_fit(X[100:], y[100:])
     twin.partial_fit(X[100:], y[100:])
