@@ -187,8 +187,10 @@ def main(argv=None):
         "sums) between calls, learn in place under an undo log of the entries the call may "
         "touch, and form `coef_` and `intercept_` only when they are read, so a call costs "
         "about the same at d=10^4 and d=10^6. What remains per call is Python: input checks, "
-        "the undo log, the kernel dispatch, a few microseconds each. `ogd-fifo` still does "
-        "O(d) work per call (its lazy form is entered and left in every call).", "",
+        "the undo log, the kernel dispatch, a few microseconds each. Calls of 10^4 rows or "
+        "more (more non-zeros than d/4) copy the state instead of logging entries: O(d) per "
+        "call, small per row. Kar and OAM (not measured here) still copy their O(d) state "
+        "in every call.", "",
         "## Per row by chunk size", "",
         f"The first {args.rows:,} rows learned by one `fit` pass and by `partial_fit` calls "
         "of each chunk size (taking each chunk out of X is timed here). \"Extra per call\" "
