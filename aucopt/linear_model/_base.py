@@ -33,7 +33,7 @@ from ..exceptions import DivergenceError
 from ..metrics import roc_auc_score
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
-from ._undo import UndoLog, touched_columns
+from ._undo import UndoLog, touched_columns, undo_plan
 
 __all__ = ["BaseAUCClassifier"]
 
@@ -362,12 +362,17 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                 for key in spec.warm_keys:
                     state[key] = np.array(warm[key], copy=True)
             t, undo = 0, None
+            self.__dict__.pop("_undo_plan", None)  # a new state: plan its undo log afresh
         else:
             state, rng, t = self._state, self._rng, self.t_
             cols = touched_columns(rows, rows.n_features)
             if cols is not None and spec.extra_columns is not None:
                 cols = np.concatenate((cols, spec.extra_columns(state)))
-            undo = UndoLog(state, spec.column_keys + ("data_sum",), cols, rows.n_features, rng)
+            plan = self.__dict__.get("_undo_plan")
+            if plan is None or plan[0] != tuple(state):  # new, or the state changed form
+                plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
+                self._undo_plan = plan
+            undo = UndoLog(state, plan, cols, rng)
         hook = {}
         if spec.column_keys:
             hook["before_dense"] = undo.before_dense if undo is not None else None

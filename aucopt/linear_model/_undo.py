@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["UndoLog", "touched_columns"]
+__all__ = ["UndoLog", "touched_columns", "undo_plan"]
 
 # Below this width a full copy of the state costs less than finding the columns.
 _MIN_COLUMN_WIDTH = 256
@@ -44,6 +44,35 @@ def touched_columns(rows, n_features: int) -> np.ndarray | None:
     return rows.indices[lo:hi]
 
 
+def undo_plan(state, column_keys, n_features) -> tuple:
+    """Sort the entries of ``state`` once: logged by columns, copied, or shared.
+
+    Parameters
+    ----------
+    state : dict of ndarray
+        The committed state.
+    column_keys : collection of str
+        Entries written only at the columns of the rows of a call (feature axis 0 for
+        ``(d,)``/``(d, k)``, axis 1 for ``(k, d)``).
+    n_features : int
+        Width ``d``.
+
+    Returns
+    -------
+    tuple
+        ``(keys, by_columns, copied)``: the keys of ``state`` (to tell when the plan is
+        stale), ``(key, by_rows)`` of the column entries, and the other writable keys
+        (read-only entries, e.g. drawn once, are shared: nothing writes them).
+    """
+    by_columns, copied = [], []
+    for key, value in state.items():
+        if key in column_keys:
+            by_columns.append((key, value.shape[0] == n_features))
+        elif value.flags.writeable:
+            copied.append(key)
+    return tuple(state), tuple(by_columns), tuple(copied)
+
+
 class UndoLog:
     """What one call may overwrite in ``state``, and how to put it back.
 
@@ -51,29 +80,26 @@ class UndoLog:
     ----------
     state : dict of ndarray
         The committed state, about to be updated in place.
-    column_keys : collection of str
-        Entries written only at ``cols`` (feature axis 0 for ``(d,)``/``(d, k)``,
-        axis 1 for ``(k, d)``).
+    plan : tuple
+        :func:`undo_plan` of ``state``.
     cols : ndarray or None
         Columns of the chunk (see :func:`touched_columns`); None: copy every writable entry.
-    n_features : int
-        Width ``d``.
     rng : numpy.random.Generator
         The estimator's generator, whose position is restored too.
     """
 
     __slots__ = ("state", "keys", "saved", "columns", "cols", "rng", "rng_state")
 
-    def __init__(self, state, column_keys, cols, n_features, rng):
-        self.state, self.cols, self.rng = state, cols, rng
-        self.keys = tuple(state)
-        self.saved, self.columns = {}, {}
-        for key, value in state.items():
-            if cols is not None and key in column_keys:
-                by_rows = value.shape[0] == n_features
-                self.columns[key] = (by_rows, value.take(cols, axis=0 if by_rows else 1))
-            elif value.flags.writeable:  # read-only entries (e.g. drawn once) are shared
-                self.saved[key] = value.copy()
+    def __init__(self, state, plan, cols, rng):
+        keys, by_columns, copied = plan
+        self.state, self.cols, self.rng, self.keys = state, cols, rng, keys
+        self.saved = {key: state[key].copy() for key in copied}
+        if cols is None:
+            self.saved.update((key, state[key].copy()) for key, _ in by_columns)
+            self.columns = {}
+        else:
+            self.columns = {key: (by_rows, state[key].take(cols, axis=0 if by_rows else 1))
+                            for key, by_rows in by_columns}
         self.rng_state = rng.bit_generator.state
 
     def before_dense(self) -> None:
