@@ -30,7 +30,7 @@ from ._schedules import step_size
 from ._slots import slot_store
 
 __all__ = ["FIFO", "RSX", "NEEDS_FOLD", "pairwise_buffer_epoch", "fifo_epoch_dense",
-           "fifo_epoch_lazy", "fifo_lazy_fold", "fifo_lazy_iterates", "rsx_epoch_lazy"]
+           "fifo_epoch_lazy", "fifo_lazy_fold", "rsx_epoch_lazy"]
 
 FIFO = 0
 RSX = 1
@@ -289,6 +289,17 @@ def _lazy_begin(pack, w, acc, t_start):
 
 
 @njit(cache=True, nogil=True)
+def _shrink_scale(s, s_sum, vsq, eta, hp):
+    """l2 prox and ball projection of ``w = s v`` on the scale; add it to ``S``."""
+    s /= 1.0 + eta * hp.lam
+    if hp.radius > 0.0:
+        norm = s * np.sqrt(max(vsq, 0.0))
+        if norm > hp.radius:
+            s *= hp.radius / norm
+    return s, s_sum + s
+
+
+@njit(cache=True, nogil=True)
 def _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp):
     """Close a step on ``w = s v``: l2 prox and ball projection on ``s``, then add ``w`` to the
     running sum; fold ``s`` into ``v`` (O(d), rare) when it gets small.
@@ -297,12 +308,7 @@ def _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp):
     -------
     s, s_sum, vsq : float
     """
-    s /= 1.0 + eta * hp.lam
-    if hp.radius > 0.0:
-        norm = s * np.sqrt(max(vsq, 0.0))
-        if norm > hp.radius:
-            s *= hp.radius / norm
-    s_sum += s
+    s, s_sum = _shrink_scale(s, s_sum, vsq, eta, hp)
     if s < _FOLD_BELOW:
         for j in range(acc.shape[0]):
             acc[j] += s_sum * pack[j, 0] - pack[j, 1]
@@ -435,12 +441,7 @@ def fifo_epoch_lazy(pack, acc, lazy, buf, buf_sq, buf_y, size, seen, prev_idx, p
                     for j in range(prev.shape[0]):
                         if prev[j] != 0.0:
                             vsq = _lazy_move(pack, j, coef * prev[j], s_sum, vsq)
-            s /= 1.0 + eta * hp.lam
-            if hp.radius > 0.0:
-                norm = s * np.sqrt(max(vsq, 0.0))
-                if norm > hp.radius:
-                    s *= hp.radius / norm
-            s_sum += s
+            s, s_sum = _shrink_scale(s, s_sum, vsq, eta, hp)
             if not (np.isfinite(vsq) and np.isfinite(s_sum)):
                 status = DIVERGED
                 break
@@ -464,16 +465,6 @@ def fifo_epoch_lazy(pack, acc, lazy, buf, buf_sq, buf_y, size, seen, prev_idx, p
         size[0] = 1
     lazy[LAZY_S], lazy[LAZY_S_SUM], lazy[LAZY_VSQ] = s, s_sum, vsq
     return t, status, idx
-
-
-@njit(cache=True, nogil=True)
-def fifo_lazy_iterates(pack, acc, lazy, t, w, w_avg):
-    """Write the iterate ``s v`` and the average ``(acc + S v - b) / t`` (O(d))."""
-    s, s_sum = lazy[LAZY_S], lazy[LAZY_S_SUM]
-    inv_t = 1.0 / t if t > 0 else 1.0
-    for j in range(w.shape[0]):
-        w[j] = pack[j, 0] * s
-        w_avg[j] = (acc[j] + s_sum * pack[j, 0] - pack[j, 1]) * inv_t
 
 
 @njit(cache=True, nogil=True)

@@ -33,7 +33,7 @@ from ._schedules import INV_LINEAR, INV_POWER, step_size
 from ._stats import add_to_class_sums
 
 __all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "NEEDS_FOLD", "spam_epoch",
-           "spam_epoch_lazy", "spam_gradient_coef", "spam_lazy_fold", "spam_lazy_iterates"]
+           "spam_epoch_lazy", "spam_gradient_coef", "spam_lazy_fold", "lazy_iterates"]
 
 STATS_TRAIN = 0  # class statistics of the data given so far, frozen during a pass
 STATS_ONLINE = 1  # running statistics, updated with z_t before its step
@@ -451,8 +451,12 @@ def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, or
 
 
 @njit(cache=True, nogil=True)
-def spam_lazy_iterates(pack, acc, lazy, t, w, w_avg):
-    """Write the last iterate ``s v`` and the average ``(acc + S v - b) / t`` (O(d))."""
+def lazy_iterates(pack, acc, lazy, t, w, w_avg):
+    """Write the last iterate ``s v`` and the average ``(acc + S v - b) / t`` (O(d)).
+
+    For the lazy forms that keep ``v`` and ``b`` in columns 0 and 1 of ``pack`` and
+    ``s``, ``S`` in entries 0 and 1 of ``lazy`` (SPAM-L2, OGD-FIFO).
+    """
     s, s_sum = lazy[S], lazy[S_SUM]
     inv_t = 1.0 / t if t > 0 else 1.0
     for j in range(w.shape[0]):

@@ -6,10 +6,12 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._stats import accumulate_class_sums
+from .._kernels.spam import lazy_iterates
 from ._fast import select
 from ._spec import RowData
 
-__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores"]
+__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores",
+           "scaled_iterates"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
@@ -149,3 +151,30 @@ def class_mean_scores(state: dict, w: np.ndarray) -> list[float]:
     """
     counts, sums = state["data_count"], state["data_sum"]
     return [float(w @ sums[c]) / counts[c] for c in (1, 0) if counts[c]]
+
+
+def scaled_iterates(state: dict, t_entry: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``w`` and ``w_avg`` of a state kept plain or in the lazy form ``w = s v``.
+
+    The lazy form (SPAM-L2, OGD-FIFO on CSR rows) holds ``pack`` (v and b), ``acc`` and
+    ``lazy`` (``s``, ``S``, ..., ``t`` at ``t_entry``); see
+    :func:`aucopt._kernels.spam.lazy_iterates`.
+
+    Parameters
+    ----------
+    state : dict
+        Estimator state.
+    t_entry : int
+        Entry of ``state["lazy"]`` holding the number of updates.
+
+    Returns
+    -------
+    (w, w_avg) : tuple of ndarray of shape (d,)
+    """
+    if "pack" not in state:
+        return state["w"], state["w_avg"]
+    d = state["pack"].shape[0]
+    w, w_avg = np.empty(d), np.empty(d)
+    lazy_iterates(state["pack"], state["acc"], state["lazy"], int(state["lazy"][t_entry]), w,
+                  w_avg)
+    return w, w_avg

@@ -18,10 +18,10 @@ from .._kernels.pairwise_buffer import (
     fifo_epoch_dense,
     fifo_epoch_lazy,
     fifo_lazy_fold,
-    fifo_lazy_iterates,
     pairwise_buffer_epoch,
     rsx_epoch_lazy,
 )
+from ._data import scaled_iterates
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import match_slots, new_slots, run_in_blocks, step_scale
@@ -109,13 +109,7 @@ def _to_plain(state: dict) -> None:
 
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
     """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
-    if "pack" not in state:
-        return state["w"], state["w_avg"]
-    d = state["pack"].shape[0]
-    w, w_avg = np.empty(d), np.empty(d)
-    fifo_lazy_iterates(state["pack"], state["acc"], state["lazy"], int(state["lazy"][3]), w,
-                       w_avg)
-    return w, w_avg
+    return scaled_iterates(state, 3)
 
 
 def _fifo_lazy(state, rows: RowData, y, order, hp, t, before_dense):

@@ -18,8 +18,8 @@ from .._kernels.spam import (
     spam_epoch_lazy,
     spam_lazy_add_rows,
     spam_lazy_fold,
-    spam_lazy_iterates,
 )
+from ._data import scaled_iterates
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -142,13 +142,7 @@ def _to_plain(state: dict, params: dict, t: int) -> None:
 
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
     """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
-    if "pack" not in state:
-        return state["w"], state["w_avg"]
-    d = state["pack"].shape[0]
-    w, w_avg = np.empty(d), np.empty(d)
-    spam_lazy_iterates(state["pack"], state["acc"], state["lazy"], int(state["lazy"][_LAZY_T]),
-                       w, w_avg)
-    return w, w_avg
+    return scaled_iterates(state, _LAZY_T)
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
