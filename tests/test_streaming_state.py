@@ -158,3 +158,31 @@ def test_decay_needs_online_statistics():
         SPAML2Classifier(decay=0.1).fit(X, y)
     with pytest.raises(ValueError, match="decay"):
         SPAML2Classifier(stats="online", decay=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("as_format", [np.asarray, sp.csr_matrix])
+def test_partial_fit_fast_path_checks_as_the_full_path(as_format):
+    """Chunks already in float64 skip the conversions, not the checks."""
+    X, y = make_auc_problem(60, 4, random_state=0)
+    est = SPAML2Classifier(random_state=0).partial_fit(as_format(X[:20]), y[:20],
+                                                       classes=[-1, 1])
+    other = SPAML2Classifier(random_state=0).partial_fit(as_format(X[:20]), y[:20],
+                                                         classes=[-1, 1])
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(as_format(X[20:30, :3]), y[20:30])
+    bad = X[20:30].copy()
+    bad[4, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(as_format(bad), y[20:30])
+    with pytest.raises(ValueError, match="not in classes"):
+        est.partial_fit(as_format(X[20:30]), np.where(y[20:30] > 0, 2, -1))
+    est.partial_fit(as_format(X[20:40]), y[20:40])  # fast path: float64
+    slow = np.asfortranarray(X[20:40]) if as_format is np.asarray else sp.coo_matrix(X[20:40])
+    other.partial_fit(slow, list(y[20:40]))  # full path: converted, list labels
+    assert_array_equal(est.coef_, other.coef_)
+
+
+def test_first_partial_fit_rejects_continuous_classes():
+    X, y = make_auc_problem(20, 3, random_state=0)
+    with pytest.raises(ValueError, match="continuous"):
+        SPAML2Classifier().partial_fit(X, np.where(y > 0, 1.5, 1.0), classes=[1.0, 1.5])

@@ -39,6 +39,8 @@ __all__ = ["BaseAUCClassifier"]
 
 logger = logging.getLogger(__name__)
 
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
+
 # dtypes of the numba label passes: bool, (u)int8-64, float32/64
 _JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
 
@@ -269,7 +271,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         """Return ``X`` as kernel rows if it needs no conversion, else None (the full checks).
 
         The fast path of ``partial_fit`` on small chunks: a float64 C-ordered ndarray or a
-        float64 CSR matrix with sorted indices, as wide as the data seen, without feature
+        float64 CSR matrix in canonical form, as wide as the data seen, without feature
         names, and a 1-d ndarray ``y`` of the same length. Values are checked by the
         class-statistics pass (NaN, infinity) and the label encoding (unknown labels), as
         on the full path.
@@ -278,8 +280,8 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             return None
         if type(X) is np.ndarray:
             plain = X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
-        elif isinstance(X, sp.csr_matrix | sp.csr_array):
-            plain = X.dtype == np.float64 and self._spec().sparse
+        elif type(X) in _CSR_TYPES:  # sorted, no repeated columns: else the full path
+            plain = X.dtype == np.float64 and self._spec().sparse and X.has_canonical_format
         else:
             return None
         shape = X.shape
