@@ -102,7 +102,8 @@ class AlgorithmSpec:
         a streaming call then saves only those entries for its all-or-nothing update
         (O(nnz), not O(d)). ``run`` then takes a keyword ``before_dense`` (a callable or
         None) and calls it before it writes any of them elsewhere (an O(d) rescaling, a
-        dense pass). Empty: the estimator copies the whole writable state per call.
+        dense pass), and draws nothing from ``rng``. Empty: the estimator copies the whole
+        writable state per call.
     extra_columns : callable or None
         ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
         in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by

@@ -374,7 +374,8 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             if plan is None or plan[0] != tuple(state):  # new, or the state changed form
                 plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
                 self._undo_plan = plan
-            undo = UndoLog(state, plan, cols, rng)
+            # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
+            undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
         hook = {}
         if spec.column_keys:
             hook["before_dense"] = undo.before_dense if undo is not None else None

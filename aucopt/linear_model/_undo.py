@@ -84,8 +84,9 @@ class UndoLog:
         :func:`undo_plan` of ``state``.
     cols : ndarray or None
         Columns of the chunk (see :func:`touched_columns`); None: copy every writable entry.
-    rng : numpy.random.Generator
-        The estimator's generator, whose position is restored too.
+    rng : numpy.random.Generator or None
+        The estimator's generator, whose position is restored too; None if the call
+        draws nothing from it.
     """
 
     __slots__ = ("state", "keys", "saved", "columns", "cols", "rng", "rng_state")
@@ -100,7 +101,7 @@ class UndoLog:
         else:
             self.columns = {key: (by_rows, state[key].take(cols, axis=0 if by_rows else 1))
                             for key, by_rows in by_columns}
-        self.rng_state = rng.bit_generator.state
+        self.rng_state = rng.bit_generator.state if rng is not None else None
 
     def before_dense(self) -> None:
         """Keep full copies from here on: the caller is about to write outside the columns."""
@@ -125,4 +126,5 @@ class UndoLog:
                 state[key][self.cols] = values
             else:
                 state[key][:, self.cols] = values
-        self.rng.bit_generator.state = self.rng_state
+        if self.rng is not None:
+            self.rng.bit_generator.state = self.rng_state
