@@ -43,9 +43,15 @@ def test_streaming_chunks_writes_the_report(tmp_path):
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "streaming_chunks.py"), "--algorithms",
          "uni-squ,spam-l2", "--rows", "600", "--chunks", "200,300", "--repeats", "1",
-         "--out", str(out)],
+         "--calls", "20", "--warm", "100", "--out", str(out)],
         capture_output=True, text=True, timeout=300, cwd=ROOT,
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    rows = [line for line in out.read_text().splitlines() if line.startswith("| CSR d=")]
+    lines = out.read_text().splitlines()
+    rows = [line for line in lines if line.startswith("| CSR d=")]
     assert len(rows) == 4 and all(line.count("|") == 8 for line in rows), rows
+    per_call = [line for line in lines if line.startswith(("| uni-squ | d=", "| spam-l2 | d="))]
+    assert len(per_call) == 4 and all(line.count("|") == 9 for line in per_call), per_call
+    ratios = [line for line in lines if line.startswith(("| uni-squ | ", "| spam-l2 | "))
+              and line.count("|") == 4]
+    assert len(ratios) == 2, ratios

@@ -83,7 +83,7 @@ def ftrl_weight(z, n, hp):
 
 
 @njit(cache=True, nogil=True)
-def ftrl_auc_epoch(pack, counts, data, indices, indptr, y, order, hp, t, learn):
+def ftrl_auc_epoch(pack, dots, counts, data, indices, indptr, y, order, hp, t, learn):
     """Run FTRL-AUC over the rows in ``order``; update the state in place.
 
     Parameters
@@ -91,6 +91,9 @@ def ftrl_auc_epoch(pack, counts, data, indices, indptr, y, order, hp, t, learn):
     pack : ndarray of shape (d, 5)
         Per-feature state, columns ``z, n, w, sum over negatives, sum over
         positives``; ``w`` is always the FTRL weight of ``(z, n)``.
+    dots : ndarray of shape (2,)
+        ``w . (sum of the negatives)`` and ``w . (sum of the positives)``, maintained
+        at O(nnz) and kept between calls (nothing here is O(d)).
     counts : ndarray of shape (2,), int64
         Samples per class (negatives first) in the class sums.
     data, indices, indptr : arrays
@@ -115,16 +118,7 @@ def ftrl_auc_epoch(pack, counts, data, indices, indptr, y, order, hp, t, learn):
     status : int
         ``OK`` or ``DIVERGED``.
     """
-    d = pack.shape[0]
-    for c in range(2):  # a class with no sample has zero sums (warm start copies the pack only)
-        if counts[c] == 0:
-            for j in range(d):
-                pack[j, SUM_NEG + c] = 0.0
-    dot_neg = 0.0  # w . (sum of the negatives), exact at entry, then maintained at O(nnz)
-    dot_pos = 0.0
-    for j in range(d):
-        dot_neg += pack[j, W] * pack[j, SUM_NEG]
-        dot_pos += pack[j, W] * pack[j, SUM_POS]
+    dot_neg, dot_pos = dots[0], dots[1]
     for i in order:
         positive = y[i] > 0
         col = SUM_POS if positive else SUM_NEG
@@ -165,4 +159,7 @@ def ftrl_auc_epoch(pack, counts, data, indices, indptr, y, order, hp, t, learn):
             dw = w_new - w_old
             dot_neg += dw * pack[j, SUM_NEG]
             dot_pos += dw * pack[j, SUM_POS]
+    dots[0], dots[1] = dot_neg, dot_pos
+    if not (np.isfinite(dot_neg) and np.isfinite(dot_pos)):
+        return t, DIVERGED
     return t, OK

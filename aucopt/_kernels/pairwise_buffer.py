@@ -32,8 +32,8 @@ from ._rows import row_dot
 from ._schedules import step_size
 from ._slots import slot_store
 
-__all__ = ["FIFO", "RSX", "pairwise_buffer_epoch", "fifo_epoch_dense", "fifo_epoch_lazy",
-           "rsx_epoch_lazy"]
+__all__ = ["FIFO", "RSX", "NEEDS_FOLD", "pairwise_buffer_epoch", "fifo_epoch_dense",
+           "fifo_epoch_lazy", "fifo_lazy_fold", "rsx_epoch_lazy"]
 
 FIFO = 0
 RSX = 1
@@ -292,6 +292,17 @@ def _lazy_begin(pack, w, acc, t_start):
 
 
 @njit(cache=True, nogil=True)
+def _shrink_scale(s, s_sum, vsq, eta, hp):
+    """l2 prox and ball projection of ``w = s v`` on the scale; add it to ``S``."""
+    s /= 1.0 + eta * hp.lam
+    if hp.radius > 0.0:
+        norm = s * np.sqrt(max(vsq, 0.0))
+        if norm > hp.radius:
+            s *= hp.radius / norm
+    return s, s_sum + s
+
+
+@njit(cache=True, nogil=True)
 def _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp):
     """Close a step on ``w = s v``: l2 prox and ball projection on ``s``, then add ``w`` to the
     running sum; fold ``s`` into ``v`` (O(d), rare) when it gets small.
@@ -300,12 +311,7 @@ def _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp):
     -------
     s, s_sum, vsq : float
     """
-    s /= 1.0 + eta * hp.lam
-    if hp.radius > 0.0:
-        norm = s * np.sqrt(max(vsq, 0.0))
-        if norm > hp.radius:
-            s *= hp.radius / norm
-    s_sum += s
+    s, s_sum = _shrink_scale(s, s_sum, vsq, eta, hp)
     if s < _FOLD_BELOW:
         for j in range(acc.shape[0]):
             acc[j] += s_sum * pack[j, 0] - pack[j, 1]
@@ -334,10 +340,29 @@ def _lazy_end(pack, w, acc, s, s_sum, t, t_start, status):
     return status
 
 
+FOLD_BELOW = _FOLD_BELOW
+NEEDS_FOLD = 2  # status of fifo_epoch_lazy: stopped before an O(d) fold
+# Entries of the lazy scalars of fifo_epoch_lazy: w = s v, sum of the iterates = acc + S v - b.
+LAZY_S, LAZY_S_SUM, LAZY_VSQ = 0, 1, 2
+
+
 @njit(cache=True, nogil=True)
-def fifo_epoch_lazy(w, w_avg, buf, buf_sq, buf_y, size, seen, prev_idx, prev_nnz, pack, data,
-                    indices, indptr, y, order, hp, t):
-    """FIFO OGD over CSR rows at O(nnz) per step (same result as :func:`pairwise_buffer_epoch`).
+def fifo_lazy_fold(pack, acc, lazy):
+    """Fold the scale ``s`` into ``v`` and ``S v - b`` into ``acc`` (O(d), rare)."""
+    s, s_sum = lazy[LAZY_S], lazy[LAZY_S_SUM]
+    for j in range(acc.shape[0]):
+        acc[j] += s_sum * pack[j, 0] - pack[j, 1]
+        pack[j, 1] = 0.0
+        pack[j, 0] *= s
+    lazy[LAZY_VSQ] *= s * s
+    lazy[LAZY_S], lazy[LAZY_S_SUM] = 1.0, 0.0
+
+
+@njit(cache=True, nogil=True)
+def fifo_epoch_lazy(pack, acc, lazy, buf, buf_sq, buf_y, size, seen, prev_idx, prev_nnz, data,
+                    indices, indptr, y, order, start, hp, t):
+    """FIFO OGD over CSR rows at O(nnz) per step, in a lazy form kept between calls (same
+    result as :func:`pairwise_buffer_epoch`).
 
     The iterate is kept as ``w = s v``: the l2 prox and the ball projection
     only change the scalar ``s`` (``||v||^2`` is maintained); the running sum
@@ -345,36 +370,51 @@ def fifo_epoch_lazy(w, w_avg, buf, buf_sq, buf_y, size, seen, prev_idx, prev_nnz
     collecting ``S dv`` on the touched coordinates; ``v`` and ``b`` live in
     ``pack``); the previous example is dense in ``buf[0]`` with its indices
     in ``prev_idx[:prev_nnz]`` (``prev_nnz < 0``: unknown, cleared in O(d)
-    once). O(d) work happens once per call and on rare rescalings.
+    once). When ``s`` falls below ``FOLD_BELOW`` the kernel stops at the start
+    of the next row (``NEEDS_FOLD``); the caller folds it with
+    :func:`fifo_lazy_fold` (O(d), rare) and continues from the returned
+    position, so a stream cut into calls runs the operations of one pass.
 
     Parameters
     ----------
-    w, w_avg, buf, buf_sq, buf_y, size, seen
+    pack : ndarray of shape (d, 2)
+        ``v`` and ``b``; updated.
+    acc : ndarray of shape (d,)
+        Base of the running sum of the iterates; updated by folds only.
+    lazy : ndarray of shape (3,)
+        ``s``, ``S`` and ``||v||^2``; updated.
+    buf, buf_sq, buf_y, size, seen
         As in :func:`pairwise_buffer_epoch` (``buf`` has one row); updated.
-    prev_idx : ndarray of shape (d,), int64
-        Indices of the stored previous row.
+    prev_idx : ndarray of shape (K,), int64
+        Indices of the stored previous row; K must hold the longest row of ``order``.
     prev_nnz : ndarray of shape (1,), int64
         Their number, or -1 if unknown.
-    pack : ndarray of shape (d, 2)
-        Scratch (overwritten).
     data, indices, indptr : arrays
         CSR rows (``indices`` must not be None).
     y, order, hp, t
         As in :func:`pairwise_buffer_epoch`.
+    start : int
+        Position in ``order`` to start at.
 
     Returns
     -------
     t : int
     status : int
+        ``OK``, ``DIVERGED`` or ``NEEDS_FOLD``.
+    position : int
+        Position in ``order`` after the last row handled.
     """
     prev = buf[0]
-    acc = w_avg  # running sum of the iterates = acc + s_sum v - b
-    t_start = t
-    vsq = _lazy_begin(pack, w, acc, t_start)
-    s = 1.0
-    s_sum = 0.0
+    s, s_sum, vsq = lazy[LAZY_S], lazy[LAZY_S_SUM], lazy[LAZY_VSQ]
     status = OK
-    for i in order:
+    m = order.shape[0]
+    idx = start
+    while idx < m:
+        if s < _FOLD_BELOW:
+            status = NEEDS_FOLD
+            break
+        i = order[idx]
+        idx += 1
         yt = y[i]
         seen[0] += 1
         if size[0] > 0 and buf_y[0] != yt:
@@ -404,7 +444,10 @@ def fifo_epoch_lazy(w, w_avg, buf, buf_sq, buf_y, size, seen, prev_idx, prev_nnz
                     for j in range(prev.shape[0]):
                         if prev[j] != 0.0:
                             vsq = _lazy_move(pack, j, coef * prev[j], s_sum, vsq)
-            s, s_sum, vsq = _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp)
+            s, s_sum = _shrink_scale(s, s_sum, vsq, eta, hp)
+            if not (np.isfinite(vsq) and np.isfinite(s_sum)):
+                status = DIVERGED
+                break
         # the current row becomes the previous one: clear the old entries, write the new
         if prev_nnz[0] >= 0:
             for k in range(prev_nnz[0]):
@@ -423,7 +466,8 @@ def fifo_epoch_lazy(w, w_avg, buf, buf_sq, buf_y, size, seen, prev_idx, prev_nnz
         buf_sq[0] = sq
         buf_y[0] = yt
         size[0] = 1
-    return t, _lazy_end(pack, w, acc, s, s_sum, t, t_start, status)
+    lazy[LAZY_S], lazy[LAZY_S_SUM], lazy[LAZY_VSQ] = s, s_sum, vsq
+    return t, status, idx
 
 
 @njit(cache=True, nogil=True)

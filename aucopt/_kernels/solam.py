@@ -33,8 +33,8 @@ from ._prox_l1l2 import project_l1_ball_warm
 from ._reduce import combine4
 from ._rows import row_axpy, row_dot
 
-__all__ = ["BALL_L2", "BALL_L1", "saddle_partials", "solam_epoch", "solam_epoch_dense",
-           "solam_epoch_lazy"]
+__all__ = ["BALL_L2", "BALL_L1", "NEEDS_FOLD", "saddle_partials", "solam_epoch",
+           "solam_epoch_dense", "solam_epoch_lazy", "solam_lazy_iterates"]
 
 BALL_L2 = 0  # ||w||_2 <= R (SOLAM, regSOLAM)
 BALL_L1 = 1  # ||w||_1 <= R (SOLAM-l1)
@@ -281,7 +281,9 @@ def solam_epoch_dense(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, X
 
 # The lazy sum acc + S v - b of the iterates loses about eps / sigma of relative accuracy (v
 # grows like 1 / sigma): folding sigma into v when it leaves [1e-4, 1e4] keeps it near 1e-12.
-_FOLD_BELOW = 1e-4
+FOLD_BELOW = 1e-4
+NEEDS_FOLD = 2  # status of solam_epoch_lazy: stopped before an O(d) fold
+SIGMA, S_SUM, VSQ = 0, 1, 2  # entries of the lazy scalars
 
 
 @njit(cache=True, nogil=True)
@@ -300,9 +302,15 @@ def _fold(vb, acc, s_sum, sigma):
 
 
 @njit(cache=True, nogil=True)
-def solam_epoch_lazy(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, data, indices,
-                     indptr, y, order, hp, t, learn, vb):
-    """SOLAM / regSOLAM (l2 ball) over CSR rows at O(nnz) per step.
+def _out_of_range(sigma):
+    return not (FOLD_BELOW <= abs(sigma) <= 1.0 / FOLD_BELOW)  # also sigma = 0
+
+
+@njit(cache=True, nogil=True)
+def solam_epoch_lazy(vb, acc, lazy, ab, alpha, ab_avg, alpha_avg, gamma_sum, seen, data,
+                     indices, indptr, y, order, start, hp, t, learn, may_fold):
+    """SOLAM / regSOLAM (l2 ball) over CSR rows at O(nnz) per step, in a lazy form kept
+    between calls.
 
     Exact lazy form of :func:`solam_epoch` with ``hp.ball == BALL_L2``: the
     iterate is kept as ``w = sigma v`` so that the shrinkage ``1 - gamma lam``
@@ -311,44 +319,59 @@ def solam_epoch_lazy(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, da
     sum of the iterates is kept as ``acc + S v - b`` (``S`` the sum of
     ``gamma sigma``, ``b`` collecting ``S dv`` on the touched coordinates), as in
     :func:`aucopt._kernels.spam.spam_epoch_lazy`. ``v`` and ``b`` are interleaved
-    in one (d, 2) array, so a touched feature costs one cache line. O(d) work
-    happens once per call (to enter and leave the lazy form) and when ``sigma``
-    leaves ``[1e-4, 1e4]`` (then it is folded into ``v`` and ``||v||^2``
-    recomputed).
+    in one (d, 2) array, so a touched feature costs one cache line. When
+    ``sigma`` leaves ``[1e-4, 1e4]`` it is folded into ``v`` (O(d)): after a
+    projection, at the start of the next row; in the shrinkage, within the step.
+    Without ``may_fold`` the kernel stops instead at the start of the row
+    (``NEEDS_FOLD``): the caller prepares for an O(d) write and calls again with
+    ``may_fold`` from the returned position, so a stream cut into calls runs
+    the operations of one pass.
 
     Parameters
     ----------
-    w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen
+    vb : ndarray of shape (d, 2)
+        ``v`` and ``b``; updated.
+    acc : ndarray of shape (d,)
+        Base of the weighted sum of the iterates; updated by folds only.
+    lazy : ndarray of shape (3,)
+        ``sigma``, ``S`` and ``||v||^2``; updated.
+    ab, alpha, ab_avg, alpha_avg, gamma_sum, seen
         As in :func:`solam_epoch`; updated.
     data, indices, indptr, y, order, hp, t, learn
         As in :func:`solam_epoch`; ``indices`` must not be None.
-    vb : ndarray of shape (d, 2)
-        Scratch buffer (overwritten).
+    start : int
+        Position in ``order`` to start at.
+    may_fold : bool
+        Whether O(d) folds may be done here.
 
     Returns
     -------
     t : int
         Number of steps done after this call.
     status : int
-        ``OK`` or ``DIVERGED``.
+        ``OK``, ``DIVERGED`` or ``NEEDS_FOLD``.
+    position : int
+        Position in ``order`` after the last row handled.
     """
-    d = w.shape[0]
-    acc = w_avg  # gamma-weighted sum of the iterates = acc + s_sum v - b
+    sigma, s_sum, vsq = lazy[SIGMA], lazy[S_SUM], lazy[VSQ]
     gsum = gamma_sum[0]
-    vsq = 0.0
-    for j in range(d):
-        acc[j] *= gsum
-        vb[j, 0] = w[j]  # w = sigma v, with sigma = 1 on entry
-        vb[j, 1] = 0.0
-        vsq += w[j] * w[j]
-    sigma = 1.0
-    s_sum = 0.0
     a, b, al = ab[0], ab[1], alpha[0]
     a_avg, b_avg, al_avg = ab_avg[0], ab_avg[1], alpha_avg[0]
     n_neg, n_pos = seen[0], seen[1]
-    t_start = t
     status = OK
-    for i in order:
+    m = order.shape[0]
+    idx = start
+    while idx < m:
+        pending = _out_of_range(sigma)
+        if pending or _out_of_range(sigma * (1.0 - hp.eta0 / np.sqrt(t + 1) * hp.lam)):
+            if not may_fold:
+                status = NEEDS_FOLD
+                break
+            if pending:
+                vsq = _fold(vb, acc, s_sum, sigma)
+                s_sum, sigma = 0.0, 1.0
+        i = order[idx]
+        idx += 1
         positive = y[i] > 0
         if positive:
             n_pos += 1
@@ -371,7 +394,7 @@ def solam_epoch_lazy(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, da
         a, b, al = a_new, b_new, al_new
         s_sum += gamma * sigma  # add gamma_t w_t to the sum before the update
         sigma *= 1.0 - gamma * hp.lam
-        if not (_FOLD_BELOW <= abs(sigma) <= 1.0 / _FOLD_BELOW):  # also sigma = 0
+        if _out_of_range(sigma):
             vsq = _fold(vb, acc, s_sum, sigma)
             s_sum, sigma = 0.0, 1.0
         coef = -gamma * g / sigma  # v moves by coef * x
@@ -385,20 +408,22 @@ def solam_epoch_lazy(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, da
         vsq = max(vsq, 0.0)
         norm = abs(sigma) * np.sqrt(vsq)
         if norm > hp.radius:
-            sigma *= hp.radius / norm
-            if abs(sigma) < _FOLD_BELOW:
-                vsq = _fold(vb, acc, s_sum, sigma)
-                s_sum, sigma = 0.0, 1.0
-    for j in range(d):
-        if t > t_start:
-            acc[j] = (acc[j] + s_sum * vb[j, 0] - vb[j, 1]) / gsum
-        elif gsum > 0.0:
-            acc[j] /= gsum
-        w[j] = sigma * vb[j, 0]
+            sigma *= hp.radius / norm  # folded at the next row if it left the range
+        if not (np.isfinite(vsq) and np.isfinite(s_sum)):
+            status = DIVERGED
+            break
+    lazy[SIGMA], lazy[S_SUM], lazy[VSQ] = sigma, s_sum, vsq
     ab[0], ab[1], alpha[0] = a, b, al
     ab_avg[0], ab_avg[1], alpha_avg[0] = a_avg, b_avg, al_avg
     gamma_sum[0] = gsum
     seen[0], seen[1] = n_neg, n_pos
-    if status == OK and not _finite(w):
-        status = DIVERGED
-    return t, status
+    return t, status, idx
+
+
+@njit(cache=True, nogil=True)
+def solam_lazy_iterates(vb, acc, lazy, gamma_sum, w, w_avg):
+    """Write the iterate ``sigma v`` and the weighted average ``(acc + S v - b) / sum gamma``."""
+    sigma, s_sum, gsum = lazy[SIGMA], lazy[S_SUM], gamma_sum[0]
+    for j in range(w.shape[0]):
+        w[j] = sigma * vb[j, 0]
+        w_avg[j] = (acc[j] + s_sum * vb[j, 0] - vb[j, 1]) / gsum if gsum > 0.0 else acc[j]

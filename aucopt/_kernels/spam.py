@@ -18,7 +18,8 @@ from ._rows import inline_row_function, row_axpy, row_dot, row_dot3, row_dot3_un
 from ._schedules import INV_LINEAR, INV_POWER, step_size
 from ._stats import add_to_class_sums
 
-__all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "spam_epoch", "spam_gradient_coef"]
+__all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "NEEDS_FOLD", "spam_epoch",
+           "spam_epoch_lazy", "spam_gradient_coef", "spam_lazy_fold", "lazy_iterates"]
 
 STATS_TRAIN = 0  # class statistics of the data given so far, frozen during a pass
 STATS_ONLINE = 1  # running statistics, updated with z_t before its step
@@ -133,7 +134,8 @@ _AHEAD = 3  # rows between the one swept and the one prefetched (2 to 4 were bes
 
 
 @njit(cache=True, nogil=True)
-def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, hp, t, learn):
+def spam_epoch(w, w_avg, dots, counts, sums, sqmax, data, indices, indptr, y, order, hp, t,
+               learn):
     """Run SPAM over the rows in ``order``; update the state in place.
 
     Parameters
@@ -142,8 +144,13 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
         Current iterate ``w_t``.
     w_avg : ndarray of shape (d,)
         Uniform running average of the iterates ``w_2 .. w_{t+1}``.
-    counts : ndarray of shape (2,), int64
-        Class counts of the statistics used for ``p`` and the class means.
+    dots : ndarray of shape (2,)
+        ``w . sums[0]`` and ``w . sums[1]``, carried from call to call (so that a
+        stream cut into calls gives the bits of one pass); recomputed on entry with
+        the frozen statistics of ``STATS_TRAIN``, which change between calls.
+    counts : ndarray of shape (2,), int64 or float64
+        Class counts (weights, with ``decay``) of the statistics used for ``p`` and
+        the class means.
     sums : ndarray of shape (2, d)
         Class sums of the same statistics.
     sqmax : ndarray of shape (1,)
@@ -156,7 +163,8 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
         Rows to visit, in this order.
     hp : SpamHyper
         Named tuple ``(beta, beta1, eta0, auto_eta, schedule, power_t, stats,
-        n_warmup)``.
+        n_warmup, decay)``. With ``decay > 0`` (``STATS_ONLINE`` only) the counts
+        and sums are multiplied by ``1 - decay`` before each new row is added.
     t : int
         Number of updates done before this call.
     learn : bool
@@ -178,8 +186,11 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
     # left pending and done in the sweep of the next row (row_l2_sweep): one pass over w per
     # step. Reductions use four partial sums (one running sum is a latency chain).
     scaling = hp.beta1 == 0.0
-    dot_neg = dot_unrolled(w, sums[0])
-    dot_pos = dot_unrolled(w, sums[1])
+    if hp.stats == STATS_TRAIN:
+        dots[0] = dot_unrolled(w, sums[0])
+        dots[1] = dot_unrolled(w, sums[1])
+    dot_neg, dot_pos = dots[0], dots[1]
+    keep = 1.0 - hp.decay
     prev = -1  # row whose l2 step is pending (-1: none)
     p_coef = p_shrink = p_inv = 0.0
     for idx in range(m):
@@ -189,6 +200,10 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
         added = False
         if learn and hp.stats != STATS_TRAIN:
             if hp.stats == STATS_ONLINE or counts[0] + counts[1] < hp.n_warmup:
+                if hp.decay > 0.0:  # (the pending l2 step, if any, reads no sums)
+                    _forget(keep, counts, sums)
+                    dot_neg *= keep
+                    dot_pos *= keep
                 add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c)
                 added = True
         xs_neg = xs_pos = 0.0
@@ -214,6 +229,7 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
         p = counts[1] / n_seen
         g = spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
         if exploding(g):
+            dots[0], dots[1] = dot_neg, dot_pos
             return t, DIVERGED  # the pending step, if any, was done by this row's sweep
         t += 1
         eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
@@ -241,106 +257,155 @@ def spam_epoch(w, w_avg, counts, sums, sqmax, data, indices, indptr, y, order, h
         dot_pos = dot_unrolled(w, sums[1])
     if prev >= 0:
         row_l2_step(p_coef, p_shrink, p_inv, w, w_avg, data, indices, indptr, prev)
+    dots[0], dots[1] = dot_neg, dot_pos
     for j in range(d):
         if not np.isfinite(w[j]):
             return t, DIVERGED
     return t, OK
 
 
+@njit(cache=True, nogil=True)
+def _forget(keep, counts, sums):
+    """Multiply the class counts and sums by ``keep`` (exponential forgetting, O(d))."""
+    counts[0] *= keep
+    counts[1] *= keep
+    for c in range(2):
+        for j in range(sums.shape[1]):
+            sums[c, j] *= keep
+
+
 # The running sum acc + S v - b loses about eps / s of relative accuracy (v grows like 1/s):
-# folding at s < 1e-4 keeps it near 1e-12. With the usual small beta it never triggers.
-_FOLD_BELOW = 1e-4
+# folding at s < 1e-4 keeps it near 1e-12. With the usual small beta it never triggers. The
+# scale of the forgetting class sums (``decay``) is folded at the same bound.
+FOLD_BELOW = 1e-4
+NEEDS_FOLD = 2  # status of spam_epoch_lazy: stopped before an O(d) fold
 
 
 # Columns of the interleaved per-feature state of the lazy kernel: one cache line per touched
 # feature instead of four separate d-arrays (the random accesses dominate at d = 10^6).
 _V, _B, _SUM_NEG, _SUM_POS = 0, 1, 2, 3
+# Entries of the lazy scalars: w = s v, sum of the iterates = acc + S v - b, class sums =
+# sigma * pack[:, 2:4], and v . pack[:, 2 + c].
+S, S_SUM, DOT_NEG, DOT_POS, SIGMA = 0, 1, 2, 3, 4
 
 
 @njit(cache=True, nogil=True)
-def _fold_lazy_sum(pack, acc, s_sum):
-    """Fold ``s_sum * v - b`` into ``acc`` and reset ``b`` (O(d), rare)."""
-    for j in range(acc.shape[0]):
-        acc[j] += s_sum * pack[j, _V] - pack[j, _B]
-        pack[j, _B] = 0.0
+def spam_lazy_fold(pack, acc, lazy):
+    """Fold the scales into the stored vectors (O(d), rare): ``s = sigma = 1``, ``S = 0``."""
+    s, s_sum, sigma = lazy[S], lazy[S_SUM], lazy[SIGMA]
+    if s < FOLD_BELOW:
+        for j in range(acc.shape[0]):
+            acc[j] += s_sum * pack[j, _V] - pack[j, _B]
+            pack[j, _B] = 0.0
+            pack[j, _V] *= s
+        lazy[DOT_NEG] *= s
+        lazy[DOT_POS] *= s
+        lazy[S], lazy[S_SUM] = 1.0, 0.0
+    if sigma < FOLD_BELOW:
+        for j in range(acc.shape[0]):
+            pack[j, _SUM_NEG] *= sigma
+            pack[j, _SUM_POS] *= sigma
+        lazy[DOT_NEG] *= sigma
+        lazy[DOT_POS] *= sigma
+        lazy[SIGMA] = 1.0
 
 
 @njit(cache=True, nogil=True)
-def spam_epoch_lazy(w, w_avg, pack, counts, sums, sqmax, data, indices, indptr, y, order, hp,
+def spam_lazy_add_rows(pack, lazy, data, indices, indptr, y):
+    """Add every row to the class sums of ``pack`` (frozen statistics of ``STATS_TRAIN``, O(nnz)).
+
+    The sums then hold the same bits as the estimator's data statistics; ``v . sums`` follows.
+    """
+    for i in range(y.shape[0]):
+        c = 1 if y[i] > 0 else 0
+        vx = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            pack[j, _SUM_NEG + c] += data[k]
+            vx += pack[j, _V] * data[k]
+        lazy[DOT_NEG + c] += vx
+
+
+@njit(cache=True, nogil=True)
+def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, order, start, hp,
                     t, learn):
-    """SPAM-L2 over CSR rows at O(nnz) per step (same result as :func:`spam_epoch`).
+    """SPAM-L2 over CSR rows at O(nnz) per step, in a lazy form kept between calls.
 
     Exact lazy form of the l2 proximal step (``beta1`` must be 0): the iterate
     is kept as ``w = s v`` so the shrinkage ``1/(1 + eta beta)`` only changes
     the scalar ``s``; ``v . sums[c]`` are maintained incrementally, so the
     class-mean terms cost O(nnz); and the running sum of the iterates is kept
     as ``acc + S v - b`` (``S`` the sum of the scales), with ``b`` collecting
-    ``S dv`` on the touched coordinates. ``v``, ``b`` and both class sums live
-    interleaved in ``pack`` so that a touched feature costs one cache line.
-    O(d) work happens once per call (to enter and leave the lazy form) and on
-    rare rescalings.
+    ``S dv`` on the touched coordinates. The class sums are ``sigma`` times the
+    stored ones (``sigma`` < 1 only with ``decay``). ``v``, ``b`` and both class
+    sums live interleaved in ``pack`` so that a touched feature costs one cache
+    line. Nothing here is O(d): the scales are folded into the vectors by
+    :func:`spam_lazy_fold`, which the caller runs when this returns
+    ``NEEDS_FOLD`` (then it continues at the returned position). A stream cut
+    into calls therefore runs the same operations as one pass.
 
     Parameters
     ----------
-    w, w_avg : ndarray of shape (d,)
-        Iterate and running average, as in :func:`spam_epoch`; updated.
     pack : ndarray of shape (d, 4)
-        Scratch for the interleaved state (overwritten).
-    counts, sums, sqmax, data, indices, indptr, y, order, hp, t, learn
-        As in :func:`spam_epoch`; ``indices`` must not be None. ``sums`` is
-        updated on exit (online and warm-up statistics).
+        ``v``, ``b``, and the stored negative and positive class sums; updated.
+    acc : ndarray of shape (d,)
+        Base of the running sum of the iterates; updated by folds only.
+    lazy : ndarray of shape (5,)
+        ``s``, ``S``, ``v . sums[0]``, ``v . sums[1]`` (stored sums), ``sigma``; updated.
+    counts, sqmax, data, indices, indptr, y, order, hp, t, learn
+        As in :func:`spam_epoch`; ``indices`` must not be None.
+    start : int
+        Position in ``order`` to start at.
 
     Returns
     -------
     t : int
         Number of updates done after this call.
     status : int
-        ``OK`` or ``DIVERGED``.
+        ``OK``, ``DIVERGED`` or ``NEEDS_FOLD``.
+    position : int
+        Position in ``order`` after the last row handled.
     """
-    d = w.shape[0]
-    t_start = t
-    acc = w_avg  # running sum of the iterates = acc + s_sum v - b
-    dot_neg = 0.0
-    dot_pos = 0.0
-    for j in range(d):
-        acc[j] *= t_start
-        pack[j, _V] = w[j]  # w = s v, with s = 1 on entry
-        pack[j, _B] = 0.0
-        pack[j, _SUM_NEG] = sums[0, j]
-        pack[j, _SUM_POS] = sums[1, j]
-        dot_neg += w[j] * sums[0, j]
-        dot_pos += w[j] * sums[1, j]
-    s = 1.0
-    s_sum = 0.0
+    s, s_sum, sigma = lazy[S], lazy[S_SUM], lazy[SIGMA]
+    dot_neg, dot_pos = lazy[DOT_NEG], lazy[DOT_POS]
+    keep = 1.0 - hp.decay
     status = OK
-    for i in order:
+    m = order.shape[0]
+    idx = start
+    while idx < m:
+        i = order[idx]
+        idx += 1
         positive = y[i] > 0
         c = 1 if positive else 0
         if learn and hp.stats != STATS_TRAIN:
             seen = counts[0] + counts[1]
             if hp.stats == STATS_ONLINE or seen < hp.n_warmup:
+                if hp.decay > 0.0:
+                    counts[0] *= keep
+                    counts[1] *= keep
+                    sigma *= keep
                 counts[c] += 1
                 sq = 0.0
                 vx = 0.0
                 for k in range(indptr[i], indptr[i + 1]):
                     j = indices[k]
                     x = data[k]
-                    pack[j, _SUM_NEG + c] += x
+                    pack[j, _SUM_NEG + c] += x / sigma
                     sq += x * x
                     vx += pack[j, _V] * x
                 if sq > sqmax[0]:
                     sqmax[0] = sq
                 if positive:
-                    dot_pos += vx
+                    dot_pos += vx / sigma
                 else:
-                    dot_neg += vx
+                    dot_neg += vx / sigma
                 if hp.stats == STATS_WARMUP:
                     continue
         if counts[0] == 0 or counts[1] == 0:
             continue
         p = counts[1] / (counts[0] + counts[1])
-        a = s * dot_pos / counts[1]
-        bb = s * dot_neg / counts[0]
+        a = s * sigma * dot_pos / counts[1]
+        bb = s * sigma * dot_neg / counts[0]
         vx = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             vx += pack[indices[k], _V] * data[k]
@@ -360,25 +425,26 @@ def spam_epoch_lazy(w, w_avg, pack, counts, sums, sqmax, data, indices, indptr, 
             dot_pos += dv * pack[j, _SUM_POS]
         s /= 1.0 + eta * hp.beta
         s_sum += s
-        if s < _FOLD_BELOW:  # fold the scale into v (O(d)) while acc + S v - b is well conditioned
-            _fold_lazy_sum(pack, acc, s_sum)
-            s_sum = 0.0
-            for j in range(d):
-                pack[j, _V] *= s
-            dot_neg *= s
-            dot_pos *= s
-            s = 1.0
-    if t > t_start:
-        inv_t = 1.0 / t
-        for j in range(d):
-            acc[j] = (acc[j] + s_sum * pack[j, _V] - pack[j, _B]) * inv_t
-    elif t_start > 0:
-        for j in range(d):
-            acc[j] /= t_start
-    for j in range(d):
-        w[j] = pack[j, _V] * s
-        sums[0, j] = pack[j, _SUM_NEG]
-        sums[1, j] = pack[j, _SUM_POS]
-        if not np.isfinite(w[j]):
+        if not (np.isfinite(dot_neg) and np.isfinite(dot_pos) and np.isfinite(s_sum)):
             status = DIVERGED
-    return t, status
+            break
+        if s < FOLD_BELOW or sigma < FOLD_BELOW:
+            status = NEEDS_FOLD
+            break
+    lazy[S], lazy[S_SUM], lazy[SIGMA] = s, s_sum, sigma
+    lazy[DOT_NEG], lazy[DOT_POS] = dot_neg, dot_pos
+    return t, status, idx
+
+
+@njit(cache=True, nogil=True)
+def lazy_iterates(pack, acc, lazy, t, w, w_avg):
+    """Write the last iterate ``s v`` and the average ``(acc + S v - b) / t`` (O(d)).
+
+    For the lazy forms that keep ``v`` and ``b`` in columns 0 and 1 of ``pack`` and
+    ``s``, ``S`` in entries 0 and 1 of ``lazy`` (SPAM-L2, OGD-FIFO).
+    """
+    s, s_sum = lazy[S], lazy[S_SUM]
+    inv_t = 1.0 / t if t > 0 else 1.0
+    for j in range(w.shape[0]):
+        w[j] = pack[j, _V] * s
+        w_avg[j] = (acc[j] + s_sum * pack[j, _V] - pack[j, _B]) * inv_t

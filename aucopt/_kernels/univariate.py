@@ -16,10 +16,11 @@ from numba import njit
 
 from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
-from ._rows import row_axpy, row_axpy_dot, row_dot, row_sqnorm
+from ._rows import inline_row_function, row_axpy, row_axpy_dot, row_dot, row_sqnorm
 from ._schedules import step_size
 
-__all__ = ["EXPONENTIAL", "SQUARE", "univariate_derivative", "univariate_epoch"]
+__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "univariate_derivative", "univariate_epoch",
+           "univariate_fold"]
 
 EXPONENTIAL = 0  # l(m) = exp(-m)
 SQUARE = 1  # l(m) = (1 - m)^2
@@ -33,14 +34,38 @@ def univariate_derivative(loss, margin):
     return -2.0 * (1.0 - margin)
 
 
+def _dense_finite(w, data, indices, indptr, i):
+    return all_finite(w)
+
+
+def _csr_finite(w, data, indices, indptr, i):
+    for k in range(indptr[i], indptr[i + 1]):
+        if not np.isfinite(w[indices[k]]):
+            return False
+    return True
+
+
+# whether w is finite at the columns of row i (all of them for a dense row)
+row_finite = inline_row_function(_dense_finite, _csr_finite, "row_finite")
+
+
 @njit(cache=True, nogil=True)
-def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t, learn):
+def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order, start, hp, t,
+                     learn):
     """Run the weighted univariate SGD over ``order``; update the state in place.
+
+    The weights are ``scale * w``: the l2 proximal step only shrinks the scalar, kept
+    between calls, so a step costs O(nnz) on CSR rows and a stream cut into calls runs
+    the operations of one pass. When ``scale`` falls below ``FOLD_BELOW`` the kernel
+    stops (``NEEDS_FOLD``); the caller folds it into ``w`` (O(d), rare) and continues
+    at the returned position.
 
     Parameters
     ----------
     w : ndarray of shape (d,)
-        Weights.
+        Weights up to ``scale``.
+    scale : ndarray of shape (1,)
+        Their scale.
     b : ndarray of shape (1,)
         Bias (not penalised).
     counts : ndarray of shape (2,), int64
@@ -55,6 +80,8 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
         Rows to visit, in this order.
     hp : UnivariateHyper
         Named tuple ``(loss, eta, auto_eta, schedule, lam, online)``.
+    start : int
+        Position in ``order`` to start at.
     t : int
         Steps done before this call.
     learn : bool
@@ -66,15 +93,19 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
     t : int
         Steps done after this call.
     status : int
-        ``OK`` or ``DIVERGED``.
+        ``OK``, ``DIVERGED`` or ``NEEDS_FOLD``.
+    position : int
+        Position in ``order`` after the last row handled.
     """
-    scale = 1.0  # w = scale * v (v stored in w): the l2 prox only shrinks the scalar
+    v_scale = scale[0]  # weights = v_scale * w: the l2 prox only shrinks the scalar
     m = order.shape[0]
     prev = -1  # row whose update v += coef x is pending (done by the next row's sweep)
     coef = 0.0
     status = OK
-    for idx in range(m):
+    idx = start
+    while idx < m:
         i = order[idx]
+        idx += 1
         yt = y[i]
         c = 1 if yt > 0 else 0
         if learn and hp.online:
@@ -84,12 +115,12 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
                 sqmax[0] = sq
         weight = 0.5 * (counts[0] + counts[1]) / counts[c]
         if prev >= 0:
-            nxt = order[min(idx + _AHEAD, m - 1)]
+            nxt = order[min(idx - 1 + _AHEAD, m - 1)]
             dot = row_axpy_dot(coef, prev, w, nxt, data, indices, indptr, i)
             prev = -1
         else:
             dot = row_dot(w, data, indices, indptr, i)
-        margin = yt * (scale * dot + b[0])
+        margin = yt * (v_scale * dot + b[0])
         g = weight * univariate_derivative(hp.loss, margin) * yt
         if exploding(g):
             status = DIVERGED
@@ -97,32 +128,36 @@ def univariate_epoch(w, b, counts, sqmax, data, indices, indptr, y, order, hp, t
         t += 1
         base = hp.eta / (sqmax[0] + 1.0) if hp.auto_eta else hp.eta  # +1: the bias feature
         eta = step_size(hp.schedule, base, 0.5, t)
-        prev, coef = i, -eta * g / scale  # O(nnz) on CSR rows
+        prev, coef = i, -eta * g / v_scale  # O(nnz) on CSR rows
         b[0] -= eta * g
-        scale /= 1.0 + eta * hp.lam  # proximal step of (lam/2)||w||^2
-        if scale < _FOLD_BELOW:
-            row_axpy(coef, w, data, indices, indptr, prev)
-            prev = -1
-            _fold(w, scale)
-            scale = 1.0
+        v_scale /= 1.0 + eta * hp.lam  # proximal step of (lam/2)||w||^2
+        if not np.isfinite(b[0]):
+            status = DIVERGED
+            break
+        if v_scale < FOLD_BELOW:
+            status = NEEDS_FOLD
+            break
     if prev >= 0:
         row_axpy(coef, w, data, indices, indptr, prev)
-    _fold(w, scale)
-    if status == OK and not all_finite(w):
-        status = DIVERGED
-    return t, status
+        if not row_finite(w, data, indices, indptr, prev):
+            status = DIVERGED
+    scale[0] = v_scale
+    return t, status, idx
 
 
 _AHEAD = 3  # rows between the one swept and the one prefetched
 
 
 # Fold the scale into v before it underflows (O(d), rare: after a shrinkage by 1e4).
-_FOLD_BELOW = 1e-4
+FOLD_BELOW = 1e-4
+NEEDS_FOLD = 2  # status of univariate_epoch: stopped before an O(d) fold
 
 
 @njit(cache=True, nogil=True)
-def _fold(w, scale):
-    """Multiply ``w`` by ``scale`` in place (skipped when ``scale == 1``)."""
-    if scale != 1.0:
-        for j in range(w.shape[0]):
-            w[j] *= scale
+def univariate_fold(w, scale):
+    """Multiply ``w`` by ``scale`` in place and set the scale to 1 (O(d))."""
+    for j in range(w.shape[0]):
+        w[j] *= scale[0]
+    scale[0] = 1.0
+
+

@@ -6,14 +6,17 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._stats import accumulate_class_sums
+from .._kernels.spam import lazy_iterates
 from ._fast import select
 from ._spec import RowData
 
-__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores"]
+__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores",
+           "scaled_iterates"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
 _identity = np.arange(0, dtype=np.intp)
+_INT32_MAX = int(np.iinfo(np.int32).max)
 
 
 def as_rows(X) -> RowData:
@@ -34,10 +37,15 @@ def as_rows(X) -> RowData:
     """
     if sp.issparse(X):
         X = sp.csr_matrix(X) if X.format != "csr" else X
+        data, indices, indptr = X.data, X.indices, X.indptr
+        if (data.dtype == np.float64 and indices.dtype == indptr.dtype == np.int32
+                and X.has_sorted_indices and data.flags.c_contiguous
+                and indices.flags.c_contiguous and indptr.flags.c_contiguous):
+            return RowData(data, indices, indptr, X.shape[0], X.shape[1])  # as it is
         if not X.has_sorted_indices:
             X = X.sorted_indices()
         data = np.ascontiguousarray(X.data, dtype=np.float64)
-        small = max(X.nnz, X.shape[1]) < np.iinfo(np.int32).max
+        small = max(X.nnz, X.shape[1]) < _INT32_MAX
         index_type = np.int32 if small else np.int64
         indices = np.ascontiguousarray(X.indices, dtype=index_type)
         indptr = np.ascontiguousarray(X.indptr, dtype=index_type)
@@ -157,3 +165,30 @@ def class_mean_scores(state: dict, w: np.ndarray) -> list[float]:
     """
     counts, sums = state["data_count"], state["data_sum"]
     return [float(w @ sums[c]) / counts[c] for c in (1, 0) if counts[c]]
+
+
+def scaled_iterates(state: dict, t_entry: int) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``w`` and ``w_avg`` of a state kept plain or in the lazy form ``w = s v``.
+
+    The lazy form (SPAM-L2, OGD-FIFO on CSR rows) holds ``pack`` (v and b), ``acc`` and
+    ``lazy`` (``s``, ``S``, ..., ``t`` at ``t_entry``); see
+    :func:`aucopt._kernels.spam.lazy_iterates`.
+
+    Parameters
+    ----------
+    state : dict
+        Estimator state.
+    t_entry : int
+        Entry of ``state["lazy"]`` holding the number of updates.
+
+    Returns
+    -------
+    (w, w_avg) : tuple of ndarray of shape (d,)
+    """
+    if "pack" not in state:
+        return state["w"], state["w_avg"]
+    d = state["pack"].shape[0]
+    w, w_avg = np.empty(d), np.empty(d)
+    lazy_iterates(state["pack"], state["acc"], state["lazy"], int(state["lazy"][t_entry]), w,
+                  w_avg)
+    return w, w_avg

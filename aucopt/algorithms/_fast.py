@@ -1,6 +1,6 @@
 """Kernel selection by the global ``fastmath`` setting (:mod:`aucopt._config`)."""
 
-from .._config import get_config
+from .._config import _settings
 from .._kernels._variants import fastmath_variant
 
 __all__ = ["select"]
@@ -17,4 +17,4 @@ def select(kernel):
     -------
     numba dispatcher
     """
-    return fastmath_variant(kernel) if get_config()["fastmath"] else kernel
+    return fastmath_variant(kernel) if _settings()["fastmath"] else kernel  # no copy: per call

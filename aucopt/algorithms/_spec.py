@@ -107,6 +107,21 @@ class AlgorithmSpec:
         ``data_shaped`` entries, index and counter bounds); raises ValueError.
         Run by :func:`aucopt.io.load` on every loaded state, so that no kernel
         indexes out of bounds.
+    warm_values : callable or None
+        ``warm_values(state) -> dict``: the ``warm_keys`` entries of a committed state,
+        for states kept in another form (e.g. lazily scaled); None: the entries as stored.
+    column_keys : tuple of str
+        State entries (per-feature arrays, feature axis 0 for ``(d,)``/``(d, k)``, axis 1
+        for ``(k, d)``) that ``run`` on CSR rows writes only at the columns of those rows:
+        a streaming call then saves only those entries for its all-or-nothing update
+        (O(nnz), not O(d)). ``run`` then takes a keyword ``before_dense`` (a callable or
+        None) and calls it before it writes any of them elsewhere (an O(d) rescaling, a
+        dense pass), and draws nothing from ``rng``. Empty: the estimator copies the whole
+        writable state per call.
+    extra_columns : callable or None
+        ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
+        in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by
+        an earlier call), taken before the call.
     """
 
     id: str
@@ -134,6 +149,9 @@ class AlgorithmSpec:
     data_shaped: tuple[str, ...] = ()
     signed_state: tuple[str, ...] = ()
     check_state: Callable[..., None] | None = None
+    warm_values: Callable[[dict], dict] | None = None
+    column_keys: tuple[str, ...] = ()
+    extra_columns: Callable[[dict], np.ndarray] | None = None
 
     def quick_grid_size(self) -> int:
         """Return the number of combinations in ``quick_grid``."""

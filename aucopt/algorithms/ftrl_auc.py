@@ -6,7 +6,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels.ftrl_auc import N_COLUMNS, W, ftrl_auc_epoch
+from .._kernels.ftrl_auc import N_COLUMNS, SUM_NEG, W, ftrl_auc_epoch
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -54,20 +54,34 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     dict
         ``pack`` (d, 5): per feature ``z``, ``n``, ``w`` and the sums of the
         negative and positive rows seen, interleaved; ``run_count`` (2,): the
-        samples per class in those sums.
+        samples per class in those sums; ``dots`` (2,): ``w`` times each sum.
     """
     return {
         "pack": np.zeros((n_features, N_COLUMNS)),
+        "dots": np.zeros(2),
         "run_count": np.zeros(2, dtype=np.int64),
     }
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """One FTRL-AUC pass over ``order`` (see :func:`aucopt._kernels.ftrl_auc.ftrl_auc_epoch`)."""
+def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
+    """One FTRL-AUC pass over ``order`` (see :func:`aucopt._kernels.ftrl_auc.ftrl_auc_epoch`).
+
+    Writes ``pack`` at the columns of the rows only (no O(d) step: ``before_dense`` is unused).
+    """
     hp = FtrlAucHyper(alpha=float(params["alpha"]), beta=float(params["beta"]),
                       lam1=float(params["lam1"]), lam2=float(params["lam2"]))
-    return ftrl_auc_epoch(state["pack"], state["run_count"], rows.data, rows.indices,
-                          rows.indptr, y, order, hp, t, learn)
+    return ftrl_auc_epoch(state["pack"], state["dots"], state["run_count"], rows.data,
+                          rows.indices, rows.indptr, y, order, hp, t, learn)
+
+
+def warm_values(state: dict) -> dict:
+    """Return the per-feature FTRL state for ``warm_start=True``, without the class sums.
+
+    The class statistics restart with the new data (their counts are not carried over).
+    """
+    pack = state["pack"].copy()
+    pack[:, SUM_NEG:] = 0.0
+    return {"pack": pack}
 
 
 def coef(state, params) -> np.ndarray:
@@ -86,7 +100,7 @@ FTRL_AUC = register(
         streaming=True,
         sparse=True,
         memory="O(d)",
-        cost="O(nnz) per sample (lazy per-feature FTRL state; O(d) once per call)",
+        cost="O(nnz) per sample (lazy per-feature FTRL state; nothing O(d) per call)",
         init_state=init_state,
         run=run,
         coef=coef,
@@ -94,6 +108,8 @@ FTRL_AUC = register(
         quick_grid={"alpha": (0.01, 0.05, 0.2), "lam1": (1e-3, 0.1, 1.0)},
         step_param="alpha",
         warm_keys=("pack",),
+        warm_values=warm_values,
+        column_keys=("pack",),
         equivalence_params={},
         notes="Grid of the authors' experiment code: alpha (their gamma) in "
         "{1e-5, 5e-5, ..., 1, 5}, lam1 in {1e-8, ..., 5}, beta = 1, lam2 = 0. One pass in the "

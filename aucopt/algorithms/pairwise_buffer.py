@@ -13,18 +13,21 @@ from .._kernels._buffers import LOSS_CODES
 from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels.pairwise_buffer import (
     FIFO,
+    NEEDS_FOLD,
     RSX,
     fifo_epoch_dense,
     fifo_epoch_lazy,
+    fifo_lazy_fold,
     pairwise_buffer_epoch,
     rsx_epoch_lazy,
 )
+from ._data import scaled_iterates
 from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import check_slots, match_slots, new_slots, run_in_blocks, step_scale
 
-__all__ = ["PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR"]
+__all__ = ["PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR", "iterates"]
 
 YANG_PAPER = (
     "Z. Yang, Y. Lei, P. Wang, T. Yang, Y. Ying. Simple stochastic and online gradient "
@@ -64,7 +67,10 @@ def _init_state(capacity: int):
             ``w``, ``w_avg`` (d,); the buffer of s rows with ``buf_sq`` and
             ``buf_y`` (s,); ``size`` (1,) rows stored; ``seen`` (1,) examples
             received. FIFO (s = 1): ``buf`` (1, d) dense and the indices of
-            the stored row; RS-x: slots ``buf``, ``buf_idx``, ``buf_nnz``
+            the stored row (``prev_idx``, grown to the longest row seen); CSR
+            rows switch ``w``, ``w_avg`` to the lazy form of
+            :func:`aucopt._kernels.pairwise_buffer.fifo_epoch_lazy` (``pack``,
+            ``acc``, ``lazy``). RS-x: slots ``buf``, ``buf_idx``, ``buf_nnz``
             (see :func:`aucopt.algorithms.oam.new_slots`).
         """
         s = int(params["buffer_size"]) if capacity == 0 else capacity
@@ -80,7 +86,7 @@ def _init_state(capacity: int):
         }
         if capacity == 1:  # FIFO on CSR rows: indices of the stored row (O(nnz) steps)
             state["buf"] = np.zeros((1, n_features))
-            state["prev_idx"] = np.zeros(n_features, dtype=np.int64)
+            state["prev_idx"] = np.zeros(0, dtype=np.int64)
             state["prev_nnz"] = np.zeros(1, dtype=np.int64)
         else:
             state.update(new_slots((s,)))
@@ -104,10 +110,59 @@ def _check_state(capacity: int):
                              f"n_features={n_features}")
 
     return check_state
+def _to_lazy(state: dict, t: int) -> None:
+    """Switch a FIFO state to the lazy form (O(d), once: the first CSR call)."""
+    w = state.pop("w")
+    pack = np.zeros((w.shape[0], 2))
+    pack[:, 0] = w
+    state.update(pack=pack, acc=state.pop("w_avg") * t, lazy=np.array([1.0, 0.0, w @ w, t]))
+
+
+def _to_plain(state: dict) -> None:
+    """Switch a FIFO state back to ``w`` and ``w_avg`` (O(d), once: dense rows after CSR)."""
+    state["w"], state["w_avg"] = iterates(state)
+    for key in ("pack", "acc", "lazy"):
+        del state[key]
+
+
+def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
+    return scaled_iterates(state, 3)
+
+
+def _fifo_lazy(state, rows: RowData, y, order, hp, t, before_dense):
+    """FIFO on CSR rows: the O(nnz) kernel on the lazy form, kept between calls."""
+    if "pack" not in state or state["prev_nnz"][0] < 0:  # O(d): switch forms, clear buf
+        if before_dense is not None:
+            before_dense()
+        if "pack" not in state:
+            _to_lazy(state, t)
+    longest = int(np.diff(rows.indptr).max(initial=0))
+    if state["prev_idx"].shape[0] < longest:
+        grown = np.zeros(longest, dtype=np.int64)
+        grown[:state["prev_idx"].shape[0]] = state["prev_idx"]
+        state["prev_idx"] = grown
+    lazy, position = state["lazy"], 0
+    while True:
+        t, status, position = fifo_epoch_lazy(
+            state["pack"], state["acc"], lazy, state["buf"], state["buf_sq"], state["buf_y"],
+            state["size"], state["seen"], state["prev_idx"], state["prev_nnz"], rows.data,
+            rows.indices, rows.indptr, y, order, position, hp, t)
+        lazy[3] = t
+        if status != NEEDS_FOLD:
+            return t, status
+        if before_dense is not None:
+            before_dense()
+        fifo_lazy_fold(state["pack"], state["acc"], lazy)
+
+
+def fifo_columns(state: dict) -> np.ndarray:
+    """Columns a FIFO call writes besides its rows': those of the stored previous row."""
+    return state["prev_idx"][:max(int(state["prev_nnz"][0]), 0)]
 
 
 def _runner(algorithm_id: str, policy: int):
-    def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
         """One pass; Kar draws ``rng.random((len(order), s))`` (RS-x) block-wise, FIFO nothing.
 
         Every visit is an arrival (a second pass offers the rows again).
@@ -122,11 +177,11 @@ def _runner(algorithm_id: str, policy: int):
             policy=policy,
         )
         if policy == FIFO and rows.is_sparse:  # exact O(nnz) steps (lazy scale and average)
-            return fifo_epoch_lazy(
-                state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
-                state["size"], state["seen"], state["prev_idx"], state["prev_nnz"],
-                np.empty((rows.n_features, 2)), rows.data, rows.indices, rows.indptr, y, order,
-                hp, t)
+            return _fifo_lazy(state, rows, y, order, hp, t, before_dense)
+        if "pack" in state:
+            if before_dense is not None:
+                before_dense()
+            _to_plain(state)
         if policy == FIFO:  # dense rows: two sweeps per step
             result = fifo_epoch_dense(
                 state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
@@ -169,7 +224,13 @@ def _runner(algorithm_id: str, policy: int):
 
 def coef(state, params) -> np.ndarray:
     """Return the averaged iterate (``output="average"``) or the last one."""
-    return state["w_avg"] if params["output"] == "average" else state["w"]
+    w, w_avg = iterates(state)
+    return w_avg if params["output"] == "average" else w
+
+
+def warm_values(state: dict) -> dict:
+    """Return the entry ``warm_start=True`` reuses: the last iterate ``w``."""
+    return {"w": iterates(state)[0]}
 
 
 _COMMON = dict(
@@ -178,6 +239,7 @@ _COMMON = dict(
     coef=coef,
     step_param="eta",
     warm_keys=("w",),
+    warm_values=warm_values,
     equivalence_params={"eta": 0.05},
     family="pairwise_buffer",
 )
@@ -190,9 +252,11 @@ OGD_FIFO = register(
         paper=YANG_PAPER,
         source="Yang, Lei, Wang, Yang, Ying, NeurIPS 2021",
         memory="O(d) (iterate, average, the previous example densified, its indices)",
-        cost="O(nnz) per sample on CSR rows (lazy scale and average; O(d) once per call), "
+        cost="O(nnz) per sample on CSR rows (lazy scale and average kept between calls), "
         "O(d) on dense rows",
         init_state=_init_state(1),
+        column_keys=("pack", "acc", "buf"),
+        extra_columns=fifo_columns,
         run=_runner("ogd-fifo", FIFO),
         signed_state=("prev_nnz",),  # -1: a dense row is stored
         check_state=_check_state(1),

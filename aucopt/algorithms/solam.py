@@ -7,12 +7,20 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels._checks import OK
-from .._kernels.solam import BALL_L1, BALL_L2, solam_epoch, solam_epoch_dense, solam_epoch_lazy
+from .._kernels.solam import (
+    BALL_L1,
+    BALL_L2,
+    NEEDS_FOLD,
+    solam_epoch,
+    solam_epoch_dense,
+    solam_epoch_lazy,
+    solam_lazy_iterates,
+)
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 
-__all__ = ["SolamHyper", "AUTO_ETA0", "kappa_of", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
+__all__ = ["SolamHyper", "AUTO_ETA0", "kappa_of", "iterates", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
 
 PAPER_SOLAM = (
     "Y. Ying, L. Wen, S. Lyu. Stochastic online AUC maximization. NIPS 2016; described in "
@@ -77,12 +85,39 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     }
 
 
+def _to_lazy(state: dict) -> None:
+    """Switch ``state`` to the lazy form of the CSR kernel (O(d), once: the first CSR call)."""
+    w = state.pop("w")
+    vb = np.zeros((w.shape[0], 2))
+    vb[:, 0] = w
+    state.update(vb=vb, acc=state.pop("w_avg") * state["gamma_sum"][0],
+                 lazy=np.array([1.0, 0.0, w @ w]))
+
+
+def _to_plain(state: dict) -> None:
+    """Switch ``state`` back to ``w`` and ``w_avg`` (O(d), once: dense rows after CSR ones)."""
+    state["w"], state["w_avg"] = iterates(state)
+    for key in ("vb", "acc", "lazy"):
+        del state[key]
+
+
+def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Return the iterate ``w`` and the weighted average ``w_avg`` of a state in either form."""
+    if "vb" not in state:
+        return state["w"], state["w_avg"]
+    d = state["vb"].shape[0]
+    w, w_avg = np.empty(d), np.empty(d)
+    solam_lazy_iterates(state["vb"], state["acc"], state["lazy"], state["gamma_sum"], w, w_avg)
+    return w, w_avg
+
+
 def _runner(ball: int, regularised: bool):
-    def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
         """One SOLAM pass over ``order`` (see :mod:`aucopt._kernels.solam`).
 
         Dense rows: the fused one-sweep kernel; CSR rows: the O(nnz) lazy kernel
-        with the l2 ball, the O(d) kernel with the l1 ball.
+        with the l2 ball (its lazy form kept between calls; ``before_dense`` is called
+        before the O(d) steps), the O(d) kernel with the l1 ball.
         """
         if regularised:
             lam = float(params["lam"])
@@ -93,21 +128,42 @@ def _runner(ball: int, regularised: bool):
         status = step_status(hp.eta0, hp.kappa * hp.kappa, MAX_STEP_CURVATURE)
         if status != OK:
             return t, status
-        iterates = (state["w"], state["ab"], state["alpha"], state["w_avg"], state["ab_avg"],
-                    state["alpha_avg"], state["gamma_sum"], state["seen"])
+        scalars = (state["ab"], state["alpha"], state["ab_avg"], state["alpha_avg"],
+                   state["gamma_sum"], state["seen"])
+        csr = (rows.data, rows.indices, rows.indptr, y, order)
+        if rows.is_sparse and ball == BALL_L2:
+            if "vb" not in state:
+                if before_dense is not None:
+                    before_dense()
+                _to_lazy(state)
+            lazy, position, may_fold = (state["vb"], state["acc"], state["lazy"]), 0, False
+            while True:
+                t, status, position = solam_epoch_lazy(*lazy, *scalars, *csr, position, hp, t,
+                                                       learn, may_fold or before_dense is None)
+                if status != NEEDS_FOLD:
+                    return t, status
+                before_dense()
+                may_fold = True
+        if "vb" in state:
+            if before_dense is not None:
+                before_dense()
+            _to_plain(state)
+        iterates_ = (state["w"], *scalars[:2], state["w_avg"], *scalars[2:])
         if not rows.is_sparse:
-            return solam_epoch_dense(*iterates, rows.data, y, order, hp, t, learn)
-        csr = (rows.data, rows.indices, rows.indptr, y, order, hp, t, learn)
-        if ball == BALL_L2:
-            return solam_epoch_lazy(*iterates, *csr, np.empty((rows.n_features, 2)))
-        return solam_epoch(*iterates, *csr)
+            return solam_epoch_dense(*iterates_, rows.data, y, order, hp, t, learn)
+        return solam_epoch(*iterates_, *csr, hp, t, learn)
 
     return run
 
 
 def coef(state, params) -> np.ndarray:
     """Return the ``gamma``-weighted average ``w_bar`` (the output of Natole 2020, Alg. 10/18)."""
-    return state["w_avg"]
+    return iterates(state)[1]
+
+
+def warm_values(state: dict) -> dict:
+    """Return the entries ``warm_start=True`` reuses: the iterates ``w``, ``(a, b)``, ``alpha``."""
+    return {"w": iterates(state)[0], "ab": state["ab"], "alpha": state["alpha"]}
 
 
 # Largest useful eta0 * kappa^2 (see aucopt.algorithms._stability); measured after one pass:
@@ -127,6 +183,8 @@ _COMMON = dict(
     coef=coef,
     step_param="eta0",
     warm_keys=("w", "ab", "alpha"),
+    warm_values=warm_values,
+    column_keys=("vb", "acc"),
     equivalence_params={"kappa": 4.0},
 )
 
@@ -138,7 +196,7 @@ SOLAM = register(
         paper=PAPER_SOLAM,
         source="Ying, Wen, Lyu, NIPS 2016",
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
-        "averaging; O(d) once per call)",
+        "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=False),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
@@ -177,7 +235,7 @@ REG_SOLAM = register(
         paper=PAPER_REG,
         source="Natole, thesis ch. 3 (2020)",
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
-        "averaging; O(d) once per call)",
+        "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=True),
         grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),
               "lam": tuple(10.0**k for k in range(-5, 6))},

@@ -8,17 +8,24 @@ import numpy as np
 
 from .._kernels._schedules import INV_LINEAR, INV_POWER, INV_SQRT
 from .._kernels.spam import (
+    NEEDS_FOLD,
+    SIGMA,
     STATS_ONLINE,
     STATS_TRAIN,
     STATS_WARMUP,
+    S,
     spam_epoch,
     spam_epoch_lazy,
+    spam_lazy_add_rows,
+    spam_lazy_fold,
 )
+from ._data import scaled_iterates
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["BETAS", "SpamHyper", "AUTO_ETA0", "STATS_MODES", "SCHEDULES", "SPAM_L2", "SPAM_NET"]
+__all__ = ["BETAS", "SpamHyper", "AUTO_ETA0", "STATS_MODES", "SCHEDULES", "SPAM_L2", "SPAM_NET",
+           "iterates"]
 
 PAPER = (
     "M. Natole Jr., Y. Ying, S. Lyu. Stochastic proximal algorithms for AUC "
@@ -44,6 +51,7 @@ class SpamHyper(NamedTuple):
     power_t: float
     stats: int
     n_warmup: int
+    decay: float
 
 
 def _hyper(params: dict, state: dict) -> SpamHyper:
@@ -57,6 +65,7 @@ def _hyper(params: dict, state: dict) -> SpamHyper:
         power_t=float(params["power_t"]),
         stats=STATS_MODES[params["stats"]],
         n_warmup=int(state["n_warmup"][0]),
+        decay=float(params.get("decay", 0.0)),
     )
 
 
@@ -77,9 +86,11 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     Returns
     -------
     dict
-        ``w``, ``w_avg`` (d,); running statistics ``run_count`` (2,),
-        ``run_sum`` (2, d), ``run_sqmax`` (1,) for the online and warm-up
-        modes; ``n_warmup`` (1,).
+        The plain form: ``w``, ``w_avg`` (d,); running statistics ``run_count`` (2,)
+        float64 (weights with ``decay``), ``run_sum`` (2, d), ``run_sqmax`` (1,) for the
+        online and warm-up modes; ``dots`` (2,) = ``w . sums[c]``; ``n_warmup`` (1,).
+        CSR rows with ``beta1 = 0`` switch it to the lazy form of
+        :func:`aucopt._kernels.spam.spam_epoch_lazy` (``pack``, ``acc``, ``lazy``).
     """
     warmup = params["warmup"]
     if params["stats"] != "warmup":
@@ -91,34 +102,99 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     return {
         "w": np.zeros(n_features),
         "w_avg": np.zeros(n_features),
-        "run_count": np.zeros(2, dtype=np.int64),
+        "dots": np.zeros(2),
+        "run_count": np.zeros(2),
         "run_sum": np.zeros((2, n_features)),
         "run_sqmax": np.zeros(1),
         "n_warmup": np.array([n_warmup], dtype=np.int64),
     }
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+_LAZY_T = 5  # entry of state["lazy"] holding t (for the average)
+_PLAIN = ("w", "w_avg", "dots", "run_sum")
+
+
+def _to_lazy(state: dict, params: dict, t: int) -> None:
+    """Switch ``state`` to the lazy form (O(d), once: the first CSR call)."""
+    train = params["stats"] == "train"
+    w, sums = state["w"], state["data_sum" if train else "run_sum"]
+    pack = np.empty((w.shape[0], 4))
+    pack[:, 0], pack[:, 1], pack[:, 2:] = w, 0.0, sums.T
+    dots = (w @ sums[0], w @ sums[1]) if train else state["dots"]
+    lazy = np.array([1.0, 0.0, dots[0], dots[1], 1.0, t])
+    state.update(pack=pack, acc=state["w_avg"] * t, lazy=lazy)
+    for key in _PLAIN:
+        del state[key]
+
+
+def _to_plain(state: dict, params: dict, t: int) -> None:
+    """Switch ``state`` back to the plain form (O(d), once: dense rows after CSR ones)."""
+    pack, lazy = state["pack"], state["lazy"]
+    w, w_avg = iterates(state)
+    scale = lazy[S] * lazy[SIGMA]
+    run_sum = np.zeros((2, w.shape[0]))
+    if params["stats"] != "train":
+        run_sum[:] = pack[:, 2:].T * lazy[SIGMA]
+    state.update(w=w, w_avg=w_avg, run_sum=run_sum, dots=lazy[2:4] * scale)
+    for key in ("pack", "acc", "lazy"):
+        del state[key]
+
+
+def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
+    return scaled_iterates(state, _LAZY_T)
+
+
+def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
     """One SPAM pass over ``order`` (see :func:`aucopt._kernels.spam.spam_epoch`).
 
     In ``stats="train"`` mode the statistics are those of all the training data
     given so far (kept by the estimator in ``data_*``); otherwise the running
-    ``run_*`` statistics are used and updated.
+    ``run_*`` statistics are used and updated. CSR rows with ``beta1 = 0`` run the
+    O(nnz) lazy kernel on the lazy form of the state, kept between calls; the O(d)
+    steps (switching forms, folding the scales) first call ``before_dense``.
     """
     prefix = "data" if params["stats"] == "train" else "run"
-    stats = (state[f"{prefix}_count"], state[f"{prefix}_sum"], state[f"{prefix}_sqmax"])
     hp = _hyper(params, state)
+    counts, sqmax = state[f"{prefix}_count"], state[f"{prefix}_sqmax"]
     if rows.is_sparse and hp.beta1 == 0.0:  # exact O(nnz) steps (lazy l2 shrinkage)
-        pack = np.empty((rows.n_features, 4))
-        return select(spam_epoch_lazy)(state["w"], state["w_avg"], pack, *stats, rows.data,
-                               rows.indices, rows.indptr, y, order, hp, t, learn)
-    return select(spam_epoch)(state["w"], state["w_avg"], *stats, rows.data, rows.indices,
-                      rows.indptr, y, order, hp, t, learn)
+        if "pack" not in state:
+            if before_dense is not None:
+                before_dense()
+            _to_lazy(state, params, t)
+        elif learn and hp.stats == STATS_TRAIN:  # the chunk joins the frozen statistics
+            spam_lazy_add_rows(state["pack"], state["lazy"], rows.data, rows.indices,
+                               rows.indptr, y)
+        pack, acc, lazy = state["pack"], state["acc"], state["lazy"]
+        kernel, position = select(spam_epoch_lazy), 0
+        while True:
+            t, status, position = kernel(pack, acc, lazy, counts, sqmax, rows.data,
+                                         rows.indices, rows.indptr, y, order, position, hp, t,
+                                         learn)
+            lazy[_LAZY_T] = t
+            if status != NEEDS_FOLD:
+                return t, status
+            if before_dense is not None:
+                before_dense()
+            spam_lazy_fold(pack, acc, lazy)
+    if "pack" in state:
+        if before_dense is not None:
+            before_dense()
+        _to_plain(state, params, t)
+    return select(spam_epoch)(state["w"], state["w_avg"], state["dots"], counts,
+                              state[f"{prefix}_sum"], sqmax, rows.data, rows.indices,
+                              rows.indptr, y, order, hp, t, learn)
+
+
+def warm_values(state: dict) -> dict:
+    """Return the entries ``warm_start=True`` reuses: the last iterate ``w``."""
+    return {"w": iterates(state)[0]}
 
 
 def coef(state, params) -> np.ndarray:
     """Return the averaged iterate (``output="average"``) or the last one."""
-    return state["w_avg"] if params["output"] == "average" else state["w"]
+    w, w_avg = iterates(state)
+    return w_avg if params["output"] == "average" else w
 
 
 BETAS = tuple(10.0**k for k in range(-5, 6))
@@ -129,13 +205,16 @@ _COMMON = dict(
     streaming=True,
     sparse=True,
     memory="O(d)",
-    cost="O(nnz) per sample on CSR input with beta1=0 (lazy scaling; O(d) once per call), "
-    "otherwise O(d) per sample (dense rows, or the elastic-net prox)",
+    cost="O(nnz) per sample on CSR input with beta1=0 (lazy scaling kept between calls; O(d) "
+    "only when the model is read), otherwise O(d) per sample (dense rows, or the elastic-net "
+    "prox)",
     init_state=init_state,
     run=run,
     coef=coef,
     step_param="eta0",
     warm_keys=("w",),
+    warm_values=warm_values,
+    column_keys=("pack", "acc"),
     equivalence_params={"stats": "online"},
 )
 

@@ -7,7 +7,13 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels._schedules import CONSTANT, INV_SQRT
-from .._kernels.univariate import EXPONENTIAL, SQUARE, univariate_epoch
+from .._kernels.univariate import (
+    EXPONENTIAL,
+    NEEDS_FOLD,
+    SQUARE,
+    univariate_epoch,
+    univariate_fold,
+)
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -38,9 +44,11 @@ class UnivariateHyper(NamedTuple):
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh state: ``w`` (d,), bias ``b`` (1,), ``run_count`` (2,), ``run_sqmax`` (1,)."""
+    """Return a fresh state: ``w`` (d,) and its ``scale`` (1,) (the weights are ``scale * w``),
+    bias ``b`` (1,), ``run_count`` (2,), ``run_sqmax`` (1,)."""
     return {
         "w": np.zeros(n_features),
+        "scale": np.ones(1),
         "b": np.zeros(1),
         "run_count": np.zeros(2, dtype=np.int64),
         "run_sqmax": np.zeros(1),
@@ -50,7 +58,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 def _runner(loss: str):
     auto, code = AUTO_ETA[loss], {"exp": EXPONENTIAL, "squ": SQUARE}[loss]
 
-    def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
         """One pass (see :func:`aucopt._kernels.univariate.univariate_epoch`).
 
         ``weights="train"``: class counts and M^2 of all the training data given
@@ -62,16 +70,28 @@ def _runner(loss: str):
         hp = UnivariateHyper(loss=code, eta=auto if is_auto else float(params["eta"]),
                              auto_eta=is_auto, schedule=SCHEDULES[params["schedule"]],
                              lam=float(params["lam"]), online=online)
-        return univariate_epoch(state["w"], state["b"], state[f"{prefix}_count"],
-                                state[f"{prefix}_sqmax"], rows.data, rows.indices, rows.indptr,
-                                y, order, hp, t, learn)
+        w, scale, position = state["w"], state["scale"], 0
+        while True:
+            t, status, position = univariate_epoch(
+                w, scale, state["b"], state[f"{prefix}_count"], state[f"{prefix}_sqmax"],
+                rows.data, rows.indices, rows.indptr, y, order, position, hp, t, learn)
+            if status != NEEDS_FOLD:
+                return t, status
+            if before_dense is not None:
+                before_dense()
+            univariate_fold(w, scale)
 
     return run
 
 
 def coef(state, params) -> np.ndarray:
-    """Return the last iterate ``w`` (the bias does not change the ranking)."""
-    return state["w"]
+    """Return the last iterate ``scale * w`` (the bias does not change the ranking)."""
+    return state["w"] * state["scale"][0]
+
+
+def warm_values(state: dict) -> dict:
+    """Return the entries ``warm_start=True`` reuses: the weights and the bias."""
+    return {"w": coef(state, None), "b": state["b"]}
 
 
 _COMMON = dict(
@@ -81,12 +101,14 @@ _COMMON = dict(
     streaming=True,
     sparse=True,
     memory="O(d)",
-    cost="O(nnz) per sample (lazy l2 shrinkage; O(d) once per pass)",
+    cost="O(nnz) per sample (lazy l2 shrinkage kept between calls)",
     init_state=init_state,
     coef=coef,
     grid={"eta": ETA_GRID},
     step_param="eta",
     warm_keys=("w", "b"),
+    warm_values=warm_values,
+    column_keys=("w",),
     equivalence_params={"weights": "online"},
 )
 

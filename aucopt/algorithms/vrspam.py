@@ -82,7 +82,7 @@ def _spam_start(state, rows: RowData, y, order, params) -> int:
     tmp = spam.init_state(rows.n_features, rows.n_samples, spam_params)
     tmp.update({key: state[key] for key in ("data_count", "data_sum", "data_sqmax")})
     _, status = spam.run(tmp, rows, y, order, spam_params, 0, True)
-    state["w"][...] = tmp["w_avg"]
+    state["w"][...] = spam.iterates(tmp)[1]
     return status
 
 

@@ -9,7 +9,6 @@ the registry (``aucopt.algorithms``): ``init_state``, ``run`` and ``coef``.
 
 from __future__ import annotations
 
-import copy
 import logging
 import warnings
 from numbers import Integral
@@ -35,6 +34,7 @@ from ..exceptions import DivergenceError, OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
+from ._undo import UndoLog, touched_columns, undo_plan
 
 __all__ = ["BaseAUCClassifier"]
 
@@ -42,6 +42,8 @@ logger = logging.getLogger(__name__)
 
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
+
+_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
 # dtypes of the numba label passes: bool, (u)int8-64, float32/64
 _JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
@@ -127,10 +129,21 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         return get_algorithm(cls._algorithm)
 
     def _validate_params(self) -> None:
-        validate_parameter_constraints(
-            self._parameter_constraints, self.get_params(deep=False), type(self).__name__
-        )
+        """Check the hyperparameters against their constraints; raise InvalidParameterError.
+
+        Run by every ``fit`` and ``partial_fit`` call (``set_params`` or an assignment may
+        have changed them since); a call whose hyperparameters equal those last checked
+        skips the check, which keeps one-row ``partial_fit`` calls cheap.
+        """
+        params = self._params()
+        try:
+            if self.__dict__.get("_checked_params") == params:
+                return
+        except (TypeError, ValueError):  # a value whose == is not a bool (e.g. an array)
+            pass
+        validate_parameter_constraints(self._parameter_constraints, params, type(self).__name__)
         self._check_params_extra()
+        self._checked_params = params
 
     def _check_params_extra(self) -> None:
         """Cross-parameter rules; subclasses override."""
@@ -267,6 +280,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                     f"classes must hold exactly two labels for this binary AUC learner; got "
                     f"{classes.tolist()}."
                 )
+            self._check_targets(classes)  # class labels, not values of a continuous target
         else:
             if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
                 raise ValueError(
@@ -274,12 +288,40 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                     f"{self.classes_.tolist()} of the first partial_fit call."
                 )
             classes = self.classes_
+            rows = self._plain_rows(X, y)
+            if rows is not None:  # already float64 CSR/ndarray of the right width
+                self._fit_rows(rows, self._signed_labels(y, classes), classes, n_epochs=1,
+                               shuffle=False, reset=False)
+                self._warn_ordered_stream()
+                return self
         X, y = self._validate_input(X, y, reset=first, check_finite=False)
         self._check_targets(y)
         signed = self._signed_labels(y, classes)
         self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first)
         self._warn_ordered_stream()
         return self
+
+    def _plain_rows(self, X, y):
+        """Return ``X`` as kernel rows if it needs no conversion, else None (the full checks).
+
+        The fast path of ``partial_fit`` on small chunks: a float64 C-ordered ndarray or a
+        float64 CSR matrix in canonical form, as wide as the data seen, without feature
+        names, and a 1-d ndarray ``y`` of the same length. Values are checked by the
+        class-statistics pass (NaN, infinity) and the label encoding (unknown labels), as
+        on the full path.
+        """
+        if type(y) is not np.ndarray or y.ndim != 1 or "feature_names_in_" in self.__dict__:
+            return None
+        if type(X) is np.ndarray:
+            plain = X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
+        elif type(X) in _CSR_TYPES:  # sorted, no repeated columns: else the full path
+            plain = X.dtype == np.float64 and self._spec().sparse and X.has_canonical_format
+        else:
+            return None
+        shape = X.shape
+        if not plain or shape[1] != self.n_features_in_ or shape[0] != y.shape[0] or not shape[0]:
+            return None
+        return as_rows(X)
 
     def decision_function(self, X):
         """Return the ranking scores ``X w + intercept_`` (``f(X) + intercept_`` if non-linear).
@@ -341,56 +383,117 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
     def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
-        The state is updated on a copy and committed only on success, so an
-        error (e.g. divergence) leaves the estimator as it was.
+        The state is updated in place under an undo log (:mod:`._undo`): an error (e.g.
+        divergence, or a NaN found by the statistics pass) puts it back as it was, so the
+        estimator is unchanged. ``coef_`` and ``intercept_`` are formed when next read.
         """
         spec = self._spec()
-        params = self.get_params(deep=False)
+        params = self._params()
         if reset:
             rng = make_generator(self.random_state)
             state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
             state.update(new_data_stats(rows.n_features))
-            for key in spec.warm_keys if warm_from is not None else ():
-                state[key] = warm_from[key].copy()
-            t = 0
+            if warm_from is not None:
+                warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
+                for key in spec.warm_keys:
+                    state[key] = np.array(warm[key], copy=True)
+            t, undo = 0, None
+            self.__dict__.pop("_undo_plan", None)  # a new state: plan its undo log afresh
         else:
-            rng = copy.deepcopy(self._rng)
-            # read-only arrays (e.g. AOGD's frequencies, O(D d)) are shared, not copied:
-            # nothing writes them, so the committed state stays as it was on failure
-            state = {key: value.copy() if value.flags.writeable else value
-                     for key, value in self._state.items()}
-            t = self.t_
-        observe_data(state, rows, y)
-        if not spec.epochs_by_base:
-            n_epochs = 1  # the spec's run handles max_iter itself
-        for epoch in range(n_epochs):
-            order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
-            t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng)
-            if status != OK:
-                self._raise_divergence(spec, epoch, t, float(np.sqrt(state["data_sqmax"][0])))
-            if self.verbose:
-                logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
-                            epoch + 1, n_epochs, t)
+            state, rng, t = self._state, self._rng, self.t_
+            cols = touched_columns(rows, rows.n_features)
+            if cols is not None and spec.extra_columns is not None:
+                cols = np.concatenate((cols, spec.extra_columns(state)))
+            plan = self.__dict__.get("_undo_plan")
+            if plan is None or plan[0] != tuple(state):  # new, or the state changed form
+                plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
+                self._undo_plan = plan
+            # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
+            undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
+        hook = {}
+        if spec.column_keys:
+            hook["before_dense"] = undo.before_dense if undo is not None else None
+        try:
+            observe_data(state, rows, y)
+            if not spec.epochs_by_base:
+                n_epochs = 1  # the spec's run handles max_iter itself
+            for epoch in range(n_epochs):
+                order = (rng.permutation(rows.n_samples) if shuffle
+                         else identity_order(rows.n_samples))
+                t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng, **hook)
+                if status != OK:
+                    self._raise_divergence(spec, epoch, t,
+                                           float(np.sqrt(state["data_sqmax"][0])))
+                if self.verbose:
+                    logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
+                                epoch + 1, n_epochs, t)
+        except BaseException:
+            if undo is not None:
+                undo.rollback()
+            raise
         self._state, self._rng, self.t_ = state, rng, int(t)
         self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
         self.classes_ = classes
         self._set_coef()
 
+    def _params(self) -> dict:
+        """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost)."""
+        cls = type(self)
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            names = tuple(cls._get_param_names())
+            cls._param_names_cache = names
+        return {name: getattr(self, name) for name in names}
+
     def _set_coef(self) -> None:
-        """Set ``coef_`` (linear models) and ``intercept_`` from the committed state."""
-        spec, params = self._spec(), self.get_params(deep=False)
-        if spec.coef is not None:
-            self.coef_ = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
+        """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""
+        self._fitted = {}
+
+    def _fitted_attributes(self) -> dict:
+        """Return ``{"coef_": ..., "intercept_": ...}`` of the committed state (cached).
+
+        The cache is one dict filled in place, so reading does not rebind attributes.
+        """
+        if "_state" not in self.__dict__:
+            raise AttributeError(f"This {type(self).__name__} instance is not fitted yet.")
+        fitted = self.__dict__.setdefault("_fitted", {})
+        if "intercept_" in fitted:
+            return fitted
+        spec, params = self._spec(), self._params()
+        if spec.coef is not None and "coef_" not in fitted:
+            fitted["coef_"] = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
         if spec.mean_scores is not None:
             means = [s for s in spec.mean_scores(self._state, params) if s is not None]
         else:
-            means = class_mean_scores(self._state, self.coef_[0])
-        self.intercept_ = np.array([-float(np.mean(means)) if means else 0.0])
+            means = class_mean_scores(self._state, fitted["coef_"][0])
+        fitted["intercept_"] = np.array([-float(np.mean(means)) if means else 0.0])
+        return fitted
+
+    @property
+    def coef_(self):
+        """ndarray of shape (1, n_features): the linear scoring vector (linear models only)."""
+        fitted = self._fitted_attributes()
+        if "coef_" not in fitted:
+            raise AttributeError(f"{type(self).__name__} is not linear: it has no coef_.")
+        return fitted["coef_"]
+
+    @coef_.setter
+    def coef_(self, value):
+        self.__dict__.setdefault("_fitted", {})["coef_"] = value
+
+    @property
+    def intercept_(self):
+        """ndarray of shape (1,): ``-(mean score of the positives + of the negatives) / 2``."""
+        return self._fitted_attributes()["intercept_"]
+
+    @intercept_.setter
+    def intercept_(self, value):
+        self.__dict__.setdefault("_fitted", {})["intercept_"] = value
 
     def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()
         if spec.decision is not None:
-            return spec.decision(self._state, self.get_params(deep=False), as_rows(X))
+            return spec.decision(self._state, self._params(), as_rows(X))
         return np.asarray(X @ self.coef_[0]).ravel()
 
     def _warn_constant_model(self) -> None:
@@ -417,9 +520,11 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         One-pass learners then adapt to one class first and often end up with
         an inverted ranker.
         """
+        if self.__dict__.get("_ordered_warned", False):
+            return
         count = self._state["data_count"]
-        if getattr(self, "_ordered_warned", False) or count.min() > 0 \
-                or count.sum() < ORDERED_PREFIX_ROWS:
+        n_neg, n_pos = count[0], count[1]
+        if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
             return
         self._ordered_warned = True
         message = (

@@ -109,8 +109,8 @@ class FTRLAUCClassifier(BaseAUCClassifier):
     nearly scale-free, so unscaled data does not diverge, but scaling to
     [-1, 1] still improves AUC. :math:`\lambda_1` acts on sums of gradients:
     its useful size grows with the stream length. Cost O(nnz) per sample on
-    CSR input (O(d) per sample on dense input), plus O(d) once per call;
-    memory 5 floats per feature.
+    CSR input (O(d) per sample on dense input), with nothing O(d) per
+    ``partial_fit`` call; memory 5 floats per feature.
 
     References
     ----------

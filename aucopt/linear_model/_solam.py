@@ -108,7 +108,9 @@ class SOLAMClassifier(_SOLAMBase):
     for :math:`\alpha`; the dual step here is an ascent (notes.md#solam-dual-sign). The
     estimate :math:`\hat p_t` counts every example received, including the
     current one (and, with ``max_iter > 1``, the repeated ones). Cost O(d) per
-    example, memory O(d). When the constraints are inactive the saddle point is
+    dense example, O(nnz) per CSR example (scaling and averaging kept lazily
+    between ``partial_fit`` calls), memory O(d). When the constraints are
+    inactive the saddle point is
     :math:`w^* = \Sigma_2^{-1}\mu`, :math:`a^* = w^{*\top} m_+`,
     :math:`b^* = w^{*\top} m_-`, :math:`\alpha^* = b^* - a^*` (notes.md#closed-forms).
 
@@ -262,7 +264,7 @@ class RegSOLAMClassifier(_SOLAMBase):
     :math:`\eta_t` but uses :math:`\gamma_t = \zeta/\sqrt{t}` (Corollary 3.4.1).
     With inactive constraints the saddle point is
     :math:`w^* = (\Sigma_2 + \frac{\lambda}{2p(1-p)} I)^{-1}\mu` (notes.md#closed-forms).
-    Cost O(d) per example.
+    Cost O(d) per dense example, O(nnz) per CSR example (as SOLAM).
 
     References
     ----------

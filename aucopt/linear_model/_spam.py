@@ -17,6 +17,7 @@ _SPAM_CONSTRAINTS = {
     "power_t": [Interval(Real, 0, 1, closed="neither")],
     "stats": [Options(str, {"train", "online", "warmup"})],
     "warmup": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None)],
+    "decay": [Interval(Real, 0, 1, closed="left")],
     "output": [Options(str, {"average", "last"})],
 }
 
@@ -67,6 +68,13 @@ class SPAML2Classifier(BaseAUCClassifier):
     warmup : float or int, default=0.1
         Warm-up size for ``stats="warmup"``: a fraction of the first data
         given, or a number of samples.
+    decay : float in [0, 1), default=0.0
+        Exponential forgetting of the running class statistics of
+        ``stats="online"`` (our extension for drifting streams, not in the
+        papers): before each new sample is added, the class counts and sums are
+        multiplied by ``1 - decay``, so :math:`p, m_+, m_-` follow roughly the
+        last ``1/decay`` samples. ``M^2`` (for ``eta0="auto"``) is not forgotten.
+        0 keeps every sample (the exact results of the running statistics).
     output : {"average", "last"}, default="average"
         Score with the averaged iterate or the last one.
     max_iter : int, default=5
@@ -106,7 +114,9 @@ class SPAML2Classifier(BaseAUCClassifier):
     splits (20 runs). The thesis does not state the step schedule (notes.md#spam-step);
     ``"inv_sqrt"`` with averaging is the authors' code. The class statistics
     must be known in advance (notes.md#spam-class-statistics); ``stats="online"`` is the pure
-    streaming deviation. Cost O(d) per sample, memory O(d).
+    streaming deviation. Cost O(d) per dense sample; O(nnz) per CSR sample
+    (SPAM-L2: the shrinkage, the class-mean terms and the average are kept
+    lazily between ``partial_fit`` calls), memory O(d).
 
     References
     ----------
@@ -128,6 +138,14 @@ class SPAML2Classifier(BaseAUCClassifier):
     _algorithm = "spam-l2"
     _parameter_constraints = _SPAM_CONSTRAINTS
 
+    def _check_params_extra(self) -> None:
+        if self.decay > 0 and self.stats != "online":
+            raise ValueError(
+                f"decay={self.decay!r} forgets the running class statistics, which only "
+                f"stats='online' keeps (got stats={self.stats!r}): set stats='online' or "
+                "decay=0."
+            )
+
     def __init__(
         self,
         *,
@@ -137,6 +155,7 @@ class SPAML2Classifier(BaseAUCClassifier):
         power_t=0.5,
         stats="train",
         warmup=0.1,
+        decay=0.0,
         output="average",
         max_iter=5,
         shuffle=True,
@@ -150,6 +169,7 @@ class SPAML2Classifier(BaseAUCClassifier):
         self.power_t = power_t
         self.stats = stats
         self.warmup = warmup
+        self.decay = decay
         self.output = output
         self.max_iter = max_iter
         self.shuffle = shuffle
@@ -184,6 +204,8 @@ class SPAMNetClassifier(SPAML2Classifier):
     stats : {"train", "online", "warmup"}, default="train"
         See :class:`SPAML2Classifier`.
     warmup : float or int, default=0.1
+        See :class:`SPAML2Classifier`.
+    decay : float in [0, 1), default=0.0
         See :class:`SPAML2Classifier`.
     output : {"average", "last"}, default="average"
         See :class:`SPAML2Classifier`.
@@ -239,6 +261,7 @@ class SPAMNetClassifier(SPAML2Classifier):
         power_t=0.5,
         stats="train",
         warmup=0.1,
+        decay=0.0,
         output="average",
         max_iter=5,
         shuffle=True,
@@ -248,7 +271,7 @@ class SPAMNetClassifier(SPAML2Classifier):
     ):
         super().__init__(
             beta=beta, eta0=eta0, schedule=schedule, power_t=power_t, stats=stats,
-            warmup=warmup, output=output, max_iter=max_iter, shuffle=shuffle,
+            warmup=warmup, decay=decay, output=output, max_iter=max_iter, shuffle=shuffle,
             random_state=random_state, warm_start=warm_start, verbose=verbose,
         )
         self.beta1 = beta1

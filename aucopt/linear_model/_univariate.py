@@ -104,7 +104,7 @@ class UniExpClassifier(BaseAUCClassifier):
     examples; a non-finite step raises ``DivergenceError``.
 
     Cost O(nnz) per sample on CSR rows (the l2 shrinkage is applied lazily as
-    a scale factor; O(d) once per pass), memory O(d).
+    a scale factor kept between ``partial_fit`` calls), memory O(d).
 
     References
     ----------

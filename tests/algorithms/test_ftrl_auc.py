@@ -49,7 +49,8 @@ def test_sparse_rows_match_reference_in_chunks():
 
 def _state_after(X, y, rows_seen, hp):
     state = init_state(X.shape[1], len(y), {})
-    ftrl_auc_epoch(state["pack"], state["run_count"], X, None, None, y, rows_seen, hp, 0, True)
+    ftrl_auc_epoch(state["pack"], state["dots"], state["run_count"], X, None, None, y, rows_seen,
+                   hp, 0, True)
     return state
 
 
@@ -67,8 +68,8 @@ def test_csr_step_touches_only_the_nonzero_coordinates():
     touched = rows.indices[rows.indptr[i]:rows.indptr[i + 1]]
     assert 0 < touched.size < 60
     after_csr = {k: v.copy() for k, v in before.items()}
-    t, _ = ftrl_auc_epoch(after_csr["pack"], after_csr["run_count"], rows.data, rows.indices,
-                          rows.indptr, y, np.array([i]), hp, 0, True)
+    t, _ = ftrl_auc_epoch(after_csr["pack"], after_csr["dots"], after_csr["run_count"], rows.data,
+                          rows.indices, rows.indptr, y, np.array([i]), hp, 0, True)
     assert t == 1
     untouched = np.setdiff1d(np.arange(d), touched)
     assert_array_equal(after_csr["pack"][untouched], before["pack"][untouched])
@@ -78,8 +79,8 @@ def test_csr_step_touches_only_the_nonzero_coordinates():
                     rows.data[rows.indptr[i]:rows.indptr[i + 1]], rtol=1e-12)
     # the same step on the dense row (which visits every coordinate) gives the same state
     after_dense = {k: v.copy() for k, v in before.items()}
-    ftrl_auc_epoch(after_dense["pack"], after_dense["run_count"], dense, None, None, y,
-                   np.array([i]), hp, 0, True)
+    ftrl_auc_epoch(after_dense["pack"], after_dense["dots"], after_dense["run_count"], dense, None,
+                   None, y, np.array([i]), hp, 0, True)
     assert_allclose(after_csr["pack"], after_dense["pack"], rtol=1e-10, atol=1e-15)
     assert_array_equal(after_csr["run_count"], after_dense["run_count"])
 

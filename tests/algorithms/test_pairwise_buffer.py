@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 from aucopt._kernels._buffers import rsx_update
+from aucopt.algorithms.pairwise_buffer import iterates
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
 from aucopt.linear_model._pairwise_buffer import KarClassifier, OGDFIFOClassifier
@@ -49,7 +50,7 @@ def test_fifo_matches_reference_same_order(params, german, as_format):
     w, w_bar, t = ref.pairwise_ogd(X, y, orders, eta=0.05, policy="fifo", **params)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
-    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
 @pytest.mark.parametrize("params", PARAMS)
@@ -63,7 +64,7 @@ def test_kar_matches_reference_same_order_and_draws(params, german, as_format):
                                    buffer_size=7, **params)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
-    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
 def test_kar_repopulation_inside_a_later_chunk(german):
@@ -76,7 +77,7 @@ def test_kar_repopulation_inside_a_later_chunk(german):
     w, _, t = ref.pairwise_ogd(X, y, [np.arange(60)], draws, eta=0.05, lam=1e-4,
                                policy="rsx", buffer_size=12)
     assert est.t_ == t
-    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
 @pytest.mark.parametrize("lam, radius", [(1e-3, None), (30.0, None), (0.0, 0.05)])
@@ -89,7 +90,7 @@ def test_fifo_lazy_sparse_kernel_equals_dense_kernel(lam, radius):
     lazy = OGDFIFOClassifier(**params).fit(sp.csr_matrix(X), y)
     assert lazy.t_ == dense.t_
     assert_allclose(lazy.coef_, dense.coef_, rtol=1e-9, atol=1e-14)
-    assert_allclose(lazy._state["w"], dense._state["w"], rtol=1e-9, atol=1e-14)
+    assert_allclose(iterates(lazy._state)[0], iterates(dense._state)[0], rtol=1e-9, atol=1e-14)
     mixed = OGDFIFOClassifier(**params)
     mixed.partial_fit(sp.csr_matrix(X[:100]), y[:100], classes=[-1, 1])
     mixed.partial_fit(X[100:250], y[100:250])
@@ -184,8 +185,9 @@ def test_kar_csr_lazy_sparse_kernel_equals_dense_kernel(params):
         lambda: KarClassifier(eta=0.05, buffer_size=10, random_state=1, **params))
     for name in ("csr", "mixed"):
         assert_allclose(fits[name]._state["buf_y"], fits["dense"]._state["buf_y"], rtol=0)
-        assert_allclose(fits[name]._state["w_avg"], fits["dense"]._state["w_avg"], rtol=1e-9,
-                        atol=1e-13 * np.abs(fits["dense"]._state["w_avg"]).max())
+        average = iterates(fits["dense"]._state)[1]
+        assert_allclose(iterates(fits[name]._state)[1], average, rtol=1e-9,
+                        atol=1e-13 * np.abs(average).max())
 
 
 @pytest.mark.parametrize("params", PARAMS)
@@ -201,7 +203,7 @@ def test_kar_sparse_slots_match_reference_over_chunks(params):
                                    buffer_size=10, **params)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13 * np.abs(w_bar).max())
-    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
 
 
 def test_kar_sparse_slots_jit_equals_numba_disable_jit():

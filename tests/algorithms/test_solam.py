@@ -5,7 +5,9 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
-from aucopt._kernels.solam import _FOLD_BELOW, saddle_partials
+from aucopt._kernels.solam import FOLD_BELOW as _FOLD_BELOW
+from aucopt._kernels.solam import saddle_partials
+from aucopt.algorithms.solam import iterates
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 
@@ -37,7 +39,7 @@ def test_matches_reference_same_order(algorithm, eta0, german, as_format):
     out = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=zeta, **ref_params)
     assert est.t_ == out["t"] == 600
     assert_allclose(est.coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)
-    assert_allclose(est._state["w"], out["w"], rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], out["w"], rtol=1e-10, atol=1e-13)
     assert_allclose(est._state["ab"], [out["a"], out["b"]], rtol=1e-10, atol=1e-13)
     assert_allclose(est._state["alpha"], [out["alpha"]], rtol=1e-10, atol=1e-13)
     assert_allclose(est._state["ab_avg"], [out["a_bar"], out["b_bar"]], rtol=1e-10,
@@ -54,8 +56,8 @@ def test_fixed_kappa_and_warm_start_match_reference(german):
     X, y = german
     first = SOLAMClassifier(R=2.0, eta0=0.1, kappa=3.0, max_iter=1, random_state=1,
                             warm_start=True).fit(X[:200], y[:200])
-    start = dict(w=first._state["w"].copy(), a=first._state["ab"][0], b=first._state["ab"][1],
-                 alpha=first._state["alpha"][0])
+    start = dict(w=iterates(first._state)[0].copy(), a=first._state["ab"][0],
+                 b=first._state["ab"][1], alpha=first._state["alpha"][0])
     first.fit(X[200:500], y[200:500])
     out = ref.solam(X[200:500], y[200:500], _orders(1, 300, 1), R=2.0, kappa=3.0, zeta=0.1,
                     state=start)
@@ -114,8 +116,8 @@ def test_l1_ball_gives_exact_zeros():
     X = 0.5 * rng.standard_normal((1500, 10))
     X[y > 0, :2] += 1.0
     est = SOLAML1Classifier(R=0.5, eta0=0.05, random_state=0).fit(X, y)
-    assert np.sum(est._state["w"] == 0.0) >= 5
-    assert np.abs(est._state["w"]).sum() <= 0.5 + 1e-12
+    assert np.sum(iterates(est._state)[0] == 0.0) >= 5
+    assert np.abs(iterates(est._state)[0]).sum() <= 0.5 + 1e-12
     assert est.score(X, y) > 0.9
 
 
@@ -159,8 +161,10 @@ def test_lazy_sparse_kernel_equals_dense_kernel(case, german):
         chunked_dense.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
         chunked_lazy.partial_fit(sp.csr_matrix(X[chunk]), y[chunk], classes=[-1, 1])
     for a, b in ((dense, lazy), (chunked_dense, chunked_lazy)):
-        for key in ("w", "w_avg", "ab", "alpha", "ab_avg", "alpha_avg", "gamma_sum"):
+        for key in ("ab", "alpha", "ab_avg", "alpha_avg", "gamma_sum"):
             assert_allclose(b._state[key], a._state[key], rtol=1e-9, atol=1e-14)
+        for got, expected in zip(iterates(b._state), iterates(a._state)):
+            assert_allclose(got, expected, rtol=1e-9, atol=1e-14)
     # the case exercises what its name says: w is scaled by (1 - gamma lam) min(1, R/||.||)
     # at every step; a pass whose product is below _FOLD_BELOW must fold the scale into v
     kappa = np.sqrt(max(float(x @ x) for x in X))
@@ -173,7 +177,7 @@ def test_lazy_sparse_kernel_equals_dense_kernel(case, german):
         assert np.all(scales == 1.0)
     elif case == "active ball":
         assert np.mean(scales < 1) > 0.3 and np.prod(scales) > _FOLD_BELOW  # measured 0.41, 0.07
-        assert 0.18 < np.linalg.norm(lazy._state["w"]) <= 0.2 * (1 + 1e-12)
+        assert 0.18 < np.linalg.norm(iterates(lazy._state)[0]) <= 0.2 * (1 + 1e-12)
     elif case == "projection folds":
         assert np.prod(scales) < _FOLD_BELOW and np.mean(scales < 1) > 0.9
     elif case == "shrinkage folds":

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from aucopt.algorithms.spam import iterates
 from aucopt.datasets import make_auc_problem, make_preprocessor
 from aucopt.exceptions import DivergenceError
 from aucopt.linear_model import SPAML2Classifier, SPAMNetClassifier
@@ -34,7 +35,7 @@ def test_matches_reference_same_order(stats, penalty, german, as_format):
                            beta1=1e-3 if penalty == "net" else 0.0, stats=stats, n_warmup=30)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
-    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
 @pytest.mark.parametrize(
@@ -54,7 +55,7 @@ def test_schedules_match_reference(schedule, eta0, as_format):
 def test_warm_start_continues_from_last_iterate(german):
     X, y = german
     est = SPAML2Classifier(max_iter=2, random_state=1, warm_start=True).fit(X[:500], y[:500])
-    w_first = est._state["w"].copy()
+    w_first = iterates(est._state)[0].copy()
     est.fit(X[500:], y[500:])
     _, w_bar, t = ref.spam(X[500:], y[500:], _orders(1, 500, 2), beta=1e-4, w0=w_first)
     assert est.t_ == t  # fit restarts the counter
@@ -156,7 +157,7 @@ def test_lazy_sparse_kernel_equals_dense_kernel(stats, beta, eta0):
     chunked.partial_fit(X[:123], y[:123], classes=[-1, 1])
     chunked.partial_fit(X[123:], y[123:])
     assert_allclose(lazy.coef_, chunked.coef_, rtol=1e-9, atol=1e-14)
-    assert_allclose(lazy._state["w"], chunked._state["w"], rtol=1e-9, atol=1e-14)
+    assert_allclose(iterates(lazy._state)[0], iterates(chunked._state)[0], rtol=1e-9, atol=1e-14)
     full = SPAML2Classifier(**params).fit(sp.csr_matrix(X), y)
     assert_allclose(full.coef_, dense.coef_, rtol=1e-9, atol=1e-14)
 

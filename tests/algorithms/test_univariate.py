@@ -73,12 +73,13 @@ def test_first_step_uses_the_balanced_weight(counts, learn, weight):
     y = np.array([-1.0])
     hp = UnivariateHyper(loss=SQUARE, eta=0.1, auto_eta=False, schedule=CONSTANT, lam=0.5,
                          online=learn)
-    w, b = np.zeros(2), np.zeros(1)
-    t, status = univariate_epoch(w, b, np.array(counts, dtype=np.int64), np.zeros(1), X, None,
-                                 None, y, np.array([0]), hp, 0, learn)
+    w, scale, b = np.zeros(2), np.ones(1), np.zeros(1)
+    t, status, position = univariate_epoch(w, scale, b, np.array(counts, dtype=np.int64),
+                                           np.zeros(1), X, None, None, y, np.array([0]), 0, hp,
+                                           0, learn)
     g = weight * (-2.0) * (-1.0)  # l'(0) = -2 for the square loss, y = -1
-    assert t == 1 and status == 0
-    assert_allclose(w, -0.1 * g * X[0] / (1 + 0.1 * 0.5), rtol=1e-14)
+    assert t == 1 and status == 0 and position == 1
+    assert_allclose(w * scale, -0.1 * g * X[0] / (1 + 0.1 * 0.5), rtol=1e-14)
     assert_allclose(b[0], -0.1 * g, rtol=1e-14)
 
 

@@ -7,15 +7,24 @@ sample, class statistics recomputed from the samples seen, dense arrays only.
 import numpy as np
 
 
-def _statistics(X, y, seen):
-    """Return p, m+, m-, M^2 of the rows ``seen`` (None when a class is missing)."""
+def _statistics(X, y, seen, decay=0.0):
+    """Return p, m+, m-, M^2 of the rows ``seen`` (None when a class is missing).
+
+    With ``decay``, the k-th of N rows seen weighs ``(1 - decay)^(N - 1 - k)``.
+    """
     idx = np.asarray(seen, dtype=int)
     pos, neg = idx[y[idx] > 0], idx[y[idx] < 0]
     if pos.size == 0 or neg.size == 0:
         return None
-    p = pos.size / idx.size
     m2 = max(float(X[i] @ X[i]) for i in idx)
-    return p, X[pos].mean(axis=0), X[neg].mean(axis=0), m2
+    if decay == 0.0:
+        p = pos.size / idx.size
+        return p, X[pos].mean(axis=0), X[neg].mean(axis=0), m2
+    weight = (1.0 - decay) ** np.arange(idx.size - 1, -1, -1)
+    is_pos = y[idx] > 0
+    w_pos, w_neg = weight[is_pos], weight[~is_pos]
+    p = w_pos.sum() / weight.sum()
+    return p, w_pos @ X[pos] / w_pos.sum(), w_neg @ X[neg] / w_neg.sum(), m2
 
 
 def _step(schedule, t, eta0, beta, power_t, m2):
@@ -29,7 +38,7 @@ def _step(schedule, t, eta0, beta, power_t, m2):
 
 
 def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", power_t=0.5,
-         stats="train", n_warmup=0, w0=None):
+         stats="train", n_warmup=0, w0=None, decay=0.0):
     """Run SPAM over the passes ``orders``; return ``(w_last, w_average, t)``.
 
     Parameters
@@ -42,6 +51,8 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
     schedule : "inv_sqrt", "theory_poly" or "theory_1_over_t"
     stats : "train" (all rows of X), "online" (rows seen, including the
         current one) or "warmup" (the first n_warmup rows seen, no step on them)
+    decay : exponential forgetting of the "online" statistics (rows weighted by
+        (1 - decay)^age)
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -56,7 +67,7 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
             if epoch == 0 and stats == "warmup" and len(seen) < n_warmup:
                 seen.append(i)
                 continue
-            st = _statistics(X, y, seen) if seen else None
+            st = _statistics(X, y, seen, decay) if seen else None
             if st is None:
                 continue
             p, m_pos, m_neg, m2 = st

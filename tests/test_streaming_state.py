@@ -1,0 +1,188 @@
+"""Streaming at O(nnz) per call: the lazy state kept between calls, its all-or-nothing update,
+persistence mid-stream, and the forgetting class statistics of SPAM (``decay``)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+
+import aucopt
+from aucopt.datasets import make_auc_problem
+from aucopt.exceptions import DivergenceError
+from aucopt.io import load, save
+from aucopt.linear_model import SPAML2Classifier
+
+from .reference import spam as ref
+
+# (algorithm, params that make the lazy scale fold within a few rows)
+FOLDING = [
+    ("spam-l2", {"beta": 100.0, "eta0": 0.1, "stats": "online"}),
+    ("uni-squ", {"lam": 50.0, "eta": 0.05, "weights": "online"}),
+    ("uni-exp", {"lam": 50.0, "eta": 0.05, "weights": "online"}),
+    ("ftrl-auc", {}),
+    ("reg-solam", {"lam": 1.0, "eta0": 0.9, "kappa": 2.0}),
+    ("solam", {"R": 0.01, "eta0": 4.0, "kappa": 2.0}),
+    ("ogd-fifo", {"eta": 0.5, "lam": 50.0, "loss": "square"}),
+]
+
+
+def _wide_stream(n=240, d=3000, nnz=12, seed=0):
+    """CSR rows wide enough for the undo log to work by columns (d >= 256)."""
+    rng = np.random.default_rng(seed)
+    indptr = np.arange(n + 1) * nnz
+    indices = np.concatenate([np.sort(rng.choice(d, nnz, replace=False)) for _ in range(n)])
+    X = sp.csr_matrix((rng.uniform(-1, 1, n * nnz), indices, indptr), shape=(n, d))
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    y[:2] = [-1.0, 1.0]
+    return X, y
+
+
+def _snapshot(est):
+    return est.t_, {k: v.copy() for k, v in est._state.items()}, est.coef_.copy()
+
+
+def _assert_unchanged(est, snapshot):
+    t, state, coef = snapshot
+    assert est.t_ == t
+    assert set(est._state) == set(state)
+    for key, value in state.items():
+        assert_array_equal(est._state[key], value, err_msg=key)
+    assert_array_equal(est.coef_, coef)
+
+
+@pytest.mark.parametrize("algorithm, params", FOLDING)
+def test_failed_call_leaves_state_as_before(algorithm, params):
+    """A NaN in the last row (found by the statistics pass) and a divergence after folds of the
+    lazy scale (O(d) writes announced to the undo log) both leave every entry as it was, and
+    the stream then continues as if the bad chunk had never come."""
+    X, y = _wide_stream()
+    est = aucopt.make(algorithm, random_state=0, **params).partial_fit(X[:100], y[:100],
+                                                                       classes=[-1, 1])
+    twin = aucopt.make(algorithm, random_state=0, **params).partial_fit(X[:100], y[:100],
+                                                                        classes=[-1, 1])
+    snapshot = _snapshot(est)
+    bad = X[100:140].toarray()
+    bad[-1, 5] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(sp.csr_matrix(bad), y[100:140])
+    _assert_unchanged(est, snapshot)
+    huge = X[100:140].toarray()
+    huge[-5, huge[-5] != 0] = 1e14  # blows the iterate up; the same columns again explode
+    huge[-4:] = huge[-5] * np.arange(2.0, 6.0)[:, None]
+    labels = y[100:140].copy()
+    labels[-5:] = [1.0, -1.0, 1.0, -1.0, 1.0]  # pairs for the pairwise learners
+    with pytest.raises(DivergenceError):
+        est.partial_fit(sp.csr_matrix(huge), labels)
+    _assert_unchanged(est, snapshot)
+    est.partial_fit(X[100:], y[100:])
+    twin.partial_fit(X[100:], y[100:])
+    assert_array_equal(est.coef_, twin.coef_)
+    assert_array_equal(est.intercept_, twin.intercept_)
+
+
+def test_folds_happen_in_the_failing_calls():
+    """The parameters above really fold the lazy scale (else the test proves less)."""
+    X, y = _wide_stream()
+    est = aucopt.make("spam-l2", random_state=0, **FOLDING[0][1])
+    est.partial_fit(X[:100], y[:100], classes=[-1, 1])
+    scales = []
+    for i in range(100, 140):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+        scales.append(est._state["lazy"][0])
+    assert np.any(np.diff(scales) > 0)  # s only shrinks between folds
+
+
+@pytest.mark.parametrize("algorithm, params", FOLDING)
+def test_save_mid_stream_resumes_exactly(algorithm, params, tmp_path):
+    X, y = _wide_stream()
+    est = aucopt.make(algorithm, random_state=0, **params)
+    for i in range(0, 120):
+        est.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
+    save(est, tmp_path / "m")
+    resumed = load(tmp_path / "m")
+    for i in range(120, 240):
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
+        resumed.partial_fit(X[i:i + 1], y[i:i + 1])
+    assert resumed.t_ == est.t_
+    assert_array_equal(resumed.coef_, est.coef_)
+    assert_array_equal(resumed.decision_function(X), est.decision_function(X))
+
+
+def test_coef_is_formed_when_read_and_refreshed_by_learning():
+    X, y = _wide_stream()
+    est = SPAML2Classifier(random_state=0).partial_fit(X[:50], y[:50], classes=[-1, 1])
+    first = est.coef_
+    assert est.coef_ is first  # cached until the next call learns
+    est.partial_fit(X[50:51], y[50:51])
+    assert est.coef_ is not first and not np.array_equal(est.coef_, first)
+    assert "coef_" not in vars(est) and "intercept_" not in vars(est)
+    assert not hasattr(SPAML2Classifier(), "coef_")
+
+
+@pytest.mark.parametrize("as_format", [np.asarray, sp.csr_matrix])
+@pytest.mark.parametrize("decay", [0.01, 0.2])
+def test_decay_matches_reference(decay, as_format):
+    X, y = make_auc_problem(300, 6, separation=1.5, random_state=2)
+    est = SPAML2Classifier(beta=1e-3, stats="online", decay=decay, output="last", max_iter=1,
+                           shuffle=False).fit(as_format(X), y)
+    w, w_bar, t = ref.spam(X, y, [np.arange(300)], beta=1e-3, stats="online", decay=decay)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-9, atol=1e-13)
+
+
+def test_decay_zero_is_the_running_statistics_and_streams_exactly():
+    X, y = make_auc_problem(300, 6, separation=1.5, random_state=2)
+    plain = SPAML2Classifier(stats="online", max_iter=1, shuffle=False).fit(X, y)
+    zero = SPAML2Classifier(stats="online", decay=0.0, max_iter=1, shuffle=False).fit(X, y)
+    assert_array_equal(plain.coef_, zero.coef_)
+    full = SPAML2Classifier(stats="online", decay=0.05, max_iter=1, shuffle=False)
+    full.fit(sp.csr_matrix(X), y)
+    rows = SPAML2Classifier(stats="online", decay=0.05)
+    for i in range(300):
+        rows.partial_fit(sp.csr_matrix(X[i:i + 1]), y[i:i + 1], classes=[-1, 1])
+    assert_array_equal(rows.coef_, full.coef_)
+
+
+def test_decay_folds_its_scale_on_long_streams():
+    """sigma = (1 - decay)^n underflows without folding; the fold keeps the reference."""
+    X, y = make_auc_problem(400, 5, separation=1.5, random_state=3)
+    est = SPAML2Classifier(beta=1e-3, stats="online", decay=0.1, output="last", max_iter=1,
+                           shuffle=False).fit(sp.csr_matrix(X), y)
+    w, _, _ = ref.spam(X, y, [np.arange(400)], beta=1e-3, stats="online", decay=0.1)
+    assert_allclose(est.coef_[0], w, rtol=1e-9, atol=1e-13)
+
+
+def test_decay_needs_online_statistics():
+    X, y = make_auc_problem(50, 3, random_state=0)
+    with pytest.raises(ValueError, match="stats='online'"):
+        SPAML2Classifier(decay=0.1).fit(X, y)
+    with pytest.raises(ValueError, match="decay"):
+        SPAML2Classifier(stats="online", decay=1.0).fit(X, y)
+
+
+@pytest.mark.parametrize("as_format", [np.asarray, sp.csr_matrix])
+def test_partial_fit_fast_path_checks_as_the_full_path(as_format):
+    """Chunks already in float64 skip the conversions, not the checks."""
+    X, y = make_auc_problem(60, 4, random_state=0)
+    est = SPAML2Classifier(random_state=0).partial_fit(as_format(X[:20]), y[:20],
+                                                       classes=[-1, 1])
+    other = SPAML2Classifier(random_state=0).partial_fit(as_format(X[:20]), y[:20],
+                                                         classes=[-1, 1])
+    with pytest.raises(ValueError, match="features"):
+        est.partial_fit(as_format(X[20:30, :3]), y[20:30])
+    bad = X[20:30].copy()
+    bad[4, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(as_format(bad), y[20:30])
+    with pytest.raises(ValueError, match="not in classes"):
+        est.partial_fit(as_format(X[20:30]), np.where(y[20:30] > 0, 2, -1))
+    est.partial_fit(as_format(X[20:40]), y[20:40])  # fast path: float64
+    slow = np.asfortranarray(X[20:40]) if as_format is np.asarray else sp.coo_matrix(X[20:40])
+    other.partial_fit(slow, list(y[20:40]))  # full path: converted, list labels
+    assert_array_equal(est.coef_, other.coef_)
+
+
+def test_first_partial_fit_rejects_continuous_classes():
+    X, y = make_auc_problem(20, 3, random_state=0)
+    with pytest.raises(ValueError, match="continuous"):
+        SPAML2Classifier().partial_fit(X, np.where(y > 0, 1.5, 1.0), classes=[1.0, 1.5])
