@@ -14,6 +14,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 import aucopt  # noqa: E402
 from aucopt.algorithms import get_algorithm  # noqa: E402
+from aucopt.datasets import make_auc_problem  # noqa: E402
 from aucopt.river import AUCClassifier, ExactROCAUC, ExactRollingROCAUC  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
@@ -181,8 +182,21 @@ def test_constructor_rejects_bad_arguments():
         AUCClassifier(random_state=0)
     with pytest.raises(TypeError, match="no parameter"):
         AUCClassifier(not_a_param=1)
-    with pytest.raises(ValueError, match="n_samples_hint"):
-        AUCClassifier("fsauc", n_features=8)
+
+
+def test_fsauc_without_the_stream_length_learns_one_row_at_a_time():
+    """FSAUC restarts its stages with a doubled horizon when no n_samples_hint is given."""
+    X, y = make_auc_problem(1500, 10, separation=1.5, random_state=3)
+    scores = {}
+    for hint in ({}, {"n_samples_hint": 1000}):
+        model = AUCClassifier("fsauc", n_features=32, seed=1, **hint)
+        for row, label in zip(X[:1000], y[:1000]):
+            model.learn_one({f"f{j}": v for j, v in enumerate(row)}, bool(label > 0))
+        probs = [model.predict_proba_one({f"f{j}": v for j, v in enumerate(row)})[True]
+                 for row in X[1000:]]
+        scores[bool(hint)] = roc_auc_score(y[1000:] > 0, probs)
+    assert scores[False] > 0.75
+    assert abs(scores[False] - scores[True]) < 0.05
 
 
 def test_hashing_is_stable_and_sums_collisions():

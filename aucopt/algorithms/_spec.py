@@ -107,6 +107,11 @@ class AlgorithmSpec:
         ``data_shaped`` entries, index and counter bounds); raises ValueError.
         Run by :func:`aucopt.io.load` on every loaded state, so that no kernel
         indexes out of bounds.
+    lazy_form : callable or None
+        ``lazy_form(state, params) -> None``: switch a fresh ``init_state`` state in
+        place to the form the CSR kernel keeps between ``partial_fit`` calls (scale
+        factors and running sums instead of the plain iterates), so that
+        :func:`aucopt.io.load` can check a state saved in either form. None: one form.
     warm_values : callable or None
         ``warm_values(state) -> dict``: the ``warm_keys`` entries of a committed state,
         for states kept in another form (e.g. lazily scaled); None: the entries as stored.
@@ -149,6 +154,7 @@ class AlgorithmSpec:
     data_shaped: tuple[str, ...] = ()
     signed_state: tuple[str, ...] = ()
     check_state: Callable[..., None] | None = None
+    lazy_form: Callable[[dict, dict], None] | None = None
     warm_values: Callable[[dict], dict] | None = None
     column_keys: tuple[str, ...] = ()
     extra_columns: Callable[[dict], np.ndarray] | None = None

@@ -104,8 +104,9 @@ def _check_state(capacity: int):
         if capacity != 1:
             check_slots(state, (s,), n_features)
             return
-        nnz = int(state["prev_nnz"][0])
-        if not -1 <= nnz <= n_features or (state["prev_idx"] >= n_features).any():
+        nnz, idx = int(state["prev_nnz"][0]), state["prev_idx"]
+        if (idx.ndim != 1 or not -1 <= nnz <= min(n_features, idx.shape[0])
+                or (idx >= n_features).any()):
             raise ValueError(f"the stored row's support (prev_nnz={nnz}, prev_idx) does not fit "
                              f"n_features={n_features}")
 
@@ -116,6 +117,11 @@ def _to_lazy(state: dict, t: int) -> None:
     pack = np.zeros((w.shape[0], 2))
     pack[:, 0] = w
     state.update(pack=pack, acc=state.pop("w_avg") * t, lazy=np.array([1.0, 0.0, w @ w, t]))
+
+
+def _fresh_lazy(state: dict, params: dict) -> None:
+    """Switch a fresh state to the lazy form (the reference layout of a saved lazy state)."""
+    _to_lazy(state, 0)
 
 
 def _to_plain(state: dict) -> None:
@@ -257,6 +263,8 @@ OGD_FIFO = register(
         init_state=_init_state(1),
         column_keys=("pack", "acc", "buf"),
         extra_columns=fifo_columns,
+        lazy_form=_fresh_lazy,
+        data_shaped=("prev_idx",),  # grown to the longest CSR row seen
         run=_runner("ogd-fifo", FIFO),
         signed_state=("prev_nnz",),  # -1: a dense row is stored
         check_state=_check_state(1),

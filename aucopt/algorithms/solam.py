@@ -94,6 +94,11 @@ def _to_lazy(state: dict) -> None:
                  lazy=np.array([1.0, 0.0, w @ w]))
 
 
+def _fresh_lazy(state: dict, params: dict) -> None:
+    """Switch a fresh state to the lazy form (the reference layout of a saved lazy state)."""
+    _to_lazy(state)
+
+
 def _to_plain(state: dict) -> None:
     """Switch ``state`` back to ``w`` and ``w_avg`` (O(d), once: dense rows after CSR ones)."""
     state["w"], state["w_avg"] = iterates(state)
@@ -185,6 +190,7 @@ _COMMON = dict(
     warm_keys=("w", "ab", "alpha"),
     warm_values=warm_values,
     column_keys=("vb", "acc"),
+    lazy_form=_fresh_lazy,
     equivalence_params={"kappa": 4.0},
 )
 

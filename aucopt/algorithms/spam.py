@@ -127,6 +127,17 @@ def _to_lazy(state: dict, params: dict, t: int) -> None:
         del state[key]
 
 
+def check_state(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError if a loaded state holds negative running class counts."""
+    if (state["run_count"] < 0).any():
+        raise ValueError("the running class counts run_count are negative")
+
+
+def _fresh_lazy(state: dict, params: dict) -> None:
+    """Switch a fresh state to the lazy form (the reference layout of a saved lazy state)."""
+    _to_lazy(state, params, 0)
+
+
 def _to_plain(state: dict, params: dict, t: int) -> None:
     """Switch ``state`` back to the plain form (O(d), once: dense rows after CSR ones)."""
     pack, lazy = state["pack"], state["lazy"]
@@ -215,6 +226,8 @@ _COMMON = dict(
     warm_keys=("w",),
     warm_values=warm_values,
     column_keys=("pack", "acc"),
+    lazy_form=_fresh_lazy,
+    check_state=check_state,
     equivalence_params={"stats": "online"},
 )
 

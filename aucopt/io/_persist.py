@@ -88,7 +88,10 @@ def save(estimator, path) -> tuple[Path, Path]:
     json_path, npz_path = _paths(path)
     arrays = {_STATE + k: v for k, v in estimator._state.items()}
     attrs = {}
-    for key, value in vars(estimator).items():
+    fitted = dict(vars(estimator))
+    if estimator._spec().coef is not None:  # formed on reading; kept for readers of the .npz
+        fitted.update(coef_=estimator.coef_, intercept_=estimator.intercept_)
+    for key, value in fitted.items():
         if not key.endswith("_") or key.startswith("_"):
             continue
         if isinstance(value, np.ndarray) and value.dtype != object:

@@ -146,7 +146,7 @@ def check_attributes(where, attrs: dict, n_features: int | None = None) -> int:
                 "feature_names_in_": ((d,), "O")}
     for name, (shape, kind) in expected.items():
         value = attrs.get(name)
-        if value is None and name != "intercept_":
+        if value is None:  # load forms coef_ and intercept_ from the state
             continue
         if not isinstance(value, np.ndarray) or value.shape != shape or value.dtype.kind != kind:
             _fail(where, f"{name} must be an array of shape {shape}, got "
@@ -164,6 +164,8 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
         _fail(where, f"state entry 'data_sum' must have shape (2, {n_features})")
     reference = spec.init_state(n_features, 1, params, make_generator(0))
     reference.update(new_data_stats(n_features))
+    if set(reference) != set(state) and spec.lazy_form is not None:
+        spec.lazy_form(reference, params)  # a state saved between CSR partial_fit calls
     missing, extra = sorted(set(reference) - set(state)), sorted(set(state) - set(reference))
     if missing or extra:
         _fail(where, f"state entries differ from {spec.id!r}'s: missing {missing}, "
