@@ -25,6 +25,7 @@ ALLOWED = {
     "experiments": {"linear_model", "metrics", "datasets", "model_selection", "io", "_api",
                     "utils"},
     "plotting": {"metrics", "utils"},
+    "distributed": {"_api", "algorithms", "_kernels", "utils", "exceptions"},
     "cli": None,  # may import anything
     "__init__": {"_api", "_version", "algorithms", "linear_model", "kernel_model", "metrics",
                  "datasets", "io", "model_selection",
