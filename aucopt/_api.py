@@ -6,8 +6,8 @@ import importlib
 import inspect
 
 from .algorithms import get_algorithm
-from .algorithms._distributed import distributed_strategies
 from .algorithms import list_algorithms as _list_ids
+from .algorithms._distributed import distributed_strategies
 
 __all__ = ["list_algorithms", "make", "algorithm_info", "estimator_class"]
 

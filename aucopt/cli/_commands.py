@@ -135,6 +135,13 @@ def fit(
     chunk_size: int = typer.Option(10_000, min=1, help="Rows per chunk with --stream."),
     n_features: int = typer.Option(None, help="Feature count of the file (--stream)."),
     classes: str = typer.Option("-1,1", help="The two labels of the file (--stream)."),
+    distributed: bool = typer.Option(False, help="Train on a Dask cluster; DATA is a glob of "
+                                     "LIBSVM parts ('parts/*.svm'); needs --n-features."),
+    scheduler: str = typer.Option(None, help="Dask scheduler address (--distributed)."),
+    workers: int = typer.Option(None, min=1, help="Local worker processes (--distributed)."),
+    strategy: str = typer.Option("auto", help="statistics | sequential | average | svrg | auto "
+                                 "(--distributed)."),
+    rounds: int = typer.Option(None, min=1, help="Rounds of 'average'/'svrg' (--distributed)."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
@@ -142,7 +149,13 @@ def fit(
 
     est = make(algorithm, **_parse_params(param))
     start = time.perf_counter()
-    if stream:
+    if distributed:
+        from ._distributed import fit_distributed
+
+        est, summary = fit_distributed(est, data, n_features=n_features, scheduler=scheduler,
+                                       workers=workers, strategy=strategy, rounds=rounds)
+        name = data
+    elif stream:
         name, seen = _fit_stream(est, data, chunk_size, n_features, classes)
         summary = f"streamed {seen} rows"
     else:

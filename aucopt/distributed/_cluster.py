@@ -86,13 +86,14 @@ def connect(client=None):
     distributed = _distributed()
     if client is None:
         try:
-            yield distributed.default_client()
+            default = distributed.default_client()
         except ValueError:
             raise ValueError(
                 "No Dask client: start one with `with aucopt.distributed.local_cluster() as "
                 "client:` (or distributed.Client(address)), or pass client= (a Client or a "
                 "scheduler address such as 'tcp://10.0.0.1:8786')."
             ) from None
+        yield default
     elif isinstance(client, str):
         with distributed.Client(client, set_as_default=False) as own:
             yield own

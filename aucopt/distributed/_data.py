@@ -98,6 +98,8 @@ def partitions(X, y=None):
     Returns
     -------
     xs, ys : list of dask.delayed.Delayed
+    n_features : int
+        The width X declares.
     """
     import dask.array as da
 
@@ -120,7 +122,7 @@ def partitions(X, y=None):
         if X.shape[0] != y.shape[0]:
             raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}.")
         y = y.rechunk((X.chunks[0],))
-    return list(X.to_delayed()[:, 0]), list(y.to_delayed())
+    return list(X.to_delayed()[:, 0]), list(y.to_delayed()), int(X.shape[1])
 
 
 class PartStats(dict):
@@ -141,7 +143,7 @@ def as_block(X, k):
     return X
 
 
-def block_stats(X, y, k, scatter):
+def block_stats(X, y, k, scatter, n_features=None):
     """Return the :class:`PartStats` of partition ``k`` after checking it (runs on a worker).
 
     Parameters
@@ -152,6 +154,8 @@ def block_stats(X, y, k, scatter):
         Partition number (for the error messages).
     scatter : bool
         Whether to form the d x d scatter matrices (O(d^2) memory and traffic).
+    n_features : int, optional
+        The width X declares; a block of another width is an error.
 
     Returns
     -------
@@ -166,6 +170,10 @@ def block_stats(X, y, k, scatter):
         partition and the row).
     """
     X = as_block(X, k)
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"partition {k} of X has {X.shape[1]} columns but X has {n_features}: "
+                         "every partition must have the model's width (pass n_features= to "
+                         "read_svmlight, or fix the chunk shapes).")
     y = np.asarray(y).ravel()
     if X.shape[0] == 0:
         raise ValueError(f"partition {k} has no rows; drop empty partitions first (e.g. "

@@ -23,7 +23,7 @@ def _summary(item):
     return sum(row[0] for row in stats.values()), sorted(stats)
 
 
-def class_statistics(client, xs, ys, *, scatter, progress=False):
+def class_statistics(client, xs, ys, *, scatter, n_features=None, progress=False):
     """Check every partition and merge their class statistics (one pass over the data).
 
     Returns
@@ -36,7 +36,7 @@ def class_statistics(client, xs, ys, *, scatter, progress=False):
     """
     import dask
 
-    items = [dask.delayed(block_stats, pure=True)(x, y, k, scatter)
+    items = [dask.delayed(block_stats, pure=True)(x, y, k, scatter, n_features)
              for k, (x, y) in enumerate(zip(xs, ys))]
     summaries = [dask.delayed(_summary, pure=True)(item) for item in items]
     (widths, stats), summaries = compute(client, [tree_reduce(items, merge_stats), summaries],
@@ -124,10 +124,11 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
         raise ValueError(f"n_rounds must be a positive int or None; got {n_rounds!r}.")
     est = clone(estimator)
     est._validate_params()
-    xs, ys = partitions(X, y)
+    xs, ys, width = partitions(X, y)
     with connect(client) as dask_client:
         n_features, stats, summaries = class_statistics(
-            dask_client, xs, ys, scatter=strategy == "statistics", progress=progress)
+            dask_client, xs, ys, scatter=strategy == "statistics", n_features=width,
+            progress=progress)
         classes = _classes(est, stats)
         logger.info("%s: %d partitions, %d rows, %d features; strategy %r", est._algorithm,
                     len(xs), sum(n for n, _ in summaries), n_features, strategy)
