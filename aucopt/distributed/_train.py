@@ -19,7 +19,7 @@ from ..algorithms.batch_univariate import uni_squ_from_statistics
 from ..exceptions import DivergenceError
 from ..utils._random import make_generator
 from ._cluster import compute
-from ._data import as_block
+from ._data import as_block, tree_reduce
 
 __all__ = ["statistics", "sequential", "average", "svrg", "data_state"]
 
@@ -102,42 +102,63 @@ def _rows(spec, X, k):
     return as_rows(X)
 
 
-def _on_pass(algorithm, params, state, t, X, y, classes, learn, rng, k, shuffle):
-    """One pass of the algorithm over partition ``k`` from the common ``state``."""
+def _mixing(key, value, take_last):
+    """How the entry ``key`` of partition states is mixed (see :func:`average`)."""
+    if key.startswith("data_"):
+        return "keep"
+    if key in take_last:
+        return "last"
+    if key.endswith("sqmax"):
+        return "max"
+    return "add" if value.dtype.kind in "iub" or key.endswith("_sum") else "mean"
+
+
+def _on_pass(algorithm, params, common, t, X, y, classes, learn, rng, k, shuffle, weight,
+             take_last):
+    """One pass over partition ``k`` from the ``common`` state; returns its mixing share.
+
+    The share is ``(entries, updates, rng, take_last)`` with ``weight * entry``
+    for averaged entries and the increment over ``common`` for added ones, so
+    that shares combine pairwise on the workers (:func:`_combine`).
+    """
     spec = get_algorithm(algorithm)
     rows = _rows(spec, X, k)
-    state = {key: value.copy() for key, value in state.items()}
+    state = {key: value.copy() for key, value in common.items()}
     order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
     t_end, status = spec.run(state, rows, _signed(y, classes), order, params, t, learn, rng)
     if status != OK:
         raise DivergenceError(f"{spec.name} diverged on partition {k} after {t_end} updates. "
                               f"Lower {spec.step_param!r} or scale the features first.")
-    return state, t_end, rng
+    share = {}
+    for key, value in state.items():
+        how = _mixing(key, value, take_last)
+        if how == "mean":
+            share[key] = weight * value
+        elif how == "add":
+            share[key] = value - common[key]
+        elif how != "keep":
+            share[key] = value
+    return share, t_end - t, rng, take_last
 
 
-def mix(common, results, weights, take_last=()):
-    """Average partition states (iterative parameter mixing, McDonald et al. 2010, Alg. 3).
-
-    Floating-point entries are averaged with the partition-size ``weights``;
-    counters and running sums (integer entries and names ending in ``_sum``)
-    add up every partition's increment, as one pass over all the data would;
-    ``*sqmax`` takes the maximum; ``take_last`` entries (a buffer of the
-    previous example) come from the last partition. ``data_*`` stay as given.
-    """
+def _combine(left, right):
+    """Combine two shares of :func:`_on_pass` (left: earlier partitions)."""
+    (a, t_a, rng, take_last), (b, t_b, _, _) = left, right
     out = {}
-    for key, value in common.items():
-        parts = [state[key] for state, _, _ in results]
-        if key.startswith("data_"):
-            out[key] = value
-        elif key in take_last:
-            out[key] = parts[-1]
-        elif key.endswith("sqmax"):
-            out[key] = np.max(parts, axis=0)
-        elif value.dtype.kind in "iub" or key.endswith("_sum"):
-            out[key] = value + sum(part - value for part in parts)
-        else:
-            out[key] = sum(w * part for w, part in zip(weights, parts))
-    return out
+    for key, value in a.items():
+        how = _mixing(key, value, take_last)
+        out[key] = (b[key] if how == "last" else np.maximum(value, b[key]) if how == "max"
+                    else value + b[key])
+    return out, t_a + t_b, rng, take_last
+
+
+def mix(common, share):
+    """Return the mixed state from ``common`` and the combined share of all partitions."""
+    entries, _, _, take_last = share
+    return {key: (value if key not in entries else
+                  value + entries[key] if _mixing(key, value, take_last) == "add"
+                  else entries[key])
+            for key, value in common.items()}
 
 
 def _generators(rng, n_parts):
@@ -151,8 +172,13 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
     Every partition starts each round from the common state, with the exact
     class statistics of all the data (``stats="train"`` modes), and the states
     are averaged by partition size (Zinkevich et al., NIPS 2010, Alg. 2;
-    McDonald et al., NAACL 2010, Alg. 3). With one partition this is
-    ``fit(max_iter=n_rounds)`` without shuffling across partitions.
+    McDonald et al., NAACL 2010, Alg. 3). Floating-point entries are averaged;
+    counters and running sums (integer entries, names ending in ``_sum``) add
+    every partition's increment, as one pass over all the data would;
+    ``*sqmax`` takes the maximum; ``TAKE_LAST`` entries (a buffer of the
+    previous example) come from the last partition; ``data_*`` stay exact. The
+    shares are combined pairwise on the workers, so the client receives one
+    state per round. With one partition this is ``fit(max_iter=n_rounds)``.
     """
     import dask
 
@@ -162,17 +188,19 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
     state = spec.init_state(est.n_features_in_, n_total, params, rng)
     state.update(data_state(stats, classes))
     weights = [n / n_total for n in sizes]
+    take_last = TAKE_LAST.get(spec.id, ())
     step = dask.delayed(_on_pass, pure=True)
     t = 0
     for r in range(n_rounds):
         gens = _generators(rng, len(xs))
-        tasks = [step(spec.id, params, state, t, x, y, classes, r == 0, gen, k, est.shuffle)
-                 for k, (x, y, gen) in enumerate(zip(xs, ys, gens))]
-        results = compute(client, tasks, progress)
+        shares = [step(spec.id, params, state, t, x, y, classes, r == 0, gen, k, est.shuffle,
+                       wk, take_last)
+                  for k, (x, y, gen, wk) in enumerate(zip(xs, ys, gens, weights))]
+        share = compute(client, tree_reduce(shares, _combine), progress)
         if len(xs) == 1:
-            rng = results[0][2]
-        state = mix(state, results, weights, TAKE_LAST.get(spec.id, ()))
-        t += sum(t_k - t for _, t_k, _ in results)
+            rng = share[2]
+        state = mix(state, share)
+        t += share[1]
     return state, rng, t, n_rounds
 
 
@@ -217,8 +245,6 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
     the relative snapshot change is at most ``tol``.
     """
     import dask
-
-    from ._data import tree_reduce
 
     params = est.get_params(deep=False)
     n_total = int(sum(sizes))
