@@ -5,6 +5,8 @@ import signal
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 
 import numpy as np
 import pytest
@@ -62,6 +64,23 @@ def _chunks(X, y, chunk=CHUNK):
 
 
 # ------------------------------------------------------------------ declarations
+def test_local_cluster_is_two_processes_on_loopback_without_dashboard(client):
+    info = client.scheduler_info()
+    assert len(info["workers"]) == 2
+    assert all(address.startswith("tcp://127.0.0.1:") for address in info["workers"])
+    http = f"http://127.0.0.1:{info['services']['dashboard']}"  # health and metrics only
+    with pytest.raises(urllib.error.HTTPError, match="404"):
+        urllib.request.urlopen(http + "/status", timeout=10)
+    assert len(set(client.run(os.getpid).values()) | {os.getpid()}) == 3
+
+
+def test_a_scheduler_address_works_as_client(client):
+    X, y = _problem()
+    by_address = ad.fit(aucopt.make("b-ls-svm"), *_dask(X, y), client=client.scheduler.address)
+    by_default = ad.fit(aucopt.make("b-ls-svm"), *_dask(X, y))
+    np.testing.assert_array_equal(by_address.coef_, by_default.coef_)
+
+
 def test_every_algorithm_declares_its_strategies():
     for algorithm in list_algorithms():
         strategies = aucopt.algorithm_info(algorithm)["distributed"]

@@ -62,6 +62,8 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     options = dict(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
                    host="127.0.0.1", memory_limit=memory_limit,
                    dashboard_address="127.0.0.1:0" if dashboard else None)
+    if not dashboard:  # the scheduler's HTTP server (health, metrics) on a free loopback port
+        options["scheduler_kwargs"] = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
     options.update(kwargs)
     with distributed.LocalCluster(**options) as cluster, distributed.Client(cluster) as client:
         logger.info("Dask LocalCluster at %s with %d workers", cluster.scheduler_address,
