@@ -189,6 +189,8 @@ def test_decision_function_and_exact_auc_with_ties(client):
     local = np.round(est.decision_function(X) * 4) / 4
     assert ad.roc_auc_score(yd, tied) == exact_auc(y, local)
     assert ad.roc_auc_score(yd, tied) == pytest.approx(sk_auc(y, local), abs=1e-14)
+    other = da.from_array(y, chunks=110)  # labels partitioned differently: aligned first
+    assert ad.roc_auc_score(other, tied) == exact_auc(y, local)
     assert ad.roc_auc_score(yd, scores, pos_label=-1) == pytest.approx(
         sk_auc(y == -1, est.decision_function(X)), abs=1e-14)
 

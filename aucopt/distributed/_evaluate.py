@@ -105,6 +105,9 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
     """
     import dask
 
+    known = not (np.isnan(y.shape[0]) or np.isnan(scores.shape[0]))
+    if known and y.shape[0] == scores.shape[0] and y.chunks != scores.chunks:
+        y = y.rechunk(scores.chunks)
     ys, ss = list(y.to_delayed().ravel()), list(scores.to_delayed().ravel())
     if len(ys) != len(ss):
         raise ValueError(f"y has {len(ys)} partitions but scores {len(ss)}; compute the scores "
