@@ -15,7 +15,7 @@ Four measurements, written to ``docs/distributed.md`` (``--out``):
 a9a comes from ``aucopt.datasets.fetch`` (set ``AUCOPT_DATA_MIRROR`` to a directory holding
 a9a.bz2 and a9a.t.bz2, or let it download). Usage:
 
-    AUCOPT_DATA_MIRROR=DIR python benchmarks/distributed.py [--rows-big 2400000] [--out PATH]
+    AUCOPT_DATA_MIRROR=DIR python benchmarks/distributed.py [--rows-big 2200000] [--out PATH]
 """
 
 from __future__ import annotations
@@ -216,8 +216,8 @@ def out_of_memory(n_rows, n_parts, d, nnz, memory_limit, workers=(1, 2)):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows-big", type=int, default=2_400_000)
-    parser.add_argument("--parts-big", type=int, default=48)
+    parser.add_argument("--rows-big", type=int, default=2_200_000)
+    parser.add_argument("--parts-big", type=int, default=44)
     parser.add_argument("--memory-limit", default="500MB")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "distributed.md")
     args = parser.parse_args(argv)

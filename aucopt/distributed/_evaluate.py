@@ -86,7 +86,8 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
         + P_b \sum_{b' < b} N_{b'} \Big),
 
     an integer count divided once. Traffic: the scores once (8 bytes per row,
-    spread over the workers) plus O(partitions) quantiles.
+    spread over the workers) plus O(partitions) quantiles; labels and scores are
+    kept in the workers' memory between the two passes.
 
     Parameters
     ----------
@@ -108,11 +109,14 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
     known = not (np.isnan(y.shape[0]) or np.isnan(scores.shape[0]))
     if known and y.shape[0] == scores.shape[0] and y.chunks != scores.chunks:
         y = y.rechunk(scores.chunks)
-    ys, ss = list(y.to_delayed().ravel()), list(scores.to_delayed().ravel())
-    if len(ys) != len(ss):
-        raise ValueError(f"y has {len(ys)} partitions but scores {len(ss)}; compute the scores "
-                         "from the X that goes with y (decision_function keeps its partitions).")
+    if y.numblocks != scores.numblocks:
+        raise ValueError(f"y has {y.numblocks[0]} partitions but scores {scores.numblocks[0]}; "
+                         "compute the scores from the X that goes with y (decision_function "
+                         "keeps its partitions).")
     with connect(client) as dask_client:
+        # two passes below; keep labels and scores (16 bytes a row) on the workers meanwhile
+        y, scores = dask_client.persist([y, scores])
+        ys, ss = list(y.to_delayed().ravel()), list(scores.to_delayed().ravel())
         profile = dask.delayed(_on_profile, pure=True)
         profiles = compute(dask_client, [profile(a, b, k) for k, (a, b) in
                                          enumerate(zip(ys, ss))])
