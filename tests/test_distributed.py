@@ -279,6 +279,8 @@ def test_unavailable_strategies_and_missing_client():
         ad.fit(aucopt.make("svm-perf"), *_dask(X, y))
     with pytest.raises(ValueError, match=r"strategy='average' is not available for 'b-ls-svm'"):
         ad.fit(aucopt.make("b-ls-svm"), *_dask(X, y), strategy="average")
+    with pytest.raises(ValueError, match="max_memory_gb"):  # before reading any partition
+        ad.fit(aucopt.make("b-ls-svm", max_memory_gb=1e-9), *_dask(X, y))
     with pytest.raises(TypeError, match="dask arrays"):
         ad.fit(aucopt.make("spam-l2"), X, y)
 

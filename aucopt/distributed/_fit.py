@@ -125,6 +125,8 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
     est = clone(estimator)
     est._validate_params()
     xs, ys, width = partitions(X, y)
+    if strategy == "statistics":
+        _train.check_statistics_memory(est, width)
     with connect(client) as dask_client:
         n_features, stats, summaries = class_statistics(
             dask_client, xs, ys, scatter=strategy == "statistics", n_features=width,

@@ -33,6 +33,13 @@ def data_state(stats, classes) -> dict:
 
 
 # ------------------------------------------------------------------ statistics
+def check_statistics_memory(est, n_features):
+    """Refuse before reading any data if one partition's two d x d scatters exceed the limit."""
+    check_gram_memory(n_features, est.get_params(deep=False), 2,
+                      f"{est._algorithm} with strategy='statistics' (per partition)",
+                      "a streaming learner with strategy='average' (O(d) per partition)")
+
+
 def statistics(est, stats, classes, n_features):
     """Solve B-LS-SVM, Uni-Squ (batch) or OPAUC's batch target from merged class statistics.
 
