@@ -7,6 +7,7 @@ import inspect
 
 from .algorithms import get_algorithm
 from .algorithms import list_algorithms as _list_ids
+from .algorithms._distributed import distributed_strategies
 
 __all__ = ["list_algorithms", "make", "algorithm_info", "estimator_class"]
 
@@ -85,7 +86,8 @@ def algorithm_info(algorithm_id: str) -> dict:
         ``sparse``, ``memory``, ``cost``, ``grid`` (the paper's grid),
         ``quick_grid`` (<= 9 combinations), ``defaults``, ``step_param``,
         ``notes``, ``linear`` (whether the model is a linear scorer with a
-        ``coef_``; False for the kernel learners).
+        ``coef_``; False for the kernel learners), ``distributed`` (the strategies
+        of :func:`aucopt.distributed.fit`, the ``"auto"`` choice first).
     """
     spec = get_algorithm(algorithm_id)
     cls = estimator_class(algorithm_id)
@@ -106,4 +108,5 @@ def algorithm_info(algorithm_id: str) -> dict:
         "step_param": spec.step_param,
         "notes": spec.notes,
         "linear": spec.coef is not None,
+        "distributed": distributed_strategies(spec.id),
     }

@@ -26,6 +26,7 @@ ALLOWED = {
                     "utils"},
     "plotting": {"metrics", "utils"},
     "river": {"_api", "algorithms", "metrics", "utils"},
+    "distributed": {"_api", "algorithms", "_kernels", "utils", "exceptions"},
     "cli": None,  # may import anything
     "__init__": {"_api", "_version", "algorithms", "linear_model", "kernel_model", "metrics",
                  "datasets", "io", "model_selection",

@@ -21,6 +21,7 @@ __all__ = [
     "check_gram_memory",
     "class_statistics",
     "ls_svm_solution",
+    "ls_svm_from_statistics",
     "B_LS_SVM",
     "B_SVM_OR",
     "SVM_PERF",
@@ -71,9 +72,18 @@ def class_statistics(X, y):
 
 
 def ls_svm_solution(X, y, lam):
-    """Exact minimiser of notes.md#square-loss: ``w = (lam I + S+ + S- + mu mu^T)^-1 mu``, ``mu =
-    c+ - c-``."""
-    c_pos, c_neg, s_pos, s_neg = class_statistics(X, y)
+    """Exact minimiser of notes.md#square-loss: ``w = (lam I + S+ + S- + mu mu^T)^-1 mu``,
+    ``mu = c+ - c-``."""
+    return ls_svm_from_statistics(*class_statistics(X, y), lam)
+
+
+def ls_svm_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
+    """Return ``(lam I + S+ + S- + mu mu^T)^-1 mu`` from the class means and covariances.
+
+    The pairwise square loss depends on the data only through these statistics
+    (Gao et al., ICML 2013, Eqs. 2-4), which is what lets them be computed in
+    pieces and merged (:mod:`aucopt.distributed`). ``s_pos`` is overwritten.
+    """
     mu = c_pos - c_neg
     system = s_pos
     system += s_neg

@@ -27,6 +27,7 @@ __all__ = [
     "class_weights",
     "balanced_logistic",
     "uni_squ_solution",
+    "uni_squ_from_statistics",
     "UNI_LOG_BATCH",
     "UNI_SQU_BATCH",
 ]
@@ -81,7 +82,15 @@ def uni_squ_solution(X, y, lam):
     ``(lam I + 2 (S+ + S-) + mu mu^T) w = 2 mu`` with ``mu = c+ - c-`` (1/n_class
     covariances), so the direction equals B-LS-SVM's with ``lam/2`` (notes.md#square-loss).
     """
-    c_pos, c_neg, s_pos, s_neg = class_statistics(X, y)
+    return uni_squ_from_statistics(*class_statistics(X, y), lam)
+
+
+def uni_squ_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
+    """Return the balanced square-loss ``(w, b)`` from class means and 1/n_class covariances.
+
+    The normal equations of :func:`uni_squ_solution` depend on the data only
+    through these statistics, so they can be computed in pieces and merged.
+    """
     mu = c_pos - c_neg
     system = 2.0 * (s_pos + s_neg)
     system += np.outer(mu, mu)

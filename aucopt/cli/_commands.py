@@ -146,6 +146,13 @@ def fit(
     seed: int = typer.Option(None, help="random_state of the estimator (sample order, "
                              "random features; -p random_state=... takes precedence) and "
                              "seed of the --stream shuffle buffer."),
+    distributed: bool = typer.Option(False, help="Train on a Dask cluster; DATA is a glob of "
+                                     "LIBSVM parts ('parts/*.svm'); needs --n-features."),
+    scheduler: str = typer.Option(None, help="Dask scheduler address (--distributed)."),
+    workers: int = typer.Option(None, min=1, help="Local worker processes (--distributed)."),
+    strategy: str = typer.Option("auto", help="statistics | sequential | average | svrg | auto "
+                                 "(--distributed)."),
+    rounds: int = typer.Option(None, min=1, help="Rounds of 'average'/'svrg' (--distributed)."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
@@ -154,7 +161,14 @@ def fit(
     est = make(algorithm, **_parse_params(param))
     _apply_cli_options(est, seed, explicit=_parse_params(param))
     start = time.perf_counter()
-    if stream:
+    if distributed:
+        from ._distributed import fit_distributed
+
+        est, summary = fit_distributed(est, data, n_features=n_features, scheduler=scheduler,
+                                       workers=workers, strategy=strategy, rounds=rounds)
+        name = data
+        seconds = time.perf_counter() - start
+    elif stream:
         buffer_seed = 0 if seed is None else seed
         name, seen = _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer,
                                  buffer_seed)

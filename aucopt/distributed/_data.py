@@ -1,0 +1,243 @@
+"""Partitioned data: dask arrays, LIBSVM parts, and exactly mergeable class statistics.
+
+Every function here that takes a block runs on a worker; only the statistics
+(O(d) per class, O(d^2) with the scatter matrices) travel.
+"""
+
+from __future__ import annotations
+
+import glob
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..algorithms._data import as_rows, non_finite_message
+
+__all__ = ["read_svmlight", "partitions", "as_block", "block_stats", "merge_stats", "tree_reduce",
+           "PartStats"]
+
+
+def read_svmlight(paths, n_features, *, zero_based=False):
+    """Return ``(X, y)`` dask arrays over LIBSVM files, one partition per file.
+
+    Nothing is read here: each worker parses the files it is given when a
+    computation needs them, and the parsed rows stay on the workers. The files
+    must be readable by every worker under the same path (a shared or local
+    file system). Split one big file into parts first (e.g. ``split -l 1000000``).
+    Each computation parses the parts again; keep them in the workers' memory
+    across rounds with ``X, y = client.persist((X, y))`` when it fits.
+
+    Parameters
+    ----------
+    paths : str, Path or list of them
+        Files or glob patterns (``"parts/*.svm"``, sorted); ``.gz``/``.bz2`` work.
+    n_features : int
+        Number of features (all parts share the model's width).
+    zero_based : bool, default=False
+        Whether feature indices start at 0 (LIBSVM's own format starts at 1).
+
+    Returns
+    -------
+    X : dask.array.Array of shape (nan, n_features), chunks of scipy.sparse.csr_matrix
+    y : dask.array.Array of shape (nan,), float64 labels as written in the files
+
+    Raises
+    ------
+    ValueError
+        If no file matches or ``n_features`` is not a positive int.
+    """
+    import dask
+    import dask.array as da
+
+    if isinstance(n_features, bool) or not isinstance(n_features, int | np.integer) \
+            or n_features < 1:
+        raise ValueError(f"n_features must be a positive int (the width of the model); got "
+                         f"{n_features!r}.")
+    files = _expand(paths)
+    xs, ys = [], []
+    for path in files:
+        part = dask.delayed(_load_part, pure=True)(path, int(n_features), zero_based)
+        xs.append(da.from_delayed(part[0], shape=(np.nan, n_features), dtype=np.float64,
+                                  meta=sp.csr_matrix((0, n_features))))
+        ys.append(da.from_delayed(part[1], shape=(np.nan,), dtype=np.float64,
+                                  meta=np.zeros(0)))
+    return da.concatenate(xs, axis=0), da.concatenate(ys, axis=0)
+
+
+def _expand(paths) -> list[str]:
+    patterns = [paths] if isinstance(paths, str | Path) else list(paths)
+    files = []
+    for pattern in patterns:
+        matched = sorted(glob.glob(str(pattern)))
+        if not matched:
+            raise ValueError(f"No LIBSVM file matches {str(pattern)!r}.")
+        files.extend(matched)
+    return files
+
+
+def _load_part(path, n_features, zero_based):
+    from sklearn.datasets import load_svmlight_file
+
+    try:
+        return load_svmlight_file(path, n_features=n_features, zero_based=zero_based,
+                                  dtype=np.float64)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+
+
+def partitions(X, y=None):
+    """Return the row blocks of ``(X, y)`` as two lists of dask delayed objects.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n, d), or the pair ``(X, y)`` when ``y`` is None
+        Dense or scipy.sparse chunks; split into rows only (column chunks are joined).
+    y : dask.array.Array of shape (n,)
+
+    Returns
+    -------
+    xs, ys : list of dask.delayed.Delayed
+    n_features : int
+        The width X declares.
+    """
+    import dask.array as da
+
+    if y is None and isinstance(X, tuple) and len(X) == 2:
+        X, y = X
+    if not isinstance(X, da.Array) or not isinstance(y, da.Array):
+        raise TypeError(
+            f"X and y must be dask arrays (got {type(X).__name__} and {type(y).__name__}): "
+            "e.g. dask.array.from_array(X, chunks=(10_000, -1)) or "
+            "aucopt.distributed.read_svmlight(...). For in-memory data use estimator.fit."
+        )
+    if X.ndim != 2 or y.ndim != 1:
+        raise ValueError(f"X must be 2-D and y 1-D; got X.ndim={X.ndim}, y.ndim={y.ndim}.")
+    if X.numblocks[1] > 1:
+        X = X.rechunk({1: -1})
+    if y.chunks[0] != X.chunks[0]:
+        if np.isnan(X.shape[0]) or np.isnan(y.shape[0]):
+            raise ValueError("X and y have different row partitions of unknown sizes; build "
+                             "them from the same blocks (or call X.compute_chunk_sizes()).")
+        if X.shape[0] != y.shape[0]:
+            raise ValueError(f"X has {X.shape[0]} rows but y has {y.shape[0]}.")
+        y = y.rechunk((X.chunks[0],))
+    return list(X.to_delayed()[:, 0]), list(y.to_delayed()), int(X.shape[1])
+
+
+class PartStats(dict):
+    """Per-label statistics: ``label -> [n, mean (d,), scatter (d, d) or None, sqmax]``.
+
+    ``scatter`` is the centred sum ``sum (x - mean)(x - mean)^T``; ``sqmax`` the
+    largest squared row norm. Two of them merge exactly with :func:`merge_stats`.
+    """
+
+
+def as_block(X, k):
+    """Return block ``k`` of X as float64 CSR or a C-contiguous 2-D array."""
+    if sp.issparse(X):
+        return sp.csr_matrix(X, dtype=np.float64)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError(f"partition {k} of X is not 2-D (shape {X.shape}).")
+    return X
+
+
+def block_stats(X, y, k, scatter, n_features=None):
+    """Return the :class:`PartStats` of partition ``k`` after checking it (runs on a worker).
+
+    Parameters
+    ----------
+    X : ndarray or sparse matrix of shape (n_k, d)
+    y : ndarray of shape (n_k,)
+    k : int
+        Partition number (for the error messages).
+    scatter : bool
+        Whether to form the d x d scatter matrices (O(d^2) memory and traffic).
+    n_features : int, optional
+        The width X declares; a block of another width is an error.
+
+    Returns
+    -------
+    widths : dict
+        ``{n_features: k}`` (merged widths name their first partition).
+    stats : PartStats
+
+    Raises
+    ------
+    ValueError
+        For an empty partition, a length mismatch, NaN or infinity (naming the
+        partition and the row).
+    """
+    X = as_block(X, k)
+    if n_features is not None and X.shape[1] != n_features:
+        raise ValueError(f"partition {k} of X has {X.shape[1]} columns but X has {n_features}: "
+                         "every partition must have the model's width (pass n_features= to "
+                         "read_svmlight, or fix the chunk shapes).")
+    y = np.asarray(y).ravel()
+    if X.shape[0] == 0:
+        raise ValueError(f"partition {k} has no rows; drop empty partitions first (e.g. "
+                         "rechunk, or remove the empty LIBSVM part).")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"partition {k}: X has {X.shape[0]} rows but y has {y.shape[0]}.")
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else \
+        np.einsum("ij,ij->i", X, X)
+    bad = np.flatnonzero(~np.isfinite(sq))
+    if bad.size:
+        raise ValueError(f"partition {k}: " + non_finite_message(as_rows(X), int(bad[0])))
+    stats = PartStats()
+    for label in np.unique(y):
+        mask = y == label
+        Xc = X[mask]
+        n = int(mask.sum())
+        mean = np.asarray(Xc.mean(axis=0)).ravel()
+        cov = None
+        if scatter:
+            if sp.issparse(Xc):
+                cov = (Xc.T @ Xc).toarray() - n * np.outer(mean, mean)
+            else:
+                centred = Xc - mean
+                cov = centred.T @ centred
+        stats[label.item()] = [n, mean, cov, float(sq[mask].max())]
+    return {X.shape[1]: k}, stats
+
+
+def merge_stats(a, b):
+    """Merge two ``(widths, PartStats)`` of :func:`block_stats` exactly.
+
+    Chan, Golub and LeVeque (1979), Eq. 2.1 (the pairwise update of a scatter matrix).
+
+    For one label with counts ``n_a, n_b``, means ``m_a, m_b`` and scatters
+    ``M_a, M_b``: ``m = m_a + (n_b/n) delta`` and
+    ``M = M_a + M_b + (n_a n_b / n) delta delta^T`` with ``delta = m_b - m_a``.
+    """
+    (widths, left), (widths_b, right) = a, b
+    widths = {**widths_b, **widths}
+    if len(widths) > 1:
+        (d, k), (d_b, k_b) = sorted(widths.items(), key=lambda item: item[1])[:2]
+        raise ValueError(f"partition {k_b} of X has {d_b} columns but partition {k} has {d}: "
+                         "every partition must have the model's width (pass n_features= to "
+                         "read_svmlight, or fix the chunk shapes).")
+    out = PartStats(left)
+    for label, (n_b, m_b, s_b, q_b) in right.items():
+        if label not in out:
+            out[label] = [n_b, m_b, s_b, q_b]
+            continue
+        n_a, m_a, s_a, q_a = out[label]
+        n = n_a + n_b
+        delta = m_b - m_a
+        mean = m_a + delta * (n_b / n)
+        cov = None if s_a is None else s_a + s_b + np.outer(delta, delta) * (n_a * n_b / n)
+        out[label] = [n, mean, cov, max(q_a, q_b)]
+    return widths, out
+
+
+def tree_reduce(items, merge):
+    """Combine the delayed ``items`` pairwise with ``merge`` in a balanced tree (on the workers)."""
+    import dask
+
+    merge = dask.delayed(merge, pure=True)
+    while len(items) > 1:
+        pairs = [merge(items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
+        items = pairs + ([items[-1]] if len(items) % 2 else [])
+    return items[0]

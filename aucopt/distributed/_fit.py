@@ -1,0 +1,169 @@
+"""``aucopt.distributed.fit``: train an aucopt estimator on partitioned data."""
+
+from __future__ import annotations
+
+import logging
+from numbers import Integral
+
+import numpy as np
+
+from ..algorithms._distributed import distributed_strategies
+from . import _train
+from ._cluster import compute, connect
+from ._data import block_stats, merge_stats, partitions, tree_reduce
+
+__all__ = ["fit"]
+
+logger = logging.getLogger(__name__)
+
+
+def _summary(item):
+    """Rows and labels of one partition, from its statistics (runs on a worker)."""
+    _, stats = item
+    return sum(row[0] for row in stats.values()), sorted(stats)
+
+
+def class_statistics(client, xs, ys, *, scatter, n_features=None, progress=False):
+    """Check every partition and merge their class statistics (one pass over the data).
+
+    Returns
+    -------
+    n_features : int
+    stats : PartStats
+        Merged over all partitions.
+    summaries : list of (n_rows, labels)
+        One per partition.
+    """
+    import dask
+
+    items = [dask.delayed(block_stats, pure=True)(x, y, k, scatter, n_features)
+             for k, (x, y) in enumerate(zip(xs, ys))]
+    summaries = [dask.delayed(_summary, pure=True)(item) for item in items]
+    (widths, stats), summaries = compute(client, [tree_reduce(items, merge_stats), summaries],
+                                         progress)
+    return next(iter(widths)), stats, summaries
+
+
+def _classes(est, stats):
+    labels = sorted(stats)
+    if len(labels) != 2:
+        what = "only one class" if len(labels) < 2 else f"{len(labels)} classes"
+        raise ValueError(f"{type(est).__name__} needs exactly two classes in y; the partitions "
+                         f"hold {what} ({labels[:10]}). Binarise y first "
+                         "(aucopt.datasets.binarize) or check the data.")
+    return np.array(labels)
+
+
+def _resolve(est, strategy):
+    algorithm = getattr(est, "_algorithm", None)
+    if not algorithm:
+        raise TypeError(f"fit takes an aucopt estimator (e.g. aucopt.make('spam-l2')); got "
+                        f"{type(est).__name__}.")
+    available = distributed_strategies(algorithm)
+    if not available:
+        raise ValueError(f"{algorithm!r} is a batch solver that needs all the data in one "
+                         "process; it has no distributed strategy. Use e.g. 'b-ls-svm', "
+                         "'uni-squ-batch', 'opauc' (exact, strategy='statistics') or a streaming "
+                         "learner such as 'spam-l2'.")
+    chosen = available[0] if strategy == "auto" else strategy
+    if chosen not in available:
+        raise ValueError(f"strategy={strategy!r} is not available for {algorithm!r}; its "
+                         f"strategies are {list(available)} (see "
+                         f"aucopt.algorithm_info({algorithm!r})['distributed']).")
+    return chosen
+
+
+def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, progress=False):
+    """Fit ``estimator`` on partitioned data on a Dask cluster and return it fitted.
+
+    The result is the plain estimator (a fitted copy): it predicts locally and
+    saves with :func:`aucopt.io.save`, which records the strategy
+    (``distributed_strategy_``). One checking pass reads every partition first
+    (widths, rows, labels, NaN/inf, class statistics); errors name the partition.
+
+    Parameters
+    ----------
+    estimator : BaseAUCClassifier
+        An aucopt estimator (hyperparameters are used; it is not modified).
+    X : dask.array.Array of shape (n, d), or the pair ``(X, y)``
+        Dense or scipy.sparse chunks, partitioned by rows (e.g. from
+        :func:`read_svmlight`).
+    y : dask.array.Array of shape (n,), optional
+        Binary labels (omit when ``X`` is the pair).
+    strategy : {"auto", "statistics", "sequential", "average", "svrg"}, default="auto"
+        See :mod:`aucopt.algorithms._distributed`; ``"auto"`` takes the first of
+        ``aucopt.algorithm_info(id)["distributed"]``. ``"statistics"`` and
+        ``"sequential"`` equal the single-machine results (to rounding, and bit
+        for bit respectively); ``"average"`` and ``"svrg"`` are approximations.
+    client : distributed.Client, str or None
+        Client or scheduler address; None uses Dask's default client (e.g. the
+        one of :func:`local_cluster`).
+    n_rounds : int, optional
+        ``"average"``: passes over the data (default ``estimator.max_iter``);
+        ``"svrg"``: outer stages (default ``estimator.max_iter``).
+    progress : bool, default=False
+        Show Dask's progress bar for each pass.
+
+    Returns
+    -------
+    BaseAUCClassifier
+        A fitted copy of ``estimator``.
+
+    Raises
+    ------
+    ValueError
+        For an unavailable strategy, fewer or more than two classes, an empty
+        partition, partitions of different widths, NaN or infinity (naming the
+        partition); with ``"average"`` or ``"svrg"`` also for a partition with one
+        class (its local model would see no pairs).
+    """
+    from sklearn.base import clone
+
+    strategy = _resolve(estimator, strategy)
+    if n_rounds is not None and (not isinstance(n_rounds, Integral) or n_rounds < 1):
+        raise ValueError(f"n_rounds must be a positive int or None; got {n_rounds!r}.")
+    est = clone(estimator)
+    est._validate_params()
+    xs, ys, width = partitions(X, y)
+    if strategy == "statistics":
+        _train.check_statistics_memory(est, width)
+    with connect(client) as dask_client:
+        n_features, stats, summaries = class_statistics(
+            dask_client, xs, ys, scatter=strategy == "statistics", n_features=width,
+            progress=progress)
+        classes = _classes(est, stats)
+        logger.info("%s: %d partitions, %d rows, %d features; strategy %r", est._algorithm,
+                    len(xs), sum(n for n, _ in summaries), n_features, strategy)
+        if strategy in ("average", "svrg"):
+            for k, (_, labels) in enumerate(summaries):
+                if len(labels) < 2:
+                    raise ValueError(
+                        f"partition {k} holds only the class {labels}: strategy={strategy!r} "
+                        "trains a local model per partition, which needs both classes. "
+                        "Shuffle the rows across partitions first, or use strategy="
+                        "'sequential'.")
+        if strategy == "sequential":
+            est = _train.sequential(dask_client, est, xs, ys, classes, progress)
+        else:
+            est.n_features_in_ = n_features
+            sizes = [n for n, _ in summaries]
+            rounds = est.max_iter if n_rounds is None else int(n_rounds)
+            if strategy == "statistics":
+                result = _train.statistics(est, stats, classes, n_features)
+            elif strategy == "average":
+                result = _train.average(dask_client, est, xs, ys, classes, stats, sizes,
+                                        rounds, progress)
+            else:
+                result = _train.svrg(dask_client, est, xs, ys, classes, stats, sizes, rounds,
+                                     progress)
+            _commit(est, *result, classes)
+    est.distributed_strategy_ = strategy
+    return est
+
+
+def _commit(est, state, rng, t, n_iter, classes):
+    """Install a state computed on the cluster, as ``BaseAUCClassifier._fit_rows`` does."""
+    est._state, est._rng, est.t_ = state, rng, int(t)
+    est.n_iter_ = int(n_iter)
+    est.classes_ = classes
+    est._set_coef()

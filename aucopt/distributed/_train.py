@@ -1,0 +1,305 @@
+"""The four training strategies; functions named ``_on_*`` run on the workers.
+
+Every strategy returns ``(state, rng, t, n_iter)`` for the estimator to commit,
+except ``sequential``, whose state is the estimator itself travelling along.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels._checks import OK
+from .._kernels.vrspam import vrspam_inner, vrspam_snapshot
+from ..algorithms import get_algorithm, vrspam
+from ..algorithms._data import as_rows, identity_order
+from ..algorithms._distributed import TAKE_LAST
+from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics
+from ..algorithms.batch_univariate import uni_squ_from_statistics
+from ..exceptions import DivergenceError
+from ..utils._random import make_generator
+from ._cluster import compute
+from ._data import as_block, tree_reduce
+
+__all__ = ["statistics", "sequential", "average", "svrg", "data_state"]
+
+
+def data_state(stats, classes) -> dict:
+    """Return the estimator's ``data_*`` entries (negatives first) from merged statistics."""
+    rows = [stats[label.item()] for label in classes]
+    return {"data_count": np.array([r[0] for r in rows], dtype=np.int64),
+            "data_sum": np.array([r[0] * r[1] for r in rows]),
+            "data_sqmax": np.array([max(r[3] for r in rows)])}
+
+
+# ------------------------------------------------------------------ statistics
+def check_statistics_memory(est, n_features):
+    """Refuse before reading any data if one partition's two d x d scatters exceed the limit."""
+    check_gram_memory(n_features, est.get_params(deep=False), 2,
+                      f"{est._algorithm} with strategy='statistics' (per partition)",
+                      "a streaming learner with strategy='average' (O(d) per partition)")
+
+
+def statistics(est, stats, classes, n_features):
+    """Solve B-LS-SVM, Uni-Squ (batch) or OPAUC's batch target from merged class statistics.
+
+    All three are functions of the class means ``c+, c-`` and 1/n_class
+    covariances ``S+, S-`` (Gao et al., ICML 2013, Eqs. 2-4): B-LS-SVM and
+    OPAUC's fixed point are ``(lam I + S+ + S- + mu mu^T)^-1 mu``, Uni-Squ solves
+    its normal equations (Kotlowski et al., ICML 2011). OPAUC keeps the exact
+    class statistics in its state, so ``partial_fit`` continues from them.
+    """
+    spec, params = est._spec(), est.get_params(deep=False)
+    rng = make_generator(est.random_state)
+    (n_neg, m_neg, s_neg, q_neg), (n_pos, m_pos, s_pos, q_pos) = (
+        stats[label.item()] for label in classes)
+    state = spec.init_state(n_features, n_neg + n_pos, params, rng)  # checks the memory
+    state.update(data_state(stats, classes))
+    lam = float(params["lam"])
+    if spec.id == "opauc":
+        state["count"][:] = (n_neg, n_pos)
+        state["mean"][:] = (m_neg, m_pos)
+        state["scatter"][:] = (s_neg, s_pos)
+        state["sqmax"][0] = max(q_neg, q_pos)
+        state["w"][:] = ls_svm_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg, lam)
+        return state, rng, n_neg + n_pos, 1
+    if spec.id == "uni-squ-batch":
+        check_gram_memory(n_features, params, 3, "uni-squ-batch with strategy='statistics'",
+                          "aucopt.make('uni-squ', ...) with strategy='average'")
+        w, b = uni_squ_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg, lam)
+        state["w"][:], state["bias"][0] = w, b
+    else:
+        state["w"][:] = ls_svm_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg, lam)
+    state["n_iter"][0] = 1
+    return state, rng, 1, 1
+
+
+# ------------------------------------------------------------------ sequential
+def _on_partial_fit(est, X, y, classes, k):
+    try:
+        return est.partial_fit(as_block(X, k), np.asarray(y), classes=classes)
+    except ValueError as exc:
+        raise ValueError(f"partition {k}: {exc}") from exc
+
+
+def sequential(client, est, xs, ys, classes, progress=False):
+    """Carry the estimator through the partitions in order: ``partial_fit`` on each.
+
+    Each step runs where its partition is; only the model state travels. The
+    result equals ``for X_k, y_k in parts: est.partial_fit(X_k, y_k, classes)``
+    bit for bit.
+    """
+    import dask
+
+    step = dask.delayed(_on_partial_fit, pure=True)
+    for k, (x, y) in enumerate(zip(xs, ys)):
+        est = step(est, x, y, classes, k)
+    return compute(client, est, progress)
+
+
+# --------------------------------------------------------------------- average
+def _signed(y, classes):
+    return np.where(np.asarray(y).ravel() == classes[1], 1.0, -1.0)
+
+
+def _rows(spec, X, k):
+    X = as_block(X, k)
+    if sp.issparse(X) and not spec.sparse:
+        raise TypeError(f"partition {k} is sparse but {spec.name} takes dense input only.")
+    return as_rows(X)
+
+
+def _mixing(key, value, take_last):
+    """How the entry ``key`` of partition states is mixed (see :func:`average`)."""
+    if key.startswith("data_"):
+        return "keep"
+    if key in take_last:
+        return "last"
+    if key.endswith("sqmax"):
+        return "max"
+    return "add" if value.dtype.kind in "iub" or key.endswith("_sum") else "mean"
+
+
+def _on_pass(algorithm, params, common, t, X, y, classes, learn, rng, k, shuffle, weight,
+             take_last):
+    """One pass over partition ``k`` from the ``common`` state; returns its mixing share.
+
+    The share is ``(entries, updates, rng, take_last)`` with ``weight * entry``
+    for averaged entries and the increment over ``common`` for added ones, so
+    that shares combine pairwise on the workers (:func:`_combine`).
+    """
+    spec = get_algorithm(algorithm)
+    rows = _rows(spec, X, k)
+    state = {key: value.copy() for key, value in common.items()}
+    order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
+    t_end, status = spec.run(state, rows, _signed(y, classes), order, params, t, learn, rng)
+    if status != OK:
+        raise DivergenceError(f"{spec.name} diverged on partition {k} after {t_end} updates. "
+                              f"Lower {spec.step_param!r} or scale the features first.")
+    share = {}
+    for key, value in state.items():
+        how = _mixing(key, value, take_last)
+        if how == "mean":
+            share[key] = weight * value
+        elif how == "add":
+            share[key] = value - common[key]
+        elif how != "keep":
+            share[key] = value
+    return share, t_end - t, rng, take_last
+
+
+def _combine(left, right):
+    """Combine two shares of :func:`_on_pass` (left: earlier partitions)."""
+    (a, t_a, rng, take_last), (b, t_b, _, _) = left, right
+    out = {}
+    for key, value in a.items():
+        how = _mixing(key, value, take_last)
+        out[key] = (b[key] if how == "last" else np.maximum(value, b[key]) if how == "max"
+                    else value + b[key])
+    return out, t_a + t_b, rng, take_last
+
+
+def mix(common, share):
+    """Return the mixed state from ``common`` and the combined share of all partitions."""
+    entries, _, _, take_last = share
+    return {key: (value if key not in entries else
+                  value + entries[key] if _mixing(key, value, take_last) == "add"
+                  else entries[key])
+            for key, value in common.items()}
+
+
+def _generators(rng, n_parts):
+    """The partitions' random generators: ``rng`` itself for one partition, else children."""
+    return [rng] if n_parts == 1 else rng.spawn(n_parts)
+
+
+def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False):
+    """Iterative parameter mixing: ``n_rounds`` of (one pass per partition, then average).
+
+    Every partition starts each round from the common state, with the exact
+    class statistics of all the data (``stats="train"`` modes), and the states
+    are averaged by partition size (Zinkevich et al., NIPS 2010, Alg. 2;
+    McDonald et al., NAACL 2010, Alg. 3). Floating-point entries are averaged;
+    counters and running sums (integer entries, names ending in ``_sum``) add
+    every partition's increment, as one pass over all the data would;
+    ``*sqmax`` takes the maximum; ``TAKE_LAST`` entries (a buffer of the
+    previous example) come from the last partition; ``data_*`` stay exact. The
+    shares are combined pairwise on the workers, so the client receives one
+    state per round. With one partition this is ``fit(max_iter=n_rounds)``.
+    """
+    import dask
+
+    spec, params = est._spec(), est.get_params(deep=False)
+    rng = make_generator(est.random_state)
+    n_total = int(sum(sizes))
+    state = spec.init_state(est.n_features_in_, n_total, params, rng)
+    state.update(data_state(stats, classes))
+    weights = [n / n_total for n in sizes]
+    take_last = TAKE_LAST.get(spec.id, ())
+    step = dask.delayed(_on_pass, pure=True)
+    t = 0
+    for r in range(n_rounds):
+        gens = _generators(rng, len(xs))
+        shares = [step(spec.id, params, state, t, x, y, classes, r == 0, gen, k, est.shuffle,
+                       wk, take_last)
+                  for k, (x, y, gen, wk) in enumerate(zip(xs, ys, gens, weights))]
+        share = compute(client, tree_reduce(shares, _combine), progress)
+        if len(xs) == 1:
+            rng = share[2]
+        state = mix(state, share)
+        t += share[1]
+    return state, rng, t, n_rounds
+
+
+# ------------------------------------------------------------------------ svrg
+def _on_snapshot(w_ref, counts, sums, X, y, classes, n_total, k):
+    rows = _rows(get_algorithm("vrspam-l2"), X, k)
+    mu, s_ref = np.zeros(w_ref.shape[0]), np.empty(rows.n_samples)
+    vrspam_snapshot(w_ref, mu, s_ref, counts, sums, rows.data, rows.indices, rows.indptr,
+                    _signed(y, classes), n_total)
+    return mu, s_ref, rows
+
+
+def _on_full_gradient(w_ref, counts, sums, X, y, classes, n_total, k):
+    return _on_snapshot(w_ref, counts, sums, X, y, classes, n_total, k)[0]
+
+
+def _on_inner(w_ref, mu, counts, sums, X, y, classes, n_total, k, n_inner, rng, hyper, t):
+    """The inner loop of one stage on partition ``k``: ``n_inner`` steps from the snapshot."""
+    _, s_ref, rows = _on_snapshot(w_ref, counts, sums, X, y, classes, n_total, k)
+    picks = rng.integers(0, rows.n_samples, size=n_inner)
+    w = w_ref.copy()
+    t_end, status = vrspam_inner(w, w_ref, mu, s_ref, counts, sums, rows.data, rows.indices,
+                                 rows.indptr, _signed(y, classes), picks, *hyper, t)
+    if status != OK:
+        raise DivergenceError(f"VRSPAM diverged on partition {k} after {t_end} inner steps; "
+                              "lower 'eta' or scale the features first.")
+    return w, t_end, rng
+
+
+def _sum(*vectors):
+    return sum(vectors)
+
+
+def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
+    """Distributed proximal SVRG for VRSPAM (Dan and Sahoo; Natole thesis, Alg. 17).
+
+    Each stage: the full gradient at the snapshot is a map-reduce over the
+    partitions (O(d) per partition); each partition then runs its share of the
+    ``inner`` steps from the snapshot, sampling its own rows, and the snapshot
+    becomes the size-weighted average of their last iterates. The start is one
+    mixed SPAM pass (``init="spam"``). Stops after ``n_stages`` stages or when
+    the relative snapshot change is at most ``tol``.
+    """
+    import dask
+
+    params = est.get_params(deep=False)
+    n_total = int(sum(sizes))
+    state, rng, t, _ = average(client, _spam_twin(est), xs, ys, classes, stats, sizes, 1,
+                               progress) if params["init"] == "spam" else (None, None, 0, 0)
+    w = state["w_avg"] if state is not None else np.zeros(est.n_features_in_)
+    rng = rng if rng is not None else make_generator(est.random_state)
+    out = vrspam.init_state(est.n_features_in_, n_total, params)
+    out.update(data_state(stats, classes))
+    out["w"][:], out["started"][0] = w, 1
+    counts, sums = out["data_count"], out["data_sum"]
+    eta, inner = vrspam.resolve_step(params, out, n_total)
+    hyper = (eta, float(params["beta"]), float(params.get("beta1", 0.0)))
+    weights = [n / n_total for n in sizes]
+    shares = [inner] if len(xs) == 1 else [int(round(inner * wk)) for wk in weights]
+    gradient = dask.delayed(_on_full_gradient, pure=True)
+    step = dask.delayed(_on_inner, pure=True)
+    t = 0
+    for _ in range(n_stages):
+        w_ref = out["w"].copy()
+        mu = compute(client, tree_reduce(
+            [gradient(w_ref, counts, sums, x, y, classes, n_total, k)
+             for k, (x, y) in enumerate(zip(xs, ys))], _sum), progress)
+        gens = _generators(rng, len(xs))
+        results = compute(client, [
+            step(w_ref, mu, counts, sums, x, y, classes, n_total, k, m, gen, hyper, t)
+            for k, (x, y, m, gen) in enumerate(zip(xs, ys, shares, gens))], progress)
+        if len(xs) == 1:
+            rng = results[0][2]
+        out["w"][:] = sum(wk * w_k for wk, (w_k, _, _) in zip(weights, results))
+        t += sum(t_k - t for _, t_k, _ in results)
+        out["n_iter"][0] += 1
+        out["change"][0] = (np.linalg.norm(out["w"] - w_ref)
+                            / max(float(np.linalg.norm(out["w"])), 1e-12))
+        if out["change"][0] <= params["tol"]:
+            break
+    return out, rng, t, int(out["n_iter"][0])
+
+
+def _spam_twin(est):
+    """A SPAM estimator with VRSPAM's start settings (``_spam_start`` of the single machine)."""
+    from .._api import make
+
+    params = est.get_params(deep=False)
+    twin = make("spam-net" if "beta1" in params else "spam-l2", beta=params["beta"],
+                eta0=params["eta0"], schedule="inv_sqrt", power_t=0.5, stats="train",
+                warmup=0.1, output="average", shuffle=est.shuffle,
+                random_state=est.random_state, **({"beta1": params["beta1"]}
+                                                  if "beta1" in params else {}))
+    twin.n_features_in_ = est.n_features_in_
+    return twin

@@ -1,0 +1,241 @@
+"""Training on a Dask cluster: accuracy against one machine, time, traffic, memory.
+
+Four measurements, written to ``docs/distributed.md`` (``--out``):
+
+1. a9a (train 32,561 x 123, test a9a.t): test AUC of every distributed strategy against the
+   single-machine ``fit`` with the same hyperparameters, in 2, 4 and 8 partitions.
+2. Wall time of the single-machine ``fit`` against ``aucopt.distributed.fit`` on 1 and 2
+   local workers (a9a in 4 partitions held in the workers' memory; and a synthetic set of
+   LIBSVM parts read from disk, where the single machine reads the same files first).
+3. Bytes moved per partition per round by each strategy (serialized sizes of what the tasks
+   take and return), at a9a's d and extrapolated in d.
+4. A run whose data (parsed CSR) exceed the memory_limit of each worker and of the whole
+   cluster: the parts are read by the workers when needed and training completes.
+
+a9a comes from ``aucopt.datasets.fetch`` (set ``AUCOPT_DATA_MIRROR`` to a directory holding
+a9a.bz2 and a9a.t.bz2, or let it download). Usage:
+
+    AUCOPT_DATA_MIRROR=DIR python benchmarks/distributed.py [--rows-big 2200000] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import cloudpickle
+import numpy as np
+import scipy.sparse as sp
+
+# this file is named like the ``distributed`` package: its folder goes last on the path, so
+# that ``import distributed`` finds Dask's package and ``_stamp`` is still found
+HERE = str(Path(__file__).resolve().parent)
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(HERE)] + [HERE]
+
+from _distributed_report import render  # noqa: E402
+from _stamp import stamp  # noqa: E402
+
+import aucopt  # noqa: E402
+from aucopt import distributed as ad  # noqa: E402
+from aucopt.algorithms import get_algorithm, list_algorithms  # noqa: E402
+from aucopt.datasets import fetch  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+TIMED = (("b-ls-svm", "statistics"), ("opauc", "statistics"), ("spam-l2", "average"),
+         ("spam-l2", "sequential"), ("uni-squ", "average"), ("vrspam-l2", "svrg"))
+
+
+def _parts(client, X, y, n_parts):
+    """``(X, y)`` as dask arrays of ``n_parts`` row blocks, persisted on the workers."""
+    import dask.array as da
+
+    size = -(-X.shape[0] // n_parts)
+    blocks = [da.from_array(X[i:i + size], chunks=-1, asarray=False)
+              for i in range(0, X.shape[0], size)]
+    Xd, yd = da.concatenate(blocks), da.from_array(y, chunks=size)
+    return client.persist([Xd, yd])
+
+
+def _make(algorithm):
+    return aucopt.make(algorithm, random_state=0)
+
+
+def accuracy(client, X, y, Xt, yt, partitions=(2, 4, 8)):
+    """Test AUC of the single-machine fit and of each distributed strategy by partitions."""
+    rows = []
+    for algorithm in list_algorithms():
+        strategies = aucopt.algorithm_info(algorithm)["distributed"]
+        if not strategies:
+            continue
+        single = _make(algorithm).fit(X, y).score(Xt, yt)
+        for strategy in strategies:
+            aucs = []
+            for k in partitions:
+                Xd, yd = _parts(client, X, y, k)
+                aucs.append(ad.fit(_make(algorithm), Xd, yd, strategy=strategy).score(Xt, yt))
+            rows.append((algorithm, strategy, single, aucs))
+            print(f"accuracy {algorithm:14s} {strategy:10s} {single:.4f} "
+                  f"{' '.join(f'{a:.4f}' for a in aucs)}", flush=True)
+    return rows
+
+
+def _best(fn, repeats=3):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def timing(X, y, workers=(1, 2), n_parts=4):
+    """Best-of-3 wall seconds: single-machine fit, and distributed fit on persisted parts."""
+    single = {key: _best(lambda a=key[0]: _make(a).fit(X, y)) for key in TIMED}
+    out = {key: [single[key]] for key in TIMED}
+    for n_workers in workers:
+        with ad.local_cluster(n_workers=n_workers) as client:
+            Xd, yd = _parts(client, X, y, n_parts)
+            for algorithm, strategy in TIMED:
+                ad.fit(_make(algorithm), Xd[:1000], yd[:1000], strategy=strategy)  # warm up
+                out[algorithm, strategy].append(_best(
+                    lambda a=algorithm, s=strategy, X_=Xd, y_=yd: ad.fit(_make(a), X_, y_,
+                                                                         strategy=s)))
+    return out
+
+
+def _size(obj) -> int:
+    return len(cloudpickle.dumps(obj))
+
+
+def traffic(X, y, dims=(123, 10_000, 1_000_000)):
+    """Bytes per partition per round of each strategy (what tasks take and return)."""
+    from aucopt.distributed._data import block_stats
+
+    rows = []
+    for d in dims:
+        Xs = sp.random(200, d, density=min(1.0, 20 / d), format="csr", random_state=0)
+        ys = np.where(np.arange(200) % 2, 1, -1)
+        stats = _size(block_stats(Xs, ys, 0, True)) if d <= 10_000 else 16 * d * d
+        spam = _make("spam-l2").partial_fit(Xs, ys, classes=[-1, 1])
+        vr = _make("vrspam-l2").fit(Xs, ys)
+        w = vr._state["w"]
+        svrg = (_size((w, vr._state["data_count"], vr._state["data_sum"])) + _size(w)
+                + _size((w, w, vr._state["data_count"], vr._state["data_sum"], vr._rng))
+                + _size((w, 0, vr._rng)))
+        rows.append({"d": d, "statistics": stats, "sequential": 2 * _size(spam),
+                     "average": 2 * _size(spam._state), "svrg": svrg})
+        print("traffic", rows[-1], flush=True)
+    return rows
+
+
+def _write_parts(folder, n_rows, n_parts, d, nnz, seed=0):
+    """LIBSVM parts with ``nnz`` one-decimal values per row; labels from a linear rule."""
+    rng = np.random.default_rng(seed)
+    truth = rng.normal(size=d)
+    per = n_rows // n_parts
+    for k in range(n_parts):
+        cols = np.sort(rng.integers(0, d, size=(per, nnz)), axis=1)
+        vals = rng.integers(1, 10, size=(per, nnz)) / 10.0
+        X = sp.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, per * nnz + 1, nnz)),
+                          shape=(per, d))
+        X.sum_duplicates()
+        y = np.where(X @ truth + rng.normal(size=per) * 2.0 > 0, 1, -1)
+        lines = [f"{label} " + " ".join(f"{j + 1}:{v:g}" for j, v in
+                                       zip(X.indices[X.indptr[i]:X.indptr[i + 1]],
+                                           X.data[X.indptr[i]:X.indptr[i + 1]]))
+                 for i, label in enumerate(y)]
+        (folder / f"part-{k:03d}.svm").write_text("\n".join(lines) + "\n")
+    return str(folder / "part-*.svm")
+
+
+def _peak_rss(client, stop, peaks):
+    import psutil
+
+    def rss():
+        return psutil.Process().memory_info().rss
+
+    while not stop.is_set():
+        try:
+            for worker, value in client.run(rss).items():
+                peaks[worker] = max(peaks.get(worker, 0), value)
+        except Exception:  # a worker restarting; sample again
+            pass
+        time.sleep(0.5)
+
+
+def out_of_memory(n_rows, n_parts, d, nnz, memory_limit, workers=(1, 2)):
+    """Fit spam-l2 (one pass) from LIBSVM parts larger than the cluster's memory; time it.
+
+    The distributed fit reads every part twice (the checking pass, then the round); the
+    single machine reads all parts into memory once and fits with ``max_iter=1``.
+    """
+    from sklearn.datasets import load_svmlight_file
+
+    with tempfile.TemporaryDirectory() as tmp:
+        start = time.perf_counter()
+        pattern = _write_parts(Path(tmp), n_rows, n_parts, d, nnz)
+        generated = time.perf_counter() - start
+        files = sorted(Path(tmp).glob("part-*.svm"))
+        text_bytes = sum(f.stat().st_size for f in files)
+        start = time.perf_counter()
+        loaded = [load_svmlight_file(str(f), n_features=d) for f in files]
+        X, y = sp.vstack([a for a, _ in loaded], format="csr"), np.concatenate(
+            [b for _, b in loaded])
+        read_single = time.perf_counter() - start
+        csr_bytes = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes + y.nbytes
+        start = time.perf_counter()
+        single = aucopt.make("spam-l2", max_iter=1, random_state=0).fit(X, y)
+        fit_single = time.perf_counter() - start
+        auc_single = single.score(X, y)
+        del X, y, loaded
+        runs = []
+        for n_workers in workers:
+            with ad.local_cluster(n_workers=n_workers, memory_limit=memory_limit) as client:
+                stop, peaks = threading.Event(), {}
+                sampler = threading.Thread(target=_peak_rss, args=(client, stop, peaks))
+                sampler.start()
+                Xd, yd = ad.read_svmlight(pattern, n_features=d)
+                start = time.perf_counter()
+                model = ad.fit(_make("spam-l2"), Xd, yd, strategy="average", n_rounds=1)
+                seconds = time.perf_counter() - start
+                auc = ad.roc_auc_score(yd, ad.decision_function(model, Xd))
+                stop.set()
+                sampler.join()
+                runs.append({"workers": n_workers, "seconds": seconds, "auc": auc,
+                             "peak_rss": max(peaks.values()) if peaks else float("nan")})
+                print("out-of-memory", runs[-1], flush=True)
+    return {"rows": n_rows, "parts": n_parts, "d": d, "nnz": nnz, "text_bytes": text_bytes,
+            "csr_bytes": csr_bytes, "memory_limit": memory_limit, "generated": generated,
+            "read_single": read_single, "fit_single": fit_single, "auc_single": auc_single,
+            "runs": runs}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows-big", type=int, default=2_200_000)
+    parser.add_argument("--parts-big", type=int, default=44)
+    parser.add_argument("--memory-limit", default="500MB")
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "distributed.md")
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    X, y = fetch("a9a")
+    Xt, yt = fetch("a9a.t")
+    Xt = Xt[:, :X.shape[1]]
+    with ad.local_cluster(n_workers=2) as client:
+        acc = accuracy(client, X, y, Xt, yt)
+    times = timing(X, y)
+    sizes = traffic(X, y)
+    big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit)
+    streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]
+    text = render(stamp(), time.perf_counter() - began, acc, times, sizes, big, TIMED,
+                  n_streaming=len(streaming))
+    args.out.write_text(text)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,328 @@
+"""aucopt.distributed on a real 2-worker LocalCluster (processes, 127.0.0.1), one per module."""
+
+import os
+import signal
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+pytest.importorskip("distributed")
+import cloudpickle  # noqa: E402
+import dask  # noqa: E402
+import dask.array as da  # noqa: E402
+from sklearn.datasets import load_svmlight_file  # noqa: E402
+from sklearn.metrics import roc_auc_score as sk_auc  # noqa: E402
+
+import aucopt  # noqa: E402
+from aucopt import distributed as ad  # noqa: E402
+from aucopt.algorithms import get_algorithm, list_algorithms  # noqa: E402
+from aucopt.algorithms.batch_pairwise import ls_svm_solution  # noqa: E402
+from aucopt.algorithms.opauc import class_covariance  # noqa: E402
+from aucopt.metrics import roc_auc_score as exact_auc  # noqa: E402
+
+# the workers unpickle this module's helpers by value (it need not be importable there)
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+STREAMING = [a for a in list_algorithms() if get_algorithm(a).streaming]
+MIXABLE = [a for a in list_algorithms() if "average" in aucopt.algorithm_info(a)["distributed"]]
+CHUNK = 60
+
+
+@pytest.fixture(scope="module")
+def client():
+    with ad.local_cluster(n_workers=2, memory_limit="1GB") as c:
+        yield c
+
+
+def _problem(n=240, d=8, seed=0, sparse=False):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ rng.normal(size=d) + 0.5 * rng.normal(size=n) > 0.3, 1, -1)
+    X /= np.abs(X).max()
+    if sparse:
+        X[rng.random(X.shape) < 0.5] = 0.0
+        return sp.csr_matrix(X), y
+    return X, y
+
+
+def _dask(X, y, chunk=CHUNK):
+    if sp.issparse(X):
+        blocks = [da.from_array(X[i:i + chunk], chunks=-1, asarray=False)
+                  for i in range(0, X.shape[0], chunk)]
+        return da.concatenate(blocks, axis=0), da.from_array(y, chunks=chunk)
+    return da.from_array(X, chunks=(chunk, -1)), da.from_array(y, chunks=chunk)
+
+
+def _chunks(X, y, chunk=CHUNK):
+    return [(X[i:i + chunk], y[i:i + chunk]) for i in range(0, X.shape[0], chunk)]
+
+
+# ------------------------------------------------------------------ declarations
+def test_local_cluster_is_two_processes_on_loopback_without_dashboard(client):
+    info = client.scheduler_info()
+    assert len(info["workers"]) == 2
+    assert all(address.startswith("tcp://127.0.0.1:") for address in info["workers"])
+    http = f"http://127.0.0.1:{info['services']['dashboard']}"  # health and metrics only
+    with pytest.raises(urllib.error.HTTPError, match="404"):
+        urllib.request.urlopen(http + "/status", timeout=10)
+    assert len(set(client.run(os.getpid).values()) | {os.getpid()}) == 3
+
+
+def test_a_scheduler_address_works_as_client(client):
+    X, y = _problem()
+    by_address = ad.fit(aucopt.make("b-ls-svm"), *_dask(X, y), client=client.scheduler.address)
+    by_default = ad.fit(aucopt.make("b-ls-svm"), *_dask(X, y))
+    np.testing.assert_array_equal(by_address.coef_, by_default.coef_)
+
+
+def test_every_algorithm_declares_its_strategies():
+    for algorithm in list_algorithms():
+        strategies = aucopt.algorithm_info(algorithm)["distributed"]
+        spec = get_algorithm(algorithm)
+        assert spec.streaming == ("sequential" in strategies), algorithm
+        if spec.streaming and spec.memory.startswith("O(d)") and algorithm != "fsauc":
+            assert "average" in strategies, algorithm  # FSAUC's stages span all n examples
+    assert aucopt.algorithm_info("b-ls-svm")["distributed"] == ("statistics",)
+    assert aucopt.algorithm_info("vrspam-l2")["distributed"] == ("svrg",)
+
+
+# -------------------------------------------------------------------- statistics
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("algorithm", ["b-ls-svm", "uni-squ-batch"])
+def test_statistics_equals_the_single_machine_solution(client, algorithm, sparse):
+    X, y = _problem(sparse=sparse)
+    est = ad.fit(aucopt.make(algorithm, lam=1e-3), *_dask(X, y), strategy="statistics")
+    ref = aucopt.make(algorithm, lam=1e-3).fit(X, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(est.intercept_, ref.intercept_, rtol=0, atol=1e-10)
+    assert est.distributed_strategy_ == "statistics"
+
+
+def test_opauc_statistics_is_the_batch_target_with_exact_class_covariances(client):
+    X, y = _problem(sparse=True)
+    est = ad.fit(aucopt.make("opauc", lam=1e-2), *_dask(X, y))  # auto = statistics
+    target = ls_svm_solution(X, np.where(y > 0, 1.0, -1.0), 1e-2)
+    np.testing.assert_allclose(est.coef_[0], target, rtol=0, atol=1e-10)
+    one_pass = aucopt.make("opauc", lam=1e-2).partial_fit(X, y, classes=[-1, 1])
+    for c in (0, 1):
+        np.testing.assert_allclose(class_covariance(est._state, c),
+                                   class_covariance(one_pass._state, c), atol=1e-10)
+        np.testing.assert_allclose(est._state["mean"][c], one_pass._state["mean"][c],
+                                   atol=1e-12)
+    np.testing.assert_array_equal(est._state["count"], one_pass._state["count"])
+    est.partial_fit(X[:10], y[:10])  # the exact statistics are a valid OPAUC state
+
+
+# -------------------------------------------------------------------- sequential
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_sequential_is_bit_exact_chunked_partial_fit(client, algorithm):
+    X, y = _problem(n=180, d=6, seed=1, sparse=get_algorithm(algorithm).sparse)
+    params = {"random_state": 0}
+    est = ad.fit(aucopt.make(algorithm, **params), *_dask(X, y), strategy="sequential")
+    ref = aucopt.make(algorithm, **params)
+    for Xk, yk in _chunks(X, y):
+        ref.partial_fit(Xk, yk, classes=[-1, 1])
+    assert est.t_ == ref.t_
+    assert set(est._state) == set(ref._state)
+    for key in ref._state:
+        np.testing.assert_array_equal(est._state[key], ref._state[key], err_msg=key)
+    np.testing.assert_array_equal(est.decision_function(X), ref.decision_function(X))
+
+
+# ----------------------------------------------------------------------- average
+@pytest.mark.parametrize("algorithm", MIXABLE)
+def test_average_with_one_partition_is_fit(client, algorithm):
+    """One partition: mixing is the identity, so n_rounds rounds are max_iter epochs."""
+    X, y = _problem(n=150, d=5, seed=2, sparse=True)
+    params = {"random_state": 3, "shuffle": True, "max_iter": 2}
+    est = ad.fit(aucopt.make(algorithm, **params), *_dask(X, y, chunk=150), strategy="average")
+    ref = aucopt.make(algorithm, **params).fit(X, y)
+    assert est.t_ == ref.t_ and est.n_iter_ == ref.n_iter_ == 2
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "uni-squ"])
+def test_average_over_partitions_learns_and_uses_exact_train_statistics(client, algorithm):
+    X, y = _problem(n=600, d=8, seed=4)
+    params = {"random_state": 0, "max_iter": 3}
+    if algorithm == "spam-l2":
+        params["stats"] = "train"
+    est = ad.fit(aucopt.make(algorithm, **params), *_dask(X, y, chunk=150), strategy="average")
+    ref = aucopt.make(algorithm, **params).fit(X, y)
+    assert est.score(X, y) > ref.score(X, y) - 0.03
+    np.testing.assert_array_equal(est._state["data_count"], ref._state["data_count"])
+    np.testing.assert_allclose(est._state["data_sum"], ref._state["data_sum"], atol=1e-10)
+    assert est.t_ == ref.t_  # t counts every update made on any partition
+
+
+# -------------------------------------------------------------------------- svrg
+def test_svrg_with_one_partition_is_vrspam(client):
+    X, y = _problem(n=150, d=5, seed=5, sparse=True)
+    params = {"random_state": 0, "max_iter": 4, "shuffle": True}
+    est = ad.fit(aucopt.make("vrspam-l2", **params), *_dask(X, y, chunk=150))
+    ref = aucopt.make("vrspam-l2", **params).fit(X, y)
+    assert est.distributed_strategy_ == "svrg" and est.t_ == ref.t_
+    np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+
+
+def test_svrg_over_partitions_reaches_the_single_machine_auc(client):
+    X, y = _problem(n=600, d=8, seed=6)
+    est = ad.fit(aucopt.make("vrspam-net", random_state=0), *_dask(X, y, chunk=150))
+    ref = aucopt.make("vrspam-net", random_state=0).fit(X, y)
+    assert est.score(X, y) > ref.score(X, y) - 0.02
+
+
+# -------------------------------------------------------------------- evaluation
+def test_decision_function_and_exact_auc_with_ties(client):
+    X, y = _problem(n=500, d=6, seed=7)
+    est = aucopt.make("spam-l2").fit(X, y)
+    Xd, yd = _dask(X, y, chunk=70)
+    scores = ad.decision_function(est, Xd)
+    np.testing.assert_array_equal(scores.compute(), est.decision_function(X))
+    tied = da.round(scores * 4) / 4  # few distinct values: ties within and across partitions
+    local = np.round(est.decision_function(X) * 4) / 4
+    assert ad.roc_auc_score(yd, tied) == exact_auc(y, local)
+    assert ad.roc_auc_score(yd, tied) == pytest.approx(sk_auc(y, local), abs=1e-14)
+    other = da.from_array(y, chunks=110)  # labels partitioned differently: aligned first
+    assert ad.roc_auc_score(other, tied) == exact_auc(y, local)
+    assert ad.roc_auc_score(yd, scores, pos_label=-1) == pytest.approx(
+        sk_auc(y == -1, est.decision_function(X)), abs=1e-14)
+
+
+# ------------------------------------------------------------------ LIBSVM parts
+def _write_parts(tmp_path, X, y, n_parts):
+    from sklearn.datasets import dump_svmlight_file
+
+    size = -(-X.shape[0] // n_parts)
+    for k in range(n_parts):
+        dump_svmlight_file(X[k * size:(k + 1) * size], y[k * size:(k + 1) * size],
+                           str(tmp_path / f"part-{k:02d}.svm"), zero_based=False)
+    return str(tmp_path / "part-*.svm")
+
+
+def test_read_svmlight_parts_stay_lazy_and_fit_equals_local(client, tmp_path):
+    X, y = _problem(n=200, d=7, seed=8, sparse=True)
+    pattern = _write_parts(tmp_path, X, y, 3)
+    Xd, yd = ad.read_svmlight(pattern, n_features=7)
+    assert Xd.numblocks == (3, 1) and np.isnan(Xd.shape[0])
+    est = ad.fit(aucopt.make("b-ls-svm", lam=0.01), Xd, yd)
+    ref = aucopt.make("b-ls-svm", lam=0.01).fit(X, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-10)
+    seq = ad.fit(aucopt.make("spam-l2"), (Xd, yd), strategy="sequential")
+    local = aucopt.make("spam-l2")
+    for path in sorted(tmp_path.glob("part-*.svm")):  # the text holds 16 digits: read back
+        local.partial_fit(*load_svmlight_file(str(path), n_features=7), classes=[-1, 1])
+    np.testing.assert_array_equal(seq.coef_, local.coef_)
+    with pytest.raises(ValueError, match="No LIBSVM file matches"):
+        ad.read_svmlight(str(tmp_path / "none-*.svm"), n_features=7)
+
+
+def test_cli_fit_distributed_from_a_glob_records_the_strategy(client, tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+
+    X, y = _problem(n=200, d=7, seed=9, sparse=True)
+    pattern = _write_parts(tmp_path, X, y, 2)
+    address = client.scheduler.address
+    result = CliRunner().invoke(app, ["fit", "uni-squ", pattern, "--distributed", "--scheduler",
+                                      address, "--n-features", "7", "--rounds", "2",
+                                      "--out", str(tmp_path / "model")])
+    assert result.exit_code == 0, result.output
+    assert "strategy 'average' on 2 parts" in result.output
+    meta = json.loads((tmp_path / "model.json").read_text())
+    assert meta["attributes"]["distributed_strategy_"] == "average"
+    model = aucopt.io.load(tmp_path / "model")
+    assert model.distributed_strategy_ == "average" and model.score(X, y) > 0.8
+
+
+# -------------------------------------------------------------------- bad input
+def _lying_blocks(blocks, width):
+    """A dask array whose declared width is ``width`` whatever the blocks hold."""
+    parts = [da.from_delayed(dask.delayed(b), shape=(b.shape[0], width), dtype=float)
+             for b in blocks]
+    return da.concatenate(parts, axis=0)
+
+
+def test_bad_partitions_are_named(client):
+    X, y = _problem(n=240, d=6, seed=10)
+    yd = da.from_array(y, chunks=CHUNK)
+    wide = [X[:60], X[60:120], np.hstack([X[120:180], X[120:180, :1]]), X[180:]]
+    with pytest.raises(ValueError, match="partition 2 of X has 7 columns but X has 6"):
+        ad.fit(aucopt.make("b-ls-svm"), _lying_blocks(wide, 6), yd)
+    nan = X.copy()
+    nan[130, 2] = np.nan
+    with pytest.raises(ValueError, match=r"partition 2: Input X contains NaN \(first in row 10"):
+        ad.fit(aucopt.make("spam-l2"), *_dask(nan, y))
+    unknown = [da.from_delayed(dask.delayed(b), shape=(np.nan,) + b.shape[1:], dtype=float)
+               for b in (X[:0], X, y[:0], y)]  # unknown sizes: dask cannot drop the empty one
+    with pytest.raises(ValueError, match="partition 0 has no rows"):
+        ad.fit(aucopt.make("spam-l2"), da.concatenate(unknown[:2]), da.concatenate(unknown[2:]))
+    order = np.argsort(y, kind="stable")
+    with pytest.raises(ValueError, match=r"partition 0 holds only the class \[-1\]"):
+        ad.fit(aucopt.make("spam-l2"), *_dask(X[order], y[order]), strategy="average")
+    seq = ad.fit(aucopt.make("spam-l2"), *_dask(X[order], y[order]), strategy="sequential")
+    assert seq.t_ > 0  # one class per chunk is fine for partial_fit
+
+
+def test_unavailable_strategies_and_missing_client():
+    X, y = _problem()
+    with pytest.raises(ValueError, match="batch solver"):
+        ad.fit(aucopt.make("svm-perf"), *_dask(X, y))
+    with pytest.raises(ValueError, match=r"strategy='average' is not available for 'b-ls-svm'"):
+        ad.fit(aucopt.make("b-ls-svm"), *_dask(X, y), strategy="average")
+    with pytest.raises(ValueError, match="max_memory_gb"):  # before reading any partition
+        ad.fit(aucopt.make("b-ls-svm", max_memory_gb=1e-9), *_dask(X, y))
+    with pytest.raises(TypeError, match="dask arrays"):
+        ad.fit(aucopt.make("spam-l2"), X, y)
+
+
+# ------------------------------------------------------------------------ faults
+def _slow(block):
+    time.sleep(0.4)
+    return block
+
+
+def test_a_killed_worker_is_replaced_and_the_result_is_unchanged(client):
+    X, y = _problem(n=360, d=6, seed=11)
+    Xd, yd = _dask(X, y)
+    Xd = Xd.map_blocks(_slow, dtype=float)
+    pids = client.run(os.getpid)
+    result, killed = {}, []
+
+    def work():
+        result["model"] = ad.fit(aucopt.make("spam-l2"), Xd, yd, strategy="sequential")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not killed and time.monotonic() < deadline:
+        busy = [w for w, tasks in client.processing().items() if tasks and w in pids]
+        if busy and sum(map(len, client.processing().values())):
+            time.sleep(0.2)
+            os.kill(pids[busy[0]], signal.SIGKILL)
+            killed.append(busy[0])
+        time.sleep(0.05)
+    thread.join(120)
+    assert killed and "model" in result
+    ref = aucopt.make("spam-l2")
+    for part in _chunks(X, y):
+        ref.partial_fit(*part, classes=[-1, 1])
+    np.testing.assert_array_equal(result["model"].coef_, ref.coef_)
+    client.wait_for_workers(2, timeout=60)
+    assert killed[0] not in client.scheduler_info()["workers"]
+
+
+def test_errors_inside_a_fit_are_not_mistaken_for_a_missing_client(client):
+    X, y = _problem()
+    with pytest.raises(ValueError, match="partition 1: Input X contains NaN"):
+        ad.fit(aucopt.make("spam-l2"), *_dask(np.where(np.arange(240)[:, None] == 70, np.nan,
+                                                     X), y))
