@@ -90,10 +90,19 @@ def _strategies():
 
 
 USAGE = '''```python
+from pathlib import Path
+
+from sklearn.datasets import dump_svmlight_file
+
 import aucopt
 from aucopt import distributed as ad
+from aucopt.datasets import make_auc_problem
 
 if __name__ == "__main__":          # workers are spawned processes: guard the script
+    Path("parts").mkdir(exist_ok=True)  # two LIBSVM parts of 1,000 rows (your files here)
+    for part in range(2):
+        Xp, yp = make_auc_problem(1000, 123, separation=1.5, random_state=10 + part)
+        dump_svmlight_file(Xp, yp, f"parts/{part}.svm", zero_based=False)
     with ad.local_cluster(n_workers=2, memory_limit="2GB") as client:
         X, y = ad.read_svmlight("parts/*.svm", n_features=123)   # lazy, read on the workers
         model = ad.fit(aucopt.make("spam-l2"), X, y)              # strategy="auto"

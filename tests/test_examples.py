@@ -76,6 +76,7 @@ def test_markdown_code_blocks(page, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("MPLBACKEND", "Agg")
     document = Sybil(parsers=[PythonCodeBlockParser()]).parse(page)
+    document.namespace["__name__"] = "__main__"  # blocks run as a script (its main guard too)
     examples = list(document)
     assert examples, f"no python block found in {page}"
     for example in examples:
