@@ -68,7 +68,8 @@ def test_api_reference_lists_every_public_name():
     text = (DOCS / "api.rst").read_text()
     listed = set(re.findall(r"^   (\w+)$", text, flags=re.M))
     for module in ("linear_model", "kernel_model", "datasets", "io", "metrics",
-                   "model_selection", "plotting", "experiments", "exceptions", "river", "distributed"):
+                   "model_selection", "plotting", "experiments", "exceptions", "river",
+                   "distributed"):
         names = importlib.import_module(f"aucopt.{module}").__all__
         missing = {n for n in names if not n.isupper()} - listed
         assert not missing, f"aucopt.{module}: {sorted(missing)} missing from docs/api.rst"
