@@ -42,7 +42,7 @@ from _stamp import stamp  # noqa: E402
 import aucopt  # noqa: E402
 from aucopt import distributed as ad  # noqa: E402
 from aucopt.algorithms import get_algorithm, list_algorithms  # noqa: E402
-from aucopt.datasets import fetch  # noqa: E402
+from aucopt.datasets import fetch, make_auc_problem  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMED = (("b-ls-svm", "statistics"), ("opauc", "statistics"), ("spam-l2", "average"),
@@ -64,10 +64,10 @@ def _make(algorithm):
     return aucopt.make(algorithm, random_state=0)
 
 
-def accuracy(client, X, y, Xt, yt, partitions=(2, 4, 8)):
+def accuracy(client, X, y, Xt, yt, partitions=(2, 4, 8), algorithms=None):
     """Test AUC of the single-machine fit and of each distributed strategy by partitions."""
     rows = []
-    for algorithm in list_algorithms():
+    for algorithm in algorithms or list_algorithms():
         strategies = aucopt.algorithm_info(algorithm)["distributed"]
         if not strategies:
             continue
@@ -220,16 +220,25 @@ def main(argv=None):
     parser.add_argument("--parts-big", type=int, default=44)
     parser.add_argument("--memory-limit", default="500MB")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "distributed.md")
+    parser.add_argument("--smoke", action="store_true",
+                        help="a minute-long run on small synthetic data (checks the script)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    X, y = fetch("a9a")
-    Xt, yt = fetch("a9a.t")
-    Xt = Xt[:, :X.shape[1]]
+    if args.smoke:
+        X_all, y_all = make_auc_problem(4000, 20, separation=1.5, random_state=1)
+        X, y, Xt, yt = X_all[:2000], y_all[:2000], X_all[2000:], y_all[2000:]
+        partitions, algorithms, workers = (2,), ("b-ls-svm", "spam-l2"), (1, 2)
+        args.rows_big, args.parts_big = 4000, 2
+    else:
+        X, y = fetch("a9a")
+        Xt, yt = fetch("a9a.t")
+        Xt = Xt[:, :X.shape[1]]
+        partitions, algorithms, workers = (2, 4, 8), None, (1, 2)
     with ad.local_cluster(n_workers=2) as client:
-        acc = accuracy(client, X, y, Xt, yt)
-    times = timing(X, y)
+        acc = accuracy(client, X, y, Xt, yt, partitions, algorithms)
+    times = timing(X, y, workers)
     sizes = traffic(X, y)
-    big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit)
+    big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers)
     streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]
     text = render(stamp(), time.perf_counter() - began, acc, times, sizes, big, TIMED,
                   n_streaming=len(streaming))

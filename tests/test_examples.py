@@ -108,6 +108,7 @@ SMOKE = {
     "prequential.py": ["--rows", "600", "--window", "100", "--learn-one-rows", "200",
                        "--repeats", "1", "--out", "{out}"],
     "river_learn_one.py": ["--rows", "200", "--repeats", "1", "--algorithms", "spam-l2,ftrl-auc"],
+    "distributed.py": ["--smoke", "--out", "{out}"],
 }
 
 

@@ -112,6 +112,10 @@ class AlgorithmSpec:
         place to the form the CSR kernel keeps between ``partial_fit`` calls (scale
         factors and running sums instead of the plain iterates), so that
         :func:`aucopt.io.load` can check a state saved in either form. None: one form.
+    plain_form : callable or None
+        ``plain_form(state, params, t) -> None``: switch a state in either form to
+        the plain form of ``init_state`` in place (O(d); nothing if it is plain), for
+        code that combines states entry by entry (:mod:`aucopt.distributed`).
     warm_values : callable or None
         ``warm_values(state) -> dict``: the ``warm_keys`` entries of a committed state,
         for states kept in another form (e.g. lazily scaled); None: the entries as stored.
@@ -155,6 +159,7 @@ class AlgorithmSpec:
     signed_state: tuple[str, ...] = ()
     check_state: Callable[..., None] | None = None
     lazy_form: Callable[[dict, dict], None] | None = None
+    plain_form: Callable[[dict, dict, int], None] | None = None
     warm_values: Callable[[dict], dict] | None = None
     column_keys: tuple[str, ...] = ()
     extra_columns: Callable[[dict], np.ndarray] | None = None

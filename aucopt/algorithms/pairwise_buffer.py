@@ -131,6 +131,12 @@ def _to_plain(state: dict) -> None:
         del state[key]
 
 
+def plain_form(state: dict, params: dict, t: int) -> None:
+    """Switch ``state`` to the plain form if it is in the lazy one (see ``AlgorithmSpec``)."""
+    if "pack" in state:
+        _to_plain(state)
+
+
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
     """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
     return scaled_iterates(state, 3)
@@ -264,6 +270,7 @@ OGD_FIFO = register(
         column_keys=("pack", "acc", "buf"),
         extra_columns=fifo_columns,
         lazy_form=_fresh_lazy,
+        plain_form=plain_form,
         data_shaped=("prev_idx",),  # grown to the longest CSR row seen
         run=_runner("ogd-fifo", FIFO),
         signed_state=("prev_nnz",),  # -1: a dense row is stored

@@ -106,6 +106,12 @@ def _to_plain(state: dict) -> None:
         del state[key]
 
 
+def plain_form(state: dict, params: dict, t: int) -> None:
+    """Switch ``state`` to the plain form if it is in the lazy one (see ``AlgorithmSpec``)."""
+    if "vb" in state:
+        _to_plain(state)
+
+
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
     """Return the iterate ``w`` and the weighted average ``w_avg`` of a state in either form."""
     if "vb" not in state:
@@ -191,6 +197,7 @@ _COMMON = dict(
     warm_values=warm_values,
     column_keys=("vb", "acc"),
     lazy_form=_fresh_lazy,
+    plain_form=plain_form,
     equivalence_params={"kappa": 4.0},
 )
 

@@ -151,6 +151,12 @@ def _to_plain(state: dict, params: dict, t: int) -> None:
         del state[key]
 
 
+def plain_form(state: dict, params: dict, t: int) -> None:
+    """Switch ``state`` to the plain form if it is in the lazy one (see ``AlgorithmSpec``)."""
+    if "pack" in state:
+        _to_plain(state, params, t)
+
+
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
     """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
     return scaled_iterates(state, _LAZY_T)
@@ -227,6 +233,7 @@ _COMMON = dict(
     warm_values=warm_values,
     column_keys=("pack", "acc"),
     lazy_form=_fresh_lazy,
+    plain_form=plain_form,
     check_state=check_state,
     equivalence_params={"stats": "online"},
 )

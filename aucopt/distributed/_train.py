@@ -117,7 +117,7 @@ def _mixing(key, value, take_last):
         return "last"
     if key.endswith("sqmax"):
         return "max"
-    return "add" if value.dtype.kind in "iub" or key.endswith("_sum") else "mean"
+    return "add" if value.dtype.kind in "iub" or key.endswith(("_sum", "_count")) else "mean"
 
 
 def _on_pass(algorithm, params, common, t, X, y, classes, learn, rng, k, shuffle, weight,
@@ -136,6 +136,8 @@ def _on_pass(algorithm, params, common, t, X, y, classes, learn, rng, k, shuffle
     if status != OK:
         raise DivergenceError(f"{spec.name} diverged on partition {k} after {t_end} updates. "
                               f"Lower {spec.step_param!r} or scale the features first.")
+    if spec.plain_form is not None:  # entries are mixed in the layout of the common state
+        spec.plain_form(state, params, t_end)
     share = {}
     for key, value in state.items():
         how = _mixing(key, value, take_last)
@@ -180,7 +182,7 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
     class statistics of all the data (``stats="train"`` modes), and the states
     are averaged by partition size (Zinkevich et al., NIPS 2010, Alg. 2;
     McDonald et al., NAACL 2010, Alg. 3). Floating-point entries are averaged;
-    counters and running sums (integer entries, names ending in ``_sum``) add
+    counters and running sums (integer entries, names ending in ``_sum`` or ``_count``) add
     every partition's increment, as one pass over all the data would;
     ``*sqmax`` takes the maximum; ``TAKE_LAST`` entries (a buffer of the
     previous example) come from the last partition; ``data_*`` stay exact. The

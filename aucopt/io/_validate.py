@@ -30,6 +30,7 @@ from numbers import Integral
 import numpy as np
 
 from ..algorithms._data import new_data_stats
+from ..algorithms._distributed import STRATEGIES
 from ..exceptions import ModelFileError
 from ..utils._random import make_generator
 
@@ -129,10 +130,14 @@ def check_attributes(where, attrs: dict, n_features: int | None = None) -> int:
     ``coef_`` and ``intercept_`` are only checked for shape here: ``load``
     recomputes them from the validated state.
     """
-    allowed = {*_SCALAR_ATTRS, "classes_", "coef_", "intercept_", "feature_names_in_"}
+    allowed = {*_SCALAR_ATTRS, "classes_", "coef_", "intercept_", "feature_names_in_",
+               "distributed_strategy_"}
     unknown = sorted(set(attrs) - allowed)
     if unknown:
         _fail(where, f"unknown fitted attribute(s) {unknown}")
+    strategy = attrs.get("distributed_strategy_", STRATEGIES[0])
+    if strategy not in STRATEGIES:  # set by aucopt.distributed.fit, saved as a string
+        _fail(where, f"distributed_strategy_ must be one of {list(STRATEGIES)}, got {strategy!r}")
     for name, low in _SCALAR_ATTRS.items():
         value = attrs.get(name)
         if not isinstance(value, Integral) or isinstance(value, bool) or not low <= value < 2**62:
