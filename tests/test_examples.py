@@ -104,7 +104,12 @@ SMOKE = {
     "convergence_rates.py": ["--datasets", "german.numer", "--out", "{out}"],
     "auc_vs_ls.py": ["--algorithms", "spam-l2", "--datasets", "german.numer", "--folds", "2",
                      "--out", "{out}"],
+    "river_learn_one.py": ["--rows", "300", "--repeats", "1", "--algorithms", "spam-l2"],
+    "prequential.py": ["--rows", "600", "--window", "100", "--learn-one-rows", "200",
+                       "--repeats", "1", "--out", "{out}"],
 }
+# what the stdout of a script without a report file must name
+PRINTS = {"bench_solam.py": "fsauc", "river_learn_one.py": 'AUCClassifier("spam-l2")'}
 
 
 def test_every_benchmark_script_has_a_smoke_run():
@@ -121,4 +126,4 @@ def test_benchmark_smoke(script, tmp_path):
         text = out.read_text()
         assert text.startswith("# ") and "aucopt " in text.splitlines()[2]  # the stamp line
     else:
-        assert "fsauc" in stdout
+        assert PRINTS[script] in stdout
