@@ -338,3 +338,19 @@ def test_cli_stream_writes_csv_and_plot(tmp_path):
                                          str(out), "--no-progress"])
     assert river_run.exit_code == 0, river_run.output
     assert "150 samples of Phishing" in river_run.output
+
+
+def test_cli_stream_rejects_labels_other_than_signs_or_bits(tmp_path):
+    """A {1, 2}-labelled file would make every row positive (label > 0): AUC NaN, exit 0."""
+    from sklearn.datasets import dump_svmlight_file
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    data = tmp_path / "twelve.svm"
+    dump_svmlight_file(X, np.arange(40) % 2 + 1, str(data))
+    result = CliRunner().invoke(app, ["stream", str(data), "--baselines", "", "--out",
+                                      str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == 1 and "labels -1/+1 or 0/1" in result.output, result.output
+    assert not (tmp_path / "out.csv").exists()
