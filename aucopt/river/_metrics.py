@@ -8,6 +8,7 @@ from numbers import Integral
 from river import metrics
 
 from ..metrics import StreamingROCAUC
+from ..utils._param_validation import Interval, validate_parameter_constraints
 
 __all__ = ["ExactROCAUC", "ExactRollingROCAUC"]
 
@@ -88,9 +89,8 @@ class ExactRollingROCAUC(ExactROCAUC):
     """
 
     def __init__(self, window_size=1000, pos_val=True):
-        if isinstance(window_size, bool) or not isinstance(window_size, Integral) \
-                or window_size < 1:
-            raise ValueError(f"window_size must be a positive int; got {window_size!r}.")
+        validate_parameter_constraints({"window_size": [Interval(Integral, 1, None)]},
+                                       {"window_size": window_size}, type(self).__name__)
         super().__init__(pos_val=pos_val)
         self.window_size = window_size
         self._window = deque()
