@@ -181,8 +181,18 @@ def test_constructor_rejects_bad_arguments():
         AUCClassifier(random_state=0)
     with pytest.raises(TypeError, match="no parameter"):
         AUCClassifier(not_a_param=1)
-    with pytest.raises(ValueError, match="n_samples_hint"):
-        AUCClassifier("fsauc", n_features=8)
+
+
+def test_fsauc_learns_one_sample_at_a_time_without_the_stream_length():
+    """FSAUC restarts its stages with a doubled horizon, so no n_samples_hint is needed."""
+    data, aucs = _stream(n=1500), {}
+    for algorithm in ("fsauc", "spam-l2"):  # SPAM-L2: the reference on the same stream
+        model = AUCClassifier(algorithm, n_features=16, seed=0)
+        for x, y in data[:1000]:
+            model.learn_one(x, y)
+        aucs[algorithm] = roc_auc_score([y for _, y in data[1000:]],
+                                        [model.score_one(x) for x, _ in data[1000:]])
+    assert aucs["spam-l2"] > 0.75 and aucs["fsauc"] > aucs["spam-l2"] - 0.03, aucs
 
 
 def test_hashing_is_stable_and_sums_collisions():

@@ -69,7 +69,9 @@ class AUCClassifier(base.MiniBatchClassifier):
     Notes
     -----
     Algorithms with an ``n_samples_hint`` parameter (FSAUC, Liu et al., ICML 2018)
-    plan their stages from the stream length and need it here.
+    plan their stages from the stream length; without it they restart the stage
+    schedule with a doubled horizon (runs of 1, 2, 4, ... samples), so pass it when
+    the length of the stream is known.
 
     Labels are River's binary convention: ``True`` (or 1) is the positive class,
     ``False`` (or 0) the negative one; other labels raise ``ValueError`` (map them,
@@ -120,10 +122,6 @@ class AUCClassifier(base.MiniBatchClassifier):
         if "random_state" in params:
             raise TypeError("pass the seed as seed=..., River's name for random_state.")
         self.estimator = make(algorithm, random_state=seed, **params)
-        if self.estimator.get_params().get("n_samples_hint", False) is None:
-            raise ValueError(f"{algorithm!r} plans its stages from the stream length: pass "
-                             "n_samples_hint=<expected number of samples> (without it, "
-                             "partial_fit takes the first chunk, here one sample).")
         self._map = ColumnMap(n_features)
         self._width = n_features or 0
         self._axes = None
