@@ -376,3 +376,17 @@ def test_cli_stream_rejects_labels_other_than_signs_or_bits(tmp_path):
                                       str(tmp_path / "out"), "--no-progress"])
     assert result.exit_code == 1 and "labels -1/+1 or 0/1" in result.output, result.output
     assert not (tmp_path / "out.csv").exists()
+
+
+def test_exact_metrics_read_the_probability_of_pos_val():
+    """With string labels the score is y_pred[pos_val], as in River's ROCAUC."""
+    data = [("no", 0.2), ("yes", 0.9), ("no", 0.4), ("yes", 0.3), ("yes", 0.8)]
+    exact, rolling = ExactROCAUC(pos_val="yes"), ExactRollingROCAUC(window_size=4, pos_val="yes")
+    for y, p in data:
+        exact.update(y, {"no": 1 - p, "yes": p})
+        rolling.update(y, {"no": 1 - p, "yes": p})
+    labels, probas = zip(*data)
+    truth = roc_auc_score([y == "yes" for y in labels], probas)
+    assert truth == pytest.approx(5 / 6) and exact.get() == pytest.approx(truth)
+    assert rolling.get() == pytest.approx(roc_auc_score([y == "yes" for y in labels[1:]],
+                                                        probas[1:]))
