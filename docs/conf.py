@@ -2,7 +2,8 @@
 
 Offline: no intersphinx, no remote images. Warnings are errors (``-W --keep-going``).
 ``AUCOPT_DOCS_GALLERY`` (a regular expression) limits which gallery scripts run, e.g.
-``AUCOPT_DOCS_GALLERY=plot_roc`` in the build test; unset, every ``plot_*.py`` runs.
+``AUCOPT_DOCS_GALLERY=plot_roc`` for a quick local build; unset (as in ``make docs`` and the
+build test), every ``plot_*.py`` runs.
 """
 
 from __future__ import annotations

@@ -29,7 +29,9 @@ def use(path, X, y):
             model.partial_fit(sp.csr_matrix(X), y)
     scores = model.decision_function(X)
     if spec.sparse:
-        model.decision_function(sp.csr_matrix(X))
+        scores = np.concatenate([scores, model.decision_function(sp.csr_matrix(X))])
+    if not np.isfinite(scores).all():  # loaded and trained "fine" but scores are garbage
+        raise ArithmeticError("non-finite scores after load + partial_fit")
     return scores
 
 

@@ -20,6 +20,7 @@ def test_make_drift_stream_changes_the_ranking_rule():
     gradual = make_drift_stream(1000, 4, drift_width=200, random_state=0)[1]
     assert gradual.shape == (1000,)
     for bad in ({"n_features": 1}, {"drift_at": 1.5}, {"positive_fraction": 1.0},
-                {"noise": -1.0}):
+                {"noise": -1.0}, {"noise": float("inf")}, {"n_samples": 2.5},
+                {"drift_width": True}):
         with pytest.raises(ValueError, match=next(iter(bad))):
-            make_drift_stream(100, **{"n_features": 4, **bad})
+            make_drift_stream(**{"n_samples": 100, "n_features": 4, **bad})

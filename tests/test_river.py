@@ -199,6 +199,18 @@ def test_fsauc_without_the_stream_length_learns_one_row_at_a_time():
     assert abs(scores[False] - scores[True]) < 0.05
 
 
+def test_fsauc_learns_one_sample_at_a_time_without_the_stream_length():
+    """FSAUC restarts its stages with a doubled horizon, so no n_samples_hint is needed."""
+    data, aucs = _stream(n=1500), {}
+    for algorithm in ("fsauc", "spam-l2"):  # SPAM-L2: the reference on the same stream
+        model = AUCClassifier(algorithm, n_features=16, seed=0)
+        for x, y in data[:1000]:
+            model.learn_one(x, y)
+        aucs[algorithm] = roc_auc_score([y for _, y in data[1000:]],
+                                        [model.score_one(x) for x, _ in data[1000:]])
+    assert aucs["spam-l2"] > 0.75 and aucs["fsauc"] > aucs["spam-l2"] - 0.03, aucs
+
+
 def test_hashing_is_stable_and_sums_collisions():
     assert stable_hash("f0") == 17770513089650276972  # same in every process (not hash())
     assert stable_hash(3) != stable_hash("3")
@@ -337,7 +349,19 @@ def test_cli_stream_writes_csv_and_plot(tmp_path):
     assert learners == {"spam-l2:stats=online", "ftrl-auc", "River LogisticRegression",
                         "River ALMAClassifier"}
     assert len(rows) == 4 * 30 and rows[-1]["n"] == "600"
-    assert 0.5 < float(rows[-1]["cumulative_auc"]) <= 1.0
+    final = {r["learner"]: float(r["cumulative_auc"]) for r in rows if r["n"] == "600"}
+    assert all(0.55 < auc <= 1.0 for auc in final.values()), final  # none stuck at 0.5
+    # the CLI's records are those of prequential() on the same rows behind StandardScaler
+    from aucopt.river import prequential
+
+    stream = [(dict(enumerate(x)), bool(label)) for x, label in zip(X.tolist(), y.tolist())]
+    direct = prequential(stream, {"ftrl-auc": compose.Pipeline(
+        preprocessing.StandardScaler(), AUCClassifier("ftrl-auc", seed=0))}, window=200,
+        every=20)
+    cli = [r for r in rows if r["learner"] == "ftrl-auc"]
+    assert [r["n"] for r in direct] == [int(r["n"]) for r in cli]
+    np.testing.assert_allclose([float(r["window_auc"]) for r in cli],
+                               [r["window_auc"] for r in direct], rtol=1e-12)
     assert out.with_suffix(".png").stat().st_size > 10_000
     assert "final cumulative AUC" in result.output
     bad = CliRunner().invoke(app, ["stream", "NoSuchDataset", "--out", str(out)])
@@ -352,3 +376,33 @@ def test_cli_stream_writes_csv_and_plot(tmp_path):
                                          str(out), "--no-progress"])
     assert river_run.exit_code == 0, river_run.output
     assert "150 samples of Phishing" in river_run.output
+
+
+def test_cli_stream_rejects_labels_other_than_signs_or_bits(tmp_path):
+    """A {1, 2}-labelled file would make every row positive (label > 0): AUC NaN, exit 0."""
+    from sklearn.datasets import dump_svmlight_file
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    data = tmp_path / "twelve.svm"
+    dump_svmlight_file(X, np.arange(40) % 2 + 1, str(data))
+    result = CliRunner().invoke(app, ["stream", str(data), "--baselines", "", "--out",
+                                      str(tmp_path / "out"), "--no-progress"])
+    assert result.exit_code == 1 and "labels -1/+1 or 0/1" in result.output, result.output
+    assert not (tmp_path / "out.csv").exists()
+
+
+def test_exact_metrics_read_the_probability_of_pos_val():
+    """With string labels the score is y_pred[pos_val], as in River's ROCAUC."""
+    data = [("no", 0.2), ("yes", 0.9), ("no", 0.4), ("yes", 0.3), ("yes", 0.8)]
+    exact, rolling = ExactROCAUC(pos_val="yes"), ExactRollingROCAUC(window_size=4, pos_val="yes")
+    for y, p in data:
+        exact.update(y, {"no": 1 - p, "yes": p})
+        rolling.update(y, {"no": 1 - p, "yes": p})
+    labels, probas = zip(*data)
+    truth = roc_auc_score([y == "yes" for y in labels], probas)
+    assert truth == pytest.approx(5 / 6) and exact.get() == pytest.approx(truth)
+    assert rolling.get() == pytest.approx(roc_auc_score([y == "yes" for y in labels[1:]],
+                                                        probas[1:]))

@@ -68,10 +68,19 @@ def test_item7_tiny_scaled_input_is_explained_as_a_scale_problem(data, algorithm
     assert "Lower" not in str(info.value)  # not a step-size problem
 
 
-@pytest.mark.parametrize("algorithm", ALL)
+# ranked below chance at 1e-60 (AUC 0.46-0.48 against 0.68-0.69 at scale 1) with no
+# warning: a silent wrong model that the algorithms' tiny-scale handling must still catch
+_SILENT_AT_TINY_SCALE = {"reg-solam", "adaoam"}
+
+
+@pytest.mark.parametrize("algorithm", [
+    pytest.param(a, marks=pytest.mark.xfail(strict=True, reason="silent wrong model at 1e-60"))
+    if a in _SILENT_AT_TINY_SCALE else a for a in ALL])
 def test_item7_small_scale_learns_or_says_to_rescale(data, algorithm):
-    """At 1e-60 every id learns, or its error/warning says to rescale (never 'lower eta')."""
+    """At 1e-60 every id learns (its training AUC within 0.05 of the AUC at scale 1), or its
+    error/warning says to rescale (never 'lower eta')."""
     X, y = data
+    reference = aucopt.make(algorithm, random_state=0).fit(X, y).score(X, y)
     est = aucopt.make(algorithm, random_state=0)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -81,7 +90,7 @@ def test_item7_small_scale_learns_or_says_to_rescale(data, algorithm):
             assert "extreme scale" in str(exc) and "Lower" not in str(exc)
             return
     said = [str(w.message) for w in caught if "rescale" in str(w.message)]
-    assert said or np.ptp(est.decision_function(X * 1e-60)) > 0
+    assert said or est.score(X * 1e-60, y) > reference - 0.05, reference
 
 
 @pytest.mark.parametrize("scores", [[0.1, np.inf, 0.3, -np.inf], [np.inf, np.inf, -np.inf, 0.0],

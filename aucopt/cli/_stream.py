@@ -19,10 +19,21 @@ BASELINES = {
 
 
 def _libsvm_rows(path: Path):
-    """Yield ``({column: value}, label > 0)`` from a LIBSVM file, one row at a time."""
+    """Yield ``({column: value}, label > 0)`` from a LIBSVM file, one row at a time.
+
+    The labels must be -1/+1 or 0/1: with any other pair (e.g. 1/2) ``label > 0``
+    would make every row positive, so they raise ``ValueError``.
+    """
+    import numpy as np
+
     from ..datasets import iter_svmlight
 
     for X, y in iter_svmlight(path, chunk_size=1000):
+        odd = np.setdiff1d(y, (-1.0, 0.0, 1.0))
+        if odd.size:
+            raise ValueError(f"{path.name}: aucopt stream reads labels -1/+1 or 0/1 (label > 0 "
+                             f"is positive); got {odd[:3].tolist()}. Relabel the file first "
+                             "(the positive class to 1, the other to 0 or -1).")
         for i in range(X.shape[0]):
             lo, hi = X.indptr[i], X.indptr[i + 1]
             yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
@@ -121,7 +132,7 @@ def summary(records) -> list[tuple[str, float, float]]:
 @app.command("stream")
 @friendly_errors
 def stream(
-    data: str = typer.Argument(..., help="LIBSVM file (label > 0 is positive) or the name of "
+    data: str = typer.Argument(..., help="LIBSVM file (labels -1/+1 or 0/1) or the name of "
                                "a binary River dataset, e.g. Phishing."),
     algorithms: str = typer.Option("spam-l2", "--algorithms", "-a", help="Comma-separated "
                                    "streaming ids, each optionally with :param=value, e.g. "

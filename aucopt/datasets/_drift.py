@@ -7,9 +7,20 @@ from numbers import Integral, Real
 import numpy as np
 from scipy.stats import norm
 
+from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
 
 __all__ = ["make_drift_stream"]
+
+_CONSTRAINTS = {
+    "n_samples": [Interval(Integral, 1, None)],
+    "n_features": [Interval(Integral, 2, None)],
+    "drift_at": [Interval(Real, 0, 1)],
+    "drift_width": [Interval(Integral, 0, None)],
+    "positive_fraction": [Interval(Real, 0, 1, closed="neither")],
+    "noise": [Interval(Real, 0, None)],
+    "random_state": ["random_state"],
+}
 
 
 def make_drift_stream(n_samples=20_000, n_features=20, *, drift_at=0.5, drift_width=0,
@@ -55,18 +66,10 @@ def make_drift_stream(n_samples=20_000, n_features=20, *, drift_at=0.5, drift_wi
     >>> X.shape, sorted(set(y.tolist()))
     ((1000, 4), [0, 1])
     """
-    for name, value, low in (("n_samples", n_samples, 1), ("n_features", n_features, 2),
-                             ("drift_width", drift_width, 0)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-            raise ValueError(f"{name} must be an int >= {low}; got {value!r}.")
-    if isinstance(drift_at, bool) or not isinstance(drift_at, Real) or not 0 <= drift_at <= 1:
-        raise ValueError(f"drift_at must be a number in [0, 1]; got {drift_at!r}.")
-    if isinstance(positive_fraction, bool) or not isinstance(positive_fraction, Real) \
-            or not 0 < positive_fraction < 1:
-        raise ValueError(f"positive_fraction must be a number in (0, 1); got "
-                         f"{positive_fraction!r}.")
-    if isinstance(noise, bool) or not isinstance(noise, Real) or not noise >= 0:
-        raise ValueError(f"noise must be a number >= 0; got {noise!r}.")
+    validate_parameter_constraints(_CONSTRAINTS, {
+        "n_samples": n_samples, "n_features": n_features, "drift_at": drift_at,
+        "drift_width": drift_width, "positive_fraction": positive_fraction, "noise": noise,
+        "random_state": random_state}, "make_drift_stream")
     rng = make_generator(random_state)
     w_old = rng.normal(size=n_features)
     w_old /= np.linalg.norm(w_old)

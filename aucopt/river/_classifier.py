@@ -69,8 +69,9 @@ class AUCClassifier(base.MiniBatchClassifier):
     Notes
     -----
     Algorithms with an ``n_samples_hint`` parameter (FSAUC, Liu et al., ICML 2018)
-    plan their stages from the stream length: give it when it is known; without it
-    they restart their stage schedule with a doubled horizon whenever it runs out.
+    plan their stages from the stream length; without it they restart the stage
+    schedule with a doubled horizon (runs of 1, 2, 4, ... samples), so pass it when
+    the length of the stream is known.
 
     Labels are River's binary convention: ``True`` (or 1) is the positive class,
     ``False`` (or 0) the negative one; other labels raise ``ValueError`` (map them,

@@ -8,14 +8,15 @@ from numbers import Integral
 from river import metrics
 
 from ..metrics import StreamingROCAUC
+from ..utils._param_validation import Interval, validate_parameter_constraints
 
 __all__ = ["ExactROCAUC", "ExactRollingROCAUC"]
 
 
-def _score(y_pred) -> float:
-    """The score of the positive class: ``y_pred[True]`` of a probability dict, or the number."""
+def _score(y_pred, pos_val) -> float:
+    """The score of the positive class: ``y_pred[pos_val]`` of a probability dict, or the number."""
     if isinstance(y_pred, dict):
-        return y_pred.get(True, 0.0)
+        return y_pred.get(pos_val, 0.0)
     return y_pred
 
 
@@ -61,11 +62,11 @@ class ExactROCAUC(metrics.base.BinaryMetric):
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add one sample (``y_pred``: a score or River's ``{label: proba}`` dict)."""
-        self._auc.update(y_true == self.pos_val, _score(y_pred))
+        self._auc.update(y_true == self.pos_val, _score(y_pred, self.pos_val))
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
         """Remove one sample added before."""
-        self._auc.revert(y_true == self.pos_val, _score(y_pred))
+        self._auc.revert(y_true == self.pos_val, _score(y_pred, self.pos_val))
 
     def get(self) -> float:
         """Return the exact AUC, or NaN while a class is missing (no pair to rank)."""
@@ -88,16 +89,15 @@ class ExactRollingROCAUC(ExactROCAUC):
     """
 
     def __init__(self, window_size=1000, pos_val=True):
-        if isinstance(window_size, bool) or not isinstance(window_size, Integral) \
-                or window_size < 1:
-            raise ValueError(f"window_size must be a positive int; got {window_size!r}.")
+        validate_parameter_constraints({"window_size": [Interval(Integral, 1, None)]},
+                                       {"window_size": window_size}, type(self).__name__)
         super().__init__(pos_val=pos_val)
         self.window_size = window_size
         self._window = deque()
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add one sample and drop the oldest one beyond the window."""
-        sample = (y_true == self.pos_val, _score(y_pred))
+        sample = (y_true == self.pos_val, _score(y_pred, self.pos_val))
         self._auc.update(*sample)
         self._window.append(sample)
         if len(self._window) > self.window_size:
@@ -105,7 +105,7 @@ class ExactRollingROCAUC(ExactROCAUC):
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
         """Remove the most recent sample (River reverts the last update)."""
-        sample = (y_true == self.pos_val, _score(y_pred))
+        sample = (y_true == self.pos_val, _score(y_pred, self.pos_val))
         if not self._window or self._window[-1] != sample:
             raise ValueError("ExactRollingROCAUC can only revert the most recent update.")
         self._auc.revert(*self._window.pop())

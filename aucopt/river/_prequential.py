@@ -6,6 +6,7 @@ import math
 from numbers import Integral
 
 from ..metrics import StreamingROCAUC
+from ..utils._param_validation import Interval, validate_parameter_constraints
 from ._metrics import ExactRollingROCAUC
 
 __all__ = ["prequential"]
@@ -44,9 +45,9 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
         ``learner``, ``cumulative_auc`` and ``window_auc`` (NaN while a class is
         missing).
     """
-    for name, value in (("window", window), ("every", every)):
-        if isinstance(value, bool) or not isinstance(value, Integral) or value < 1:
-            raise ValueError(f"{name} must be a positive int; got {value!r}.")
+    validate_parameter_constraints({"window": [Interval(Integral, 1, None)],
+                                    "every": [Interval(Integral, 1, None)]},
+                                   {"window": window, "every": every}, "prequential")
     if not learners:
         raise ValueError("learners is empty: give at least one name -> classifier.")
     cumulative = {name: StreamingROCAUC(pos_label=True) for name in learners}
