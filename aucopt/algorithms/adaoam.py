@@ -7,6 +7,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels.adaoam import adaoam_epoch
+from ._calibrate import StepCalibration, regularised
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -71,6 +72,7 @@ ADAOAM = register(AlgorithmSpec(
     run=run,
     coef=coef,
     step_param="eta",
+    calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.5),
     warm_keys=("w",),
     equivalence_params={},
     grid={"eta": tuple(2.0**k for k in range(-12, 11)),

@@ -22,6 +22,7 @@ from .._kernels.fsauc import (
     fsauc_epoch,
     fsauc_epoch_dense,
 )
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .solam import RADII, ZETAS, kappa_of
@@ -169,6 +170,7 @@ FSAUC = register(
         grid={"R": RADII, "eta1": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta1": (2.0**-8, 2.0**-6, 2.0**-4)},
         step_param="eta1",
+        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA1),
         warm_keys=("v_hat", "alpha_hat"),
         equivalence_params={"kappa": 4.0, "n_samples_hint": 600},
         notes="[D1] grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation split; "

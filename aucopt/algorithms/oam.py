@@ -9,6 +9,7 @@ import numpy as np
 
 from .._kernels._checks import OK
 from .._kernels.oam import GRADIENT, SEQUENTIAL, oam_epoch
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -214,6 +215,7 @@ OAM_SEQ = register(
         name="OAM_seq",
         estimator="aucopt.linear_model._oam:OAMSeqClassifier",
         run=_runner("sequential"),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"]),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
         "the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
@@ -229,6 +231,7 @@ OAM_GRA = register(
         name="OAM_gra",
         estimator="aucopt.linear_model._oam:OAMGraClassifier",
         run=_runner("gradient"),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"]),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "
         "over the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},

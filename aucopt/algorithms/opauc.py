@@ -22,6 +22,7 @@ from .._kernels.opauc import (
     opauc_epoch,
     opauc_sketch_epoch,
 )
+from ._calibrate import StepCalibration, regularised
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -393,6 +394,7 @@ _COMMON = dict(
     sparse=True,
     coef=coef,
     step_param="eta",
+    calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA),
     warm_keys=("w",),
     equivalence_params={},
     grid={"eta": _ETAS, "lam": _LAMS},

@@ -19,6 +19,7 @@ from .._kernels.pairwise_buffer import (
     pairwise_buffer_epoch,
     rsx_epoch_lazy,
 )
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import match_slots, new_slots, run_in_blocks, step_scale
@@ -152,6 +153,11 @@ def coef(state, params) -> np.ndarray:
     return state["w_avg"] if params["output"] == "average" else state["w"]
 
 
+def _loss(params) -> str:
+    """Return the pairwise loss the estimator minimises."""
+    return params["loss"]
+
+
 _COMMON = dict(
     streaming=True,
     sparse=True,
@@ -174,6 +180,7 @@ OGD_FIFO = register(
         "O(d) on dense rows",
         init_state=_init_state(1),
         run=_runner("ogd-fifo", FIFO),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' = "
@@ -195,6 +202,7 @@ KAR = register(
         "per call), O(s d) on dense rows; + s uniforms per sample for RS-x",
         init_state=_init_state(0),
         run=_runner("kar", RSX),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer size not "

@@ -14,6 +14,7 @@ from .._kernels.spam import (
     spam_epoch,
     spam_epoch_lazy,
 )
+from ._calibrate import StepCalibration, regularised
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -135,6 +136,8 @@ _COMMON = dict(
     run=run,
     coef=coef,
     step_param="eta0",
+    calibration=StepCalibration(regularised("square", l2="beta", l1="beta1"),
+                                unit=AUTO_ETA0),
     warm_keys=("w",),
     equivalence_params={"stats": "online"},
 )

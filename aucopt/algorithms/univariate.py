@@ -8,6 +8,7 @@ import numpy as np
 
 from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels.univariate import EXPONENTIAL, SQUARE, univariate_epoch
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -96,6 +97,8 @@ UNI_EXP = register(
         name="online Uni-Exp",
         estimator="aucopt.linear_model._univariate:UniExpClassifier",
         run=_runner("exp"),
+        calibration=StepCalibration(regularised("exp", kind="univariate", l2="lam"),
+                                    unit=AUTO_ETA["exp"], offset=1.0),
         # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
         # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
         quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
@@ -111,6 +114,8 @@ UNI_SQU = register(
         name="online Uni-Squ",
         estimator="aucopt.linear_model._univariate:UniSquClassifier",
         run=_runner("squ"),
+        calibration=StepCalibration(regularised("square", kind="univariate", l2="lam"),
+                                    unit=AUTO_ETA["squ"], offset=1.0),
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="[D0]: online learning rate in 2^[-12:10] by 5-fold CV; weights as Kotlowski "
         "et al. (balanced). eta='auto' = 1/(M^2+1).",

@@ -11,6 +11,8 @@ import typer
 from ._app import app, datasets_app, friendly_errors, split_list
 
 DEFAULT_OUT = Path("aucopt-results")
+_PREPROCESS_HELP = ("minmax | standard | robust | l2-rows | center-l2-rows | minmax-l2-rows | "
+                    "none (see aucopt.datasets.make_preprocessor for which suits your data)")
 
 
 @app.command()
@@ -50,8 +52,7 @@ def compare(
     n_jobs: int = typer.Option(2),
     seed: int = typer.Option(0),
     grid: str = typer.Option("quick", help="quick | paper | none"),
-    preprocess: str = typer.Option("minmax", help="minmax | l2-rows | center-l2-rows | "
-                                   "minmax-l2-rows | standard | none"),
+    preprocess: str = typer.Option("minmax", help=_PREPROCESS_HELP),
     out: Path = typer.Option(DEFAULT_OUT),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV."""
@@ -135,6 +136,9 @@ def fit(
     chunk_size: int = typer.Option(10_000, min=1, help="Rows per chunk with --stream."),
     n_features: int = typer.Option(None, help="Feature count of the file (--stream)."),
     classes: str = typer.Option("-1,1", help="The two labels of the file (--stream)."),
+    preprocess: str = typer.Option("none", help=_PREPROCESS_HELP + ". Per-feature affine "
+                                   "schemes only (minmax, standard, robust) and linear models: "
+                                   "the saved model takes the raw features."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
@@ -149,11 +153,47 @@ def fit(
         from ._data import load_data
 
         X, y, name = load_data(data)
-        est.fit(X, y)
+        if preprocess == "none":
+            est.fit(X, y)
+        else:
+            _fit_scaled(est, X, y, preprocess)
         summary = f"training AUC {est.score(X, y):.4f}"
     seconds = time.perf_counter() - start
     json_path, _ = save(est, out)
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
+
+
+def _fit_scaled(est, X, y, scheme):
+    """Fit ``est`` on ``X`` scaled by ``scheme``, then fold the scaling into ``coef_``.
+
+    A per-feature affine map ``x' = s x + o`` gives ``w . x' = (w s) . x + w . o``,
+    so the saved model scores raw rows exactly as the fitted one scores scaled rows.
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..datasets import make_preprocessor
+
+    if sp.issparse(X) and scheme != "minmax":
+        X = X.toarray() if X.shape[0] * X.shape[1] <= 5e7 else X
+    scaler = make_preprocessor(scheme).fit(X)
+    d = X.shape[1]
+    offset = np.asarray(_dense(scaler.transform(np.zeros((1, d))))).ravel()
+    scale = np.asarray(_dense(scaler.transform(np.ones((1, d))))).ravel() - offset
+    probe = np.random.default_rng(0).normal(size=(1, d))
+    affine = np.allclose(_dense(scaler.transform(probe)).ravel(), scale * probe.ravel() + offset)
+    if not affine or not hasattr(est, "coef_") and est._spec().coef is None:
+        raise ValueError(f"--preprocess {scheme} cannot be folded into a saved "
+                         f"{type(est).__name__}: use minmax, standard or robust with a linear "
+                         "model, or scale the data file yourself.")
+    est.fit(scaler.transform(X), y)
+    w = est.coef_[0]
+    est.intercept_ = est.intercept_ + float(w @ offset)
+    est.coef_ = (w * scale)[None, :]
+
+
+def _dense(M):
+    return M.toarray() if hasattr(M, "toarray") else M
 
 
 def _fit_stream(est, data, chunk_size, n_features, classes):

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._kernels._checks import OK
 from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms import get_algorithm
+from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
     class_mean_scores,
@@ -40,6 +41,8 @@ logger = logging.getLogger(__name__)
 
 # dtypes of the numba label passes: bool, (u)int8-64, float32/64
 _JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
+
+AUTO_RETRIES = 3  # restarts of a diverging calibrated "auto" step, each with the step / 10
 
 _INPUT_HINTS = (
     ("could not convert", " X must be numeric: encode categorical columns first "
@@ -68,6 +71,10 @@ def _two_values(y) -> np.ndarray | None:
         return None
     values = np.array(sorted((a, b)) if k == 2 else [a], dtype=y.dtype)
     return values if y.dtype.kind != "f" or np.isfinite(values).all() else None
+
+
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"
 
 
 def _is_streaming(estimator) -> bool:
@@ -319,39 +326,76 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
         The state is updated on a copy and committed only on success, so an
-        error (e.g. divergence) leaves the estimator as it was.
+        error (e.g. divergence) leaves the estimator as it was. A calibrated
+        ``"auto"`` step that diverges is divided by 10 and the call restarted, at
+        most :data:`AUTO_RETRIES` times.
         """
         spec = self._spec()
         params = self.get_params(deep=False)
-        if reset:
-            rng = make_generator(self.random_state)
-            state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
-            state.update(new_data_stats(rows.n_features))
-            for key in spec.warm_keys if warm_from is not None else ():
-                state[key] = warm_from[key].copy()
-            t = 0
-        else:
-            rng = copy.deepcopy(self._rng)
-            # read-only arrays (e.g. AOGD's frequencies, O(D d)) are shared, not copied:
-            # nothing writes them, so the committed state stays as it was on failure
-            state = {key: value.copy() if value.flags.writeable else value
-                     for key, value in self._state.items()}
-            t = self.t_
-        observe_data(state, rows, y)
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
+        step = self._auto_step(spec, params, rows, y, reset, n_epochs)
+        if step is not None:
+            params[spec.step_param] = step
+        for retry in range(AUTO_RETRIES + 1):
+            if reset:
+                rng = make_generator(self.random_state)
+                state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
+                state.update(new_data_stats(rows.n_features))
+                for key in spec.warm_keys if warm_from is not None else ():
+                    state[key] = warm_from[key].copy()
+                t = 0
+            else:
+                rng = copy.deepcopy(self._rng)
+                # read-only arrays (e.g. AOGD's frequencies, O(D d)) are shared, not copied:
+                # nothing writes them, so the committed state stays as it was on failure
+                state = {key: value.copy() if value.flags.writeable else value
+                         for key, value in self._state.items()}
+                t = self.t_
+            observe_data(state, rows, y)
+            t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs, shuffle)
+            if failed is None:
+                break
+            if step is None or retry == AUTO_RETRIES:
+                self._raise_divergence(spec, *failed)
+            step /= 10.0
+            params[spec.step_param] = step
+            logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
+                           type(self).__name__, spec.step_param, spec.step_param, step,
+                           retry + 1, AUTO_RETRIES)
+        self._state, self._rng, self.t_ = state, rng, int(t)
+        if spec.calibration is not None:  # the step used: the user's, the calibrated one or
+            value = params[spec.step_param]  # None while partial_fit defers calibration
+            setattr(self, f"{spec.step_param}_", None if _is_auto(value) else value)
+        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
+        self.classes_ = classes
+        self._set_coef()
+
+    def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle):
+        """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence."""
         for epoch in range(n_epochs):
             order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
             t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng)
             if status != OK:
-                self._raise_divergence(spec, epoch, t)
+                return t, (epoch, t)
             if self.verbose:
                 logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
                             epoch + 1, n_epochs, t)
-        self._state, self._rng, self.t_ = state, rng, int(t)
-        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
-        self.classes_ = classes
-        self._set_coef()
+        return t, None
+
+    def _auto_step(self, spec, params, rows, y, reset, passes):
+        """Return the numeric step replacing ``"auto"`` (None: not "auto", or deferred).
+
+        ``fit`` calibrates on its data; ``partial_fit`` keeps the step of the first
+        chunk usable for calibration (:func:`aucopt.algorithms._calibrate.usable`);
+        until then the spec's own scale rule for ``"auto"`` applies.
+        """
+        if spec.calibration is None or not _is_auto(params.get(spec.step_param)):
+            return None
+        step = None if reset else getattr(self, f"{spec.step_param}_", None)
+        if step is None and usable(rows, y):
+            step = calibrate_step(spec, params, rows, y, passes)[0]
+        return step
 
     def _set_coef(self) -> None:
         """Set ``coef_`` (linear models) and ``intercept_`` from the committed state."""
