@@ -11,7 +11,8 @@ Each spec declares how in a :class:`StepCalibration` (its ``calibration``
 field): the objective, and the centre of the ladder as ``unit / (m2 + offset) **
 power`` where ``m2`` is the mean squared row norm of the sample (the mean, not the
 largest norm, so that a few outlying rows do not set every step). The ladder is
-``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``.
+``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``, extended by up to
+``MAX_EXTEND`` steps beyond an end while the best step is at that end.
 
 This module is pure NumPy on top of the specs; the estimators call
 :func:`calibrate_step` (fit, first usable ``partial_fit`` chunk).
@@ -33,9 +34,11 @@ from ._spec import RowData
 __all__ = [
     "LADDER_POWERS",
     "LADDER_RATIO",
+    "MAX_EXTEND",
     "MAX_PASSES",
     "MIN_ROWS",
     "MIN_SAMPLE",
+    "MINORITY_SHARE",
     "SAMPLE_ROWS",
     "StepCalibration",
     "calibrate_step",
@@ -50,10 +53,12 @@ logger = logging.getLogger(__name__)
 
 SAMPLE_ROWS = 2000  # updates per brief run: passes x sample rows (at least MIN_SAMPLE rows)
 MIN_SAMPLE = 500
+MINORITY_SHARE = 0.1  # the rarer class fills at least this share of the sample, if it can
 MAX_PASSES = 5  # a brief run makes the fit's number of passes, at most this many
 MIN_ROWS = 20  # fewer rows (or one class, or only zero rows): calibration waits for more data
 LADDER_RATIO = 4.0
 LADDER_POWERS = (-2, -1, 0, 1, 2, 3)  # 6 brief runs, steps 1/16 .. 64 x centre
+MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is at that end
 _SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
 
 
@@ -161,9 +166,22 @@ def _matrix(rows: RowData):
 
 
 def sample_rows(rows: RowData, y: np.ndarray, size: int = SAMPLE_ROWS):
-    """Return at most ``size`` rows spread evenly over the data, in a fixed random order."""
+    """Return at most ``size`` rows spread evenly over each class, in a fixed random order.
+
+    The rarer class keeps at least ``MINORITY_SHARE`` of the sample (or all its rows),
+    so that a brief run on imbalanced data sees enough pairs.
+    """
     n = rows.n_samples
-    pick = np.linspace(0, n - 1, size).round().astype(np.intp) if n > size else np.arange(n)
+    if n > size:
+        classes = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+        rare = min(len(c) for c in classes)
+        quota = [max(round(size * len(c) / n), min(rare, round(size * MINORITY_SHARE)))
+                 if len(c) == rare else 0 for c in classes]
+        quota = [q or size - sum(quota) for q in quota]
+        pick = np.concatenate([c[np.linspace(0, len(c) - 1, min(q, len(c))).round().astype(
+            np.intp)] for c, q in zip(classes, quota) if len(c)])
+    else:
+        pick = np.arange(n)
     pick = np.random.default_rng(_SEED).permutation(pick)
     if rows.is_sparse:
         return as_rows(_matrix(rows)[pick]), y[pick]
@@ -244,8 +262,17 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     rows, y = sample_rows(rows, y, max(SAMPLE_ROWS // passes, MIN_SAMPLE))
     brief = {**params, **(spec.calibration.brief or {})}
     trials = {}
-    for step in spec.calibration.ladder(_mean_sq_norm(rows)):
+
+    def trial(step):
         trials[step] = _brief_run(spec, {**brief, spec.step_param: step}, rows, y, passes)
+
+    for step in spec.calibration.ladder(_mean_sq_norm(rows)):
+        trial(step)
+    for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
+        best = min(trials, key=trials.get)
+        if not np.isfinite(trials[best]) or min(trials) < best < max(trials):
+            break
+        trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
     finite = {k: v for k, v in trials.items() if np.isfinite(v)}
     # every step failed: the smallest one, which divergence recovery lowers further if needed
     best = min(finite, key=finite.get) if finite else min(trials)

@@ -174,8 +174,8 @@ def _fit_scaled(est, X, y, scheme):
 
     from ..datasets import make_preprocessor
 
-    if sp.issparse(X) and scheme != "minmax":
-        X = X.toarray() if X.shape[0] * X.shape[1] <= 5e7 else X
+    if sp.issparse(X) and X.shape[0] * X.shape[1] <= 5e7:
+        X = X.toarray()  # the dense formula of the scheme (CSR "minmax" is max-abs scaling)
     scaler = make_preprocessor(scheme).fit(X)
     d = X.shape[1]
     offset = np.asarray(_dense(scaler.transform(np.zeros((1, d))))).ravel()

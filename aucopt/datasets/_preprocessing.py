@@ -203,12 +203,16 @@ def make_preprocessor(scheme: str = "minmax"):
         (``sklearn.preprocessing.RobustScaler``; no centring for sparse input).
         ``"none"``: identity.
 
-        Which to use: ``"minmax"`` for bounded features without outliers (the
-        papers' protocol). With heavy-tailed columns or a few outlying rows the
-        range is set by the outliers and squeezes the other values towards a point;
-        use ``"standard"`` when the columns are roughly symmetric with moderate
-        tails, ``"robust"`` when some values are far out (lognormal, Pareto-like
-        counts, data-entry errors): the median and the quartiles ignore them.
+        Which to use (docs/robustness.md measures these choices): ``"minmax"`` for
+        bounded features without outliers (the papers' protocol). ``"standard"`` for
+        everything else, heavy-tailed columns included (lognormal, Pareto-like counts
+        and amounts): with ``"minmax"`` the largest values set the range and squeeze
+        the others towards a point. ``"robust"`` when single values (not whole rows)
+        are far out, e.g. data-entry errors: the median and the quartiles ignore
+        them, where the standard deviation does not. A few *rows* with a far larger
+        norm than the rest (a unit error, a glitching sensor): normalise the rows,
+        ``"l2-rows"`` for centred features, ``"minmax-l2-rows"`` otherwise; a
+        stochastic step that suits the typical row overshoots on those rows.
         Sparse data: ``"minmax"`` (max-abs, zeros kept) or ``"standard"``.
 
     Returns

@@ -357,7 +357,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             if failed is None:
                 break
             if step is None or retry == AUTO_RETRIES:
-                self._raise_divergence(spec, *failed)
+                self._raise_divergence(spec, *failed, step=step)
             step /= 10.0
             params[spec.step_param] = step
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
@@ -414,11 +414,13 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
             return spec.decision(self._state, self.get_params(deep=False), as_rows(X))
         return np.asarray(X @ self.coef_[0]).ravel()
 
-    def _raise_divergence(self, spec, epoch, t):
+    def _raise_divergence(self, spec, epoch, t, step=None):
         name = spec.step_param
-        value = getattr(self, name, None) if name else None
+        value = repr(getattr(self, name, None)) if name else None
+        if step is not None:  # "auto": the calibrated step, already lowered AUTO_RETRIES times
+            value = f"'auto', last tried {step:g}"
         advice = (
-            f"Lower {name!r} (currently {value!r}), e.g. by a factor of 10, or scale the "
+            f"Lower {name!r} (currently {value}), e.g. by a factor of 10, or scale the "
             "features first (e.g. aucopt.datasets.make_preprocessor('minmax'))."
             if name else "Scale the features first (aucopt.datasets.make_preprocessor('minmax'))."
         )

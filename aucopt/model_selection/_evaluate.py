@@ -91,7 +91,7 @@ def fold_splits(y, *, folds=5, repeats=1, random_state=0):
 def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, fold=0,
                   preprocessing="minmax", grid="quick", inner_folds=3, random_state=0,
                   with_roc=False, curve_points=0, params=None, validation=None,
-                  max_train=None) -> FoldResult:
+                  max_train=None, error_score=np.nan) -> FoldResult:
     """Tune on the training part, refit, and measure test AUC and fit time.
 
     Parameters
@@ -127,14 +127,16 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     max_train : int, optional
         Train on at most this many rows of ``train``, drawn at random with
         stratification (batch baselines of [D0]: 8,000, or 2,000 on epsilon).
+    error_score : "raise" or float, default=nan
+        The AUC recorded when the model diverges or every grid point fails, with a
+        warning naming the algorithm and its parameters (scikit-learn's semantics);
+        ``"raise"`` re-raises the error.
 
     Returns
     -------
     FoldResult
-        ``auc`` is NaN, with a warning naming the algorithm and its parameters, when
-        the model diverges (``DivergenceError``) or every grid point fails: one bad
-        configuration does not abort a comparison (scikit-learn's
-        ``error_score=np.nan``).
+        ``auc`` is ``error_score`` when the model diverges (``DivergenceError``) or
+        every grid point fails: one bad configuration does not abort a comparison.
     """
     info = algorithm_info(algorithm_id)
     if isinstance(grid, str):
@@ -163,10 +165,12 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         start = time.perf_counter()
         estimator.fit(X_train, y_train)
     except (DivergenceError, _AllFailed) as exc:
+        if isinstance(error_score, str) and error_score == "raise":
+            raise
         warnings.warn(f"{algorithm_id} with {({**fixed, **params})} failed on {dataset} "
                       f"(repeat {repeat}, fold {fold}); scored NaN: {exc}", RuntimeWarning,
                       stacklevel=2)
-        return FoldResult(dataset, algorithm_id, repeat, fold, float("nan"),
+        return FoldResult(dataset, algorithm_id, repeat, fold, float(error_score),
                           time.perf_counter() - start, {**fixed, **params})
     seconds = time.perf_counter() - start
     params = {**fixed, **params}
@@ -206,7 +210,7 @@ def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val,
     except ValueError as exc:
         if "fits failed" not in str(exc):
             raise
-        raise _AllFailed(str(exc).splitlines()[0]) from exc
+        raise _AllFailed(str(exc)) from exc
     return dict(search.best_params_)
 
 
