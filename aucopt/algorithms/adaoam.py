@@ -20,8 +20,10 @@ PAPER = (
     "maximization. AAAI 2015; M. Natole Jr., PhD thesis, SUNY Albany 2020, Alg. 9."
 )
 
-# eta="auto": eta = AUTO_ETA / M with M the largest row norm seen so far (the iterate's
-# natural scale is 1/M); chosen on diabetes, german.numer and splice scaled to [-1, 1].
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA / m, m the root mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA / M, M the largest row norm seen (AdaGrad steps scale with
+# 1/||x||).
 AUTO_ETA = 0.2
 
 
@@ -78,5 +80,6 @@ ADAOAM = register(AlgorithmSpec(
     grid={"eta": tuple(2.0**k for k in range(-12, 11)),
           "lam": tuple(2.0**k for k in range(-10, 3))},
     quick_grid={"eta": ("auto", 2.0**-6, 2.0**-4), "lam": (1e-4, 1e-2)},
-    notes="Not run in the five documents; grid as OPAUC ([D0]). eta='auto' = 0.2/M.",
+    notes="Not run in the five documents; grid as OPAUC ([D0]). eta='auto' is calibrated on "
+    "the data.",
 ))

@@ -35,9 +35,10 @@ PAPER = (
     "Albany 2020, Algs. 11-12."
 )
 
-# eta1="auto": eta1 = AUTO_ETA1 / kappa^2. The paper's theoretical eta1 (G at its bound) does
-# not shrink with kappa, so it bounces across the l1 ball on unscaled data; 0.5/kappa^2 is
-# close to the best 2^k on diabetes, german.numer and splice scaled to [-1, 1].
+# eta1="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA1 / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA1 / kappa^2, kappa the largest row norm (the paper's
+# theoretical eta1, G at its bound, does not shrink with kappa and fails on unscaled data).
 AUTO_ETA1 = 0.5
 
 STEP_DECAYS = {"paper": DECAY_PAPER, "capped": DECAY_CAPPED, "halve": DECAY_HALVE}

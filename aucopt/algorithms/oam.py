@@ -23,8 +23,9 @@ PAPER = (
     "M. Natole Jr., PhD thesis, SUNY Albany 2020, Algs. 4-7."
 )
 
-# C="auto": C = AUTO_C[update] / M^2, M^2 the largest squared row norm of the data given so
-# far; chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).
+# C="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_C[update] / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_C[update] / M^2, M^2 the largest squared row norm seen.
 AUTO_C = {"sequential": 0.003, "gradient": 0.003}
 C_GRID = tuple(2.0**k for k in range(-12, 11))  # [D0]: "learning rate" 2^[-12:10] [FILL]
 BLOCK = 1 << 14  # visits per kernel call: bounds the memory of the pre-drawn uniforms
@@ -220,7 +221,8 @@ OAM_SEQ = register(
         "the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
         notes="[D0]/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C tuned on "
-        "2^[-12:10] (the documents' online learning-rate grid). C='auto' = 0.003/M^2.",
+        "2^[-12:10] (the documents' online learning-rate grid). C='auto' is calibrated on the "
+        "data.",
         **_COMMON,
     )
 )
@@ -236,7 +238,7 @@ OAM_GRA = register(
         "over the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
         notes="[D0]/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C tuned on "
-        "2^[-12:10]. C='auto' = 0.003/M^2.",
+        "2^[-12:10]. C='auto' is calibrated on the data.",
         **_COMMON,
     )
 )

@@ -79,8 +79,9 @@ def register_blas_symbols() -> None:
 
 register_blas_symbols()
 
-# eta="auto": eta = AUTO_ETA / M^2 with M^2 the largest squared norm seen so far;
-# chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
+# on AUTO_ETA / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA / M^2, M^2 the largest squared row norm seen.
 AUTO_ETA = 0.1
 
 CENTERINGS = {"unbiased": CENTER_UNBIASED, "paper": CENTER_PAPER}
@@ -401,7 +402,7 @@ _COMMON = dict(
     quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5), "lam": (1e-4, 1e-2)},
 )
 _NOTES = ("Paper grid ([D0] 6.1): eta in 2^[-12:10], lam in 2^[-10:2] by 5-fold CV. "
-          "eta='auto' (default) is AUTO_ETA / M^2, M^2 the largest squared norm seen so far.")
+          "eta='auto' (default) is calibrated on the data.")
 
 OPAUC = register(AlgorithmSpec(
     id="opauc",

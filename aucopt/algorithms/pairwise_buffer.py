@@ -35,8 +35,9 @@ KAR_PAPER = (
     "online learning algorithms for pairwise loss functions. ICML 2013."
 )
 
-# eta="auto": eta = AUTO_ETA[id] / M^2 (M^2: largest squared row norm of the data given so
-# far); chosen on diabetes, german.numer and splice scaled to [-1, 1].
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
+# on AUTO_ETA[id] / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA[id] / M^2, M^2 the largest squared row norm seen.
 AUTO_ETA = {"ogd-fifo": 0.5, "kar": 0.5}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
 ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # [D3]: eta in 2^[-8:-1]
@@ -183,8 +184,8 @@ OGD_FIFO = register(
         calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' = "
-        "0.5/M^2. Same-label pairs: no step (authors' code).",
+        notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' is "
+        "calibrated on the data. Same-label pairs: no step (authors' code).",
         **_COMMON,
     )
 )
@@ -206,7 +207,7 @@ KAR = register(
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="[D3]: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer size not "
-        "reported (100 here, as OAM). eta='auto' = 0.5/M^2.",
+        "reported (100 here, as OAM). eta='auto' is calibrated on the data.",
         **_COMMON,
     )
 )

@@ -38,9 +38,10 @@ class OAMSeqClassifier(BaseAUCClassifier):
     Parameters
     ----------
     C : float or "auto", default="auto"
-        Penalty :math:`C` (it acts as the learning rate). ``"auto"`` uses
-        :math:`0.003/M^2` with :math:`M^2` the largest squared row norm of
-        the data given so far. Values must be in the range `(0.0, inf)`.
+        Penalty :math:`C` (it acts as the learning rate). ``"auto"`` calibrates it on the training
+        data (a short run per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``. Values must be in
+        the range `(0.0, inf)`.
     buffer_size : int, default=100
         Capacity :math:`N_+ = N_-` of each reservoir (100 in the papers, 50 on
         high-dimensional data). Values must be in the range `[1, inf)`.
@@ -175,9 +176,10 @@ class OAMGraClassifier(OAMSeqClassifier):
     Parameters
     ----------
     C : float or "auto", default="auto"
-        Penalty :math:`C` (the learning rate). ``"auto"`` uses
-        :math:`0.003/M^2`, :math:`M^2` the largest squared row norm of the data
-        given so far. Values must be in the range `(0.0, inf)`.
+        Penalty :math:`C` (the learning rate). ``"auto"`` calibrates it on the training data (a
+        short run per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``. Values must be in
+        the range `(0.0, inf)`.
     buffer_size : int, default=100
         Capacity :math:`N_+ = N_-` of each reservoir. Values must be in the
         range `[1, inf)`.

@@ -58,10 +58,10 @@ class SOLAMClassifier(_SOLAMBase):
     R : float, default=10.0
         Radius of the l2 ball of :math:`w`. Values must be in the range `(0.0, inf)`.
     eta0 : float or "auto", default="auto"
-        Step scale :math:`\zeta` of :math:`\gamma_t = \zeta/\sqrt{t}`. ``"auto"``
-        uses :math:`\zeta = 4/\kappa^2`, which follows the scale of the features
-        (measured: within 0.005 AUC of the best constant on diabetes, german.numer
-        and splice scaled to [-1, 1] with 5 passes).
+        Step scale :math:`\zeta` of :math:`\gamma_t = \zeta/\sqrt{t}`.
+        ``"auto"`` calibrates it on the training data (a short run per step of a
+        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`)
+        and stores the value used in ``eta0_``.
     kappa : float or "auto", default="auto"
         :math:`\kappa = \max_i \|x_i\|`, which bounds :math:`a, b, \alpha`.
         ``"auto"`` computes it from the training data given so far (all of

@@ -43,12 +43,10 @@ class SPAML2Classifier(BaseAUCClassifier):
     beta : float, default=1e-4
         l2 weight :math:`\beta`. Values must be in the range `(0.0, inf)`.
     eta0 : float or "auto", default="auto"
-        Step scale :math:`C` of :math:`\eta_t = C/\sqrt{t}`. ``"auto"`` uses
-        :math:`C = 4/M^2` with :math:`M^2` the largest squared row norm of the
-        data, so the step follows the scale of the features (measured: within
-        0.002 AUC of the best constant on german.numer, diabetes and splice
-        scaled to [-1, 1], and no divergence on the unscaled data). Ignored by
-        the theoretical schedules.
+        Step scale :math:`C` of :math:`\eta_t = C/\sqrt{t}`. ``"auto"`` calibrates it on the
+        training data (a short run per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta0_``. Ignored by the
+        theoretical schedules.
     schedule : {"inv_sqrt", "theory_poly", "theory_1_over_t"}, default="inv_sqrt"
         ``"inv_sqrt"``: :math:`\eta_t = C/\sqrt{t}` (the authors' code);
         ``"theory_poly"``: :math:`\eta_t = \beta/(128 M^4)\, t^{-\theta}`

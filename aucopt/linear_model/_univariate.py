@@ -33,10 +33,10 @@ class UniExpClassifier(BaseAUCClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``)
-        or :math:`\eta` (``"constant"``). ``"auto"`` uses
-        :math:`0.5/(M^2 + 1)`, :math:`M^2` the largest squared row norm
-        (+1 for the bias). Values must be in the range `(0.0, inf)`.
+        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
+        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step of a
+        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores
+        the value used in ``eta_``. Values must be in the range `(0.0, inf)`.
     lam : float, default=1e-6
         l2 weight :math:`\lambda` on ``w`` (the bias is not penalised).
         Values must be in the range `[0.0, inf)`.
@@ -171,7 +171,7 @@ class UniSquClassifier(UniExpClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step scale; ``"auto"`` uses :math:`1/(M^2 + 1)`. Values must be in
+        Step scale; ``"auto"`` as in :class:`UniExpClassifier`. Values must be in
         the range `(0.0, inf)`.
     lam : float, default=1e-6
         l2 weight on ``w``. Values must be in the range `[0.0, inf)`.
