@@ -41,6 +41,7 @@ __all__ = [
     "MINORITY_SHARE",
     "SAMPLE_ROWS",
     "StepCalibration",
+    "TOLERANCE",
     "calibrate_step",
     "pairwise_loss",
     "regularised",
@@ -58,6 +59,7 @@ MAX_PASSES = 5  # a brief run makes the fit's number of passes, at most this man
 MIN_ROWS = 20  # fewer rows (or one class, or only zero rows): calibration waits for more data
 LADDER_RATIO = 4.0
 LADDER_POWERS = (-2, -1, 0, 1, 2, 3)  # 6 brief runs, steps 1/16 .. 64 x centre
+TOLERANCE = 0.05  # relative: a smaller step whose objective is this close to the lowest wins
 MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is at that end
 _SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
 
@@ -254,7 +256,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     Returns
     -------
     step : float
-        The step of the ladder with the lowest objective after a brief run.
+        The smallest step of the ladder whose objective after a brief run is
+        within :data:`TOLERANCE` (relative) of the lowest.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -274,7 +277,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
             break
         trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
     finite = {k: v for k, v in trials.items() if np.isfinite(v)}
-    # every step failed: the smallest one, which divergence recovery lowers further if needed
-    best = min(finite, key=finite.get) if finite else min(trials)
+    if finite:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
+        low = min(finite.values())
+        best = min(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+    else:  # every step failed: the smallest, which divergence recovery lowers if needed
+        best = min(trials)
     logger.debug("%s: %s='auto' trials %s -> %g", spec.id, spec.step_param, trials, best)
     return float(best), trials

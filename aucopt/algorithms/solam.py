@@ -137,7 +137,7 @@ SOLAM = register(
         run=_runner(BALL_L2, regularised=False),
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
-        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
+        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="[D1] grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10] on a validation set; kappa "
         "= max ||x|| from the data. Dual step is an ascent (spec A-10).",
         **_COMMON,
@@ -156,7 +156,7 @@ SOLAM_L1 = register(
         run=_runner(BALL_L1, regularised=False),
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
-        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
+        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="[D1] grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10]; SOLAM with the l2 ball "
         "replaced by the l1 ball of radius R.",
         **_COMMON,
@@ -176,7 +176,7 @@ REG_SOLAM = register(
         calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA0),
         grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),
               "lam": tuple(10.0**k for k in range(-5, 6))},
-        quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
+        quick_grid={"lam": (1e-5, 1e-3, 1e-1), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="Thesis grid: zeta in [1:9:100], lam in 10^[-5:5] by 5-fold CV; R = sqrt(2/lam) "
         "(spec A-11); gamma_t = zeta/sqrt(t). The effective l2 weight relative to the "
         "pairwise loss is lam/(2p(1-p)).",
