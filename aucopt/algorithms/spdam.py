@@ -203,8 +203,9 @@ SPDAM = register(
         step_param=None,
         warm_keys=("w",),
         epochs_by_base=False,
-        notes="Thesis grid lam in 10^[-5:1] by 5-fold CV, m = 10% of n. Default: the "
-        "consistent reformulation and re-derived sigma of spec section 13 (A-25, A-26); "
-        "params='thesis' uses the printed sigma.",
+        notes="Thesis grid lam in 10^[-5:1] by 5-fold CV, m = 10% of n. The consistent "
+        "reformulation of spec section 13 (A-25) with the thesis' printed sigma by default "
+        "(measured faster, see the estimator); params='rederived' uses the re-derived "
+        "sigma (A-26).",
     )
 )
