@@ -61,6 +61,9 @@ class AdaOAMClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Last iterate.
     intercept_ : ndarray of shape (1,)

@@ -86,6 +86,9 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta1_ : float or None
+        The eta1 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The w-part of :math:`\hat v` of the last completed stage (zero before
         the first stage completes).

@@ -59,6 +59,9 @@ class OAMSeqClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    C_ : float or None
+        The C used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (last iterate).
     intercept_ : ndarray of shape (1,)
@@ -196,6 +199,9 @@ class OAMGraClassifier(OAMSeqClassifier):
 
     Attributes
     ----------
+    C_ : float or None
+        The C used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OAMSeqClassifier`.
 

@@ -67,6 +67,9 @@ class OPAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Last iterate.
     intercept_ : ndarray of shape (1,)
@@ -176,6 +179,9 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCClassifier`.
 
@@ -274,6 +280,9 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCClassifier`; ``coef_`` is mapped back to the original
         space.
@@ -367,6 +376,9 @@ class OPAUCrpClassifier(OPAUCfClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCfClassifier`.
 
@@ -430,6 +442,9 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCfClassifier`.
 

@@ -60,6 +60,9 @@ class OGDFIFOClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (averaged or last iterate).
     intercept_ : ndarray of shape (1,)
@@ -211,6 +214,9 @@ class KarClassifier(OGDFIFOClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OGDFIFOClassifier`.
 

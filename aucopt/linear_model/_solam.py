@@ -81,6 +81,9 @@ class SOLAMClassifier(_SOLAMBase):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The averaged :math:`\bar w`.
     intercept_ : ndarray of shape (1,)
@@ -182,6 +185,9 @@ class SOLAML1Classifier(SOLAMClassifier):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`SOLAMClassifier`.
 
@@ -248,6 +254,9 @@ class RegSOLAMClassifier(_SOLAMBase):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`SOLAMClassifier`.
 

@@ -83,6 +83,9 @@ class SPAML2Classifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (averaged or last iterate).
     intercept_ : ndarray of shape (1,)
@@ -201,6 +204,9 @@ class SPAMNetClassifier(SPAML2Classifier):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`SPAML2Classifier`.
 

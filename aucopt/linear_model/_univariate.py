@@ -62,6 +62,9 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector ``w`` (last iterate).
     intercept_ : ndarray of shape (1,)
@@ -193,6 +196,9 @@ class UniSquClassifier(UniExpClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`UniExpClassifier`.
 
