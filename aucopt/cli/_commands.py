@@ -144,6 +144,9 @@ def fit(
     from .._api import make
     from ..io import save
 
+    if stream and preprocess != "none":
+        raise typer.BadParameter("--preprocess needs the whole data set (its statistics); "
+                                 "with --stream, scale the file beforehand.")
     est = make(algorithm, **_parse_params(param))
     start = time.perf_counter()
     if stream:
