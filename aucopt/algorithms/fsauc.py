@@ -169,7 +169,7 @@ FSAUC = register(
         run=run,
         coef=coef,
         grid={"R": RADII, "eta1": ZETAS},
-        quick_grid={"R": (1.0, 10.0, 100.0), "eta1": (2.0**-8, 2.0**-6, 2.0**-4)},
+        quick_grid={"R": (10.0, 100.0), "eta1": ("auto", 2.0**-8, 2.0**-6, 2.0**-4)},
         step_param="eta1",
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA1),
         warm_keys=("v_hat", "alpha_hat"),
