@@ -21,7 +21,7 @@ ALLOWED = {
     "kernel_model": {"algorithms", "_kernels", "utils", "metrics", "exceptions", "linear_model"},
     "_api": {"algorithms", "linear_model", "kernel_model"},
     "io": {"_api", "algorithms", "utils", "_version", "exceptions"},
-    "model_selection": {"metrics", "datasets", "utils", "_api"},
+    "model_selection": {"metrics", "datasets", "utils", "_api", "exceptions"},
     "experiments": {"linear_model", "metrics", "datasets", "model_selection", "io", "_api",
                     "utils"},
     "plotting": {"metrics", "utils"},

@@ -75,6 +75,9 @@ class AlgorithmSpec:
         At most 9 combinations covering the useful range, for the demo.
     step_param : str or None
         Hyperparameter to lower when the iterates diverge.
+    calibration : StepCalibration or None
+        How ``step_param="auto"`` is calibrated on the data
+        (:mod:`aucopt.algorithms._calibrate`); None: the step is not calibrated.
     warm_keys : tuple of str
         State entries reused by ``warm_start=True``.
     equivalence_params : mapping
@@ -149,6 +152,7 @@ class AlgorithmSpec:
     grid: Mapping[str, tuple] = field(default_factory=dict)
     quick_grid: Mapping[str, tuple] = field(default_factory=dict)
     step_param: str | None = None
+    calibration: Any = None
     warm_keys: tuple[str, ...] = ()
     equivalence_params: Mapping[str, Any] = field(default_factory=dict)
     notes: str = ""

@@ -8,6 +8,7 @@ import numpy as np
 
 from .._kernels._checks import DIVERGED, OK
 from .._kernels.adaoam import adaoam_epoch
+from ._calibrate import StepCalibration, regularised
 from ._fast import select
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -21,8 +22,10 @@ PAPER = (
     "maximization. AAAI 2015; M. Natole Jr., PhD thesis, SUNY Albany 2020, Alg. 9."
 )
 
-# eta="auto": eta = AUTO_ETA / M with M the largest row norm seen so far (the iterate's
-# natural scale is 1/M); chosen on diabetes, german.numer and splice scaled to [-1, 1].
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA / m, m the root mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA / M, M the largest row norm seen (AdaGrad steps scale with
+# 1/||x||).
 AUTO_ETA = 0.2
 # Largest useful eta * M (see aucopt.algorithms._stability); measured after one pass: test AUC
 # 0.81 at 0.5 and 0.64-0.69 from 1024 on german.numer scaled to [-1, 1] and a synthetic problem.
@@ -79,10 +82,13 @@ ADAOAM = register(AlgorithmSpec(
     coef=coef,
     check_state=check_state,
     step_param="eta",
+    calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.5),
     warm_keys=("w",),
     equivalence_params={},
     grid={"eta": tuple(2.0**k for k in range(-12, 11)),
           "lam": tuple(2.0**k for k in range(-10, 3))},
     quick_grid={"eta": ("auto", 2.0**-6, 2.0**-4), "lam": (1e-4, 1e-2)},
-    notes="Not run in the five documents; grid as OPAUC (Gao et al. 2013). eta='auto' = 0.2/M.",
+    notes="Not run in the five documents; grid as OPAUC (Gao et al. 2013). eta='auto' is "
+    "calibrated on "
+    "the data.",
 ))

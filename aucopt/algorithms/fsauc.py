@@ -24,6 +24,7 @@ from .._kernels.fsauc import (
     fsauc_epoch,
     fsauc_epoch_dense,
 )
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
@@ -37,9 +38,10 @@ PAPER = (
     "Albany 2020, Algs. 11-12."
 )
 
-# eta1="auto": eta1 = AUTO_ETA1 / kappa^2. The paper's theoretical eta1 (G at its bound) does
-# not shrink with kappa, so it bounces across the l1 ball on unscaled data; 0.5/kappa^2 is
-# close to the best 2^k on diabetes, german.numer and splice scaled to [-1, 1].
+# eta1="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA1 / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA1 / kappa^2, kappa the largest row norm (the paper's
+# theoretical eta1, G at its bound, does not shrink with kappa and fails on unscaled data).
 AUTO_ETA1 = 0.5
 
 STEP_DECAYS = {"paper": DECAY_PAPER, "capped": DECAY_CAPPED, "halve": DECAY_HALVE}
@@ -232,8 +234,9 @@ FSAUC = register(
         coef=coef,
         check_state=check_state,
         grid={"R": RADII, "eta1": ZETAS},
-        quick_grid={"R": (1.0, 10.0, 100.0), "eta1": (2.0**-8, 2.0**-6, 2.0**-4)},
+        quick_grid={"R": (10.0, 100.0), "eta1": ("auto", 2.0**-8, 2.0**-6, 2.0**-4)},
         step_param="eta1",
+        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA1),
         warm_keys=("v_hat", "alpha_hat"),
         equivalence_params={"kappa": 4.0, "n_samples_hint": 600},
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation "

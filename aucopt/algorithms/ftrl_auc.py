@@ -7,10 +7,11 @@ from typing import NamedTuple
 import numpy as np
 
 from .._kernels.ftrl_auc import N_COLUMNS, SUM_NEG, W, ftrl_auc_epoch
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["FtrlAucHyper", "FTRL_AUC", "ALPHAS", "LAM1S"]
+__all__ = ["AUTO_ALPHA", "FtrlAucHyper", "FTRL_AUC", "ALPHAS", "LAM1S"]
 
 PAPER = (
     "B. Zhou, Y. Ying, S. Skiena. Online AUC optimization for sparse high-dimensional "
@@ -24,6 +25,20 @@ PAPER = (
 ALPHAS = (1e-5, 5e-5, 1e-4, 5e-4, 1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 5e-1, 1.0, 5.0)
 LAM1S = (1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 5e-3, 1e-2, 5e-2, 1e-1, 3e-1, 5e-1, 7e-1, 1.0,
          3.0, 5.0)
+
+
+# alpha="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
+# on AUTO_ALPHA / m, m the root mean squared row norm of the sample (the per-coordinate rates
+# adapt to the gradients' size, so w scales as 1/||x||); until partial_fit has a chunk to
+# calibrate on, AUTO_ALPHA / M, M the largest row norm seen.
+AUTO_ALPHA = 0.2
+
+
+def _alpha(params: dict, state: dict) -> float:
+    if params["alpha"] != "auto":
+        return float(params["alpha"])
+    sqmax = float(state["data_sqmax"][0])
+    return AUTO_ALPHA / np.sqrt(sqmax) if sqmax > 0 else AUTO_ALPHA
 
 
 class FtrlAucHyper(NamedTuple):
@@ -68,7 +83,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense
 
     Writes ``pack`` at the columns of the rows only (no O(d) step: ``before_dense`` is unused).
     """
-    hp = FtrlAucHyper(alpha=float(params["alpha"]), beta=float(params["beta"]),
+    hp = FtrlAucHyper(alpha=_alpha(params, state), beta=float(params["beta"]),
                       lam1=float(params["lam1"]), lam2=float(params["lam2"]))
     return ftrl_auc_epoch(state["pack"], state["dots"], state["run_count"], rows.data,
                           rows.indices, rows.indptr, y, order, hp, t, learn)
@@ -105,8 +120,10 @@ FTRL_AUC = register(
         run=run,
         coef=coef,
         grid={"alpha": ALPHAS, "lam1": LAM1S},
-        quick_grid={"alpha": (0.01, 0.05, 0.2), "lam1": (1e-3, 0.1, 1.0)},
+        quick_grid={"alpha": ("auto", 0.01, 0.2), "lam1": (1e-3, 0.1, 1.0)},
         step_param="alpha",
+        calibration=StepCalibration(regularised("square", l2="lam2", l1="lam1"),
+                                    unit=AUTO_ALPHA, power=0.5),
         warm_keys=("pack",),
         warm_values=warm_values,
         column_keys=("pack",),

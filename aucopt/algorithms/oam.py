@@ -9,6 +9,7 @@ import numpy as np
 
 from .._kernels._checks import OK
 from .._kernels.oam import GRADIENT, SEQUENTIAL, oam_epoch
+from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -23,8 +24,9 @@ PAPER = (
     "M. Natole Jr., PhD thesis, SUNY Albany 2020, Algs. 4-7."
 )
 
-# C="auto": C = AUTO_C[update] / M^2, M^2 the largest squared row norm of the data given so
-# far; chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).
+# C="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_C[update] / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_C[update] / M^2, M^2 the largest squared row norm seen.
 AUTO_C = {"sequential": 0.003, "gradient": 0.003}
 C_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: "learning rate" 2^[-12:10]
 BLOCK = 1 << 14  # visits per kernel call: bounds the memory of the pre-drawn uniforms
@@ -253,12 +255,14 @@ OAM_SEQ = register(
         name="OAM_seq",
         estimator="aucopt.linear_model._oam:OAMSeqClassifier",
         run=_runner("sequential"),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"]),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
         "the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
         notes="Gao et al. 2013/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C "
-              "tuned on "
-        "2^[-12:10] (the documents' online learning-rate grid). C='auto' = 0.003/M^2.",
+        "tuned on "
+        "2^[-12:10] (the documents' online learning-rate grid). C='auto' is calibrated on the "
+        "data.",
         **_COMMON,
     )
 )
@@ -269,12 +273,13 @@ OAM_GRA = register(
         name="OAM_gra",
         estimator="aucopt.linear_model._oam:OAMGraClassifier",
         run=_runner("gradient"),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"]),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "
         "over the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
         notes="Gao et al. 2013/thesis: buffers N+ = N- = 100 (50 on high-dimensional data); C "
-              "tuned on "
-        "2^[-12:10]. C='auto' = 0.003/M^2.",
+        "tuned on "
+        "2^[-12:10]. C='auto' is calibrated on the data.",
         **_COMMON,
     )
 )

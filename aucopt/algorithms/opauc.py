@@ -21,6 +21,7 @@ from .._kernels.opauc import (
     opauc_epoch,
     opauc_sketch_epoch,
 )
+from ._calibrate import StepCalibration, regularised
 from ._fast import select
 from ._memory import check_memory
 from ._registry import register
@@ -46,8 +47,9 @@ PAPER = (
     "(long version, Algorithm 1, Eqs. 2-11, section 6)."
 )
 
-# eta="auto": eta = AUTO_ETA / M^2 with M^2 the largest squared norm seen so far;
-# chosen on diabetes, german.numer and splice scaled to [-1, 1] (see the estimator docs).
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
+# on AUTO_ETA / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA / M^2, M^2 the largest squared row norm seen.
 AUTO_ETA = 0.1
 
 CENTERINGS = {"unbiased": CENTER_UNBIASED, "paper": CENTER_PAPER}
@@ -369,6 +371,7 @@ _COMMON = dict(
     sparse=True,
     coef=coef,
     step_param="eta",
+    calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA),
     warm_keys=("w",),
     equivalence_params={},
     check_state=check_state,
@@ -377,7 +380,7 @@ _COMMON = dict(
 )
 _NOTES = ("Paper grid (Gao et al. 2013, Section 6.1): eta in 2^[-12:10], lam in 2^[-10:2] by "
           "5-fold CV. "
-          "eta='auto' (default) is AUTO_ETA / M^2, M^2 the largest squared norm seen so far.")
+          "eta='auto' (default) is calibrated on the data.")
 
 OPAUC = register(AlgorithmSpec(
     id="opauc",

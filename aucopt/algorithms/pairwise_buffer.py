@@ -21,6 +21,7 @@ from .._kernels.pairwise_buffer import (
     pairwise_buffer_epoch,
     rsx_epoch_lazy,
 )
+from ._calibrate import StepCalibration, regularised
 from ._data import scaled_iterates
 from ._memory import check_memory
 from ._registry import register
@@ -38,8 +39,9 @@ KAR_PAPER = (
     "online learning algorithms for pairwise loss functions. ICML 2013."
 )
 
-# eta="auto": eta = AUTO_ETA[id] / M^2 (M^2: largest squared row norm of the data given so
-# far); chosen on diabetes, german.numer and splice scaled to [-1, 1].
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
+# on AUTO_ETA[id] / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA[id] / M^2, M^2 the largest squared row norm seen.
 AUTO_ETA = {"ogd-fifo": 0.5, "kar": 0.5}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
 ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: eta in 2^[-8:-1]
@@ -245,6 +247,11 @@ def warm_values(state: dict) -> dict:
     return {"w": iterates(state)[0]}
 
 
+def _loss(params) -> str:
+    """Return the pairwise loss the estimator minimises."""
+    return params["loss"]
+
+
 _COMMON = dict(
     streaming=True,
     sparse=True,
@@ -275,11 +282,12 @@ OGD_FIFO = register(
         run=_runner("ogd-fifo", FIFO),
         signed_state=("prev_nnz",),  # -1: a dense row is stored
         check_state=_check_state(1),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. eta='auto' "
-              "= "
-        "0.5/M^2. Same-label pairs: no step (authors' code).",
+        notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. "
+        "eta='auto' is "
+        "calibrated on the data. Same-label pairs: no step (authors' code).",
         **_COMMON,
     )
 )
@@ -299,11 +307,12 @@ KAR = register(
         run=_runner("kar", RSX),
         data_shaped=("buf", "buf_idx"),
         check_state=_check_state(0),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer "
-              "size not "
-        "reported (100 here, as OAM). eta='auto' = 0.5/M^2.",
+        "size not "
+        "reported (100 here, as OAM). eta='auto' is calibrated on the data.",
         **_COMMON,
     )
 )

@@ -16,6 +16,7 @@ from .._kernels.solam import (
     solam_epoch_lazy,
     solam_lazy_iterates,
 )
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
@@ -32,9 +33,12 @@ PAPER_REG = (
     "Albany 2020, ch. 3, Alg. 18 (regularised SOLAM)."
 )
 
-# eta0="auto": zeta = AUTO_ETA0 / kappa^2, kappa^2 the largest squared row norm; the
-# gradient of F in w grows like kappa^2 ||w||, so this keeps the step scale-free.
+# eta0="auto" is calibrated on the data (aucopt.algorithms._calibrate), on a ladder centred
+# on AUTO_ETA0 / m2 (m2 the mean squared row norm): the gradient of F in w grows like
+# kappa^2 ||w||. Until partial_fit has a chunk to calibrate on, AUTO_ETA0 / kappa^2 is used,
+# kappa^2 the largest squared row norm seen.
 AUTO_ETA0 = 4.0
+_NO_SCALE_STEP = 1e-12
 
 
 class SolamHyper(NamedTuple):
@@ -57,8 +61,10 @@ def kappa_of(params: dict, state: dict) -> float:
 def _hyper(params: dict, state: dict, ball: int, lam: float, radius: float) -> SolamHyper:
     kappa = kappa_of(params, state)
     eta0 = params["eta0"]
-    if eta0 == "auto":
-        eta0 = AUTO_ETA0 / max(kappa * kappa, 1e-300)
+    if eta0 == "auto":  # partial_fit before calibration: the scale of the data seen so far;
+        # only zero rows so far (kappa = 0): a negligible step, so that they carry no weight in
+        # the gamma-weighted average (a step of AUTO_ETA0 / 1e-300 froze it at 0)
+        eta0 = AUTO_ETA0 / (kappa * kappa) if kappa > 0 else _NO_SCALE_STEP
     return SolamHyper(radius=float(radius), kappa=kappa, eta0=float(eta0), lam=float(lam),
                       ball=ball)
 
@@ -211,10 +217,11 @@ SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=False),
+        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
-        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
+        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10] on a validation set; "
-              "kappa "
+        "kappa "
         "= max ||x|| from the data. Dual step is an ascent (notes.md#solam-dual-sign).",
         **_COMMON,
     )
@@ -231,10 +238,11 @@ SOLAM_L1 = register(
         "every coordinate), O(d log d) when the sort-based projection (notes.md#projections) is "
         "active",
         run=_runner(BALL_L1, regularised=False),
+        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
-        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": (2.0**-6, 2.0**-4, 2.0**-2)},
+        quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10]; SOLAM with the l2 "
-              "ball "
+        "ball "
         "replaced by the l1 ball of radius R.",
         **_COMMON,
     )
@@ -250,9 +258,10 @@ REG_SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=True),
+        calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA0),
         grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),
               "lam": tuple(10.0**k for k in range(-5, 6))},
-        quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
+        quick_grid={"lam": (1e-5, 1e-3, 1e-1), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="Thesis grid: zeta in [1:9:100], lam in 10^[-5:5] by 5-fold CV; R = sqrt(2/lam) "
         "(notes.md#regsolam); gamma_t = zeta/sqrt(t). The effective l2 weight relative to the "
         "pairwise loss is lam/(2p(1-p)).",

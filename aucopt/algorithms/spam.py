@@ -19,6 +19,7 @@ from .._kernels.spam import (
     spam_lazy_add_rows,
     spam_lazy_fold,
 )
+from ._calibrate import StepCalibration, regularised
 from ._data import scaled_iterates
 from ._fast import select
 from ._registry import register
@@ -32,8 +33,9 @@ PAPER = (
     "maximization. ICML 2018; M. Natole Jr., PhD thesis, SUNY Albany 2020, ch. 4, Alg. 20."
 )
 
-# eta0="auto": eta_t = AUTO_ETA0 / (M^2 sqrt(t)), M^2 the largest squared row norm seen;
-# 4 was the best safe constant on german.numer, diabetes and splice (see the estimator docs).
+# eta0="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
+# on AUTO_ETA0 / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA0 / M^2, M^2 the largest squared row norm seen.
 AUTO_ETA0 = 4.0
 
 STATS_MODES = {"train": STATS_TRAIN, "online": STATS_ONLINE, "warmup": STATS_WARMUP}
@@ -229,6 +231,8 @@ _COMMON = dict(
     run=run,
     coef=coef,
     step_param="eta0",
+    calibration=StepCalibration(regularised("square", l2="beta", l1="beta1"),
+                                unit=AUTO_ETA0),
     warm_keys=("w",),
     warm_values=warm_values,
     column_keys=("pack", "acc"),

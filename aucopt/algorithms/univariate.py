@@ -14,6 +14,7 @@ from .._kernels.univariate import (
     univariate_epoch,
     univariate_fold,
 )
+from ._calibrate import StepCalibration, regularised
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -25,8 +26,10 @@ PAPER = (
     "Z.-H. Zhou, One-pass AUC optimization (section 6.1)."
 )
 
-# eta="auto": eta_t = AUTO_ETA[loss] / ((M^2 + 1) sqrt(t)); chosen on diabetes, german.numer
-# and splice scaled to [-1, 1] (see the estimator docs).
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA[loss] / (m2 + 1), m2 the mean squared row norm of the sample; until partial_fit has a
+# chunk to calibrate on, the kernel uses AUTO_ETA[loss] / (M^2 + 1), M^2 the largest squared row
+# norm seen (+1: the bias).
 AUTO_ETA = {"exp": 0.5, "squ": 1.0}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
 ETA_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: learning rates 2^[-12:10]
@@ -118,12 +121,14 @@ UNI_EXP = register(
         name="online Uni-Exp",
         estimator="aucopt.linear_model._univariate:UniExpClassifier",
         run=_runner("exp"),
+        calibration=StepCalibration(regularised("exp", kind="univariate", l2="lam"),
+                                    unit=AUTO_ETA["exp"], offset=1.0),
         # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
         # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
         quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
         notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
-              "Kotlowski "
-        "et al. (balanced). eta='auto' = 0.5/(M^2+1).",
+        "Kotlowski "
+        "et al. (balanced). eta='auto' is calibrated on the data.",
         **_COMMON,
     )
 )
@@ -134,10 +139,12 @@ UNI_SQU = register(
         name="online Uni-Squ",
         estimator="aucopt.linear_model._univariate:UniSquClassifier",
         run=_runner("squ"),
+        calibration=StepCalibration(regularised("square", kind="univariate", l2="lam"),
+                                    unit=AUTO_ETA["squ"], offset=1.0),
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
-              "Kotlowski "
-        "et al. (balanced). eta='auto' = 1/(M^2+1).",
+        "Kotlowski "
+        "et al. (balanced). eta='auto' is calibrated on the data.",
         **_COMMON,
     )
 )

@@ -13,6 +13,9 @@ from ._app import VERBOSITY, app, datasets_app, friendly_errors, split_list
 DEFAULT_OUT = Path("aucopt-results")
 STREAM_SHUFFLE_BUFFER = 50_000  # lines held by fit --stream's shuffle buffer by default
 
+_PREPROCESS_HELP = ("minmax | standard | robust | l2-rows | center-l2-rows | minmax-l2-rows | "
+                    "none (see aucopt.datasets.make_preprocessor for which suits your data)")
+
 
 @app.command()
 @friendly_errors
@@ -51,8 +54,7 @@ def compare(
     n_jobs: int = typer.Option(2),
     seed: int = typer.Option(0),
     grid: str = typer.Option("quick", help="quick | paper | none"),
-    preprocess: str = typer.Option("minmax", help="minmax | l2-rows | center-l2-rows | "
-                                   "minmax-l2-rows | standard | none"),
+    preprocess: str = typer.Option("minmax", help=_PREPROCESS_HELP),
     out: Path = typer.Option(DEFAULT_OUT),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV."""
@@ -153,11 +155,17 @@ def fit(
     strategy: str = typer.Option("auto", help="statistics | sequential | average | svrg | auto "
                                  "(--distributed)."),
     rounds: int = typer.Option(None, min=1, help="Rounds of 'average'/'svrg' (--distributed)."),
+    preprocess: str = typer.Option("none", help=_PREPROCESS_HELP + ". Per-feature affine "
+                                   "schemes only (minmax, standard, robust) and linear models: "
+                                   "the saved model takes the raw features."),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
     from ..io import save
 
+    if stream and preprocess != "none":
+        raise typer.BadParameter("--preprocess needs the whole data set (its statistics); "
+                                 "with --stream, scale the file beforehand.")
     est = make(algorithm, **_parse_params(param))
     _apply_cli_options(est, seed, explicit=_parse_params(param))
     start = time.perf_counter()
@@ -183,7 +191,10 @@ def fit(
         X, y, name = load_data(data)
         warm_up(est, X, y)  # compile the kernels outside the reported time
         start = time.perf_counter()
-        est.fit(X, y)
+        if preprocess == "none":
+            est.fit(X, y)
+        else:
+            _fit_scaled(est, X, y, preprocess)
         seconds = time.perf_counter() - start
         summary = f"training AUC {est.score(X, y):.4f}"
     json_path, _ = save(est, out)
@@ -197,6 +208,39 @@ def _apply_cli_options(est, seed, *, explicit: dict) -> None:
         est.set_params(random_state=seed)
     if VERBOSITY["level"] and "verbose" in params and "verbose" not in explicit:
         est.set_params(verbose=VERBOSITY["level"])
+
+
+def _fit_scaled(est, X, y, scheme):
+    """Fit ``est`` on ``X`` scaled by ``scheme``, then fold the scaling into ``coef_``.
+
+    A per-feature affine map ``x' = s x + o`` gives ``w . x' = (w s) . x + w . o``,
+    so the saved model scores raw rows exactly as the fitted one scores scaled rows.
+    """
+    import numpy as np
+    import scipy.sparse as sp
+
+    from ..datasets import make_preprocessor
+
+    if sp.issparse(X) and X.shape[0] * X.shape[1] <= 5e7:
+        X = X.toarray()  # the dense formula of the scheme (CSR "minmax" is max-abs scaling)
+    scaler = make_preprocessor(scheme).fit(X)
+    d = X.shape[1]
+    offset = np.asarray(_dense(scaler.transform(np.zeros((1, d))))).ravel()
+    scale = np.asarray(_dense(scaler.transform(np.ones((1, d))))).ravel() - offset
+    probe = np.random.default_rng(0).normal(size=(1, d))
+    affine = np.allclose(_dense(scaler.transform(probe)).ravel(), scale * probe.ravel() + offset)
+    if not affine or not hasattr(est, "coef_") and est._spec().coef is None:
+        raise ValueError(f"--preprocess {scheme} cannot be folded into a saved "
+                         f"{type(est).__name__}: use minmax, standard or robust with a linear "
+                         "model, or scale the data file yourself.")
+    est.fit(scaler.transform(X), y)
+    w = est.coef_[0]
+    est.intercept_ = est.intercept_ + float(w @ offset)
+    est.coef_ = (w * scale)[None, :]
+
+
+def _dense(M):
+    return M.toarray() if hasattr(M, "toarray") else M
 
 
 def _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed):

@@ -14,6 +14,7 @@ from sklearn.preprocessing import (
     MaxAbsScaler,
     MinMaxScaler,
     Normalizer,
+    RobustScaler,
     StandardScaler,
 )
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -21,12 +22,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._registry import BINARIZATION_SCHEMES
 
 __all__ = ["PREPROCESSING_SCHEMES", "BINARIZATION_SCHEMES", "make_preprocessor", "preprocess",
-           "binarize", "SymmetricMinMaxScaler", "CenterUnitNormRows", "SparseAwareStandardScaler"]
+           "binarize", "SymmetricMinMaxScaler", "CenterUnitNormRows", "SparseAwareStandardScaler",
+           "SparseAwareRobustScaler"]
 
 logger = logging.getLogger(__name__)
 
 PREPROCESSING_SCHEMES = ("minmax", "l2-rows", "center-l2-rows", "minmax-l2-rows", "standard",
-                         "none")
+                         "robust", "none")
 
 
 class _Delegating(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -117,6 +119,13 @@ class SparseAwareStandardScaler(_Delegating):
         return StandardScaler(with_mean=not sparse)
 
 
+class SparseAwareRobustScaler(_Delegating):
+    """``RobustScaler`` (median, interquartile range); for CSR input without centring."""
+
+    def _make(self, sparse):
+        return RobustScaler(with_centering=not sparse)
+
+
 class CenterUnitNormRows(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Subtract each row's own mean, then divide by its l2 norm (notes.md#thesis-normalisation;
     dense only).
@@ -193,7 +202,21 @@ def make_preprocessor(scheme: str = "minmax"):
         does not say which version of the data was normalised; this scheme is
         the library's reading.
         ``"standard"``: zero mean and unit variance (no centring for sparse input).
+        ``"robust"``: minus the median, divided by the interquartile range
+        (``sklearn.preprocessing.RobustScaler``; no centring for sparse input).
         ``"none"``: identity.
+
+        Which to use (docs/robustness.md measures these choices): ``"minmax"`` for
+        bounded features without outliers (the papers' protocol). ``"standard"`` for
+        everything else, heavy-tailed columns included (lognormal, Pareto-like counts
+        and amounts): with ``"minmax"`` the largest values set the range and squeeze
+        the others towards a point. ``"robust"`` when single values (not whole rows)
+        are far out, e.g. data-entry errors: the median and the quartiles ignore
+        them, where the standard deviation does not. A few *rows* with a far larger
+        norm than the rest (a unit error, a glitching sensor): normalise the rows,
+        ``"l2-rows"`` for centred features, ``"minmax-l2-rows"`` otherwise; a
+        stochastic step that suits the typical row overshoots on those rows.
+        Sparse data: ``"minmax"`` (max-abs, zeros kept) or ``"standard"``.
 
     Returns
     -------
@@ -210,6 +233,8 @@ def make_preprocessor(scheme: str = "minmax"):
         return make_pipeline(SymmetricMinMaxScaler(), Normalizer(norm="l2"))
     if scheme == "standard":
         return SparseAwareStandardScaler()
+    if scheme == "robust":
+        return SparseAwareRobustScaler()
     if scheme == "none":
         return FunctionTransformer(accept_sparse=True)
     raise ValueError(f"Unknown preprocessing scheme {scheme!r}; use one of "

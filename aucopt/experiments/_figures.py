@@ -110,7 +110,8 @@ def _tuned(task, params):
     return evaluate_fold(task["algorithm_id"], task["X"], task["y"], split.train, split.test,
                          dataset=task["dataset"], preprocessing=task["preprocessing"],
                          grid=task["grid"], inner_folds=task["inner_folds"],
-                         random_state=split.seed, params=params, validation=split.validation)
+                         random_state=split.seed, params=params, validation=split.validation,
+                         error_score="raise")  # a failing run is an error row
 
 
 def _curve_rows(task) -> list[dict]:

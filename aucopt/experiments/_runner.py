@@ -254,7 +254,7 @@ def run_cell(task: dict) -> dict:
                 preprocessing=row["preprocessing"], grid=task["grid"],
                 inner_folds=task["inner_folds"], random_state=split.seed,
                 params=task["params"], validation=split.validation,
-                max_train=task["max_train"])
+                max_train=task["max_train"], error_score="raise")  # an error row
     except Exception as exc:  # noqa: BLE001  (a failing cell is a result, not a crash)
         row.update(status=ERROR, message=_short(exc))
         return row

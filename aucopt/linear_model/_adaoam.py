@@ -35,10 +35,10 @@ class AdaOAMClassifier(BaseAUCClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step size :math:`\eta` (AdaGrad moves each coordinate by about
-        :math:`\eta/\sqrt{t}`). ``"auto"`` uses :math:`\eta = 0.2/M_t` with
-        :math:`M_t` the largest row norm seen so far, the natural scale of
-        the weights.
+        Step size :math:`\eta` (AdaGrad moves each coordinate by about :math:`\eta/\sqrt{t}`).
+        ``"auto"`` calibrates it on the training data (a short run per step of a geometric ladder,
+        the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores the value used in
+        ``eta_``.
     lam : float, default=1e-4
         l2 weight :math:`\lambda`; the radius of the ball is
         :math:`1/\sqrt\lambda`. Values must be in the range `(0.0, inf)`.
@@ -61,6 +61,9 @@ class AdaOAMClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Last iterate.
     intercept_ : ndarray of shape (1,)
@@ -96,9 +99,7 @@ class AdaOAMClassifier(BaseAUCClassifier):
     original could not be retrieved; chosen here: the OPAUC grid
     :math:`\eta \in 2^{[-12:10]}`, :math:`\lambda \in 2^{[-10:2]}` as
     ``grid``, :math:`\delta = 10^{-8}` (the usual AdaGrad smoothing), and
-    ``eta="auto"`` = 0.2/M as default (measured: best or within 0.002 AUC of
-    the best of 0.1/M ... 3/M on diabetes, german.numer, splice scaled to
-    [-1, 1]). No step until both classes were seen
+    No step until both classes were seen
     (as OPAUC, notes.md#opauc-first-examples); last-iterate output. Cost O(d^2) per sample: the
     covariance term is OPAUC's (one symmetric BLAS product per sample).
 

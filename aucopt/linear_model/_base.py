@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._kernels._checks import OK
 from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms import get_algorithm
+from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
     class_mean_scores,
@@ -47,6 +48,8 @@ _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
 # dtypes of the numba label passes: bool, (u)int8-64, float32/64
 _JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
+
+AUTO_RETRIES = 3  # restarts of a diverging calibrated "auto" step, each with the step / 10
 
 _INPUT_HINTS = (
     ("could not convert", " X must be numeric: encode categorical columns first "
@@ -90,6 +93,10 @@ def _sum_duplicates(out):
     X = X.copy()
     X.sum_duplicates()
     return (X, *out[1:]) if isinstance(out, tuple) else X
+
+
+def _is_auto(value) -> bool:
+    return isinstance(value, str) and value == "auto"
 
 
 def _is_streaming(estimator) -> bool:
@@ -385,10 +392,53 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
 
         The state is updated in place under an undo log (:mod:`._undo`): an error (e.g.
         divergence, or a NaN found by the statistics pass) puts it back as it was, so the
-        estimator is unchanged. ``coef_`` and ``intercept_`` are formed when next read.
+        estimator is unchanged. ``coef_`` and ``intercept_`` are formed when next read. A
+        calibrated ``"auto"`` step that diverges is divided by 10 and the call restarted
+        from the state before it, at most :data:`AUTO_RETRIES` times.
         """
         spec = self._spec()
         params = self._params()
+        if not spec.epochs_by_base:
+            n_epochs = 1  # the spec's run handles max_iter itself
+        step = self._auto_step(spec, params, rows, y, reset, n_epochs)
+        if step is not None:
+            params[spec.step_param] = step
+        for retry in range(AUTO_RETRIES + 1):
+            state, rng, t, undo = self._start_state(spec, params, rows, shuffle, reset, warm_from)
+            hook = {}
+            if spec.column_keys:
+                hook["before_dense"] = undo.before_dense if undo is not None else None
+            try:
+                observe_data(state, rows, y)
+                t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
+                                             shuffle, hook)
+                if failed is not None and (step is None or retry == AUTO_RETRIES):
+                    self._raise_divergence(spec, *failed, float(np.sqrt(state["data_sqmax"][0])),
+                                           step=step)
+            except BaseException:
+                if undo is not None:
+                    undo.rollback()
+                raise
+            if failed is None:
+                break
+            if undo is not None:
+                undo.rollback()  # restart from the state before this call
+            step /= 10.0
+            params[spec.step_param] = step
+            logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
+                           type(self).__name__, spec.step_param, spec.step_param, step,
+                           retry + 1, AUTO_RETRIES)
+        self._state, self._rng, self.t_ = state, rng, int(t)
+        if spec.calibration is not None:  # the step used: the user's, the calibrated one or
+            value = params[spec.step_param]  # None while partial_fit defers calibration
+            setattr(self, f"{spec.step_param}_", None if _is_auto(value) else value)
+        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
+        self.classes_ = classes
+        self._set_coef()
+
+    def _start_state(self, spec, params, rows, shuffle, reset, warm_from):
+        """Return ``(state, rng, t, undo)`` for a call: a new state, or the committed one
+        under an undo log of what the call may write (None for a new state)."""
         if reset:
             rng = make_generator(self.random_state)
             state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
@@ -397,44 +447,45 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
                     state[key] = np.array(warm[key], copy=True)
-            t, undo = 0, None
             self.__dict__.pop("_undo_plan", None)  # a new state: plan its undo log afresh
-        else:
-            state, rng, t = self._state, self._rng, self.t_
-            cols = touched_columns(rows, rows.n_features)
-            if cols is not None and spec.extra_columns is not None:
-                cols = np.concatenate((cols, spec.extra_columns(state)))
-            plan = self.__dict__.get("_undo_plan")
-            if plan is None or plan[0] != tuple(state):  # new, or the state changed form
-                plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
-                self._undo_plan = plan
-            # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
-            undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
-        hook = {}
-        if spec.column_keys:
-            hook["before_dense"] = undo.before_dense if undo is not None else None
-        try:
-            observe_data(state, rows, y)
-            if not spec.epochs_by_base:
-                n_epochs = 1  # the spec's run handles max_iter itself
-            for epoch in range(n_epochs):
-                order = (rng.permutation(rows.n_samples) if shuffle
-                         else identity_order(rows.n_samples))
-                t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng, **hook)
-                if status != OK:
-                    self._raise_divergence(spec, epoch, t,
-                                           float(np.sqrt(state["data_sqmax"][0])))
-                if self.verbose:
-                    logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
-                                epoch + 1, n_epochs, t)
-        except BaseException:
-            if undo is not None:
-                undo.rollback()
-            raise
-        self._state, self._rng, self.t_ = state, rng, int(t)
-        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
-        self.classes_ = classes
-        self._set_coef()
+            return state, rng, 0, None
+        state, rng = self._state, self._rng
+        cols = touched_columns(rows, rows.n_features)
+        if cols is not None and spec.extra_columns is not None:
+            cols = np.concatenate((cols, spec.extra_columns(state)))
+        plan = self.__dict__.get("_undo_plan")
+        if plan is None or plan[0] != tuple(state):  # new, or the state changed form
+            plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
+            self._undo_plan = plan
+        # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
+        undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
+        return state, rng, self.t_, undo
+
+    def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook):
+        """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence."""
+        for epoch in range(n_epochs):
+            order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
+            t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng, **hook)
+            if status != OK:
+                return t, (epoch, t)
+            if self.verbose:
+                logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
+                            epoch + 1, n_epochs, t)
+        return t, None
+
+    def _auto_step(self, spec, params, rows, y, reset, passes):
+        """Return the numeric step replacing ``"auto"`` (None: not "auto", or deferred).
+
+        ``fit`` calibrates on its data; ``partial_fit`` keeps the step of the first
+        chunk usable for calibration (:func:`aucopt.algorithms._calibrate.usable`);
+        until then the spec's own scale rule for ``"auto"`` applies.
+        """
+        if spec.calibration is None or not _is_auto(params.get(spec.step_param)):
+            return None
+        step = None if reset else getattr(self, f"{spec.step_param}_", None)
+        if step is None and usable(rows, y):
+            step = calibrate_step(spec, params, rows, y, passes)[0]
+        return step
 
     def _params(self) -> dict:
         """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost)."""
@@ -538,9 +589,11 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         logger.warning(message)
         warnings.warn(message, OrderedStreamWarning, stacklevel=3)
 
-    def _raise_divergence(self, spec, epoch, t, scale):
+    def _raise_divergence(self, spec, epoch, t, scale, step=None):
         name = spec.step_param
-        value = getattr(self, name, None) if name else None
+        value = repr(getattr(self, name, None)) if name else None
+        if step is not None:  # "auto": the calibrated step, already lowered AUTO_RETRIES times
+            value = f"'auto', last tried {step:g}"
         if not 1e-6 <= scale <= 1e6:  # the iterates must grow like 1/scale: not a step problem
             advice = (
                 f"The features are on an extreme scale (largest row norm {scale:.3g}), so the "
@@ -550,7 +603,7 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
                 "sklearn.preprocessing.StandardScaler).")
         else:
             advice = (
-                f"Lower {name!r} (currently {value!r}), e.g. by a factor of 10, or scale the "
+                f"Lower {name!r} (currently {value}), e.g. by a factor of 10, or scale the "
                 "features first (e.g. aucopt.datasets.make_preprocessor('minmax'))."
                 if name else
                 "Scale the features first (aucopt.datasets.make_preprocessor('minmax'))."

@@ -37,10 +37,11 @@ class FSAUCClassifier(BaseAUCClassifier):
     R : float, default=10.0
         Radius of the l1 ball of :math:`w`. Values must be in the range `(0.0, inf)`.
     eta1 : float or "auto", default="auto"
-        First-stage step :math:`\eta_1`. ``"auto"`` uses :math:`0.5/\kappa^2`,
-        which follows the scale of the features. (The paper's theoretical
-        :math:`\sqrt{\beta_0}R_0/(\sqrt{3n_0}\,G)` with :math:`G` at its bound
-        does not shrink with :math:`\kappa` and fails on unscaled data.)
+        First-stage step :math:`\eta_1`. ``"auto"`` calibrates it on the training data (a short run
+        per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta1_``. (The paper's
+        theoretical :math:`\sqrt{\beta_0}R_0/(\sqrt{3n_0}\,G)` with :math:`G` at its bound does not
+        shrink with :math:`\kappa` and fails on unscaled data.)
     kappa : float or "auto", default="auto"
         :math:`\kappa = \max_i \|x_i\|`. ``"auto"`` takes it from the data given
         to the first ``fit``/``partial_fit`` call; it is fixed when the first
@@ -91,6 +92,9 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta1_ : float or None
+        The eta1 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The w-part of :math:`\hat v` of the last completed stage (zero before
         the first stage completes).

@@ -38,9 +38,10 @@ class OAMSeqClassifier(BaseAUCClassifier):
     Parameters
     ----------
     C : float or "auto", default="auto"
-        Penalty :math:`C` (it acts as the learning rate). ``"auto"`` uses
-        :math:`0.003/M^2` with :math:`M^2` the largest squared row norm of
-        the data given so far. Values must be in the range `(0.0, inf)`.
+        Penalty :math:`C` (it acts as the learning rate). ``"auto"`` calibrates it on the training
+        data (a short run per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``. Values must be in
+        the range `(0.0, inf)`.
     buffer_size : int, default=100
         Capacity :math:`N_+ = N_-` of each reservoir (100 in the papers, 50 on
         high-dimensional data). Values must be in the range `[1, inf)`.
@@ -62,6 +63,9 @@ class OAMSeqClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    C_ : float or None
+        The C used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (last iterate).
     intercept_ : ndarray of shape (1,)
@@ -180,9 +184,10 @@ class OAMGraClassifier(OAMSeqClassifier):
     Parameters
     ----------
     C : float or "auto", default="auto"
-        Penalty :math:`C` (the learning rate). ``"auto"`` uses
-        :math:`0.003/M^2`, :math:`M^2` the largest squared row norm of the data
-        given so far. Values must be in the range `(0.0, inf)`.
+        Penalty :math:`C` (the learning rate). ``"auto"`` calibrates it on the training data (a
+        short run per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``. Values must be in
+        the range `(0.0, inf)`.
     buffer_size : int, default=100
         Capacity :math:`N_+ = N_-` of each reservoir. Values must be in the
         range `[1, inf)`.
@@ -203,6 +208,9 @@ class OAMGraClassifier(OAMSeqClassifier):
 
     Attributes
     ----------
+    C_ : float or None
+        The C used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OAMSeqClassifier`.
 

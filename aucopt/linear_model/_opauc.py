@@ -43,11 +43,9 @@ class OPAUCClassifier(BaseAUCClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Constant step size :math:`\eta`. ``"auto"`` uses
-        :math:`\eta = 0.1/M_t^2` with :math:`M_t^2` the largest squared row
-        norm seen so far, so the step follows the scale of the features and
-        stays stable on unscaled data (the curvature of each step is at most
-        about :math:`5M^2 + \lambda`).
+        Constant step size :math:`\eta`. ``"auto"`` calibrates it on the training data (a short run
+        per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.
     lam : float, default=1e-4
         l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
     max_memory_gb : float, default=2.0
@@ -69,6 +67,9 @@ class OPAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Last iterate.
     intercept_ : ndarray of shape (1,)
@@ -182,6 +183,9 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCClassifier`.
 
@@ -263,8 +267,7 @@ class OPAUCfClassifier(BaseAUCClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` = 0.1 / (largest squared norm of the
-        reduced vectors seen).
+        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
     lam : float, default=1e-4
         l2 weight. Values must be in the range `(0.0, inf)`.
     n_components : int or None, default=1000
@@ -285,6 +288,9 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCClassifier`; ``coef_`` is mapped back to the original
         space.
@@ -357,7 +363,7 @@ class OPAUCrpClassifier(OPAUCfClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` uses the projected norms.
+        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
     lam : float, default=1e-4
         l2 weight. Values must be in the range `(0.0, inf)`.
     n_components : int or None, default=1000
@@ -379,6 +385,9 @@ class OPAUCrpClassifier(OPAUCfClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCfClassifier`.
 
@@ -421,7 +430,7 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` uses the projected norms.
+        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
     lam : float, default=1e-4
         l2 weight. Values must be in the range `(0.0, inf)`.
     n_components : int or None, default=1000
@@ -442,6 +451,9 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OPAUCfClassifier`.
 

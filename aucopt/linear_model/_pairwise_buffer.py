@@ -30,10 +30,10 @@ class OGDFIFOClassifier(BaseAUCClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``)
-        or :math:`\eta` (``"constant"``). ``"auto"`` uses :math:`0.5/M^2`,
-        :math:`M^2` the largest squared row norm of the data given so far.
-        Values must be in the range `(0.0, inf)`.
+        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
+        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step of a
+        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores
+        the value used in ``eta_``. Values must be in the range `(0.0, inf)`.
     lam : float, default=1e-4
         l2 weight :math:`\lambda` (proximal step). Values must be in the range
         `[0.0, inf)`.
@@ -60,6 +60,9 @@ class OGDFIFOClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (averaged or last iterate).
     intercept_ : ndarray of shape (1,)
@@ -181,8 +184,8 @@ class KarClassifier(OGDFIFOClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step scale (see :class:`OGDFIFOClassifier`); ``"auto"`` uses
-        :math:`0.5/M^2`. Values must be in the range `(0.0, inf)`.
+        Step scale; ``"auto"`` as in :class:`OGDFIFOClassifier`. Values must be in the range `(0.0,
+        inf)`.
     lam : float, default=1e-4
         l2 weight :math:`\lambda`. Values must be in the range `[0.0, inf)`.
     loss : {"square", "hinge"}, default="square"
@@ -215,6 +218,9 @@ class KarClassifier(OGDFIFOClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`OGDFIFOClassifier`.
 

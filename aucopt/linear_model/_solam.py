@@ -58,10 +58,10 @@ class SOLAMClassifier(_SOLAMBase):
     R : float, default=10.0
         Radius of the l2 ball of :math:`w`. Values must be in the range `(0.0, inf)`.
     eta0 : float or "auto", default="auto"
-        Step scale :math:`\zeta` of :math:`\gamma_t = \zeta/\sqrt{t}`. ``"auto"``
-        uses :math:`\zeta = 4/\kappa^2`, which follows the scale of the features
-        (measured: within 0.005 AUC of the best constant on diabetes, german.numer
-        and splice scaled to [-1, 1] with 5 passes).
+        Step scale :math:`\zeta` of :math:`\gamma_t = \zeta/\sqrt{t}`.
+        ``"auto"`` calibrates it on the training data (a short run per step of a
+        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`)
+        and stores the value used in ``eta0_``.
     kappa : float or "auto", default="auto"
         :math:`\kappa = \max_i \|x_i\|`, which bounds :math:`a, b, \alpha`.
         ``"auto"`` computes it from the training data given so far (all of
@@ -81,6 +81,9 @@ class SOLAMClassifier(_SOLAMBase):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The averaged :math:`\bar w`.
     intercept_ : ndarray of shape (1,)
@@ -184,6 +187,9 @@ class SOLAML1Classifier(SOLAMClassifier):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`SOLAMClassifier`.
 
@@ -250,6 +256,9 @@ class RegSOLAMClassifier(_SOLAMBase):
 
     Attributes
     ----------
+    eta0_ : float or None
+        The eta0 used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`SOLAMClassifier`.
 

@@ -33,10 +33,10 @@ class UniExpClassifier(BaseAUCClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``)
-        or :math:`\eta` (``"constant"``). ``"auto"`` uses
-        :math:`0.5/(M^2 + 1)`, :math:`M^2` the largest squared row norm
-        (+1 for the bias). Values must be in the range `(0.0, inf)`.
+        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
+        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step of a
+        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores
+        the value used in ``eta_``. Values must be in the range `(0.0, inf)`.
     lam : float, default=1e-6
         l2 weight :math:`\lambda` on ``w`` (the bias is not penalised).
         Values must be in the range `[0.0, inf)`.
@@ -62,6 +62,9 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector ``w`` (last iterate).
     intercept_ : ndarray of shape (1,)
@@ -171,7 +174,7 @@ class UniSquClassifier(UniExpClassifier):
     Parameters
     ----------
     eta : float or "auto", default="auto"
-        Step scale; ``"auto"`` uses :math:`1/(M^2 + 1)`. Values must be in
+        Step scale; ``"auto"`` as in :class:`UniExpClassifier`. Values must be in
         the range `(0.0, inf)`.
     lam : float, default=1e-6
         l2 weight on ``w``. Values must be in the range `[0.0, inf)`.
@@ -193,6 +196,9 @@ class UniSquClassifier(UniExpClassifier):
 
     Attributes
     ----------
+    eta_ : float or None
+        The eta used: the number given, or the one ``"auto"`` calibrated;
+        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_, intercept_, classes_, n_features_in_, n_iter_, t_
         See :class:`UniExpClassifier`.
 

@@ -26,6 +26,7 @@ from sklearn.model_selection import (
 
 from .._api import algorithm_info, make
 from ..datasets import make_preprocessor
+from ..exceptions import DivergenceError
 from ..metrics import roc_auc_score, roc_curve
 from ._protocols import repeated_kfold
 
@@ -93,7 +94,7 @@ def fold_splits(y, *, folds=5, repeats=1, random_state=0):
 def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, fold=0,
                   preprocessing="minmax", grid="quick", inner_folds=3, random_state=0,
                   with_roc=False, curve_points=0, params=None, validation=None,
-                  max_train=None) -> FoldResult:
+                  max_train=None, error_score=np.nan) -> FoldResult:
     """Tune on the training part, refit, and measure test AUC and fit time.
 
     Parameters
@@ -129,10 +130,16 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     max_train : int, optional
         Train on at most this many rows of ``train``, drawn at random with
         stratification (batch baselines of Gao et al. 2013: 8,000, or 2,000 on epsilon).
+    error_score : "raise" or float, default=nan
+        The AUC recorded when the model diverges or every grid point fails, with a
+        warning naming the algorithm and its parameters (scikit-learn's semantics);
+        ``"raise"`` re-raises the error.
 
     Returns
     -------
     FoldResult
+        ``auc`` is ``error_score`` when the model diverges (``DivergenceError``) or
+        every grid point fails: one bad configuration does not abort a comparison.
     """
     info = algorithm_info(algorithm_id)
     if isinstance(grid, str):
@@ -149,27 +156,27 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     fixed = dict(params or {})
     estimator = make(algorithm_id, random_state=random_state, **fixed)
     params = {}
-    if grid and len(grid_points(grid)) > 1:
-        cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
-        X_search, y_search = X_train, y_train
-        if validation is not None:
-            X_val = scaler.transform(X[validation])
-            X_search = (sp.vstack([X_train, X_val], format="csr") if sp.issparse(X_train)
-                        else np.vstack([X_train, X_val]))
-            y_search = np.concatenate([y_train, y[validation]])
-            cv = PredefinedSplit(np.r_[np.full(len(y_train), -1), np.zeros(len(validation))])
-        search = GridSearchCV(estimator, {k: list(v) for k, v in grid.items()},
-                              scoring="roc_auc", cv=cv, error_score=np.nan, refit=False)
-        search.fit(X_search, y_search)
-        params = dict(search.best_params_)
-    elif grid:
-        params = grid_points(grid)[0]
-    estimator.set_params(**params)
-    params = {**fixed, **params}
-    warm_up(estimator, X_train, y_train)
     start = time.perf_counter()
-    estimator.fit(X_train, y_train)
+    try:
+        if grid and len(grid_points(grid)) > 1:
+            params = _search(estimator, grid, X_train, y_train, inner_folds, random_state,
+                             scaler.transform(X[validation]) if validation is not None else None,
+                             None if validation is None else y[validation])
+        elif grid:
+            params = grid_points(grid)[0]
+        estimator.set_params(**params)
+        start = time.perf_counter()
+        estimator.fit(X_train, y_train)
+    except (DivergenceError, _AllFailed) as exc:
+        if isinstance(error_score, str) and error_score == "raise":
+            raise
+        warnings.warn(f"{algorithm_id} with {({**fixed, **params})} failed on {dataset} "
+                      f"(repeat {repeat}, fold {fold}); scored NaN: {exc}", RuntimeWarning,
+                      stacklevel=2)
+        return FoldResult(dataset, algorithm_id, repeat, fold, float(error_score),
+                          time.perf_counter() - start, {**fixed, **params})
     seconds = time.perf_counter() - start
+    params = {**fixed, **params}
     scores = estimator.decision_function(X_test)
     result = FoldResult(dataset, algorithm_id, repeat, fold, roc_auc_score(y_test, scores),
                         seconds, params)
@@ -177,8 +184,12 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         fpr, tpr, _ = roc_curve(y_test, scores)
         result.roc = (fpr, tpr)
     if curve_points:
-        result.curve = convergence_curve(clone(estimator), X_train, y_train, X_test, y_test,
-                                         n_points=curve_points)
+        try:
+            result.curve = convergence_curve(clone(estimator), X_train, y_train, X_test,
+                                             y_test, n_points=curve_points)
+        except DivergenceError as exc:
+            warnings.warn(f"{algorithm_id} with {params}: no convergence curve on {dataset} "
+                          f"(diverged: {exc})", RuntimeWarning, stacklevel=2)
     return result
 
 
@@ -202,6 +213,30 @@ def warm_up(estimator, X, y, rows_per_class=20) -> None:
     except (ValueError, ArithmeticError, RuntimeError):
         logger.debug("warm-up fit of %s failed; the timed fit compiles instead",
                      type(estimator).__name__)
+
+
+class _AllFailed(ValueError):
+    """Every grid point of the inner search failed."""
+
+
+def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val, y_val):
+    """Return the grid point with the best inner-CV (or validation) AUC; failures score NaN."""
+    cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
+    X_search, y_search = X_train, y_train
+    if X_val is not None:
+        X_search = (sp.vstack([X_train, X_val], format="csr") if sp.issparse(X_train)
+                    else np.vstack([X_train, X_val]))
+        y_search = np.concatenate([y_train, y_val])
+        cv = PredefinedSplit(np.r_[np.full(len(y_train), -1), np.zeros(len(y_val))])
+    search = GridSearchCV(estimator, {k: list(v) for k, v in grid.items()},
+                          scoring="roc_auc", cv=cv, error_score=np.nan, refit=False)
+    try:
+        search.fit(X_search, y_search)
+    except ValueError as exc:
+        if "fits failed" not in str(exc):
+            raise
+        raise _AllFailed(str(exc)) from exc
+    return dict(search.best_params_)
 
 
 def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=20,

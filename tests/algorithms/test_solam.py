@@ -35,7 +35,7 @@ def test_matches_reference_same_order(algorithm, eta0, german, as_format):
     cls, params, ref_params = CASES[algorithm]
     est = cls(eta0=eta0, max_iter=2, random_state=4, **params).fit(as_format(X), y)
     kappa = np.sqrt(max(float(x @ x) for x in X))
-    zeta = 4.0 / kappa**2 if eta0 == "auto" else eta0
+    zeta = est.eta0_  # the calibrated "auto" step, or the number given
     out = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=zeta, **ref_params)
     assert est.t_ == out["t"] == 600
     assert_allclose(est.coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)

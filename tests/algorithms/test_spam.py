@@ -31,7 +31,7 @@ def test_matches_reference_same_order(stats, penalty, german, as_format):
     else:
         est = SPAML2Classifier(**params)
     est.fit(as_format(X), y)
-    w, w_bar, t = ref.spam(X, y, _orders(7, len(y), 3), beta=1e-3,
+    w, w_bar, t = ref.spam(X, y, _orders(7, len(y), 3), beta=1e-3, eta0=est.eta0_,
                            beta1=1e-3 if penalty == "net" else 0.0, stats=stats, n_warmup=30)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
@@ -57,7 +57,8 @@ def test_warm_start_continues_from_last_iterate(german):
     est = SPAML2Classifier(max_iter=2, random_state=1, warm_start=True).fit(X[:500], y[:500])
     w_first = iterates(est._state)[0].copy()
     est.fit(X[500:], y[500:])
-    _, w_bar, t = ref.spam(X[500:], y[500:], _orders(1, 500, 2), beta=1e-4, w0=w_first)
+    _, w_bar, t = ref.spam(X[500:], y[500:], _orders(1, 500, 2), beta=1e-4, w0=w_first,
+                          eta0=est.eta0_)
     assert est.t_ == t  # fit restarts the counter
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
 

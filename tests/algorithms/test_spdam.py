@@ -34,7 +34,7 @@ def test_matches_reference_same_batches(params, shuffle, german, as_format):
 def test_odd_batch_size_wraps_around(german, as_format):
     X, y = german
     X, y = X[:103], y[:103]
-    est = SPDAMClassifier(lam=1e-1, batch_size=10, tol=0.0, max_iter=3,
+    est = SPDAMClassifier(lam=1e-1, batch_size=10, tol=0.0, max_iter=3, params="rederived",
                           shuffle=False).fit(as_format(X), y)
     w = ref.spdam(X, y, _batches(0, 103, 10, 3, shuffle=False), lam=1e-1)
     assert est.t_ == 33

@@ -14,7 +14,6 @@ from aucopt.linear_model._univariate import UniExpClassifier, UniSquClassifier
 from ..reference import univariate as ref
 
 CLASSES = {"exp": UniExpClassifier, "squ": UniSquClassifier}
-AUTO = {"exp": 0.5, "squ": 1.0}
 
 
 def _orders(seed, n, passes):
@@ -29,8 +28,8 @@ def test_matches_reference_same_order(loss, weights, german, as_format):
     X, y = X[:300], y[:300]
     est = CLASSES[loss](weights=weights, lam=1e-2, max_iter=3, random_state=6)
     est.fit(as_format(X), y)
-    w, b, t = ref.univariate(X, y, _orders(6, len(y), 3), loss=loss, eta="auto",
-                             auto=AUTO[loss], lam=1e-2, weights=weights)
+    w, b, t = ref.univariate(X, y, _orders(6, len(y), 3), loss=loss, eta=est.eta_,
+                             lam=1e-2, weights=weights)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
     assert_allclose(est._state["b"][0], b, rtol=1e-10, atol=1e-13)

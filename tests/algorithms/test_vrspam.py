@@ -39,7 +39,7 @@ def test_spam_start_is_one_spam_pass(german):
     X, y = german
     spam = SPAML2Classifier(beta=1e-3, max_iter=1, random_state=2).fit(X, y)
     est = VRSPAML2Classifier(beta=1e-3, max_iter=1, inner=1, eta=1e-12, tol=0.0,
-                             random_state=2).fit(X, y)
+                             eta0=spam.eta0_, random_state=2).fit(X, y)
     # one inner step with a negligible step leaves the SPAM pass's average in place
     assert_allclose(est.coef_[0], spam.coef_[0], rtol=1e-8, atol=1e-12)
 

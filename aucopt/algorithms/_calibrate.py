@@ -1,0 +1,286 @@
+"""Step sizes calibrated on the data: the ``"auto"`` value of every step parameter.
+
+Stochastic-gradient steps depend on the scale of the data, which no constant
+fits. ``"auto"`` therefore picks the step the way L. Bottou recommends for SGD
+(*Stochastic gradient descent tricks*, in Neural Networks: Tricks of the Trade,
+2012, section 5.2): run the algorithm briefly on a sample of the data for each
+step of a geometric ladder, evaluate the algorithm's own regularised objective
+at the result, and keep the step with the lowest value.
+
+Each spec declares how in a :class:`StepCalibration` (its ``calibration``
+field): the objective, and the centre of the ladder as ``unit / (m2 + offset) **
+power`` where ``m2`` is the mean squared row norm of the sample (the mean, not the
+largest norm, so that a few outlying rows do not set every step). The ladder is
+``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``, extended by up to
+``MAX_EXTEND`` steps beyond an end while the best step is at that end.
+
+This module is pure NumPy on top of the specs; the estimators call
+:func:`calibrate_step` (fit, first usable ``partial_fit`` chunk).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels._checks import OK
+from ._data import as_rows, new_data_stats, observe_data
+from ._spec import RowData
+
+__all__ = [
+    "LADDER_POWERS",
+    "LADDER_RATIO",
+    "MAX_EXTEND",
+    "MAX_PASSES",
+    "MIN_ROWS",
+    "MIN_SAMPLE",
+    "MINORITY_SHARE",
+    "SAMPLE_ROWS",
+    "StepCalibration",
+    "TOLERANCE",
+    "calibrate_step",
+    "pairwise_loss",
+    "regularised",
+    "sample_rows",
+    "univariate_loss",
+    "usable",
+]
+
+logger = logging.getLogger(__name__)
+
+SAMPLE_ROWS = 2000  # updates per brief run: passes x sample rows (at least MIN_SAMPLE rows)
+MIN_SAMPLE = 500
+MINORITY_SHARE = 0.1  # the rarer class fills at least this share of the sample, if it can
+MAX_PASSES = 5  # a brief run makes the fit's number of passes, at most this many
+MIN_ROWS = 20  # fewer rows (or one class, or only zero rows): calibration waits for more data
+LADDER_RATIO = 4.0
+LADDER_POWERS = (-2, -1, 0, 1, 2, 3)  # 6 brief runs, steps 1/16 .. 64 x centre
+TOLERANCE = 0.05  # relative: a smaller step whose objective is this close to the lowest wins
+MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is at that end
+_SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
+
+
+@dataclass(frozen=True)
+class StepCalibration:
+    """How ``"auto"`` calibrates one algorithm's step parameter.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(scores, w, params, y) -> float``: the algorithm's regularised
+        objective given the model's scores on the sample, its weight vector ``w``
+        (None for non-linear models) and the labels in {-1, +1}; lower is better.
+    unit, offset, power : float
+        The ladder's centre is ``unit / (m2 + offset) ** power``, ``m2`` the mean
+        squared row norm of the sample (``power = 0.5`` for steps that scale with
+        the norm, e.g. AdaGrad's).
+    brief : dict
+        Hyperparameters overridden for the brief runs (e.g. ``{"max_iter": 1}``
+        for solvers that handle their passes themselves).
+    """
+
+    objective: Callable[..., float]
+    unit: float = 1.0
+    offset: float = 0.0
+    power: float = 1.0
+    brief: dict = None
+
+    def centre(self, m2: float) -> float:
+        """Return the centre of the ladder for mean squared row norm ``m2``."""
+        return self.unit / (m2 + self.offset) ** self.power
+
+    def ladder(self, m2: float) -> list[float]:
+        """Return the steps tried, smallest first."""
+        c = self.centre(m2)
+        return [c * LADDER_RATIO**k for k in LADDER_POWERS]
+
+
+# ------------------------------------------------------------------ objectives
+def pairwise_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
+    """Return the mean over positive-negative pairs of ``loss(s+ - s-)`` (exact, O(n log n)).
+
+    ``"square"``: ``(1 - (s+ - s-))^2`` from the class moments; ``"hinge"``:
+    ``max(0, 1 - (s+ - s-))`` from the sorted negative scores.
+    """
+    pos, neg = scores[y > 0], scores[y < 0]
+    if loss == "square":
+        gap = pos.mean() - neg.mean()
+        return float((1.0 - gap) ** 2 + pos.var() + neg.var())
+    neg = np.sort(neg)
+    tail = np.concatenate([np.cumsum(neg[::-1])[::-1], [0.0]])  # sum of neg[k:]
+    first = np.searchsorted(neg, pos - 1.0, side="right")  # negatives with 1 - s+ + s- > 0
+    count = neg.size - first
+    return float(np.sum(count * (1.0 - pos) + tail[first]) / (pos.size * neg.size))
+
+
+def univariate_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
+    """Return the class-balanced univariate loss at the best bias (closed form).
+
+    ``"exp"``: ``mean+ e^-(s+b) + mean- e^(s+b)``, minimised at ``2 sqrt(A B)``;
+    ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``.
+    """
+    pos, neg = scores[y > 0], scores[y < 0]
+    if loss == "exp":
+        shift = 0.5 * (pos.min() + neg.max())  # the bias does not change the minimum
+        with np.errstate(over="ignore"):
+            a, b = np.mean(np.exp(shift - pos)), np.mean(np.exp(neg - shift))
+        return float(2.0 * np.sqrt(a * b))
+    gap = pos.mean() - neg.mean()
+    return float(0.5 * (2.0 - gap) ** 2 + pos.var() + neg.var())
+
+
+def regularised(loss, *, kind="pairwise", l2=None, l1=None):
+    """Return an ``objective(scores, w, params, y)`` hook for :class:`StepCalibration`.
+
+    Parameters
+    ----------
+    loss : str or callable
+        Loss name (see :func:`pairwise_loss`, :func:`univariate_loss`) or
+        ``loss(params) -> str``.
+    kind : {"pairwise", "univariate"}
+    l2, l1 : str, optional
+        Names of the hyperparameters weighting ``||w||^2 / 2`` and ``||w||_1``
+        (a name missing from the parameters weighs 0).
+    """
+    measure = pairwise_loss if kind == "pairwise" else univariate_loss
+
+    def objective(scores, w, params, y) -> float:
+        value = measure(scores, y, loss(params) if callable(loss) else loss)
+        if w is not None and l2 is not None:
+            value += 0.5 * float(params.get(l2, 0.0)) * float(w @ w)
+        if w is not None and l1 is not None:
+            value += float(params.get(l1, 0.0)) * float(np.abs(w).sum())
+        return value
+
+    return objective
+
+
+# --------------------------------------------------------------------- sample
+def _matrix(rows: RowData):
+    if rows.is_sparse:
+        return sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                             shape=(rows.n_samples, rows.n_features))
+    return rows.data
+
+
+def sample_rows(rows: RowData, y: np.ndarray, size: int = SAMPLE_ROWS):
+    """Return at most ``size`` rows spread evenly over each class, in a fixed random order.
+
+    The rarer class keeps at least ``MINORITY_SHARE`` of the sample (or all its rows),
+    so that a brief run on imbalanced data sees enough pairs.
+    """
+    n = rows.n_samples
+    if n > size:
+        classes = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+        rare = min(len(c) for c in classes)
+        quota = [max(round(size * len(c) / n), min(rare, round(size * MINORITY_SHARE)))
+                 if len(c) == rare else 0 for c in classes]
+        quota = [q or size - sum(quota) for q in quota]
+        pick = np.concatenate([c[np.linspace(0, len(c) - 1, min(q, len(c))).round().astype(
+            np.intp)] for c, q in zip(classes, quota) if len(c)])
+    else:
+        pick = np.arange(n)
+    pick = np.random.default_rng(_SEED).permutation(pick)
+    if rows.is_sparse:
+        return as_rows(_matrix(rows)[pick]), y[pick]
+    return as_rows(rows.data[pick]), y[pick]
+
+
+def _mean_sq_norm(rows: RowData) -> float:
+    data = rows.data
+    return float(np.einsum("ij,ij->", data, data) if data.ndim == 2 else data @ data) / max(
+        rows.n_samples, 1)
+
+
+def usable(rows: RowData, y: np.ndarray) -> bool:
+    """Whether the rows can calibrate a step: enough of them, both classes, a non-zero scale."""
+    return (rows.n_samples >= MIN_ROWS and np.any(y > 0) and np.any(y < 0)
+            and _mean_sq_norm(rows) > 0)
+
+
+# ---------------------------------------------------------------- calibration
+def _brief_run(spec, params, rows, y, passes) -> float:
+    """Run ``spec`` briefly on ``rows`` from a fresh state; return its objective (inf if it fails).
+
+    The brief run makes the fit's passes (at most :data:`MAX_PASSES`), because the
+    best step depends on the length of the schedule (e.g. ``eta0 / sqrt(t)`` with
+    averaging favours larger steps over more passes).
+    """
+    rng = np.random.default_rng(_SEED)
+    state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
+    state.update(new_data_stats(rows.n_features))
+    observe_data(state, rows, y)
+    t = 0
+    with np.errstate(all="ignore"):
+        for epoch in range(passes):
+            t, status = spec.run(state, rows, y, rng.permutation(rows.n_samples), params, t,
+                                 epoch == 0, rng)
+            if status != OK:
+                return np.inf
+        if spec.coef is None:
+            w, scores = None, spec.decision(state, params, rows)
+        else:
+            w = spec.coef(state, params)
+            scores = np.asarray(_matrix(rows) @ w).ravel()
+        if not np.all(np.isfinite(scores)):
+            return np.inf
+        value = spec.calibration.objective(scores, w, params, y)
+    return value if np.isfinite(value) else np.inf
+
+
+def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
+                   passes: int = 1) -> tuple[float, dict]:
+    """Return the calibrated value of ``spec.step_param`` and the trials.
+
+    Parameters
+    ----------
+    spec : AlgorithmSpec
+        Algorithm with a ``calibration``.
+    params : dict
+        The estimator's hyperparameters (the step is ``"auto"``).
+    rows : RowData
+        Training rows; a sample of at most :data:`SAMPLE_ROWS` updates per brief
+        run is used (``SAMPLE_ROWS / passes`` rows, at least :data:`MIN_SAMPLE`). Check
+        :func:`usable` first.
+    y : ndarray
+        Labels in {-1, +1}.
+    passes : int, default=1
+        Passes the estimator will make over the data (``max_iter`` for ``fit``, 1
+        for ``partial_fit`` and for solvers that run their own iterations); each
+        brief run makes as many, at most :data:`MAX_PASSES`.
+
+    Returns
+    -------
+    step : float
+        The smallest step of the ladder whose objective after a brief run is
+        within :data:`TOLERANCE` (relative) of the lowest.
+    trials : dict
+        ``{step: objective}`` of every step tried.
+    """
+    passes = max(1, min(passes, MAX_PASSES))
+    rows, y = sample_rows(rows, y, max(SAMPLE_ROWS // passes, MIN_SAMPLE))
+    brief = {**params, **(spec.calibration.brief or {})}
+    trials = {}
+
+    def trial(step):
+        trials[step] = _brief_run(spec, {**brief, spec.step_param: step}, rows, y, passes)
+
+    for step in spec.calibration.ladder(_mean_sq_norm(rows)):
+        trial(step)
+    for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
+        best = min(trials, key=trials.get)
+        if not np.isfinite(trials[best]) or min(trials) < best < max(trials):
+            break
+        trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
+    finite = {k: v for k, v in trials.items() if np.isfinite(v)}
+    if finite:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
+        low = min(finite.values())
+        best = min(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+    else:  # every step failed: the smallest, which divergence recovery lowers if needed
+        best = min(trials)
+    logger.debug("%s: %s='auto' trials %s -> %g", spec.id, spec.step_param, trials, best)
+    return float(best), trials
