@@ -103,7 +103,7 @@ def _cli(*args, cwd):
 def test_verbose_logs_aucopt_progress_and_silences_matplotlib(tmp_path):
     done = _cli("-v", "fit", "spam-l2", "german.numer", "--out", "m", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "INFO aucopt" in done.stderr and "pass 1/5 done" in done.stderr
+    assert "INFO aucopt" in done.stderr and "pass 1/10 done" in done.stderr
     quiet = _cli("fit", "spam-l2", "german.numer", "--out", "m", cwd=tmp_path)
     assert "INFO" not in quiet.stderr
     done = _cli("-vv", "evaluate", "m", "german.numer", "--plot", "roc.png", cwd=tmp_path)

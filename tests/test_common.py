@@ -76,15 +76,16 @@ def test_chunked_and_row_by_row_partial_fit_equal_fit(algorithm_id, easy_problem
     X, y = as_format(X)[order], y[order]
     exact = (algorithm_id, request.node.callspec.params["as_format"]) not in NOT_BIT_IDENTICAL
     full = _equivalence_estimator(algorithm_id).fit(X, y)
-    chunked = _equivalence_estimator(algorithm_id)
-    step = get_algorithm(algorithm_id).step_param
-    if get_algorithm(algorithm_id).calibration is not None:  # "auto": the step fit calibrated
-        chunked.set_params(**{step: getattr(full, f"{step}_")})
+    spec = get_algorithm(algorithm_id)
+    # "auto": the streams use the step fit calibrated
+    same_step = ({spec.step_param: getattr(full, f"{spec.step_param}_")}
+                 if spec.calibration is not None else {})
+    chunked = _equivalence_estimator(algorithm_id).set_params(**same_step)
     chunked.partial_fit(X[:5], y[:5], classes=[-1, 1])
     for chunk in np.array_split(np.arange(5, len(y)), 6):
         chunked.partial_fit(X[chunk], y[chunk])
     _assert_same_model(chunked, full, X, exact)
-    row_by_row = _equivalence_estimator(algorithm_id)
+    row_by_row = _equivalence_estimator(algorithm_id).set_params(**same_step)
     for i in range(len(y)):
         row_by_row.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
     _assert_same_model(row_by_row, full, X, exact)

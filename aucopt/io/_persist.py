@@ -166,7 +166,7 @@ def load(path):
         if isinstance(value, dict) and isinstance(value.get("object_array"), list):
             value = np.array(value["object_array"], dtype=object)
         attrs[key] = value
-    n_features = check_attributes(json_path, attrs)
+    n_features = check_attributes(json_path, attrs, spec)
     params = estimator.get_params(deep=False)
     check_state(npz_path, spec, state, params, n_features)
     try:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 import zipfile
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 
@@ -124,17 +124,22 @@ def _fail(where, message):
                          "this model, or it was modified; refit and save the model again.")
 
 
-def check_attributes(where, attrs: dict, n_features: int | None = None) -> int:
-    """Check the fitted attributes; return ``n_features_in_``.
+def check_attributes(where, attrs: dict, spec) -> int:
+    """Check the fitted attributes of a model of ``spec``; return ``n_features_in_``.
 
     ``coef_`` and ``intercept_`` are only checked for shape here: ``load``
     recomputes them from the validated state.
     """
     allowed = {*_SCALAR_ATTRS, "classes_", "coef_", "intercept_", "feature_names_in_",
                "distributed_strategy_"}
-    unknown = sorted(set(attrs) - allowed)
+    step = f"{spec.step_param}_" if spec.calibration is not None else None
+    unknown = sorted(set(attrs) - allowed - {step})
     if unknown:
         _fail(where, f"unknown fitted attribute(s) {unknown}")
+    value = attrs.get(step)  # the step "auto" chose (None until partial_fit calibrates)
+    if value is not None and (isinstance(value, bool) or not isinstance(value, Real)
+                              or not math.isfinite(value) or value <= 0):
+        _fail(where, f"{step} must be a positive finite number or null, got {value!r}")
     strategy = attrs.get("distributed_strategy_", STRATEGIES[0])
     if strategy not in STRATEGIES:  # set by aucopt.distributed.fit, saved as a string
         _fail(where, f"distributed_strategy_ must be one of {list(STRATEGIES)}, got {strategy!r}")
