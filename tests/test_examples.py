@@ -108,7 +108,9 @@ SMOKE = {
     "river_learn_one.py": ["--rows", "300", "--repeats", "1", "--algorithms", "spam-l2"],
     "prequential.py": ["--rows", "600", "--window", "100", "--learn-one-rows", "200",
                        "--repeats", "1", "--out", "{out}"],
-    "distributed.py": ["--smoke", "--out", "{out}"],
+    "distributed_training.py": ["--smoke", "--out", "{out}"],
+    "robustness.py": ["--algorithms", "spam-l2", "--datasets", "lognormal", "--no-grid",
+                      "--out", "{out}"],
 }
 # what the stdout of a script without a report file must name
 PRINTS = {"bench_solam.py": "fsauc", "river_learn_one.py": 'AUCClassifier("spam-l2")'}

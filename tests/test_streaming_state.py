@@ -125,7 +125,8 @@ def test_decay_matches_reference(decay, as_format):
     X, y = make_auc_problem(300, 6, separation=1.5, random_state=2)
     est = SPAML2Classifier(beta=1e-3, stats="online", decay=decay, output="last", max_iter=1,
                            shuffle=False).fit(as_format(X), y)
-    w, w_bar, t = ref.spam(X, y, [np.arange(300)], beta=1e-3, stats="online", decay=decay)
+    w, w_bar, t = ref.spam(X, y, [np.arange(300)], beta=1e-3, stats="online", decay=decay,
+                           eta0=est.eta0_)  # the calibrated "auto" step
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-9, atol=1e-13)
 
@@ -137,7 +138,7 @@ def test_decay_zero_is_the_running_statistics_and_streams_exactly():
     assert_array_equal(plain.coef_, zero.coef_)
     full = SPAML2Classifier(stats="online", decay=0.05, max_iter=1, shuffle=False)
     full.fit(sp.csr_matrix(X), y)
-    rows = SPAML2Classifier(stats="online", decay=0.05)
+    rows = SPAML2Classifier(stats="online", decay=0.05, eta0=full.eta0_)
     for i in range(300):
         rows.partial_fit(sp.csr_matrix(X[i:i + 1]), y[i:i + 1], classes=[-1, 1])
     assert_array_equal(rows.coef_, full.coef_)
@@ -148,7 +149,8 @@ def test_decay_folds_its_scale_on_long_streams():
     X, y = make_auc_problem(400, 5, separation=1.5, random_state=3)
     est = SPAML2Classifier(beta=1e-3, stats="online", decay=0.1, output="last", max_iter=1,
                            shuffle=False).fit(sp.csr_matrix(X), y)
-    w, _, _ = ref.spam(X, y, [np.arange(400)], beta=1e-3, stats="online", decay=0.1)
+    w, _, _ = ref.spam(X, y, [np.arange(400)], beta=1e-3, stats="online", decay=0.1,
+                       eta0=est.eta0_)
     assert_allclose(est.coef_[0], w, rtol=1e-9, atol=1e-13)
 
 

@@ -151,8 +151,12 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
             if strategy == "statistics":
                 result = _train.statistics(est, stats, classes, n_features)
             elif strategy == "average":
-                result = _train.average(dask_client, est, xs, ys, classes, stats, sizes,
+                trainer, step = _train.calibrated(dask_client, est, xs[0], ys[0], classes,
+                                                  rounds, progress)
+                result = _train.average(dask_client, trainer, xs, ys, classes, stats, sizes,
                                         rounds, progress)
+                if step is not None:  # the step used, as fit records it; "auto" stays asked
+                    setattr(est, f"{est._spec().step_param}_", step)
             else:
                 result = _train.svrg(dask_client, est, xs, ys, classes, stats, sizes, rounds,
                                      progress)

@@ -12,6 +12,7 @@ import scipy.sparse as sp
 from .._kernels._checks import OK
 from .._kernels.vrspam import vrspam_inner, vrspam_snapshot
 from ..algorithms import get_algorithm, vrspam
+from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
 from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics
@@ -21,7 +22,7 @@ from ..utils._random import make_generator
 from ._cluster import compute
 from ._data import as_block, tree_reduce
 
-__all__ = ["statistics", "sequential", "average", "svrg", "data_state"]
+__all__ = ["statistics", "sequential", "average", "svrg", "data_state", "calibrated"]
 
 
 def data_state(stats, classes) -> dict:
@@ -173,6 +174,31 @@ def mix(common, share):
 def _generators(rng, n_parts):
     """The partitions' random generators: ``rng`` itself for one partition, else children."""
     return [rng] if n_parts == 1 else rng.spawn(n_parts)
+
+
+def _calibrate_on(algorithm, params, X, y, classes, k, passes):
+    """The calibrated "auto" step on partition ``k`` (None if it cannot calibrate one)."""
+    spec = get_algorithm(algorithm)
+    rows, signed = _rows(spec, X, k), _signed(y, classes)
+    return calibrate_step(spec, params, rows, signed, passes)[0] if usable(rows, signed) else None
+
+
+def calibrated(client, est, x, y, classes, passes, progress=False):
+    """Return ``(trainer, step)``: ``est`` with its ``"auto"`` step calibrated on the first
+    partition (as ``fit`` calibrates on its data), or ``(est, None)`` if it has no such step."""
+    import dask
+    from sklearn.base import clone
+
+    spec, params = est._spec(), est.get_params(deep=False)
+    if spec.calibration is None or params.get(spec.step_param) != "auto":
+        return est, None
+    step = compute(client, dask.delayed(_calibrate_on, pure=True)(
+        spec.id, params, x, y, classes, 0, passes), progress)
+    if step is None:
+        return est, None
+    trainer = clone(est).set_params(**{spec.step_param: step})
+    trainer.n_features_in_ = est.n_features_in_
+    return trainer, step
 
 
 def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False):

@@ -176,5 +176,12 @@ def load(path):
     for key, value in attrs.items():
         setattr(estimator, key, value)
     estimator._state, estimator._rng = state, rng
-    estimator._set_coef()  # from the validated state, not from the file
+    estimator._set_coef()  # formed from the validated state when read ...
+    saved = [attrs.get("coef_"), attrs.get("intercept_")]
+    if spec.coef is not None and all(isinstance(a, np.ndarray) for a in saved):
+        if not all(np.isfinite(a).all() for a in saved):
+            raise ModelFileError(f"{npz_path}: coef_ or intercept_ holds NaN or infinity.")
+        # ... unless the file has them: a model saved by `aucopt fit --preprocess` carries the
+        # scaling folded into them; the next learning call forms them from the state again
+        estimator.coef_, estimator.intercept_ = saved
     return estimator

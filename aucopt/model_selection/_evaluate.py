@@ -165,6 +165,7 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         elif grid:
             params = grid_points(grid)[0]
         estimator.set_params(**params)
+        warm_up(estimator, X_train, y_train)  # compile the kernels outside the timed fit
         start = time.perf_counter()
         estimator.fit(X_train, y_train)
     except (DivergenceError, _AllFailed) as exc:

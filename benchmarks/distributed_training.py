@@ -15,7 +15,8 @@ Four measurements, written to ``docs/distributed.md`` (``--out``):
 a9a comes from ``aucopt.datasets.fetch`` (set ``AUCOPT_DATA_MIRROR`` to a directory holding
 a9a.bz2 and a9a.t.bz2, or let it download). Usage:
 
-    AUCOPT_DATA_MIRROR=DIR python benchmarks/distributed.py [--rows-big 2200000] [--out PATH]
+    AUCOPT_DATA_MIRROR=DIR python benchmarks/distributed_training.py \\
+        [--rows-big 2200000] [--out PATH]
 """
 
 from __future__ import annotations
@@ -31,10 +32,7 @@ import cloudpickle
 import numpy as np
 import scipy.sparse as sp
 
-# this file is named like the ``distributed`` package: its folder goes last on the path, so
-# that ``import distributed`` finds Dask's package and ``_stamp`` is still found
-HERE = str(Path(__file__).resolve().parent)
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(HERE)] + [HERE]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _distributed_report import render  # noqa: E402
 from _stamp import stamp  # noqa: E402
