@@ -14,14 +14,11 @@ import warnings
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
-from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms import get_algorithm
 from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import (
@@ -35,6 +32,7 @@ from ..exceptions import DivergenceError, OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
+from ._inputs import InputChecks
 from ._undo import UndoLog, touched_columns, undo_plan
 
 __all__ = ["BaseAUCClassifier"]
@@ -44,56 +42,7 @@ logger = logging.getLogger(__name__)
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
 
-_CSR_TYPES = (sp.csr_matrix, sp.csr_array)
-
-# dtypes of the numba label passes: bool, (u)int8-64, float32/64
-_JIT_LABEL_TYPES = frozenset("?bBhHiIlLqQfd")
-
 AUTO_RETRIES = 3  # restarts of a diverging calibrated "auto" step, each with the step / 10
-
-_INPUT_HINTS = (
-    ("could not convert", " X must be numeric: encode categorical columns first "
-     "(e.g. sklearn.preprocessing.OneHotEncoder)."),
-    ("infinity", " Remove or clip infinite values (e.g. numpy.nan_to_num) before fitting."),
-)
-
-
-def _jit_labels(*arrays) -> bool:
-    """Whether the numba label passes take these arrays (native numeric or boolean dtypes)."""
-    return all(a.dtype.char in _JIT_LABEL_TYPES and a.dtype.isnative for a in arrays)
-
-
-def _two_values(y) -> np.ndarray | None:
-    """Return the sorted distinct values of a numeric 1-d ``y`` if there are at most two.
-
-    One pass without temporaries instead of a sort (``numpy.unique`` and
-    ``type_of_target`` took 13 ms of a 50 ms SPAM pass on 200k labels). None for
-    anything else (other dtypes, NaN or inf, more values): the caller then runs
-    the full checks.
-    """
-    if not isinstance(y, np.ndarray) or y.ndim != 1 or y.size == 0 or not _jit_labels(y):
-        return None
-    k, a, b = distinct_two(y)
-    if k > 2:
-        return None
-    values = np.array(sorted((a, b)) if k == 2 else [a], dtype=y.dtype)
-    return values if y.dtype.kind != "f" or np.isfinite(values).all() else None
-
-
-def _sum_duplicates(out):
-    """Return the validated ``X`` (or ``(X, y)``) with duplicate CSR entries summed.
-
-    A CSR matrix may hold a column twice in a row (valid in scipy, ``toarray()``
-    sums them); the kernels read entries one by one and would treat them as two
-    features. A non-canonical matrix is copied first: the caller's is not modified.
-    """
-    X = out[0] if isinstance(out, tuple) else out
-    if not sp.issparse(X) or X.has_canonical_format:
-        return out
-    X = X.copy()
-    X.sum_duplicates()
-    return (X, *out[1:]) if isinstance(out, tuple) else X
-
 
 def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
@@ -103,7 +52,7 @@ def _is_streaming(estimator) -> bool:
     return get_algorithm(estimator._algorithm).streaming
 
 
-class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
+class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
     """Base class of the AUC-maximising binary classifiers.
 
     Subclasses set ``_algorithm`` (a registry id), declare their
@@ -154,66 +103,6 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
 
     def _check_params_extra(self) -> None:
         """Cross-parameter rules; subclasses override."""
-
-    def _validate_input(self, X, y="no_validation", *, reset, check_finite=True):
-        """Validate ``X`` (and ``y``). With ``check_finite=False`` (the training calls) the
-        NaN/inf check is left to the class-statistics pass, which sees every value anyway
-        (:func:`aucopt.algorithms._data.observe_data`): one read of ``X`` less."""
-        sparse = "csr" if self._spec().sparse else False
-        try:
-            out = validate_data(
-                self, X, y, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset,
-                ensure_all_finite=check_finite,
-            )
-            return _sum_duplicates(out)
-        except ValueError as exc:
-            message = str(exc)
-            hints = "".join(h for key, h in _INPUT_HINTS if key in message)
-            if not hints:
-                raise
-            raise ValueError(message + hints) from exc
-
-    def _check_targets(self, y) -> np.ndarray:
-        """Return the sorted classes of ``y``; reject non-class and multiclass targets."""
-        classes = _two_values(y)
-        if classes is not None:  # the label type depends only on the set of values
-            kind = type_of_target(classes, input_name="y", raise_unknown=True)
-            if kind == "binary":
-                return classes
-        kind = type_of_target(y, input_name="y", raise_unknown=True)
-        if kind not in ("binary", "multiclass"):
-            raise ValueError(
-                f"Unknown label type: {kind!r}. {type(self).__name__} needs class labels "
-                "with exactly two values (e.g. -1/+1 or 0/1); for continuous targets use a "
-                "regressor."
-            )
-        classes = np.unique(y)
-        if classes.size > 2:
-            raise ValueError(
-                f"Only binary classification is supported. y has {classes.size} classes "
-                f"{classes.tolist()[:10]}; binarise it first (aucopt.datasets.binarize) or wrap "
-                "the estimator in sklearn.multiclass.OneVsRestClassifier."
-            )
-        return classes
-
-    @staticmethod
-    def _signed_labels(y, classes) -> np.ndarray:
-        """Return ``+1.0`` where ``y == classes[1]`` and ``-1.0`` elsewhere; reject other labels."""
-        if _jit_labels(y, classes) and y.ndim == 1:
-            signed = np.empty(y.shape[0])
-            unknown = sign_labels(y, classes[1], classes[0], signed) if y.size else 0
-        else:
-            positive = y == classes[1]
-            unknown = len(y) - np.count_nonzero(positive) - np.count_nonzero(y == classes[0])
-            signed = np.where(positive, 1.0, -1.0)
-        if unknown:
-            unknown = np.setdiff1d(np.unique(y), classes)
-            raise ValueError(
-                f"y contains labels {unknown.tolist()} that are not in classes "
-                f"{classes.tolist()}. Pass the complete label set with classes= on the "
-                "first partial_fit call."
-            )
-        return signed
 
     # ------------------------------------------------------------- public API
     def fit(self, X, y):
@@ -307,28 +196,6 @@ class BaseAUCClassifier(ClassifierMixin, BaseEstimator):
         self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first)
         self._warn_ordered_stream()
         return self
-
-    def _plain_rows(self, X, y):
-        """Return ``X`` as kernel rows if it needs no conversion, else None (the full checks).
-
-        The fast path of ``partial_fit`` on small chunks: a float64 C-ordered ndarray or a
-        float64 CSR matrix in canonical form, as wide as the data seen, without feature
-        names, and a 1-d ndarray ``y`` of the same length. Values are checked by the
-        class-statistics pass (NaN, infinity) and the label encoding (unknown labels), as
-        on the full path.
-        """
-        if type(y) is not np.ndarray or y.ndim != 1 or "feature_names_in_" in self.__dict__:
-            return None
-        if type(X) is np.ndarray:
-            plain = X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
-        elif type(X) in _CSR_TYPES:  # sorted, no repeated columns: else the full path
-            plain = X.dtype == np.float64 and self._spec().sparse and X.has_canonical_format
-        else:
-            return None
-        shape = X.shape
-        if not plain or shape[1] != self.n_features_in_ or shape[0] != y.shape[0] or not shape[0]:
-            return None
-        return as_rows(X)
 
     def decision_function(self, X):
         """Return the ranking scores ``X w + intercept_`` (``f(X) + intercept_`` if non-linear).

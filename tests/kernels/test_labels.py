@@ -11,7 +11,7 @@ import aucopt
 from aucopt._kernels._labels import distinct_two, sign_labels
 from aucopt.algorithms._data import _IDENTITY_CACHE_ROWS, identity_order
 from aucopt.datasets import make_auc_problem
-from aucopt.linear_model._base import _two_values
+from aucopt.linear_model._inputs import _two_values
 
 DTYPES = [np.bool_, np.int8, np.uint8, np.int32, np.int64, np.uint64, np.float32, np.float64]
 SETTINGS = settings(max_examples=60, deadline=None)
