@@ -105,6 +105,27 @@ def test_diverging_auto_step_restarts_with_a_smaller_step(monkeypatch, caplog):
     assert caplog.text.count("(3/3)") == 1
 
 
+@pytest.mark.parametrize("algorithm_id", ["spam-l2", "solam", "ogd-fifo"])
+def test_a_restarted_partial_fit_call_starts_from_the_state_before_it(algorithm_id):
+    """A diverging calibrated step restarts the call after the undo log put the state back."""
+    import scipy.sparse as sp
+
+    X, y = _problem(400)
+    X = sp.csr_matrix(X)  # the lazy CSR form, learned in place under the undo log
+    step = get_algorithm(algorithm_id).step_param
+    first, other = (aucopt.make(algorithm_id, random_state=0) for _ in range(2))
+    for est in (first, other):
+        est.partial_fit(X[:200], y[:200], classes=[-1, 1])
+    setattr(first, f"{step}_", 500.0)  # the calibrated step of later calls: far too large
+    first.partial_fit(X[200:], y[200:])
+    final = getattr(first, f"{step}_")
+    assert 0 < final < 500.0  # restarted with smaller steps
+    setattr(other, f"{step}_", final)  # the same call with the step that worked, once
+    other.partial_fit(X[200:], y[200:])
+    np.testing.assert_array_equal(first.coef_, other.coef_)
+    assert first.t_ == other.t_
+
+
 def test_a_user_step_is_never_changed():
     X, y = _problem(300)
     with pytest.raises(DivergenceError, match="'eta0' \\(currently 4000.0\\)"):
