@@ -11,7 +11,7 @@ from ._fast import select
 from ._spec import RowData
 
 __all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores",
-           "scaled_iterates"]
+           "scaled_iterates", "drop_lazy_form"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
@@ -192,3 +192,13 @@ def scaled_iterates(state: dict, t_entry: int) -> tuple[np.ndarray, np.ndarray]:
     lazy_iterates(state["pack"], state["acc"], state["lazy"], int(state["lazy"][t_entry]), w,
                   w_avg)
     return w, w_avg
+
+
+def drop_lazy_form(state: dict, iterates, lazy_keys: tuple[str, ...]) -> None:
+    """Switch a state kept in a lazy form (entries ``lazy_keys``) back to ``w`` and ``w_avg``.
+
+    ``iterates(state)`` returns the plain ``(w, w_avg)`` of the lazy form (O(d)).
+    """
+    state["w"], state["w_avg"] = iterates(state)
+    for key in lazy_keys:
+        del state[key]

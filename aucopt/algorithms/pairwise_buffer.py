@@ -22,7 +22,7 @@ from .._kernels.pairwise_buffer import (
     rsx_epoch_lazy,
 )
 from ._calibrate import StepCalibration, regularised
-from ._data import scaled_iterates
+from ._data import drop_lazy_form, scaled_iterates
 from ._memory import check_memory
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -128,9 +128,7 @@ def _fresh_lazy(state: dict, params: dict) -> None:
 
 def _to_plain(state: dict) -> None:
     """Switch a FIFO state back to ``w`` and ``w_avg`` (O(d), once: dense rows after CSR)."""
-    state["w"], state["w_avg"] = iterates(state)
-    for key in ("pack", "acc", "lazy"):
-        del state[key]
+    drop_lazy_form(state, iterates, ("pack", "acc", "lazy"))
 
 
 def plain_form(state: dict, params: dict, t: int) -> None:

@@ -17,6 +17,7 @@ from .._kernels.solam import (
     solam_lazy_iterates,
 )
 from ._calibrate import StepCalibration, regularised
+from ._data import drop_lazy_form
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
@@ -107,9 +108,7 @@ def _fresh_lazy(state: dict, params: dict) -> None:
 
 def _to_plain(state: dict) -> None:
     """Switch ``state`` back to ``w`` and ``w_avg`` (O(d), once: dense rows after CSR ones)."""
-    state["w"], state["w_avg"] = iterates(state)
-    for key in ("vb", "acc", "lazy"):
-        del state[key]
+    drop_lazy_form(state, iterates, ("vb", "acc", "lazy"))
 
 
 def plain_form(state: dict, params: dict, t: int) -> None:
