@@ -53,6 +53,39 @@ def test_every_parameter_is_constrained_and_documented(algorithm_id):
         assert heading in doc
 
 
+DECLARED = [a for a in ALGORITHMS if aucopt.algorithms.get_algorithm(a).params]
+
+
+@pytest.mark.parametrize("algorithm_id", DECLARED)
+def test_signature_mirrors_the_declarations(algorithm_id):
+    """The explicit __init__ lists the declared names, in order, with the declared defaults."""
+    spec = aucopt.algorithms.get_algorithm(algorithm_id)
+    cls = aucopt.estimator_class(algorithm_id)
+    signature = inspect.signature(cls).parameters
+    assert list(signature) == [p.name for p in spec.params]
+    for p in spec.params:
+        assert signature[p.name].default == p.default, p.name
+        assert cls._parameter_constraints[p.name] == list(p.constraints)
+    assert cls().get_params(deep=False) == {p.name: p.default for p in spec.params}
+
+
+@pytest.mark.parametrize("algorithm_id", DECLARED)
+def test_kernel_scalars_come_from_the_declarations(algorithm_id):
+    """Every declared kernel field reaches the kernel's tuple, converted from the value."""
+    spec = aucopt.algorithms.get_algorithm(algorithm_id)
+    hyper = importlib.import_module(spec.run.__module__).hyper
+    values = {p.name: p.default for p in spec.params}
+    tup = hyper(values)
+    assert hyper(values) is tup, "the same dict of values gives the cached tuple"
+    for p in spec.params:
+        if p.kernel is None:
+            continue
+        converted = p.kernel(p.default)
+        got = tuple(getattr(tup, f) for f in p.kernel_fields)
+        assert got == (converted if len(p.kernel_fields) > 1 else (converted,)), p.name
+    assert hyper(dict(values)) == tup
+
+
 def test_make_returns_fresh_unfitted_estimators():
     a, b = aucopt.make("spam-l2", beta=0.1), aucopt.make("spam-l2", beta=0.1)
     assert a is not b and a.get_params() == b.get_params() and a.beta == 0.1

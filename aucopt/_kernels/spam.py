@@ -8,6 +8,8 @@ Objective: ``min_w p(1-p) E[(1 - w.(x - x'))^2 | y=+1, y'=-1] + Omega(w)``
 with ``Omega(w) = (beta/2)||w||^2 + beta1 ||w||_1`` (SPAM-L2: ``beta1 = 0``).
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -16,14 +18,48 @@ from ._lanes import add4, lane, load4, mul4, prefetch, splat4, store4, sub4
 from ._reduce import combine4, dot_unrolled
 from ._rows import inline_row_function, row_axpy, row_dot, row_dot3, row_dot3_unrolled
 from ._schedules import INV_LINEAR, INV_POWER, step_size
+from ._state import F64, I64, D
 from ._stats import add_to_class_sums
+from ._twins import specialises
 
-__all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "NEEDS_FOLD", "spam_epoch",
-           "spam_epoch_lazy", "spam_gradient_coef", "spam_lazy_fold", "lazy_iterates"]
+__all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "NEEDS_FOLD", "SpamState",
+           "SpamLazyState", "spam_epoch", "spam_epoch_lazy", "spam_gradient_coef",
+           "spam_lazy_fold", "lazy_iterates"]
 
 STATS_TRAIN = 0  # class statistics of the data given so far, frozen during a pass
 STATS_ONLINE = 1  # running statistics, updated with z_t before its step
 STATS_WARMUP = 2  # the first n_warmup samples only estimate the statistics
+
+
+class SpamState(NamedTuple):
+    """SPAM's state in its plain form (dense rows, or ``beta1 > 0``)."""
+
+    w: F64[D]  # last iterate w_t
+    w_avg: F64[D]  # uniform running average of the iterates w_2 .. w_{t+1}
+    dots: F64[2]  # w . sums[0], w . sums[1] of the statistics in use, carried between calls
+    run_count: F64[2]  # running class counts (weights, with decay)
+    run_sum: F64[2, D]  # running class sums
+    run_sqmax: F64[1]  # largest squared row norm of the running statistics
+    n_warmup: I64[1]  # rows that only estimate the statistics (stats="warmup")
+
+
+class SpamLazyState(NamedTuple):
+    """SPAM-L2's lazy form on CSR rows, kept between calls (:func:`spam_epoch_lazy`)."""
+
+    pack: F64[D, 4]  # v, b, stored negative and positive class sums, interleaved
+    acc: F64[D]  # base of the running sum of the iterates
+    lazy: F64[6]  # s, S, v . sums[0], v . sums[1], sigma, t
+    run_count: F64[2]
+    run_sqmax: F64[1]
+    n_warmup: I64[1]
+
+
+class ClassStats(NamedTuple):
+    """Class statistics a step reads: the training data's or the running ones."""
+
+    count: F64[2]  # class counts (int64 for the training data's)
+    sum: F64[2, D]  # class sums
+    sqmax: F64[1]  # largest squared row norm
 
 
 @njit(cache=True, nogil=True)
@@ -62,9 +98,24 @@ def _step_scale(hp, sqmax):
     if hp.schedule == INV_LINEAR:  # Theorem 4.2: 1 / C~, C~ = beta / (1 + beta^2/(128 M^4))^2
         c = 1.0 + hp.beta * hp.beta / (128.0 * m2 * m2)
         return c * c / hp.beta
-    if hp.auto_eta:
+    if hp.auto_eta0:
         return hp.eta0 / m2
     return hp.eta0
+
+
+@njit(inline="always")
+def _joins_statistics(hp, learn, counts, n_warmup):
+    """Whether the row joins the running class statistics before its step."""
+    if not learn or hp.stats == STATS_TRAIN:
+        return False
+    return hp.stats == STATS_ONLINE or counts[0] + counts[1] < n_warmup
+
+
+@njit(inline="always")
+def _step(hp, sqmax, t):
+    """Return ``(eta_t, 1/(1 + eta_t beta))`` of update ``t``."""
+    eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
+    return eta, 1.0 / (1.0 + eta * hp.beta)
 
 
 def _dense_l2_step(coef, shrink, inv_t, w, w_avg, data, indices, indptr, i):
@@ -134,27 +185,18 @@ _AHEAD = 3  # rows between the one swept and the one prefetched (2 to 4 were bes
 
 
 @njit(cache=True, nogil=True)
-def spam_epoch(w, w_avg, dots, counts, sums, sqmax, data, indices, indptr, y, order, hp, t,
-               learn):
+def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
     """Run SPAM over the rows in ``order``; update the state in place.
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Current iterate ``w_t``.
-    w_avg : ndarray of shape (d,)
-        Uniform running average of the iterates ``w_2 .. w_{t+1}``.
-    dots : ndarray of shape (2,)
-        ``w . sums[0]`` and ``w . sums[1]``, carried from call to call (so that a
-        stream cut into calls gives the bits of one pass); recomputed on entry with
+    st : SpamState
+        The state; ``dots`` (``w . sums[c]``) is carried from call to call (so that a
+        stream cut into calls gives the bits of one pass) and recomputed on entry with
         the frozen statistics of ``STATS_TRAIN``, which change between calls.
-    counts : ndarray of shape (2,), int64 or float64
-        Class counts (weights, with ``decay``) of the statistics used for ``p`` and
-        the class means.
-    sums : ndarray of shape (2, d)
-        Class sums of the same statistics.
-    sqmax : ndarray of shape (1,)
-        Largest squared row norm (``M^2``) of the same statistics.
+    stats : ClassStats
+        The statistics used for ``p``, the class means and ``M^2``: the running ones of
+        ``st`` (online and warm-up modes, updated here) or the training data's.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -162,9 +204,9 @@ def spam_epoch(w, w_avg, dots, counts, sums, sqmax, data, indices, indptr, y, or
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
     hp : SpamHyper
-        Named tuple ``(beta, beta1, eta0, auto_eta, schedule, power_t, stats,
-        n_warmup, decay)``. With ``decay > 0`` (``STATS_ONLINE`` only) the counts
-        and sums are multiplied by ``1 - decay`` before each new row is added.
+        The kernel scalars (:data:`aucopt.algorithms.spam.PARAMS`). With ``decay > 0``
+        (``STATS_ONLINE`` only) the counts and sums are multiplied by ``1 - decay``
+        before each new row is added.
     t : int
         Number of updates done before this call.
     learn : bool
@@ -178,6 +220,9 @@ def spam_epoch(w, w_avg, dots, counts, sums, sqmax, data, indices, indptr, y, or
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, w_avg, dots = st.w, st.w_avg, st.dots
+    counts, sums, sqmax = stats.count, stats.sum, stats.sqmax
+    n_warmup = st.n_warmup[0]
     d = w.shape[0]
     m = order.shape[0]
     # w . sums[c] is carried from step to step. With beta1 = 0 the proximal step is a scaling,
@@ -197,15 +242,13 @@ def spam_epoch(w, w_avg, dots, counts, sums, sqmax, data, indices, indptr, y, or
         i = order[idx]
         positive = y[i] > 0
         c = 1 if positive else 0
-        added = False
-        if learn and hp.stats != STATS_TRAIN:
-            if hp.stats == STATS_ONLINE or counts[0] + counts[1] < hp.n_warmup:
-                if hp.decay > 0.0:  # (the pending l2 step, if any, reads no sums)
-                    _forget(keep, counts, sums)
-                    dot_neg *= keep
-                    dot_pos *= keep
-                add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c)
-                added = True
+        added = _joins_statistics(hp, learn, counts, n_warmup)
+        if added:
+            if hp.decay > 0.0:  # (the pending l2 step, if any, reads no sums)
+                _forget(keep, counts, sums)
+                dot_neg *= keep
+                dot_pos *= keep
+            add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c)
         xs_neg = xs_pos = 0.0
         if not scaling:
             s = row_dot(w, data, indices, indptr, i)
@@ -232,9 +275,8 @@ def spam_epoch(w, w_avg, dots, counts, sums, sqmax, data, indices, indptr, y, or
             dots[0], dots[1] = dot_neg, dot_pos
             return t, DIVERGED  # the pending step, if any, was done by this row's sweep
         t += 1
-        eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
+        eta, shrink = _step(hp, sqmax, t)
         coef = -eta * g
-        shrink = 1.0 / (1.0 + eta * hp.beta)
         inv_t = 1.0 / t
         if scaling:
             prev, p_coef, p_shrink, p_inv = i, coef, shrink, inv_t
@@ -286,7 +328,7 @@ NEEDS_FOLD = 2  # status of spam_epoch_lazy: stopped before an O(d) fold
 _V, _B, _SUM_NEG, _SUM_POS = 0, 1, 2, 3
 # Entries of the lazy scalars: w = s v, sum of the iterates = acc + S v - b, class sums =
 # sigma * pack[:, 2:4], and v . pack[:, 2 + c].
-S, S_SUM, DOT_NEG, DOT_POS, SIGMA = 0, 1, 2, 3, 4
+S, S_SUM, DOT_NEG, DOT_POS, SIGMA, T = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True, nogil=True)
@@ -326,9 +368,9 @@ def spam_lazy_add_rows(pack, lazy, data, indices, indptr, y):
         lazy[DOT_NEG + c] += vx
 
 
+@specialises(spam_epoch)
 @njit(cache=True, nogil=True)
-def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, order, start, hp,
-                    t, learn):
+def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, hp, t, learn):
     """SPAM-L2 over CSR rows at O(nnz) per step, in a lazy form kept between calls.
 
     Exact lazy form of the l2 proximal step (``beta1`` must be 0): the iterate
@@ -346,13 +388,15 @@ def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, or
 
     Parameters
     ----------
-    pack : ndarray of shape (d, 4)
-        ``v``, ``b``, and the stored negative and positive class sums; updated.
-    acc : ndarray of shape (d,)
-        Base of the running sum of the iterates; updated by folds only.
-    lazy : ndarray of shape (5,)
-        ``s``, ``S``, ``v . sums[0]``, ``v . sums[1]`` (stored sums), ``sigma``; updated.
-    counts, sqmax, data, indices, indptr, y, order, hp, t, learn
+    st : SpamLazyState
+        ``pack``: ``v``, ``b``, and the stored negative and positive class sums;
+        ``acc``: base of the running sum of the iterates (changed by folds only);
+        ``lazy``: ``s``, ``S``, ``v . sums[0]``, ``v . sums[1]`` (stored sums),
+        ``sigma``, ``t``. Updated.
+    counts, sqmax : ndarray
+        Class counts and ``M^2`` of the statistics in use (as ``stats`` of
+        :func:`spam_epoch`; their sums are in ``pack``).
+    data, indices, indptr, y, order, hp, t, learn
         As in :func:`spam_epoch`; ``indices`` must not be None.
     start : int
         Position in ``order`` to start at.
@@ -366,6 +410,8 @@ def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, or
     position : int
         Position in ``order`` after the last row handled.
     """
+    pack, lazy = st.pack, st.lazy
+    n_warmup = st.n_warmup[0]
     s, s_sum, sigma = lazy[S], lazy[S_SUM], lazy[SIGMA]
     dot_neg, dot_pos = lazy[DOT_NEG], lazy[DOT_POS]
     keep = 1.0 - hp.decay
@@ -377,30 +423,28 @@ def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, or
         idx += 1
         positive = y[i] > 0
         c = 1 if positive else 0
-        if learn and hp.stats != STATS_TRAIN:
-            seen = counts[0] + counts[1]
-            if hp.stats == STATS_ONLINE or seen < hp.n_warmup:
-                if hp.decay > 0.0:
-                    counts[0] *= keep
-                    counts[1] *= keep
-                    sigma *= keep
-                counts[c] += 1
-                sq = 0.0
-                vx = 0.0
-                for k in range(indptr[i], indptr[i + 1]):
-                    j = indices[k]
-                    x = data[k]
-                    pack[j, _SUM_NEG + c] += x / sigma
-                    sq += x * x
-                    vx += pack[j, _V] * x
-                if sq > sqmax[0]:
-                    sqmax[0] = sq
-                if positive:
-                    dot_pos += vx / sigma
-                else:
-                    dot_neg += vx / sigma
-                if hp.stats == STATS_WARMUP:
-                    continue
+        if _joins_statistics(hp, learn, counts, n_warmup):
+            if hp.decay > 0.0:
+                counts[0] *= keep
+                counts[1] *= keep
+                sigma *= keep
+            counts[c] += 1
+            sq = 0.0
+            vx = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                j = indices[k]
+                x = data[k]
+                pack[j, _SUM_NEG + c] += x / sigma
+                sq += x * x
+                vx += pack[j, _V] * x
+            if sq > sqmax[0]:
+                sqmax[0] = sq
+            if positive:
+                dot_pos += vx / sigma
+            else:
+                dot_neg += vx / sigma
+            if hp.stats == STATS_WARMUP:
+                continue
         if counts[0] == 0 or counts[1] == 0:
             continue
         p = counts[1] / (counts[0] + counts[1])
@@ -414,7 +458,7 @@ def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, or
             status = DIVERGED
             break
         t += 1
-        eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
+        eta = _step(hp, sqmax, t)[0]
         coef = -eta * g / s  # v moves by coef * x; then s shrinks
         for k in range(indptr[i], indptr[i + 1]):
             j = indices[k]
@@ -433,6 +477,7 @@ def spam_epoch_lazy(pack, acc, lazy, counts, sqmax, data, indices, indptr, y, or
             break
     lazy[S], lazy[S_SUM], lazy[SIGMA] = s, s_sum, sigma
     lazy[DOT_NEG], lazy[DOT_POS] = dot_neg, dot_pos
+    lazy[T] = t
     return t, status, idx
 
 

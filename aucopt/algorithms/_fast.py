@@ -1,9 +1,20 @@
-"""Kernel selection by the global ``fastmath`` setting (:mod:`aucopt._config`)."""
+"""Kernel selection: fastmath variants and specialised twins.
+
+:func:`select` picks a kernel's fastmath variant when ``aucopt.get_config()["fastmath"]``
+is True. :func:`specialised` tells a spec whether it may run a specialised twin
+(:mod:`aucopt._kernels._twins`); :func:`generic_kernels` turns the twins off, so that
+the tests can compare each twin with its generic kernel on the same data.
+"""
+
+from contextlib import contextmanager
 
 from .._config import _settings
 from .._kernels._variants import fastmath_variant
 
-__all__ = ["select"]
+__all__ = ["select", "specialised", "generic_kernels", "REQUESTED"]
+
+_GENERIC_ONLY = [False]
+REQUESTED: set = set()  # specialised kernels a spec has asked for (read by the twin test)
 
 
 def select(kernel):
@@ -18,3 +29,29 @@ def select(kernel):
     numba dispatcher
     """
     return fastmath_variant(kernel) if _settings()["fastmath"] else kernel  # no copy: per call
+
+
+def specialised(kernel) -> bool:
+    """Return whether a spec may run the specialised ``kernel`` (not in :func:`generic_kernels`).
+
+    Parameters
+    ----------
+    kernel : numba dispatcher
+        A kernel declared with :func:`aucopt._kernels._twins.specialises`.
+
+    Returns
+    -------
+    bool
+    """
+    REQUESTED.add(kernel)
+    return not _GENERIC_ONLY[0]
+
+
+@contextmanager
+def generic_kernels():
+    """Run every algorithm with its generic kernels only, inside the ``with`` block."""
+    _GENERIC_ONLY[0] = True
+    try:
+        yield
+    finally:
+        _GENERIC_ONLY[0] = False

@@ -14,6 +14,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._kernels._state import data_shaped, signed
+
 __all__ = ["AlgorithmSpec", "RowData"]
 
 
@@ -69,6 +71,17 @@ class AlgorithmSpec:
     coef : callable or None
         ``coef(state, params) -> ndarray of shape (d,)``: the linear scoring
         vector, exposed as ``coef_``. None for non-linear models.
+    params : tuple of Param
+        The declarations of the estimator's hyperparameters, in the order of its
+        ``__init__`` (:mod:`aucopt.algorithms._params`): the one place where a
+        hyperparameter's default, constraints, doc and kernel scalar are written.
+    check_params : callable or None
+        ``check_params(params) -> None``: rules between hyperparameters that their
+        constraints cannot state; raises ValueError. Run with the constraints.
+    state : tuple of NamedTuple types
+        The family's typed state (:mod:`aucopt._kernels._state`), the plain form
+        first, then any lazy form a CSR stream keeps between calls. When given,
+        ``data_shaped`` and ``signed_state`` default to what it declares.
     grid : mapping
         The paper's hyperparameter grid (param -> values).
     quick_grid : mapping
@@ -149,6 +162,9 @@ class AlgorithmSpec:
     init_state: Callable[..., dict[str, np.ndarray]]
     run: Callable[..., tuple[int, int]]
     coef: Callable[..., np.ndarray] | None
+    params: tuple = ()
+    check_params: Callable[[dict], None] | None = None
+    state: tuple = ()
     grid: Mapping[str, tuple] = field(default_factory=dict)
     quick_grid: Mapping[str, tuple] = field(default_factory=dict)
     step_param: str | None = None
@@ -167,6 +183,20 @@ class AlgorithmSpec:
     warm_values: Callable[[dict], dict] | None = None
     column_keys: tuple[str, ...] = ()
     extra_columns: Callable[[dict], np.ndarray] | None = None
+
+    def __post_init__(self):
+        if self.state:
+            for name, derive in (("data_shaped", data_shaped), ("signed_state", signed)):
+                if not getattr(self, name):
+                    found = tuple(dict.fromkeys(f for t in self.state for f in derive(t)))
+                    object.__setattr__(self, name, found)
+
+    def param(self, name: str):
+        """Return the declaration of hyperparameter ``name`` (KeyError if undeclared)."""
+        for p in self.params:
+            if p.name == name:
+                return p
+        raise KeyError(name)
 
     def quick_grid_size(self) -> int:
         """Return the number of combinations in ``quick_grid``."""

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import warnings
-from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -30,8 +29,8 @@ from ..algorithms._data import (
 )
 from ..exceptions import DivergenceError, OrderedStreamWarning
 from ..metrics import roc_auc_score
-from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
+from ._declared import DeclaredParams
 from ._inputs import InputChecks
 from ._undo import UndoLog, touched_columns, undo_plan
 
@@ -52,7 +51,7 @@ def _is_streaming(estimator) -> bool:
     return get_algorithm(estimator._algorithm).streaming
 
 
-class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
+class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstimator):
     """Base class of the AUC-maximising binary classifiers.
 
     Subclasses set ``_algorithm`` (a registry id), declare their
@@ -70,39 +69,6 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
     """
 
     _algorithm: str = ""
-
-    _parameter_constraints: dict = {
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "shuffle": ["boolean"],
-        "random_state": ["random_state"],
-        "warm_start": ["boolean"],
-        "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
-    }
-
-    # ------------------------------------------------------------------ checks
-    @classmethod
-    def _spec(cls):
-        return get_algorithm(cls._algorithm)
-
-    def _validate_params(self) -> None:
-        """Check the hyperparameters against their constraints; raise InvalidParameterError.
-
-        Run by every ``fit`` and ``partial_fit`` call (``set_params`` or an assignment may
-        have changed them since); a call whose hyperparameters equal those last checked
-        skips the check, which keeps one-row ``partial_fit`` calls cheap.
-        """
-        params = self._params()
-        try:
-            if self.__dict__.get("_checked_params") == params:
-                return
-        except (TypeError, ValueError):  # a value whose == is not a bool (e.g. an array)
-            pass
-        validate_parameter_constraints(self._parameter_constraints, params, type(self).__name__)
-        self._check_params_extra()
-        self._checked_params = params
-
-    def _check_params_extra(self) -> None:
-        """Cross-parameter rules; subclasses override."""
 
     # ------------------------------------------------------------- public API
     def fit(self, X, y):
@@ -353,15 +319,6 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
         if step is None and usable(rows, y):
             step = calibrate_step(spec, params, rows, y, passes)[0]
         return step
-
-    def _params(self) -> dict:
-        """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost)."""
-        cls = type(self)
-        names = cls.__dict__.get("_param_names_cache")
-        if names is None:
-            names = tuple(cls._get_param_names())
-            cls._param_names_cache = names
-        return {name: getattr(self, name) for name in names}
 
     def _set_coef(self) -> None:
         """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""

@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["SPAML2Classifier", "SPAMNetClassifier"]
 
-_SPAM_CONSTRAINTS = {
-    **BaseAUCClassifier._parameter_constraints,
-    "beta": [Interval(Real, 0, None, closed="neither")],
-    "eta0": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-    "schedule": [Options(str, {"inv_sqrt", "theory_poly", "theory_1_over_t"})],
-    "power_t": [Interval(Real, 0, 1, closed="neither")],
-    "stats": [Options(str, {"train", "online", "warmup"})],
-    "warmup": [Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None)],
-    "decay": [Interval(Real, 0, 1, closed="left")],
-    "output": [Options(str, {"average", "last"})],
-}
 
 
 class SPAML2Classifier(BaseAUCClassifier):
@@ -41,53 +27,7 @@ class SPAML2Classifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    beta : float, default=1e-4
-        l2 weight :math:`\beta`. Values must be in the range `(0.0, inf)`.
-    eta0 : float or "auto", default="auto"
-        Step scale :math:`C` of :math:`\eta_t = C/\sqrt{t}`. ``"auto"`` calibrates it on the
-        training data (a short run per step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta0_``. Ignored by the
-        theoretical schedules.
-    schedule : {"inv_sqrt", "theory_poly", "theory_1_over_t"}, default="inv_sqrt"
-        ``"inv_sqrt"``: :math:`\eta_t = C/\sqrt{t}` (the authors' code);
-        ``"theory_poly"``: :math:`\eta_t = \beta/(128 M^4)\, t^{-\theta}`
-        (Theorem 4.1, :math:`\theta` = ``power_t``); ``"theory_1_over_t"``:
-        :math:`\eta_t = 1/(\tilde C (t+1))`,
-        :math:`\tilde C = \beta/(1 + \beta^2/(128M^4))^2` (Theorem 4.2).
-    power_t : float, default=0.5
-        Exponent :math:`\theta \in (0, 1)` of ``"theory_poly"``.
-    stats : {"train", "online", "warmup"}, default="train"
-        Where :math:`p, m_+, m_-` come from. ``"train"``: the training data
-        given so far (all of ``X`` in ``fit``; in ``partial_fit``, every chunk
-        seen including the current one), as in the thesis. ``"online"``:
-        running estimates updated with each sample before its step (exactly
-        equal across chunkings). ``"warmup"``: the first ``warmup`` samples
-        only estimate them, then they are frozen.
-    warmup : float or int, default=0.1
-        Warm-up size for ``stats="warmup"``: a fraction of the first data
-        given, or a number of samples.
-    decay : float in [0, 1), default=0.0
-        Exponential forgetting of the running class statistics of
-        ``stats="online"`` (our extension for drifting streams, not in the
-        papers): before each new sample is added, the class counts and sums are
-        multiplied by ``1 - decay``, so :math:`p, m_+, m_-` follow roughly the
-        last ``1/decay`` samples. ``M^2`` (for ``eta0="auto"``) is not forgotten.
-        0 keeps every sample (the exact results of the running statistics).
-    output : {"average", "last"}, default="average"
-        Score with the averaged iterate or the last one.
-    max_iter : int, default=10
-        Passes over the data in ``fit`` (the authors' code used 15). 10 rather than
-        5 was measured on docs/robustness.md's cases: up to 0.024 AUC closer to the
-        least-squares optimum on the heavy-tailed and imbalanced ones (pareto -0.0071
-        -> -0.0004, positives-1% -0.0756 -> -0.0519), no change on the others.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate (the counters restart).
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -140,15 +80,6 @@ class SPAML2Classifier(BaseAUCClassifier):
     """
 
     _algorithm = "spam-l2"
-    _parameter_constraints = _SPAM_CONSTRAINTS
-
-    def _check_params_extra(self) -> None:
-        if self.decay > 0 and self.stats != "online":
-            raise ValueError(
-                f"decay={self.decay!r} forgets the running class statistics, which only "
-                f"stats='online' keeps (got stats={self.stats!r}): set stats='online' or "
-                "decay=0."
-            )
 
     def __init__(
         self,
@@ -167,19 +98,7 @@ class SPAML2Classifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.beta = beta
-        self.eta0 = eta0
-        self.schedule = schedule
-        self.power_t = power_t
-        self.stats = stats
-        self.warmup = warmup
-        self.decay = decay
-        self.output = output
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class SPAMNetClassifier(SPAML2Classifier):
@@ -195,34 +114,7 @@ class SPAMNetClassifier(SPAML2Classifier):
 
     Parameters
     ----------
-    beta : float, default=1e-4
-        l2 weight :math:`\beta`. Values must be in the range `(0.0, inf)`.
-    beta1 : float, default=1e-4
-        l1 weight :math:`\beta_1`. Values must be in the range `[0.0, inf)`.
-    eta0 : float or "auto", default="auto"
-        See :class:`SPAML2Classifier`.
-    schedule : {"inv_sqrt", "theory_poly", "theory_1_over_t"}, default="inv_sqrt"
-        See :class:`SPAML2Classifier`.
-    power_t : float, default=0.5
-        See :class:`SPAML2Classifier`.
-    stats : {"train", "online", "warmup"}, default="train"
-        See :class:`SPAML2Classifier`.
-    warmup : float or int, default=0.1
-        See :class:`SPAML2Classifier`.
-    decay : float in [0, 1), default=0.0
-        See :class:`SPAML2Classifier`.
-    output : {"average", "last"}, default="average"
-        See :class:`SPAML2Classifier`.
-    max_iter : int, default=10
-        See :class:`SPAML2Classifier`.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -253,10 +145,6 @@ class SPAMNetClassifier(SPAML2Classifier):
     """
 
     _algorithm = "spam-net"
-    _parameter_constraints = {
-        **_SPAM_CONSTRAINTS,
-        "beta1": [Interval(Real, 0, None, closed="left")],
-    }
 
     def __init__(
         self,
@@ -276,9 +164,4 @@ class SPAMNetClassifier(SPAML2Classifier):
         warm_start=False,
         verbose=0,
     ):
-        super().__init__(
-            beta=beta, eta0=eta0, schedule=schedule, power_t=power_t, stats=stats,
-            warmup=warmup, decay=decay, output=output, max_iter=max_iter, shuffle=shuffle,
-            random_state=random_state, warm_start=warm_start, verbose=verbose,
-        )
-        self.beta1 = beta1
+        self._store(locals())

@@ -1,0 +1,235 @@
+"""Hyperparameter declarations: each hyperparameter is written once, beside its spec.
+
+A :class:`Param` holds everything the front-ends need to know about one
+hyperparameter: its name, default, constraints, numpydoc type and description, and
+how its value reaches the kernel. Everything else is derived from the declarations
+of a spec (``AlgorithmSpec.params``):
+
+* the estimator's ``_parameter_constraints`` and the *Parameters* section of its
+  docstring (:mod:`aucopt.linear_model._base`);
+* the named tuple of kernel scalars (:class:`KernelScalars`), built once per set of
+  values and cached;
+* the checks of :func:`aucopt.make`, the CLI's ``--param``, the experiment configs,
+  the River and Dask front-ends and :func:`aucopt.io.load`.
+
+The estimators keep explicit ``__init__`` signatures (scikit-learn reads them);
+``tests/test_api.py`` checks that each signature lists the declared names and
+defaults in the declared order.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import textwrap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+from ..utils._param_validation import Interval, Options
+
+__all__ = [
+    "Param",
+    "KernelScalars",
+    "auto_step",
+    "codes",
+    "common",
+    "constraints_of",
+    "document",
+    "POSITIVE",
+    "NON_NEGATIVE",
+    "AUTO",
+]
+
+POSITIVE = Interval(Real, 0, None, closed="neither")
+NON_NEGATIVE = Interval(Real, 0, None, closed="left")
+AUTO = Options(str, {"auto"})
+
+
+@dataclass(frozen=True)
+class Param:
+    """The declaration of one hyperparameter.
+
+    Parameters
+    ----------
+    name : str
+        The keyword of the estimator's ``__init__``.
+    default : object
+        Its default value.
+    constraints : sequence
+        Accepted values (:mod:`aucopt.utils._param_validation`): a value is valid
+        when it satisfies at least one.
+    type : str
+        The numpydoc type line, e.g. ``'float or "auto"'``.
+    doc : str
+        The description (reStructuredText; may span lines).
+    kernel : callable, str or None, default=None
+        How the value reaches the kernel's named tuple of scalars: a function of the
+        value (e.g. ``float``), or the result of :func:`auto_step` / :func:`codes`.
+        None: the kernel does not see it (the spec or the estimator reads it).
+    fields : tuple of str, default=()
+        Names of the kernel scalars ``kernel`` returns (a tuple of as many values);
+        empty: one scalar named ``name``.
+    """
+
+    name: str
+    default: Any
+    constraints: Sequence
+    type: str
+    doc: str
+    kernel: Callable[[Any], Any] | None = None
+    fields: tuple[str, ...] = ()
+
+    def replace(self, **changes) -> Param:
+        """Return a copy with ``changes`` (e.g. another default or doc for one algorithm)."""
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def kernel_fields(self) -> tuple[str, ...]:
+        """Names of the kernel scalars this value becomes (empty when the kernel ignores it)."""
+        if self.kernel is None:
+            return ()
+        return self.fields or (self.name,)
+
+
+def auto_step(name: str, unit: float, doc: str, *, default="auto") -> Param:
+    """Declare a step size that may be ``"auto"`` (calibrated on the data).
+
+    The kernel receives two scalars: ``<name>`` (``unit`` for ``"auto"``: the scale rule
+    ``unit / M^2`` applies until a calibrated value is given) and ``auto_<name>``.
+
+    Parameters
+    ----------
+    name : str
+        Hyperparameter name (``eta``, ``eta0``, ...).
+    unit : float
+        The constant of the scale rule ``unit / M^2`` used for ``"auto"``.
+    doc : str
+        The description.
+    default : float or "auto", default="auto"
+
+    Returns
+    -------
+    Param
+    """
+    def convert(value):
+        auto = isinstance(value, str) and value == "auto"
+        return (unit if auto else float(value), auto)
+
+    return Param(name, default, (POSITIVE, AUTO), 'float or "auto"', doc, kernel=convert,
+                 fields=(name, f"auto_{name}"))
+
+
+def codes(table: dict) -> Callable[[str], int]:
+    """Return the conversion of an option name into its kernel integer code."""
+    def convert(value):
+        return table[value]
+
+    convert.table = table
+    return convert
+
+
+def constraints_of(params: Sequence[Param]) -> dict:
+    """Return ``{name: [constraint, ...]}`` of the declarations (the estimator's constraints)."""
+    return {p.name: list(p.constraints) for p in params}
+
+
+def document(params: Sequence[Param], indent: str = "    ") -> str:
+    """Return the numpydoc *Parameters* entries of the declarations, indented for a class."""
+    lines = []
+    for p in params:
+        default = f'"{p.default}"' if isinstance(p.default, str) else repr(p.default)
+        lines.append(f"{indent}{p.name} : {p.type}, default={default}")
+        body = textwrap.dedent(p.doc).strip("\n")
+        lines.extend(f"{indent}    {line}".rstrip() for line in body.splitlines())
+    return "\n".join(lines)
+
+
+class KernelScalars:
+    """Build the kernel's named tuple of scalars from a dict of hyperparameter values.
+
+    The tuple type is a ``collections.namedtuple`` created here with ``module`` set
+    to the spec's module; assign it there under ``typename`` (numba's cache pickles
+    it by reference). A call with the same dict object as the previous call returns
+    the previous tuple (the estimators pass one dict while their values are
+    unchanged), which keeps one-row updates cheap.
+
+    Parameters
+    ----------
+    typename : str
+        Name of the tuple type, e.g. ``"SpamHyper"``.
+    module : str
+        ``__name__`` of the module that assigns the type.
+    params : sequence of Param
+        The declarations; those with a ``kernel`` conversion become fields, in order.
+    missing : dict, optional
+        Values for the algorithms of the family that do not declare a parameter
+        (e.g. the l1 weight 0 of an l2-only variant); otherwise its default is used.
+    """
+
+    def __init__(self, typename: str, module: str, params: Sequence[Param],
+                 missing: dict | None = None):
+        self.params = tuple(p for p in params if p.kernel is not None)
+        self.missing = dict(missing or {})
+        fields = [f for p in self.params for f in p.kernel_fields]
+        self.type = collections.namedtuple(typename, fields, module=module)
+        self._last: tuple = (None, None)
+
+    def __call__(self, values: dict):
+        """Return the tuple of kernel scalars for ``values`` (``{name: value}``)."""
+        last_values, last = self._last
+        if values is last_values:
+            return last
+        out = []
+        for p in self.params:
+            value = values[p.name] if p.name in values else self.missing.get(p.name, p.default)
+            converted = p.kernel(value)
+            if len(p.kernel_fields) > 1:
+                out.extend(converted)
+            else:
+                out.append(converted)
+        hyper = self.type._make(out)
+        self._last = (values, hyper)
+        return hyper
+
+
+# ------------------------------------------------------- parameters most estimators share
+def common(*, max_iter: int | None = None, max_iter_doc: str = "Passes over the data in "
+           "``fit``.", shuffle: bool = True, warm_start: bool | str = True) -> tuple[Param, ...]:
+    """Return the declarations of the parameters shared by the iterative estimators.
+
+    Parameters
+    ----------
+    max_iter : int or None
+        Default of ``max_iter``; None: the estimator has no ``max_iter``.
+    max_iter_doc : str
+        Its description.
+    shuffle : bool
+        Whether the estimator has ``shuffle``.
+    warm_start : bool or str
+        Whether the estimator has ``warm_start``; a string replaces its description.
+
+    Returns
+    -------
+    tuple of Param
+        ``max_iter``, ``shuffle``, ``random_state``, ``warm_start``, ``verbose``
+        (those asked for), in this order.
+    """
+    out = []
+    if max_iter is not None:
+        out.append(Param("max_iter", max_iter, (Interval(Integral, 1, None, closed="left"),),
+                         "int", max_iter_doc))
+    if shuffle:
+        out.append(Param("shuffle", True, ("boolean",), "bool",
+                         "Reshuffle the samples before each pass of ``fit``."))
+    out.append(Param("random_state", None, ("random_state",),
+                     "int, RandomState instance or None",
+                     "Seed of the random draws (sample order, sketches, coin flips)."))
+    if warm_start:
+        doc = warm_start if isinstance(warm_start, str) else (
+            "Start ``fit`` from the previous solution (the counters restart).")
+        out.append(Param("warm_start", False, ("boolean",), "bool", doc))
+    out.append(Param("verbose", 0, (Interval(Integral, 0, None, closed="left"), "boolean"),
+                     "int", "Log one line per pass at INFO level on the ``aucopt`` logger."))
+    return tuple(out)

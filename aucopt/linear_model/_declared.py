@@ -1,0 +1,102 @@
+"""The estimators' hyperparameters, derived from their spec's declarations.
+
+Each hyperparameter is declared once, beside its algorithm's spec
+(:mod:`aucopt.algorithms._params`). An estimator class names its registry id; this
+mixin then derives its ``_parameter_constraints`` and the *Parameters* section of its
+docstring from the declarations, checks the values at every ``fit``/``partial_fit``,
+and hands one dict of values to the spec while they are unchanged (so that the
+kernel scalars built from it are cached).
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+
+from ..algorithms import get_algorithm
+from ..algorithms._params import constraints_of, document
+from ..utils._param_validation import Interval, validate_parameter_constraints
+
+__all__ = ["DeclaredParams"]
+
+_PARAMETERS = "    {parameters}"  # the docstring line replaced by the declared parameters
+
+
+class DeclaredParams:
+    """Mixin of :class:`~aucopt.linear_model._base.BaseAUCClassifier`: hyperparameters."""
+
+    _algorithm: str = ""
+
+    _parameter_constraints: dict = {
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "shuffle": ["boolean"],
+        "random_state": ["random_state"],
+        "warm_start": ["boolean"],
+        "verbose": [Interval(Integral, 0, None, closed="left"), "boolean"],
+    }
+
+    def __init_subclass__(cls, **kwargs):
+        """Derive the constraints and the documented parameters from the spec's declarations.
+
+        A subclass naming a registry id whose spec declares its hyperparameters
+        (``AlgorithmSpec.params``) gets ``_parameter_constraints`` from them, and the
+        line ``{parameters}`` of its docstring is replaced by their numpydoc entries.
+        """
+        super().__init_subclass__(**kwargs)
+        algorithm = cls.__dict__.get("_algorithm")
+        if not algorithm:
+            return
+        declared = get_algorithm(algorithm).params
+        if not declared:
+            return
+        cls._parameter_constraints = constraints_of(declared)
+        if cls.__doc__ and _PARAMETERS in cls.__doc__:
+            cls.__doc__ = cls.__doc__.replace(_PARAMETERS, document(declared))
+
+    @classmethod
+    def _spec(cls):
+        return get_algorithm(cls._algorithm)
+
+    @classmethod
+    def _param_names(cls) -> tuple:
+        names = cls.__dict__.get("_param_names_cache")
+        if names is None:
+            names = tuple(cls._get_param_names())
+            cls._param_names_cache = names
+        return names
+
+    def _store(self, values: dict) -> None:
+        """Store the ``__init__`` arguments unchanged (``values`` is its ``locals()``)."""
+        for name in type(self)._param_names():
+            setattr(self, name, values[name])
+
+    def _params(self) -> dict:
+        """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost).
+
+        While the values are unchanged, the same dict object is returned: the spec's
+        kernel scalars are cached on it.
+        """
+        fresh = {name: getattr(self, name) for name in type(self)._param_names()}
+        cached = self.__dict__.get("_params_cache")
+        try:
+            if cached is not None and cached == fresh:
+                return cached
+        except (TypeError, ValueError):  # a value whose == is not a bool (e.g. an array)
+            pass
+        self._params_cache = fresh
+        return fresh
+
+    def _validate_params(self) -> None:
+        """Check the hyperparameters against their constraints; raise InvalidParameterError.
+
+        Run by every ``fit`` and ``partial_fit`` call (``set_params`` or an assignment may
+        have changed them since); a call whose hyperparameters equal those last checked
+        skips the check, which keeps one-row ``partial_fit`` calls cheap.
+        """
+        params = self._params()
+        if self.__dict__.get("_checked_params") is params:
+            return
+        validate_parameter_constraints(self._parameter_constraints, params, type(self).__name__)
+        check = self._spec().check_params
+        if check is not None:
+            check(params)
+        self._checked_params = params
