@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import importlib
 import inspect
+import textwrap
 
 from .algorithms import get_algorithm
 from .algorithms import list_algorithms as _list_ids
@@ -34,8 +34,11 @@ def estimator_class(algorithm_id: str) -> type:
     -------
     type
     """
-    module, _, name = get_algorithm(algorithm_id).estimator.partition(":")
-    return getattr(importlib.import_module(module), name)
+    get_algorithm(algorithm_id)  # a clear error for an unknown id
+    from . import kernel_model, linear_model  # noqa: F401  (their classes register on import)
+    from .linear_model._declared import ESTIMATORS
+
+    return ESTIMATORS[algorithm_id]
 
 
 def make(algorithm_id: str, **params):
@@ -61,7 +64,8 @@ def make(algorithm_id: str, **params):
         For a hyperparameter the estimator does not have (the message lists them).
     """
     cls = estimator_class(algorithm_id)
-    accepted = [p for p in inspect.signature(cls).parameters]
+    declared = get_algorithm(algorithm_id).params
+    accepted = [p.name for p in declared] or list(inspect.signature(cls).parameters)
     unknown = sorted(set(params) - set(accepted))
     if unknown:
         raise TypeError(
@@ -84,7 +88,8 @@ def algorithm_info(algorithm_id: str) -> dict:
     dict
         Keys ``id``, ``name``, ``class``, ``paper``, ``family``, ``streaming``,
         ``sparse``, ``memory``, ``cost``, ``grid`` (the paper's grid),
-        ``quick_grid`` (<= 9 combinations), ``defaults``, ``step_param``,
+        ``quick_grid`` (<= 9 combinations), ``defaults``, ``params`` (one dict per
+        declared hyperparameter: ``name``, ``default``, ``type``, ``doc``), ``step_param``,
         ``notes``, ``linear`` (whether the model is a linear scorer with a
         ``coef_``; False for the kernel learners), ``distributed`` (the strategies
         of :func:`aucopt.distributed.fit`, the ``"auto"`` choice first).
@@ -105,6 +110,8 @@ def algorithm_info(algorithm_id: str) -> dict:
         "grid": {k: list(v) for k, v in spec.grid.items()},
         "quick_grid": {k: list(v) for k, v in spec.quick_grid.items()},
         "defaults": cls().get_params(deep=False),
+        "params": [{"name": p.name, "default": p.default, "type": p.type,
+                    "doc": " ".join(textwrap.dedent(p.doc).split())} for p in spec.params],
         "step_param": spec.step_param,
         "notes": spec.notes,
         "linear": spec.coef is not None,

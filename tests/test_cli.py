@@ -143,3 +143,21 @@ def test_a_missing_file_is_named(missing):
     result = runner.invoke(app, ["fit", "spam-l2", missing])
     assert result.exit_code == 1
     assert f"no such file: {missing}" in result.output
+
+
+def test_algorithms_command_describes_one_algorithm_from_its_declarations():
+    import aucopt
+
+    result = runner.invoke(app, ["algorithms", "spam-net"])
+    assert result.exit_code == 0, result.output
+    for p in aucopt.algorithms.get_algorithm("spam-net").params:
+        assert re.search(rf"^{p.name} = ", result.output, flags=re.M), p.name
+    assert "quick grid: 1e-05, 0.0001, 0.001, 0.01" in result.output
+
+
+def test_fit_names_the_declared_hyperparameters_for_a_typo(tmp_path):
+    result = runner.invoke(app, ["fit", "spam-l2", "german.numer", "-p", "beat=1",
+                                 "--out", str(tmp_path / "m")])
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "no hyperparameter 'beat'" in text and "beta, eta0" in text

@@ -73,11 +73,17 @@ def compare(
 
 @app.command("algorithms")
 @friendly_errors
-def algorithms_(markdown: bool = typer.Option(False, "--markdown", help="Markdown table.")):
-    """List the registered algorithms."""
-    from ._tables import algorithms_markdown, algorithms_text
+def algorithms_(
+    algorithm: str = typer.Argument(None, help="An id: show its hyperparameters."),
+    markdown: bool = typer.Option(False, "--markdown", help="Markdown table."),
+):
+    """List the registered algorithms, or the hyperparameters of one (for --param)."""
+    from ._tables import algorithms_markdown, algorithms_text, hyperparameters_text
 
-    typer.echo(algorithms_markdown() if markdown else algorithms_text())
+    if algorithm:
+        typer.echo(hyperparameters_text(algorithm))
+    else:
+        typer.echo(algorithms_markdown() if markdown else algorithms_text())
 
 
 @datasets_app.command("list")
@@ -115,12 +121,25 @@ def datasets_fetch(name: str):
                f"cached in {get_data_home()}")
 
 
-def _parse_params(pairs: list[str]) -> dict:
+def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
+    """Parse ``key=value`` pairs (JSON values, else strings); check the names if an id is given.
+
+    The names are checked against the algorithm's declared hyperparameters, so that a
+    typo is reported with the list of names (``aucopt algorithms ID`` describes them).
+    """
+    from ..algorithms import get_algorithm
+
+    declared = [p.name for p in get_algorithm(algorithm).params] if algorithm else []
     params = {}
     for pair in pairs or []:
         key, sep, raw = pair.partition("=")
         if not sep or not key:
             raise typer.BadParameter(f"--param expects key=value, got {pair!r}")
+        if declared and key not in declared:
+            raise typer.BadParameter(
+                f"{algorithm} has no hyperparameter {key!r}; its hyperparameters are "
+                f"{', '.join(declared)} (see: aucopt algorithms {algorithm})."
+            )
         try:
             params[key] = json.loads(raw)
         except json.JSONDecodeError:
@@ -166,8 +185,9 @@ def fit(
     if stream and preprocess != "none":
         raise typer.BadParameter("--preprocess needs the whole data set (its statistics); "
                                  "with --stream, scale the file beforehand.")
-    est = make(algorithm, **_parse_params(param))
-    _apply_cli_options(est, seed, explicit=_parse_params(param))
+    params = _parse_params(param, algorithm)
+    est = make(algorithm, **params)
+    _apply_cli_options(est, seed, explicit=params)
     start = time.perf_counter()
     if distributed:
         from ._distributed import fit_distributed

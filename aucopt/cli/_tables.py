@@ -32,3 +32,23 @@ def algorithms_text() -> str:
                      f"{'yes' if info['streaming'] else 'no':<9} "
                      f"{'yes' if info['sparse'] else 'no':<6} {info['memory']}")
     return "\n".join(lines)
+
+
+def hyperparameters_text(algorithm_id: str) -> str:
+    """Return the declared hyperparameters of one algorithm: name, default, type, grids, doc."""
+    import textwrap
+
+    from .._api import algorithm_info
+
+    info = algorithm_info(algorithm_id)
+    lines = [f"{info['id']}: {info['name']} ({info['class'].__name__}), {info['source']}", ""]
+    for p in info["params"]:
+        lines.append(f"{p['name']} = {p['default']!r}    ({p['type']})")
+        for key in ("grid", "quick_grid"):
+            if p["name"] in info[key]:
+                values = ", ".join(f"{v:g}" if isinstance(v, float) else str(v)
+                                   for v in info[key][p["name"]])
+                lines.append(f"    {key.replace('_', ' ')}: {values}")
+        lines.extend(textwrap.wrap(p["doc"], 96, initial_indent="    ",
+                                   subsequent_indent="    "))
+    return "\n".join(lines)

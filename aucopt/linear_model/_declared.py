@@ -16,13 +16,19 @@ from ..algorithms import get_algorithm
 from ..algorithms._params import constraints_of, document
 from ..utils._param_validation import Interval, validate_parameter_constraints
 
-__all__ = ["DeclaredParams"]
+__all__ = ["DeclaredParams", "ESTIMATORS"]
+
+ESTIMATORS: dict = {}  # registry id -> the estimator class that names it (filled on import)
 
 _PARAMETERS = "    {parameters}"  # the docstring line replaced by the declared parameters
 
 
 class DeclaredParams:
-    """Mixin of :class:`~aucopt.linear_model._base.BaseAUCClassifier`: hyperparameters."""
+    """Mixin of :class:`~aucopt.linear_model._base.BaseAUCClassifier`: hyperparameters.
+
+    A subclass that sets ``_algorithm`` (a registry id) is that id's estimator
+    (``ESTIMATORS``, read by :func:`aucopt.estimator_class`); the spec does not name it.
+    """
 
     _algorithm: str = ""
 
@@ -45,6 +51,9 @@ class DeclaredParams:
         algorithm = cls.__dict__.get("_algorithm")
         if not algorithm:
             return
+        if ESTIMATORS.setdefault(algorithm, cls) is not cls:
+            raise TypeError(f"{algorithm!r} already has an estimator: "
+                            f"{ESTIMATORS[algorithm].__name__}")
         declared = get_algorithm(algorithm).params
         if not declared:
             return
