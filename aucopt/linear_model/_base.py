@@ -234,8 +234,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
         step = self._auto_step(spec, params, rows, y, reset, n_epochs)
-        if step is not None:
-            params[spec.step_param] = step
+        if step is not None:  # a new dict: the estimator's is cached, as are kernel scalars on it
+            params = {**params, spec.step_param: step}
         for retry in range(AUTO_RETRIES + 1):
             state, rng, t, undo = self._start_state(spec, params, rows, shuffle, reset, warm_from)
             hook = {}
@@ -257,7 +257,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             if undo is not None:
                 undo.rollback()  # restart from the state before this call
             step /= 10.0
-            params[spec.step_param] = step
+            params = {**params, spec.step_param: step}
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
