@@ -165,21 +165,7 @@ def _check_memory(d: int, params: dict) -> None:
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh MBA state (:class:`aucopt._kernels.mba.MbaState`).
-
-    Parameters
-    ----------
-    n_features, n_samples : int
-        Shape of the training set.
-    params : dict
-        Estimator hyperparameters (checked against ``max_memory_gb``).
-    rng : numpy.random.Generator, optional
-        Unused here (pairs are drawn in :func:`run`).
-
-    Returns
-    -------
-    dict
-    """
+    """Return a fresh MBA state (:class:`~aucopt._kernels.mba.MbaState`); checks the memory."""
     _check_memory(n_features, params)
     return zeros(MbaState, n_features)
 

@@ -129,21 +129,7 @@ def step_parameters(lam: float, n: int, m: int, kappa: float, thesis: bool):
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh SPDAM state (:class:`aucopt._kernels.spdam.SpdamState`).
-
-    Parameters
-    ----------
-    n_features, n_samples : int
-        Shape of the training set (one dual variable per row).
-    params : dict
-        Estimator hyperparameters.
-    rng : numpy.random.Generator, optional
-        Unused here (mini-batches are drawn in :func:`run`).
-
-    Returns
-    -------
-    dict
-    """
+    """Return a fresh SPDAM state (:class:`~aucopt._kernels.spdam.SpdamState`), one dual per row."""
     state = zeros(SpdamState, n_features)
     state["dual"] = np.zeros(n_samples)
     state["change"][0] = np.inf

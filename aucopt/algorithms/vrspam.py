@@ -65,21 +65,7 @@ def inner_steps(params: dict, n_samples: int) -> int:
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh VRSPAM state (:class:`aucopt._kernels.vrspam.VrspamState`).
-
-    Parameters
-    ----------
-    n_features, n_samples : int
-        Shape of the training set.
-    params : dict
-        Estimator hyperparameters.
-    rng : numpy.random.Generator, optional
-        Unused here (the inner samples are drawn in :func:`run`).
-
-    Returns
-    -------
-    dict
-    """
+    """Return a fresh VRSPAM state (:class:`~aucopt._kernels.vrspam.VrspamState`)."""
     state = zeros(VrspamState, n_features)
     state["change"][0] = np.inf
     return state
