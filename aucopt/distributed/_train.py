@@ -13,6 +13,7 @@ from .._kernels._checks import OK
 from .._kernels.spam import ClassStats
 from .._kernels.vrspam import Snapshot, vrspam_inner, vrspam_snapshot
 from ..algorithms import get_algorithm, vrspam
+from ..algorithms._batch import relative_change
 from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
@@ -312,8 +313,7 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
         out["w"][:] = sum(wk * w_k for wk, (w_k, _, _) in zip(weights, results))
         t += sum(t_k - t for _, t_k, _ in results)
         out["n_iter"][0] += 1
-        out["change"][0] = (np.linalg.norm(out["w"] - w_ref)
-                            / max(float(np.linalg.norm(out["w"])), 1e-12))
+        out["change"][0] = relative_change(out["w"], w_ref)
         if out["change"][0] <= params["tol"]:
             break
     return out, rng, t, int(out["n_iter"][0])
