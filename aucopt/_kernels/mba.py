@@ -5,10 +5,22 @@ Gultekin, Saha, Ratnaparkhi, Paisley, "MBA: Mini-batch AUC optimization",
 sampled, ``w = argmin (1/2) w'Sigma w - w'mu + lam1 ||w||_1 + (lam2/2)||w||^2``.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
-__all__ = ["enet_quadratic_cd"]
+from ._state import F64, I64, D
+
+__all__ = ["MbaState", "enet_quadratic_cd"]
+
+
+class MbaState(NamedTuple):
+    """MBA's state."""
+
+    w: F64[D]  # solution of the quadratic problem
+    sweeps: I64[1]  # coordinate-descent sweeps of the last solve (0: linear solve)
+    n_iter: I64[1]  # sampling rounds of the last fit
 
 
 @njit(cache=True, nogil=True)

@@ -10,32 +10,51 @@ the pairwise square loss ``(1/(n+ n-)) sum (1 - w.(x_i - x_j))^2 + (lam/2)||w||^
 minus the constant 1.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK
 from ._rows import row_axpy, row_dot
+from ._state import ANY, F64, I64, D
 
-__all__ = ["spdam_iterations"]
+__all__ = ["SpdamState", "SpdamProblem", "spdam_iterations"]
+
+
+class SpdamState(NamedTuple):
+    """SPDAM's state."""
+
+    w: F64[D]  # primal iterate
+    w_bar: F64[D]  # its extrapolation
+    u: F64[D]  # (1/n) sum_i beta_i xbar_i
+    dual: F64[ANY]  # dual variables beta_i, one per training row
+    n_iter: I64[1]  # epochs run by the last fit
+    change: F64[1]  # relative change of w over the last epoch
+
+
+class SpdamProblem(NamedTuple):
+    """What the iterations of one ``fit`` read: fixed by the data and the step parameters."""
+
+    scale: F64[2]  # c_-, c_+ (negatives first)
+    means: F64[2, D]  # class means m-, m+
+    b: F64[D]  # m- - m+
+    sigma: float  # dual step
+    tau: float  # primal step
+    theta: float  # extrapolation weight
 
 
 @njit(cache=True, nogil=True)
-def spdam_iterations(w, w_bar, u, dual, scale, means, b, data, indices, indptr, y, batches,
-                     hp, du, dm):
+def spdam_iterations(st, problem, data, indices, indptr, y, batches, hp):
     """Run one SPDAM iteration per row of ``batches``; update the state in place.
 
     Parameters
     ----------
-    w, w_bar, u : ndarray of shape (d,)
-        Primal iterate, its extrapolation and ``u = (1/n) sum_i beta_i xbar_i``.
-    dual : ndarray of shape (n,)
-        Dual variables ``beta_i``.
-    scale : ndarray of shape (2,)
-        ``c_-``, ``c_+`` (negatives first).
-    means : ndarray of shape (2, d)
-        Class means ``m-``, ``m+``.
-    b : ndarray of shape (d,)
-        ``m- - m+``.
+    st : SpdamState
+        ``w``, ``w_bar``, ``u`` and ``dual`` are updated.
+    problem : SpdamProblem
+        Coupling scales, class means, ``b`` and the step parameters
+        ``sigma, tau, theta`` (Natole 2020, Algorithm 21).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -43,11 +62,7 @@ def spdam_iterations(w, w_bar, u, dual, scale, means, b, data, indices, indptr, 
     batches : ndarray of shape (T, m), int64
         The sampled index sets, one per iteration (without replacement).
     hp : SpdamHyper
-        Named tuple ``(lam, sigma, tau, theta)``.
-    du : ndarray of shape (d,)
-        Scratch for ``Delta u``.
-    dm : ndarray of shape (2,)
-        Scratch for the per-class sums of ``(beta_new - beta) c / n``.
+        Kernel scalars: ``lam``.
 
     Returns
     -------
@@ -56,10 +71,14 @@ def spdam_iterations(w, w_bar, u, dual, scale, means, b, data, indices, indptr, 
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, w_bar, u, dual = st.w, st.w_bar, st.u, st.dual
+    scale, means, b = problem.scale, problem.means, problem.b
     n = y.shape[0]
     d = w.shape[0]
     m = batches.shape[1]
-    c = hp.lam + 1.0 / hp.tau
+    du = np.empty(d)  # Delta u, then v
+    dm = np.empty(2)  # per-class sums of (beta_new - beta) c / n
+    c = hp.lam + 1.0 / problem.tau
     bb = 0.0
     for j in range(d):
         bb += b[j] * b[j]
@@ -72,7 +91,7 @@ def spdam_iterations(w, w_bar, u, dual, scale, means, b, data, indices, indptr, 
         for i in batches[it]:
             k = 1 if y[i] > 0 else 0
             s = scale[k] * (row_dot(w_bar, data, indices, indptr, i) - (wm1 if k else wm0))
-            new = (hp.sigma * s + dual[i]) / (1.0 + hp.sigma)
+            new = (problem.sigma * s + dual[i]) / (1.0 + problem.sigma)
             delta = (new - dual[i]) * scale[k] / n
             dual[i] = new
             row_axpy(delta, du, data, indices, indptr, i)
@@ -83,12 +102,12 @@ def spdam_iterations(w, w_bar, u, dual, scale, means, b, data, indices, indptr, 
         for j in range(d):  # v = w/tau - u_bar - 2b, u_bar = u + (n/m) du
             u_bar = u[j] + (n / m) * du[j]
             u[j] += du[j]
-            du[j] = w[j] / hp.tau - u_bar - 2.0 * b[j]  # du now holds v
+            du[j] = w[j] / problem.tau - u_bar - 2.0 * b[j]  # du now holds v
             bv += b[j] * du[j]
         shrink = 2.0 * bv / (c + 2.0 * bb)
         for j in range(d):  # Sherman-Morrison solve of (c I + 2 b b^T) w = v
             new_w = (du[j] - shrink * b[j]) / c
-            w_bar[j] = new_w + hp.theta * (new_w - w[j])
+            w_bar[j] = new_w + problem.theta * (new_w - w[j])
             w[j] = new_w
         if not np.isfinite(bv):
             return it, DIVERGED

@@ -10,15 +10,36 @@ with SPAM's ``G`` (:func:`aucopt._kernels.spam.spam_gradient_coef`) and
 ``Omega(w) = (beta/2)||w||^2 + beta1 ||w||_1``.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._prox import prox_elastic_net
 from ._rows import row_axpy, row_dot
+from ._state import ANY, F64, I64, D
 from .spam import spam_gradient_coef
 
-__all__ = ["vrspam_inner", "vrspam_snapshot", "vrspam_stage"]
+__all__ = ["VrspamState", "Snapshot", "vrspam_inner", "vrspam_snapshot", "vrspam_stage",
+           "vrspam_step"]
+
+
+class VrspamState(NamedTuple):
+    """VRSPAM's state."""
+
+    w: F64[D]  # the snapshot w~_s
+    started: I64[1]  # 1 once a start point exists (warm_start skips the SPAM pass)
+    n_iter: I64[1]  # stages run by the last fit
+    change: F64[1]  # relative change of the last stage's snapshot
+
+
+class Snapshot(NamedTuple):
+    """Scratch of one stage: the snapshot, its full gradient and its scores."""
+
+    w_ref: F64[D]  # the snapshot w~
+    mu: F64[D]  # its full gradient (1/n) sum_i G(w~; z_i)
+    s_ref: F64[ANY]  # its scores x_i . w~ of the rows
 
 
 @njit(cache=True, nogil=True)
@@ -30,14 +51,23 @@ def _class_dots(w, counts, sums):
 
 
 @njit(cache=True, nogil=True)
-def vrspam_snapshot(w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, n_total):
-    """Add the rows' share of the full gradient at the snapshot ``w_ref`` to ``mu``.
+def vrspam_step(hp, sqmax):
+    """Return the constant step: ``eta``, or ``eta / M^2`` for ``eta="auto"``."""
+    if hp.auto_eta:
+        return hp.eta / max(sqmax[0], 1e-300)
+    return hp.eta
 
-    Writes the scores ``s_ref[i] = x_i . w_ref`` and adds ``G(w_ref; z_i) / n_total``
+
+@njit(cache=True, nogil=True)
+def vrspam_snapshot(snap, stats, data, indices, indptr, y, n_total):
+    """Add the rows' share of the full gradient at the snapshot ``snap.w_ref`` to ``snap.mu``.
+
+    Writes the scores ``snap.s_ref[i] = x_i . w_ref`` and adds ``G(w_ref; z_i) / n_total``
     for every row: with ``n_total`` the size of the whole training set, the
     shares of disjoint parts of it sum to the full gradient (map-reduce).
     """
-    a_ref, b_ref, p = _class_dots(w_ref, counts, sums)
+    w_ref, mu, s_ref = snap
+    a_ref, b_ref, p = _class_dots(w_ref, stats.count, stats.sum)
     for i in range(y.shape[0]):
         s_ref[i] = row_dot(w_ref, data, indices, indptr, i)
         g = spam_gradient_coef(s_ref[i], a_ref, b_ref, p, y[i] > 0)
@@ -45,13 +75,15 @@ def vrspam_snapshot(w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, n_
 
 
 @njit(cache=True, nogil=True)
-def vrspam_inner(w, w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, picks, eta,
-                 beta, beta1, t):
-    """Run the inner proximal SVRG loop over ``picks`` from ``w`` (snapshot ``w_ref``).
+def vrspam_inner(w, snap, stats, data, indices, indptr, y, picks, hp, t):
+    """Run the inner proximal SVRG loop over ``picks`` from ``w`` (snapshot ``snap``).
 
-    ``mu`` is the full gradient and ``s_ref`` the snapshot scores of these rows
+    ``snap`` holds the full gradient and the snapshot scores of these rows
     (:func:`vrspam_snapshot`). Returns ``(t, status)`` as :func:`vrspam_stage`.
     """
+    w_ref, mu, s_ref = snap
+    counts, sums = stats.count, stats.sum
+    eta = vrspam_step(hp, stats.sqmax)
     d = w.shape[0]
     a_ref, b_ref, p = _class_dots(w_ref, counts, sums)
     for i in picks:
@@ -65,7 +97,7 @@ def vrspam_inner(w, w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, pi
         row_axpy(-eta * g, w, data, indices, indptr, i)
         for j in range(d):
             w[j] -= eta * mu[j]
-        prox_elastic_net(w, eta, beta, beta1)
+        prox_elastic_net(w, eta, hp.beta, hp.beta1)
         t += 1
     for j in range(d):
         if not np.isfinite(w[j]):
@@ -74,28 +106,27 @@ def vrspam_inner(w, w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, pi
 
 
 @njit(cache=True, nogil=True)
-def vrspam_stage(w, w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, picks, eta,
-                 beta, beta1, t):
+def vrspam_stage(w, snap, stats, data, indices, indptr, y, picks, hp, t):
     """Run one outer stage of VRSPAM from ``w``; ``w`` ends as the last inner iterate.
 
     Parameters
     ----------
     w : ndarray of shape (d,)
         On entry the snapshot ``w~_{s-1}``; on exit ``w~_s = w_m``.
-    w_ref, mu : ndarray of shape (d,)
-        Scratch: the snapshot and its full gradient ``(1/n) sum_i G(w~; z_i)``.
-    s_ref : ndarray of shape (n,)
-        Scratch: the snapshot's scores ``x_i . w~``.
-    counts, sums : arrays
-        Training-set class counts (2,) and class sums (2, d) (negatives first).
+    snap : Snapshot
+        Scratch: the snapshot, its full gradient ``(1/n) sum_i G(w~; z_i)`` and its
+        scores ``x_i . w~`` (``s_ref`` of shape (n,)).
+    stats : ClassStats
+        Training-set class counts (2,), class sums (2, d) (negatives first) and
+        largest squared row norm ``M^2`` (1,) (:class:`aucopt._kernels.spam.ClassStats`).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     picks : ndarray of shape (m,), int64
         The inner loop's sample indices, drawn uniformly with replacement.
-    eta, beta, beta1 : float
-        Constant step and the penalty weights.
+    hp : VrspamHyper
+        Kernel scalars: ``eta``, ``auto_eta`` (:func:`vrspam_step`), ``beta``, ``beta1``.
     t : int
         Inner steps done before this stage.
 
@@ -106,8 +137,7 @@ def vrspam_stage(w, w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, pi
     status : int
         ``OK`` or ``DIVERGED``.
     """
-    w_ref[:] = w
-    mu[:] = 0.0
-    vrspam_snapshot(w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, y.shape[0])
-    return vrspam_inner(w, w_ref, mu, s_ref, counts, sums, data, indices, indptr, y, picks,
-                        eta, beta, beta1, t)
+    snap.w_ref[:] = w
+    snap.mu[:] = 0.0
+    vrspam_snapshot(snap, stats, data, indices, indptr, y, y.shape[0])
+    return vrspam_inner(w, snap, stats, data, indices, indptr, y, picks, hp, t)

@@ -7,17 +7,28 @@ None of them enumerates the n+ n- pairs.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
 from .._kernels._checks import OK
+from .._kernels._state import F64, I64, D, zeros
+from ._batch import BATCH, batch_common, max_memory_gb
 from ._cutting_plane import as_matrix, cutting_plane
+from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
     "LAMS",
+    "LS_SVM_PARAMS",
+    "SVM_OR_PARAMS",
+    "SVM_PERF_PARAMS",
+    "BatchPairwiseState",
+    "BatchPairwiseHyper",
+    "hyper",
     "check_gram_memory",
     "class_statistics",
     "ls_svm_solution",
@@ -34,6 +45,53 @@ PAPER_D0 = (
 
 # Gao et al. 2013, Section 6.1 / Gao et al. 2013, Section 6.1: batch lam in 2^[-10:10]
 LAMS = tuple(2.0**k for k in range(-10, 11))
+
+LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+_IGNORED = dict(shuffle="Ignored (the solution does not depend on the sample order).",
+                random_state="Unused (deterministic); kept for the common estimator API.",
+                verbose="Log one line when the solve is done.")
+LS_SVM_PARAMS = (
+    LAM,
+    max_memory_gb("""
+        Limit on the dense d x d matrices (three are formed); above it ``fit``
+        raises before allocating. CSR input is never densified (only the
+        d x d statistics are dense)."""),
+    *batch_common(max_iter=1,
+                  max_iter_doc="Ignored (closed form); kept for the common estimator API.",
+                  shuffle_default=False, warm_start="Ignored (closed form).", **_IGNORED),
+)
+_CUTS = batch_common(max_iter=1000, max_iter_doc="Maximum number of cutting planes (QP solves).",
+                     shuffle_default=False, warm_start="Take the first cut at the previous "
+                     "solution instead of at zero.", **_IGNORED)
+SVM_OR_PARAMS = (
+    LAM.replace(default=2.0**-10),
+    Param("tol", 1e-4, (POSITIVE,), "float", r"""
+        Stop when the certified duality gap :math:`P(w) - D(\alpha)` is at most
+        ``tol``; the returned :math:`w` is then within ``tol`` of the optimal
+        objective (absolute, and relative to :math:`P(0) = 1`).""", kernel=float),
+    *_CUTS,
+)
+SVM_PERF_PARAMS = (
+    LAM.replace(default=2.0**-8, doc=r"""
+        Regularisation :math:`\lambda = 1/C` of the structural SVM."""),
+    SVM_OR_PARAMS[1].replace(default=1e-3, doc=r"""
+        :math:`\varepsilon`: stop when the most violated constraint exceeds
+        :math:`\xi` by at most ``tol``, i.e. when the certified duality gap is at
+        most ``tol`` (svm_perf's default ``-e 0.1`` in percent)."""),
+    *_CUTS,
+)
+
+# The kernel scalars of the three solvers (B-LS-SVM has no tol).
+hyper = KernelScalars("BatchPairwiseHyper", __name__, SVM_OR_PARAMS)
+BatchPairwiseHyper = hyper.type
+
+
+class BatchPairwiseState(NamedTuple):
+    """The state of the three batch solvers."""
+
+    w: F64[D]  # scoring vector
+    n_iter: I64[1]  # solves (1) or cutting planes of the last fit
+    gap: F64[1]  # certified duality gap reached by the cutting-plane method (0 for B-LS-SVM)
 
 
 def check_gram_memory(d: int, params: dict, n_matrices: int, name: str, alternative: str):
@@ -94,8 +152,7 @@ def ls_svm_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
 
 # ------------------------------------------------------------------------ states
 def _init_state(n_features, n_samples, params, rng=None):
-    return {"w": np.zeros(n_features), "n_iter": np.zeros(1, dtype=np.int64),
-            "gap": np.zeros(1)}
+    return zeros(BatchPairwiseState, n_features)
 
 
 def _init_ls_state(n_features, n_samples, params, rng=None):
@@ -111,16 +168,15 @@ def coef(state, params) -> np.ndarray:
 
 def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-LS-SVM: the closed form on the data given (``order`` and ``max_iter`` unused)."""
-    state["w"][:] = ls_svm_solution(as_matrix(rows), y, float(params["lam"]))
+    state["w"][:] = ls_svm_solution(as_matrix(rows), y, hyper(params).lam)
     state["n_iter"][0] = 1
     return t + 1, OK
 
 
 def _run_cutting_plane(state, rows, params, y, t, kappa):
-    w, n_iter, gap = cutting_plane(
-        as_matrix(rows), y, float(params["lam"]), kappa=kappa, tol=float(params["tol"]),
-        max_iter=int(params["max_iter"]), w0=state["w"],
-    )
+    hp = hyper(params)
+    w, n_iter, gap = cutting_plane(as_matrix(rows), y, hp.lam, kappa=kappa, tol=hp.tol,
+                                   max_iter=int(params["max_iter"]), w0=state["w"])
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap
@@ -140,19 +196,19 @@ def run_svm_perf(state, rows: RowData, y, order, params, t, learn, rng=None):
 _COMMON = dict(
     family="batch_pairwise",
     paper=PAPER_D0,
-    streaming=False,
-    sparse=True,
     coef=coef,
+    state=(BatchPairwiseState,),
     step_param=None,
     equivalence_params={},
-    epochs_by_base=False,
     grid={"lam": LAMS},
+    **BATCH,
 )
 
 B_LS_SVM = register(AlgorithmSpec(
     id="b-ls-svm",
     name="B-LS-SVM",
     estimator="aucopt.linear_model._batch_pairwise:LSSVMClassifier",
+    params=LS_SVM_PARAMS,
     source="Gao et al., ICML 2013 (batch baseline)",
     memory="O(d^2) (class covariances; refused above max_memory_gb) + data",
     cost="O(nnz d + d^3) once (O(n d^2 + d^3) dense); no pair enumeration",
@@ -182,6 +238,7 @@ B_SVM_OR = register(AlgorithmSpec(
     id="b-svm-or",
     name="B-SVM-OR",
     estimator="aucopt.linear_model._batch_pairwise:SVMORClassifier",
+    params=SVM_OR_PARAMS,
     source="Joachims, KDD 2006 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_or,
     quick_grid={"lam": (2.0**-10, 2.0**-7, 2.0**-4)},
@@ -195,6 +252,7 @@ SVM_PERF = register(AlgorithmSpec(
     id="svm-perf",
     name="SVM-perf (ROCArea)",
     estimator="aucopt.linear_model._batch_pairwise:SVMPerfClassifier",
+    params=SVM_PERF_PARAMS,
     source="Joachims, ICML 2005 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_perf,
     quick_grid={"lam": (2.0**-8, 2.0**-5, 2.0**-2)},

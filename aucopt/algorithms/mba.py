@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
 from .._kernels._checks import DIVERGED, OK
-from .._kernels.mba import enet_quadratic_cd
+from .._kernels._state import zeros
+from .._kernels.mba import MbaState, enet_quadratic_cd
+from ..utils._param_validation import Interval, Options
+from ._batch import BATCH, batch_common, max_memory_gb
+from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["MBA", "pair_statistics", "all_pair_statistics", "solve_quadratic"]
+__all__ = ["MBA", "PARAMS", "MbaHyper", "hyper", "pair_statistics", "all_pair_statistics",
+           "solve_quadratic"]
 
 PAPER = (
     "S. Gultekin, A. Saha, A. Ratnaparkhi, J. Paisley. MBA: Mini-batch AUC optimization. "
@@ -19,6 +26,30 @@ PAPER = (
 )
 
 MAX_SWEEPS = 10_000  # coordinate-descent budget of the l1 solve
+
+PARAMS = (
+    Param("lam1", 0.0, (NON_NEGATIVE,), "float", r"l1 weight :math:`\lambda_1`.", kernel=float),
+    Param("lam2", 1e-4, (NON_NEGATIVE,), "float", r"l2 weight :math:`\lambda_2`.", kernel=float),
+    Param("batch_size", 1000, (Interval(Integral, 1, None),), "int",
+          "Pairs per round :math:`B`."),
+    Param("pairs", "sampled", (Options(str, {"sampled", "all"}),), '{"sampled", "all"}', """
+        ``"all"`` uses the exact statistics of every positive-negative pair
+        (computed from class moments, without enumerating pairs)."""),
+    Param("tol", 1e-8, (POSITIVE,), "float", """
+        Coordinate-descent tolerance when ``lam1 > 0`` (largest coordinate
+        change relative to ``max(1, max |w_j|)``); with ``lam1 = 0`` the
+        problem is solved by one linear solve.""", kernel=float),
+    max_memory_gb(r"""
+        Refuse (before allocating) when the :math:`d \times d` matrices would
+        need more memory."""),
+    *batch_common(max_iter=10, max_iter_doc="Rounds :math:`T` of pair sampling.",
+                  shuffle="Unused (the pairs are random draws); kept for the common interface.",
+                  random_state="Seed of the pair draws.",
+                  warm_start="Start coordinate descent from the previous solution."),
+)
+
+hyper = KernelScalars("MbaHyper", __name__, PARAMS)
+MbaHyper = hyper.type
 
 
 def _matrix(rows: RowData):
@@ -134,36 +165,21 @@ def _check_memory(d: int, params: dict) -> None:
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh MBA state: ``w`` (d,), ``sweeps`` (1,) and ``n_iter`` (1,).
-
-    Parameters
-    ----------
-    n_features, n_samples : int
-        Shape of the training set.
-    params : dict
-        Estimator hyperparameters (checked against ``max_memory_gb``).
-    rng : numpy.random.Generator, optional
-        Unused here (pairs are drawn in :func:`run`).
-
-    Returns
-    -------
-    dict
-    """
+    """Return a fresh MBA state (:class:`~aucopt._kernels.mba.MbaState`); checks the memory."""
     _check_memory(n_features, params)
-    return {"w": np.zeros(n_features), "sweeps": np.zeros(1, dtype=np.int64),
-            "n_iter": np.zeros(1, dtype=np.int64)}
+    return zeros(MbaState, n_features)
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng):
     """Sample the pair statistics (or take all pairs) and solve the quadratic problem."""
+    hp = hyper(params)
     if params["pairs"] == "all":
         mu, sigma = all_pair_statistics(rows, y)
         rounds = 0
     else:
         rounds = int(params["max_iter"])
         mu, sigma = pair_statistics(rows, y, int(params["batch_size"]), rounds, rng)
-    w, sweeps = solve_quadratic(sigma, mu, float(params["lam1"]), float(params["lam2"]),
-                                float(params["tol"]), w0=state["w"])
+    w, sweeps = solve_quadratic(sigma, mu, hp.lam1, hp.lam2, hp.tol, w0=state["w"])
     if not np.all(np.isfinite(w)):
         return t, DIVERGED
     state["w"][...] = w
@@ -185,21 +201,21 @@ MBA = register(
         family="mba",
         paper=PAPER,
         source="Gultekin et al. 2018 (thesis Alg. 16)",
-        streaming=False,
-        sparse=True,
         memory="O(d^2)",
         cost="O(B T d^2) for the sampled statistics (B pairs, T rounds), then O(d^3) "
         "(l2) or O(d^2) per coordinate-descent sweep (l1)",
         init_state=init_state,
         run=run,
         coef=coef,
+        params=PARAMS,
+        state=(MbaState,),
         grid={"lam2": tuple(10.0**k for k in range(-5, 2)),
               "lam1": (0.0, *(10.0**k for k in range(-5, 0)))},
         quick_grid={"lam2": (1e-4, 1e-2, 1.0)},
         step_param=None,
         warm_keys=("w",),
-        epochs_by_base=False,
         notes="Not used in the papers' experiments, so no grid is published: lam1, lam2 are "
         "tuned on powers of ten. B and T are not given in the thesis.",
+        **BATCH,
     )
 )

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 
 from .._kernels._checks import OK
-from .._kernels.vrspam import vrspam_stage
+from .._kernels._state import zeros
+from .._kernels.spam import ClassStats
+from .._kernels.vrspam import Snapshot, VrspamState, vrspam_stage
+from ..utils._param_validation import Interval, Options
 from . import spam
+from ._batch import BATCH, batch_common, run_stages, stage_tol
 from ._fast import select
+from ._params import AUTO, KernelScalars, Param, auto_step
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["AUTO_ETA", "VRSPAM_L2", "VRSPAM_NET", "resolve_step"]
+__all__ = ["AUTO_ETA", "PARAMS", "NET_PARAMS", "VrspamHyper", "VRSPAM_L2", "VRSPAM_NET",
+           "hyper", "inner_steps"]
 
 PAPER = (
     "S. Dan, D. Sahoo. Variance reduced stochastic proximal algorithm for AUC maximization "
@@ -24,54 +32,43 @@ PAPER = (
 AUTO_ETA = 1.0 / 32.0
 
 
-def resolve_step(params: dict, state: dict, n_samples: int) -> tuple[float, int]:
-    """Return the constant step and the inner-loop length the run uses.
+PARAMS = (
+    spam.PARAMS[0],
+    auto_step("eta", AUTO_ETA, r"""
+        Constant step. ``"auto"``: :math:`1/(32 M^2)` with :math:`M^2` the
+        largest squared row norm, i.e. :math:`1/(4L)` for the components'
+        Lipschitz constant :math:`L = 8M^2` (the Prox-SVRG condition)."""),
+    Param("inner", "auto", (Interval(Integral, 1, None), AUTO), 'int or "auto"',
+          r'Inner steps per stage; ``"auto"`` is :math:`2n`.'),
+    Param("init", "spam", (Options(str, {"spam", "zeros"}),), '{"spam", "zeros"}', """
+        Start from the averaged iterate of one SPAM pass (as the paper does; SPAM-NET for
+        VRSPAM-NET) or from zero."""),
+    spam.PARAMS[1].replace(kernel=None, fields=(), doc="""
+        Step scale of the SPAM initialisation pass (see
+        :class:`~aucopt.linear_model.SPAML2Classifier`)."""),
+    stage_tol(1e-5, "stage"),
+    *batch_common(max_iter=20, max_iter_doc="Maximal number of outer stages.",
+                  shuffle="Shuffle the sample order of the SPAM initialisation pass.",
+                  random_state="Seed of that order and of the inner samples.",
+                  warm_start="Start ``fit`` from the previous snapshot (no SPAM pass)."),
+)
+NET_PARAMS = (PARAMS[0], spam.BETA1, *PARAMS[1:])
 
-    Parameters
-    ----------
-    params : dict
-        Estimator hyperparameters (``eta``, ``inner``).
-    state : dict
-        State holding ``data_sqmax`` (largest squared row norm ``M^2``).
-    n_samples : int
-        Training-set size ``n``.
+# The kernel scalars; beta1 = 0 for VRSPAM-L2, which does not declare it.
+hyper = KernelScalars("VrspamHyper", __name__, NET_PARAMS, missing={"beta1": 0.0})
+VrspamHyper = hyper.type
 
-    Returns
-    -------
-    eta : float
-    inner : int
-    """
-    m2 = max(float(state["data_sqmax"][0]), 1e-300)
-    eta = AUTO_ETA / m2 if params["eta"] == "auto" else float(params["eta"])
-    inner = 2 * n_samples if params["inner"] == "auto" else int(params["inner"])
-    return eta, inner
+
+def inner_steps(params: dict, n_samples: int) -> int:
+    """Return the inner-loop length: ``inner``, or ``2 n`` for ``"auto"``."""
+    return 2 * n_samples if params["inner"] == "auto" else int(params["inner"])
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh VRSPAM state.
-
-    Parameters
-    ----------
-    n_features, n_samples : int
-        Shape of the training set.
-    params : dict
-        Estimator hyperparameters.
-    rng : numpy.random.Generator, optional
-        Unused here (the inner samples are drawn in :func:`run`).
-
-    Returns
-    -------
-    dict
-        ``w`` (the snapshot ``w~_s``), ``started`` (1,) (1 once a start point
-        exists, so ``warm_start`` skips the SPAM initialisation), ``n_iter``
-        (1,) stages run, ``change`` (1,) the last relative snapshot change.
-    """
-    return {
-        "w": np.zeros(n_features),
-        "started": np.zeros(1, dtype=np.int64),
-        "n_iter": np.zeros(1, dtype=np.int64),
-        "change": np.full(1, np.inf),
-    }
+    """Return a fresh VRSPAM state (:class:`~aucopt._kernels.vrspam.VrspamState`)."""
+    state = zeros(VrspamState, n_features)
+    state["change"][0] = np.inf
+    return state
 
 
 def _spam_start(state, rows: RowData, y, order, params) -> int:
@@ -100,24 +97,17 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
         if status != OK:
             return t, status
     state["started"][0] = 1
-    eta, inner = resolve_step(params, state, n)
+    hp, inner = hyper(params), inner_steps(params, n)
+    stats = ClassStats(state["data_count"], state["data_sum"], state["data_sqmax"])
+    snap = Snapshot(np.empty(d), np.empty(d), np.empty(n))
     w = state["w"]
-    w_ref, mu, s_ref = np.empty(d), np.empty(d), np.empty(n)
-    state["n_iter"][0] = 0
-    for _ in range(params["max_iter"]):
+
+    def stage(t):
         picks = rng.integers(0, n, size=inner)
-        previous = w.copy()
-        t, status = select(vrspam_stage)(
-            w, w_ref, mu, s_ref, state["data_count"], state["data_sum"], rows.data, rows.indices,
-            rows.indptr, y, picks, eta, float(params["beta"]), float(params.get("beta1", 0.0)), t)
-        if status != OK:
-            return t, status
-        state["n_iter"][0] += 1
-        scale = max(float(np.linalg.norm(w)), 1e-12)
-        state["change"][0] = float(np.linalg.norm(w - previous)) / scale
-        if state["change"][0] <= params["tol"]:
-            break
-    return t, OK
+        return select(vrspam_stage)(w, snap, stats, rows.data, rows.indices, rows.indptr, y,
+                                    picks, hp, t)
+
+    return run_stages(state, t, params["max_iter"], params["tol"], stage)
 
 
 def coef(state, params) -> np.ndarray:
@@ -129,16 +119,15 @@ _COMMON = dict(
     family="vrspam",
     paper=PAPER,
     source="Dan & Sahoo (VRSPAM); thesis Alg. 17",
-    streaming=False,
-    sparse=True,
     memory="O(n + d) besides the stored training set",
     cost="O(n nnz + m d) per stage (full gradient plus m = inner dense proximal steps)",
     init_state=init_state,
     run=run,
     coef=coef,
+    state=(VrspamState,),
     step_param="eta",
     warm_keys=("w", "started"),
-    epochs_by_base=False,
+    **BATCH,
 )
 
 VRSPAM_L2 = register(
@@ -146,6 +135,7 @@ VRSPAM_L2 = register(
         id="vrspam-l2",
         name="VRSPAM-L2",
         estimator="aucopt.linear_model._vrspam:VRSPAML2Classifier",
+        params=PARAMS,
         grid={"beta": spam.BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Paper grid beta in 10^[-5:5] by 5-fold CV; eta, inner and the stage count are "
@@ -160,6 +150,7 @@ VRSPAM_NET = register(
         id="vrspam-net",
         name="VRSPAM-NET",
         estimator="aucopt.linear_model._vrspam:VRSPAMNetClassifier",
+        params=NET_PARAMS,
         grid={"beta": spam.BETAS, "beta1": spam.BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},
         notes="Paper grid beta1 in 10^[-5:5] (beta on the same grid, "

@@ -10,8 +10,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._checks import OK
-from .._kernels.vrspam import vrspam_inner, vrspam_snapshot
+from .._kernels.spam import ClassStats
+from .._kernels.vrspam import Snapshot, vrspam_inner, vrspam_snapshot
 from ..algorithms import get_algorithm, vrspam
+from ..algorithms._batch import relative_change
 from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
@@ -240,25 +242,25 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
 
 
 # ------------------------------------------------------------------------ svrg
-def _on_snapshot(w_ref, counts, sums, X, y, classes, n_total, k):
+def _on_snapshot(w_ref, stats, X, y, classes, n_total, k):
     rows = _rows(get_algorithm("vrspam-l2"), X, k)
-    mu, s_ref = np.zeros(w_ref.shape[0]), np.empty(rows.n_samples)
-    vrspam_snapshot(w_ref, mu, s_ref, counts, sums, rows.data, rows.indices, rows.indptr,
-                    _signed(y, classes), n_total)
-    return mu, s_ref, rows
+    snap = Snapshot(w_ref, np.zeros(w_ref.shape[0]), np.empty(rows.n_samples))
+    vrspam_snapshot(snap, stats, rows.data, rows.indices, rows.indptr, _signed(y, classes),
+                    n_total)
+    return snap.mu, snap.s_ref, rows
 
 
-def _on_full_gradient(w_ref, counts, sums, X, y, classes, n_total, k):
-    return _on_snapshot(w_ref, counts, sums, X, y, classes, n_total, k)[0]
+def _on_full_gradient(w_ref, stats, X, y, classes, n_total, k):
+    return _on_snapshot(w_ref, stats, X, y, classes, n_total, k)[0]
 
 
-def _on_inner(w_ref, mu, counts, sums, X, y, classes, n_total, k, n_inner, rng, hyper, t):
+def _on_inner(w_ref, mu, stats, X, y, classes, n_total, k, n_inner, rng, hyper, t):
     """The inner loop of one stage on partition ``k``: ``n_inner`` steps from the snapshot."""
-    _, s_ref, rows = _on_snapshot(w_ref, counts, sums, X, y, classes, n_total, k)
+    _, s_ref, rows = _on_snapshot(w_ref, stats, X, y, classes, n_total, k)
     picks = rng.integers(0, rows.n_samples, size=n_inner)
     w = w_ref.copy()
-    t_end, status = vrspam_inner(w, w_ref, mu, s_ref, counts, sums, rows.data, rows.indices,
-                                 rows.indptr, _signed(y, classes), picks, *hyper, t)
+    t_end, status = vrspam_inner(w, Snapshot(w_ref, mu, s_ref), stats, rows.data, rows.indices,
+                                 rows.indptr, _signed(y, classes), picks, hyper, t)
     if status != OK:
         raise DivergenceError(f"VRSPAM diverged on partition {k} after {t_end} inner steps; "
                               "lower 'eta' or scale the features first.")
@@ -290,9 +292,8 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
     out = vrspam.init_state(est.n_features_in_, n_total, params)
     out.update(data_state(stats, classes))
     out["w"][:], out["started"][0] = w, 1
-    counts, sums = out["data_count"], out["data_sum"]
-    eta, inner = vrspam.resolve_step(params, out, n_total)
-    hyper = (eta, float(params["beta"]), float(params.get("beta1", 0.0)))
+    class_stats = ClassStats(out["data_count"], out["data_sum"], out["data_sqmax"])
+    hyper, inner = vrspam.hyper(params), vrspam.inner_steps(params, n_total)
     weights = [n / n_total for n in sizes]
     shares = [inner] if len(xs) == 1 else [int(round(inner * wk)) for wk in weights]
     gradient = dask.delayed(_on_full_gradient, pure=True)
@@ -301,19 +302,18 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
     for _ in range(n_stages):
         w_ref = out["w"].copy()
         mu = compute(client, tree_reduce(
-            [gradient(w_ref, counts, sums, x, y, classes, n_total, k)
+            [gradient(w_ref, class_stats, x, y, classes, n_total, k)
              for k, (x, y) in enumerate(zip(xs, ys))], _sum), progress)
         gens = _generators(rng, len(xs))
         results = compute(client, [
-            step(w_ref, mu, counts, sums, x, y, classes, n_total, k, m, gen, hyper, t)
+            step(w_ref, mu, class_stats, x, y, classes, n_total, k, m, gen, hyper, t)
             for k, (x, y, m, gen) in enumerate(zip(xs, ys, shares, gens))], progress)
         if len(xs) == 1:
             rng = results[0][2]
         out["w"][:] = sum(wk * w_k for wk, (w_k, _, _) in zip(weights, results))
         t += sum(t_k - t for _, t_k, _ in results)
         out["n_iter"][0] += 1
-        out["change"][0] = (np.linalg.norm(out["w"] - w_ref)
-                            / max(float(np.linalg.norm(out["w"])), 1e-12))
+        out["change"][0] = relative_change(out["w"], w_ref)
         if out["change"][0] <= params["tol"]:
             break
     return out, rng, t, int(out["n_iter"][0])

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval
 from ._base import BaseAUCClassifier
 
 __all__ = ["LSSVMClassifier", "SVMORClassifier", "SVMPerfClassifier"]
@@ -25,22 +22,7 @@ class LSSVMClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    max_memory_gb : float, default=2.0
-        Limit on the dense d x d matrices (three are formed); above it ``fit``
-        raises before allocating. CSR input is never densified (only the
-        d x d statistics are dense).
-    max_iter : int, default=1
-        Ignored (closed form); kept for the common estimator API.
-    shuffle : bool, default=False
-        Ignored (the solution does not depend on the sample order).
-    random_state : int, RandomState instance or None, default=None
-        Unused (deterministic); kept for the common estimator API.
-    warm_start : bool, default=False
-        Ignored (closed form).
-    verbose : int, default=0
-        Log one line when the solve is done.
+    {parameters}
 
     Attributes
     ----------
@@ -91,11 +73,6 @@ class LSSVMClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "b-ls-svm"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -108,13 +85,7 @@ class LSSVMClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.lam = lam
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class SVMORClassifier(BaseAUCClassifier):
@@ -134,23 +105,7 @@ class SVMORClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    lam : float, default=2**-10
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    tol : float, default=1e-4
-        Stop when the certified duality gap :math:`P(w) - D(\alpha)` is at most
-        ``tol``; the returned :math:`w` is then within ``tol`` of the optimal
-        objective (absolute, and relative to :math:`P(0) = 1`). Values must be
-        in the range `(0.0, inf)`.
-    max_iter : int, default=1000
-        Maximum number of cutting planes (QP solves).
-    shuffle : bool, default=False
-        Ignored (the solution does not depend on the sample order).
-    random_state : int, RandomState instance or None, default=None
-        Unused (deterministic); kept for the common estimator API.
-    warm_start : bool, default=False
-        Take the first cut at the previous solution instead of at zero.
-    verbose : int, default=0
-        Log one line when the solve is done.
+    {parameters}
 
     Attributes
     ----------
@@ -198,12 +153,6 @@ class SVMORClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "b-svm-or"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-    }
 
     def __init__(
         self,
@@ -216,13 +165,7 @@ class SVMORClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.lam = lam
-        self.tol = tol
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class SVMPerfClassifier(SVMORClassifier):
@@ -247,24 +190,7 @@ class SVMPerfClassifier(SVMORClassifier):
 
     Parameters
     ----------
-    lam : float, default=2**-8
-        Regularisation :math:`\lambda = 1/C` of the structural SVM. Values must
-        be in the range `(0.0, inf)`.
-    tol : float, default=1e-3
-        :math:`\varepsilon`: stop when the most violated constraint exceeds
-        :math:`\xi` by at most ``tol``, i.e. when the certified duality gap is at
-        most ``tol`` (svm_perf's default ``-e 0.1`` in percent). Values must be
-        in the range `(0.0, inf)`.
-    max_iter : int, default=1000
-        Maximum number of cutting planes (QP solves).
-    shuffle : bool, default=False
-        Ignored (the solution does not depend on the sample order).
-    random_state : int, RandomState instance or None, default=None
-        Unused (deterministic); kept for the common estimator API.
-    warm_start : bool, default=False
-        Take the first cut at the previous solution instead of at zero.
-    verbose : int, default=0
-        Log one line when the solve is done.
+    {parameters}
 
     Attributes
     ----------
@@ -316,5 +242,4 @@ class SVMPerfClassifier(SVMORClassifier):
         warm_start=False,
         verbose=0,
     ):
-        super().__init__(lam=lam, tol=tol, max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state, warm_start=warm_start, verbose=verbose)
+        self._store(locals())

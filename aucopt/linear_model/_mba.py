@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["MBAClassifier"]
@@ -29,32 +26,7 @@ class MBAClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    lam1 : float, default=0.0
-        l1 weight :math:`\lambda_1`. Values must be in the range `[0.0, inf)`.
-    lam2 : float, default=1e-4
-        l2 weight :math:`\lambda_2`. Values must be in the range `[0.0, inf)`.
-    batch_size : int, default=1000
-        Pairs per round :math:`B`.
-    pairs : {"sampled", "all"}, default="sampled"
-        ``"all"`` uses the exact statistics of every positive-negative pair
-        (computed from class moments, without enumerating pairs).
-    tol : float, default=1e-8
-        Coordinate-descent tolerance when ``lam1 > 0`` (largest coordinate
-        change relative to ``max(1, max |w_j|)``); with ``lam1 = 0`` the
-        problem is solved by one linear solve.
-    max_memory_gb : float, default=2.0
-        Refuse (before allocating) when the :math:`d \times d` matrices would
-        need more memory.
-    max_iter : int, default=10
-        Rounds :math:`T` of pair sampling.
-    shuffle : bool, default=True
-        Unused (the pairs are random draws); kept for the common interface.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the pair draws.
-    warm_start : bool, default=False
-        Start coordinate descent from the previous solution.
-    verbose : int, default=0
-        Log one line per ``fit`` at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -96,15 +68,6 @@ class MBAClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "mba"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "lam1": [Interval(Real, 0, None, closed="left")],
-        "lam2": [Interval(Real, 0, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None)],
-        "pairs": [Options(str, {"sampled", "all"})],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -121,14 +84,4 @@ class MBAClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.lam1 = lam1
-        self.lam2 = lam2
-        self.batch_size = batch_size
-        self.pairs = pairs
-        self.tol = tol
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["SPDAMClassifier"]
@@ -31,35 +28,7 @@ class SPDAMClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-3
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    batch_size : float or int, default=0.1
-        Mini-batch size :math:`m`: a fraction of :math:`n` (float in (0, 1])
-        or a number of samples (int).
-    params : {"thesis", "rederived"}, default="thesis"
-        Step parameters :math:`\sigma, \tau, \theta`. ``"thesis"``: the
-        printed Theorem 5.1 values with :math:`\kappa = \max_i\|x_i\|`.
-        ``"rederived"``: the values that make the thesis' contraction argument
-        hold, with :math:`\kappa = \max_i\|\bar x_i\|` (notes.md#spdam-reformulation); they are
-        smaller. ``"thesis"`` is the default because it was measured faster
-        (contraction per epoch 0.869 against 0.997 on splice, 0.948 against 0.989
-        on german.numer, docs/convergence.md) and as accurate or more on every
-        case of docs/robustness.md (at 100 epochs, up to 0.008 AUC closer to the
-        least-squares optimum), with no divergence.
-    tol : float, default=1e-6
-        Stop when the relative change of :math:`w` over an epoch is at most
-        ``tol``; 0 runs all ``max_iter`` epochs.
-    max_iter : int, default=100
-        Maximal number of epochs of :math:`\lceil n/m \rceil` iterations.
-    shuffle : bool, default=True
-        Random mini-batches (without replacement within a batch); ``False``
-        takes consecutive blocks of the rows, cycling (deterministic).
-    random_state : int, RandomState instance or None, default=None
-        Seed of the mini-batches.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous :math:`w` (the duals restart at 0).
-    verbose : int, default=0
-        Log one line per ``fit`` at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -105,13 +74,6 @@ class SPDAMClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "spdam"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "batch_size": [Interval(Real, 0, 1, closed="right"), Interval(Integral, 1, None)],
-        "params": [Options(str, {"rederived", "thesis"})],
-        "tol": [Interval(Real, 0, None, closed="left")],
-    }
 
     def __init__(
         self,
@@ -126,12 +88,4 @@ class SPDAMClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.lam = lam
-        self.batch_size = batch_size
-        self.params = params
-        self.tol = tol
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

@@ -2,22 +2,9 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["VRSPAML2Classifier", "VRSPAMNetClassifier"]
-
-_VRSPAM_CONSTRAINTS = {
-    **BaseAUCClassifier._parameter_constraints,
-    "beta": [Interval(Real, 0, None, closed="neither")],
-    "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-    "inner": [Interval(Integral, 1, None), Options(str, {"auto"})],
-    "init": [Options(str, {"spam", "zeros"})],
-    "eta0": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-    "tol": [Interval(Real, 0, None, closed="left")],
-}
 
 
 class VRSPAML2Classifier(BaseAUCClassifier):
@@ -39,33 +26,7 @@ class VRSPAML2Classifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    beta : float, default=1e-4
-        l2 weight :math:`\beta`. Values must be in the range `(0.0, inf)`.
-    eta : float or "auto", default="auto"
-        Constant step. ``"auto"``: :math:`1/(32 M^2)` with :math:`M^2` the
-        largest squared row norm, i.e. :math:`1/(4L)` for the components'
-        Lipschitz constant :math:`L = 8M^2` (the Prox-SVRG condition).
-    inner : int or "auto", default="auto"
-        Inner steps per stage; ``"auto"`` is :math:`2n`.
-    init : {"spam", "zeros"}, default="spam"
-        Start from the averaged iterate of one SPAM pass (as the paper does) or
-        from zero.
-    eta0 : float or "auto", default="auto"
-        Step scale of the SPAM initialisation pass (see
-        :class:`SPAML2Classifier`).
-    tol : float, default=1e-5
-        Stop when :math:`\|\tilde w_s - \tilde w_{s-1}\| \le
-        \mathrm{tol}\,\|\tilde w_s\|`; 0 runs all ``max_iter`` stages.
-    max_iter : int, default=20
-        Maximal number of outer stages.
-    shuffle : bool, default=True
-        Shuffle the sample order of the SPAM initialisation pass.
-    random_state : int, RandomState instance or None, default=None
-        Seed of that order and of the inner samples.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous snapshot (no SPAM pass).
-    verbose : int, default=0
-        Log one line per ``fit`` at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -113,7 +74,6 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     """
 
     _algorithm = "vrspam-l2"
-    _parameter_constraints = _VRSPAM_CONSTRAINTS
 
     def __init__(
         self,
@@ -130,17 +90,7 @@ class VRSPAML2Classifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.beta = beta
-        self.eta = eta
-        self.inner = inner
-        self.init = init
-        self.eta0 = eta0
-        self.tol = tol
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class VRSPAMNetClassifier(VRSPAML2Classifier):
@@ -152,30 +102,7 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
 
     Parameters
     ----------
-    beta : float, default=1e-4
-        l2 weight :math:`\beta`. Values must be in the range `(0.0, inf)`.
-    beta1 : float, default=1e-4
-        l1 weight :math:`\beta_1`. Values must be in the range `[0.0, inf)`.
-    eta : float or "auto", default="auto"
-        See :class:`VRSPAML2Classifier`.
-    inner : int or "auto", default="auto"
-        See :class:`VRSPAML2Classifier`.
-    init : {"spam", "zeros"}, default="spam"
-        See :class:`VRSPAML2Classifier` (the SPAM pass uses SPAM-NET).
-    eta0 : float or "auto", default="auto"
-        See :class:`VRSPAML2Classifier`.
-    tol : float, default=1e-5
-        See :class:`VRSPAML2Classifier`.
-    max_iter : int, default=20
-        Maximal number of outer stages.
-    shuffle : bool, default=True
-        Shuffle the order of the SPAM initialisation pass.
-    random_state : int, RandomState instance or None, default=None
-        Seed of that order and of the inner samples.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous snapshot.
-    verbose : int, default=0
-        Log one line per ``fit``.
+    {parameters}
 
     Attributes
     ----------
@@ -203,10 +130,6 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
     """
 
     _algorithm = "vrspam-net"
-    _parameter_constraints = {
-        **_VRSPAM_CONSTRAINTS,
-        "beta1": [Interval(Real, 0, None, closed="left")],
-    }
 
     def __init__(
         self,
@@ -224,9 +147,4 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
         warm_start=False,
         verbose=0,
     ):
-        super().__init__(
-            beta=beta, eta=eta, inner=inner, init=init, eta0=eta0, tol=tol,
-            max_iter=max_iter, shuffle=shuffle, random_state=random_state,
-            warm_start=warm_start, verbose=verbose,
-        )
-        self.beta1 = beta1
+        self._store(locals())
