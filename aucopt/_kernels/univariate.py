@@ -11,6 +11,8 @@ stochastic gradient steps weighted by ``n / (2 n_y)``. The l2 proximal step
 is applied lazily (``w = scale * v``), so a step costs O(nnz) on CSR rows.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -18,12 +20,37 @@ from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
 from ._rows import inline_row_function, row_axpy, row_axpy_dot, row_dot, row_sqnorm
 from ._schedules import step_size
+from ._state import F64, I64, D
 
-__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "univariate_derivative", "univariate_epoch",
-           "univariate_fold"]
+__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "UnivariateState", "ClassCounts", "Loss",
+           "univariate_derivative", "univariate_epoch", "univariate_fold"]
 
 EXPONENTIAL = 0  # l(m) = exp(-m)
 SQUARE = 1  # l(m) = (1 - m)^2
+
+
+class UnivariateState(NamedTuple):
+    """The state of online Uni-Exp and Uni-Squ (:func:`univariate_epoch`)."""
+
+    w: F64[D]  # weights up to their scale
+    scale: F64[1]  # the weights are scale * w: the l2 prox only shrinks the scalar
+    b: F64[1]  # bias (not penalised)
+    run_count: I64[2]  # running class counts (weights="online")
+    run_sqmax: F64[1]  # largest squared row norm seen (weights="online")
+
+
+class ClassCounts(NamedTuple):
+    """What the weights ``n / (2 n_y)`` and ``M^2`` come from: the training data or the run."""
+
+    count: I64[2]  # class counts, negatives first
+    sqmax: F64[1]  # largest squared row norm (for eta="auto")
+
+
+class Loss(NamedTuple):
+    """The univariate loss of an algorithm of the family."""
+
+    code: int  # EXPONENTIAL or SQUARE
+    auto_unit: float  # eta="auto" (not yet calibrated) is auto_unit / (M^2 + 1)
 
 
 @njit(cache=True, nogil=True)
@@ -50,8 +77,7 @@ row_finite = inline_row_function(_dense_finite, _csr_finite, "row_finite")
 
 
 @njit(cache=True, nogil=True)
-def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order, start, hp, t,
-                     learn):
+def univariate_epoch(st, stats, data, indices, indptr, y, order, start, hp, loss, t, learn):
     """Run the weighted univariate SGD over ``order``; update the state in place.
 
     The weights are ``scale * w``: the l2 proximal step only shrinks the scalar, kept
@@ -62,26 +88,25 @@ def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Weights up to ``scale``.
-    scale : ndarray of shape (1,)
-        Their scale.
-    b : ndarray of shape (1,)
-        Bias (not penalised).
-    counts : ndarray of shape (2,), int64
-        Class counts defining the weights ``n / (2 n_y)``.
-    sqmax : ndarray of shape (1,)
-        Largest squared row norm (for ``eta="auto"``).
+    st : UnivariateState
+        ``w``, ``scale`` and ``b`` are updated (the running counts are read through
+        ``stats``).
+    stats : ClassCounts
+        Class counts defining the weights ``n / (2 n_y)`` and ``M^2`` (for
+        ``eta="auto"``): the running ones of ``st`` or the training data's.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
-    hp : UnivariateHyper
-        Named tuple ``(loss, eta, auto_eta, schedule, lam, online)``.
     start : int
         Position in ``order`` to start at.
+    hp : UnivariateHyper
+        Named tuple ``(eta, auto_eta, lam, schedule, online)``
+        (:data:`aucopt.algorithms.univariate.hyper`).
+    loss : Loss
+        The loss and its unit of ``eta="auto"``.
     t : int
         Steps done before this call.
     learn : bool
@@ -97,6 +122,8 @@ def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order
     position : int
         Position in ``order`` after the last row handled.
     """
+    w, scale, b = st.w, st.scale, st.b
+    counts, sqmax = stats.count, stats.sqmax
     v_scale = scale[0]  # weights = v_scale * w: the l2 prox only shrinks the scalar
     m = order.shape[0]
     prev = -1  # row whose update v += coef x is pending (done by the next row's sweep)
@@ -121,12 +148,13 @@ def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order
         else:
             dot = row_dot(w, data, indices, indptr, i)
         margin = yt * (v_scale * dot + b[0])
-        g = weight * univariate_derivative(hp.loss, margin) * yt
+        g = weight * univariate_derivative(loss.code, margin) * yt
         if exploding(g):
             status = DIVERGED
             break
         t += 1
-        base = hp.eta / (sqmax[0] + 1.0) if hp.auto_eta else hp.eta  # +1: the bias feature
+        # "auto": hp.eta = 1 times the loss's unit, over M^2 + 1 (+1: the bias feature)
+        base = loss.auto_unit * hp.eta / (sqmax[0] + 1.0) if hp.auto_eta else hp.eta
         eta = step_size(hp.schedule, base, 0.5, t)
         prev, coef = i, -eta * g / v_scale  # O(nnz) on CSR rows
         b[0] -= eta * g
