@@ -135,6 +135,8 @@ _COMMON = dict(
     warm_values=warm_values,
     column_keys=("w",),
     equivalence_params={"weights": "online"},
+    notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
+    "Kotlowski et al. (balanced). eta='auto' is calibrated on the data.",
 )
 
 UNI_EXP = register(
@@ -148,9 +150,6 @@ UNI_EXP = register(
         # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
         # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
         quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
-        notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
-        "Kotlowski "
-        "et al. (balanced). eta='auto' is calibrated on the data.",
         **_COMMON,
     )
 )
@@ -164,9 +163,6 @@ UNI_SQU = register(
         calibration=StepCalibration(regularised("square", kind="univariate", l2="lam"),
                                     unit=AUTO_ETA["squ"], offset=1.0),
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
-        "Kotlowski "
-        "et al. (balanced). eta='auto' is calibrated on the data.",
         **_COMMON,
     )
 )
