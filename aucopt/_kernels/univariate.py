@@ -22,8 +22,8 @@ from ._rows import inline_row_function, row_axpy, row_axpy_dot, row_dot, row_sqn
 from ._schedules import step_size
 from ._state import F64, I64, D
 
-__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "UnivariateState", "ClassCounts", "Loss",
-           "univariate_derivative", "univariate_epoch", "univariate_fold"]
+__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "UnivariateState", "univariate_derivative",
+           "univariate_epoch", "univariate_fold"]
 
 EXPONENTIAL = 0  # l(m) = exp(-m)
 SQUARE = 1  # l(m) = (1 - m)^2
@@ -37,20 +37,6 @@ class UnivariateState(NamedTuple):
     b: F64[1]  # bias (not penalised)
     run_count: I64[2]  # running class counts (weights="online")
     run_sqmax: F64[1]  # largest squared row norm seen (weights="online")
-
-
-class ClassCounts(NamedTuple):
-    """What the weights ``n / (2 n_y)`` and ``M^2`` come from: the training data or the run."""
-
-    count: I64[2]  # class counts, negatives first
-    sqmax: F64[1]  # largest squared row norm (for eta="auto")
-
-
-class Loss(NamedTuple):
-    """The univariate loss of an algorithm of the family."""
-
-    code: int  # EXPONENTIAL or SQUARE
-    auto_unit: float  # eta="auto" (not yet calibrated) is auto_unit / (M^2 + 1)
 
 
 @njit(cache=True, nogil=True)
@@ -77,36 +63,37 @@ row_finite = inline_row_function(_dense_finite, _csr_finite, "row_finite")
 
 
 @njit(cache=True, nogil=True)
-def univariate_epoch(st, stats, data, indices, indptr, y, order, start, hp, loss, t, learn):
+def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, loss, t, learn):
     """Run the weighted univariate SGD over ``order``; update the state in place.
 
     The weights are ``scale * w``: the l2 proximal step only shrinks the scalar, kept
     between calls, so a step costs O(nnz) on CSR rows and a stream cut into calls runs
     the operations of one pass. When ``scale`` falls below ``FOLD_BELOW`` the kernel
     stops (``NEEDS_FOLD``); the caller folds it into ``w`` (O(d), rare) and continues
-    at the returned position.
+    with the rest of ``order`` after the returned position.
 
     Parameters
     ----------
     st : UnivariateState
         ``w``, ``scale`` and ``b`` are updated (the running counts are read through
-        ``stats``).
-    stats : ClassCounts
-        Class counts defining the weights ``n / (2 n_y)`` and ``M^2`` (for
-        ``eta="auto"``): the running ones of ``st`` or the training data's.
+        ``counts`` and ``sqmax``).
+    counts : ndarray of shape (2,), int64
+        Class counts defining the weights ``n / (2 n_y)``: the running ones of ``st``
+        or the training data's.
+    sqmax : ndarray of shape (1,)
+        Largest squared row norm of the same rows (for ``eta="auto"``).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
-    start : int
-        Position in ``order`` to start at.
     hp : UnivariateHyper
         Named tuple ``(eta, auto_eta, lam, schedule, online)``
-        (:data:`aucopt.algorithms.univariate.hyper`).
-    loss : Loss
-        The loss and its unit of ``eta="auto"``.
+        (:data:`aucopt.algorithms.univariate.hyper`); with ``auto_eta`` the step
+        scale is ``eta / (M^2 + 1)``.
+    loss : int
+        ``EXPONENTIAL`` or ``SQUARE``.
     t : int
         Steps done before this call.
     learn : bool
@@ -123,13 +110,12 @@ def univariate_epoch(st, stats, data, indices, indptr, y, order, start, hp, loss
         Position in ``order`` after the last row handled.
     """
     w, scale, b = st.w, st.scale, st.b
-    counts, sqmax = stats.count, stats.sqmax
     v_scale = scale[0]  # weights = v_scale * w: the l2 prox only shrinks the scalar
     m = order.shape[0]
     prev = -1  # row whose update v += coef x is pending (done by the next row's sweep)
     coef = 0.0
     status = OK
-    idx = start
+    idx = 0
     while idx < m:
         i = order[idx]
         idx += 1
@@ -148,13 +134,12 @@ def univariate_epoch(st, stats, data, indices, indptr, y, order, start, hp, loss
         else:
             dot = row_dot(w, data, indices, indptr, i)
         margin = yt * (v_scale * dot + b[0])
-        g = weight * univariate_derivative(loss.code, margin) * yt
+        g = weight * univariate_derivative(loss, margin) * yt
         if exploding(g):
             status = DIVERGED
             break
         t += 1
-        # "auto": hp.eta = 1 times the loss's unit, over M^2 + 1 (+1: the bias feature)
-        base = loss.auto_unit * hp.eta / (sqmax[0] + 1.0) if hp.auto_eta else hp.eta
+        base = hp.eta / (sqmax[0] + 1.0) if hp.auto_eta else hp.eta  # +1: the bias feature
         eta = step_size(hp.schedule, base, 0.5, t)
         prev, coef = i, -eta * g / v_scale  # O(nnz) on CSR rows
         b[0] -= eta * g

@@ -10,8 +10,6 @@ from .._kernels.univariate import (
     EXPONENTIAL,
     NEEDS_FOLD,
     SQUARE,
-    ClassCounts,
-    Loss,
     UnivariateState,
     univariate_epoch,
     univariate_fold,
@@ -35,7 +33,7 @@ PAPER = (
 # chunk to calibrate on, the kernel uses AUTO_ETA[loss] / (M^2 + 1), M^2 the largest squared row
 # norm seen (+1: the bias).
 AUTO_ETA = {"exp": 0.5, "squ": 1.0}
-LOSSES = {"exp": Loss(EXPONENTIAL, AUTO_ETA["exp"]), "squ": Loss(SQUARE, AUTO_ETA["squ"])}
+LOSSES = {"exp": EXPONENTIAL, "squ": SQUARE}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
 ETA_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: learning rates 2^[-12:10]
 
@@ -45,7 +43,7 @@ def _online(weights: str) -> bool:
 
 
 PARAMS = (
-    # the kernel's eta for "auto" is 1: it multiplies the loss's unit (LOSSES)
+    # unit 1: the run of each loss puts its AUTO_ETA in its place
     auto_step("eta", 1.0, r"""
         Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
         (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step
@@ -79,7 +77,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 
 
 def _runner(loss: str):
-    kind = LOSSES[loss]
+    code, unit = LOSSES[loss], AUTO_ETA[loss]
 
     def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
         """One pass (see :func:`aucopt._kernels.univariate.univariate_epoch`).
@@ -88,18 +86,21 @@ def _runner(loss: str):
         so far (the estimator's ``data_*``); ``"online"``: running ones.
         """
         hp = hyper(params)
-        if not hp.auto_eta and hp.eta != params["eta"]:  # a retry lowered the step in place
+        if hp.auto_eta:  # not calibrated yet: the loss's unit over M^2 + 1
+            hp = hp._replace(eta=unit)
+        elif hp.eta != params["eta"]:  # a retry lowered the step in place
             hp = hyper(dict(params))  # (the cache is keyed on the dict object)
         prefix = "run" if hp.online else "data"
         st = view(UnivariateState, state)
-        stats = ClassCounts(state[f"{prefix}_count"], state[f"{prefix}_sqmax"])
-        position = 0
+        counts, sqmax = state[f"{prefix}_count"], state[f"{prefix}_sqmax"]
+        done = 0
         while True:
-            t, status, position = univariate_epoch(st, stats, rows.data, rows.indices,
-                                                   rows.indptr, y, order, position, hp, kind,
-                                                   t, learn)
+            t, status, position = univariate_epoch(st, counts, sqmax, rows.data, rows.indices,
+                                                   rows.indptr, y, order[done:], hp, code, t,
+                                                   learn)
             if status != NEEDS_FOLD:
                 return t, status
+            done += position
             if before_dense is not None:
                 before_dense()
             univariate_fold(st.w, st.scale)

@@ -5,8 +5,8 @@ import pytest
 from numpy.testing import assert_allclose
 
 from aucopt._kernels._schedules import CONSTANT
-from aucopt._kernels.univariate import ClassCounts, UnivariateState, univariate_epoch
-from aucopt.algorithms.univariate import LOSSES, UnivariateHyper
+from aucopt._kernels.univariate import SQUARE, UnivariateState, univariate_epoch
+from aucopt.algorithms.univariate import UnivariateHyper
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
 from aucopt.linear_model._univariate import UniExpClassifier, UniSquClassifier
@@ -73,9 +73,8 @@ def test_first_step_uses_the_balanced_weight(counts, learn, weight):
     hp = UnivariateHyper(eta=0.1, auto_eta=False, schedule=CONSTANT, lam=0.5, online=learn)
     w, scale, b = np.zeros(2), np.ones(1), np.zeros(1)
     st = UnivariateState(w, scale, b, np.zeros(2, dtype=np.int64), np.zeros(1))
-    stats = ClassCounts(np.array(counts, dtype=np.int64), np.zeros(1))
-    t, status, position = univariate_epoch(st, stats, X, None, None, y, np.array([0]), 0, hp,
-                                           LOSSES["squ"], 0, learn)
+    t, status, position = univariate_epoch(st, np.array(counts, dtype=np.int64), np.zeros(1), X,
+                                           None, None, y, np.array([0]), hp, SQUARE, 0, learn)
     g = weight * (-2.0) * (-1.0)  # l'(0) = -2 for the square loss, y = -1
     assert t == 1 and status == 0 and position == 1
     assert_allclose(w * scale, -0.1 * g * X[0] / (1 + 0.1 * 0.5), rtol=1e-14)
