@@ -140,30 +140,33 @@ _COMMON = dict(
     "Kotlowski et al. (balanced). eta='auto' is calibrated on the data.",
 )
 
-UNI_EXP = register(
-    AlgorithmSpec(
-        id="uni-exp",
-        name="online Uni-Exp",
-        estimator="aucopt.linear_model._univariate:UniExpClassifier",
-        run=_runner("exp"),
-        calibration=StepCalibration(regularised("exp", kind="univariate", l2="lam"),
-                                    unit=AUTO_ETA["exp"], offset=1.0),
-        # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
-        # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
-        quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
+
+def _register(loss: str, measure: str, **fields) -> AlgorithmSpec:
+    """Register the online algorithm of ``loss`` (``measure``: the loss's name in
+    :func:`aucopt.algorithms._calibrate.regularised`)."""
+    return register(AlgorithmSpec(
+        run=_runner(loss),
+        calibration=StepCalibration(regularised(measure, kind="univariate", l2="lam"),
+                                    unit=AUTO_ETA[loss], offset=1.0),
+        **fields,
         **_COMMON,
-    )
+    ))
+
+
+UNI_EXP = _register(
+    "exp", "exp",
+    id="uni-exp",
+    name="online Uni-Exp",
+    estimator="aucopt.linear_model._univariate:UniExpClassifier",
+    # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
+    # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
+    quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
 )
 
-UNI_SQU = register(
-    AlgorithmSpec(
-        id="uni-squ",
-        name="online Uni-Squ",
-        estimator="aucopt.linear_model._univariate:UniSquClassifier",
-        run=_runner("squ"),
-        calibration=StepCalibration(regularised("square", kind="univariate", l2="lam"),
-                                    unit=AUTO_ETA["squ"], offset=1.0),
-        quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        **_COMMON,
-    )
+UNI_SQU = _register(
+    "squ", "square",
+    id="uni-squ",
+    name="online Uni-Squ",
+    estimator="aucopt.linear_model._univariate:UniSquClassifier",
+    quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
 )
