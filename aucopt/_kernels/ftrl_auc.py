@@ -20,19 +20,31 @@ else. ``w.m+`` and ``w.m-`` are kept as dot products with the class sums,
 updated by the coordinates that move and by the row added to its class.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import _row_function
+from ._state import F64, I64, D
 from .spam import spam_gradient_coef
 
-__all__ = ["N_COLUMNS", "W", "ftrl_auc_epoch", "ftrl_weight", "row_entry", "row_span"]
+__all__ = ["N_COLUMNS", "W", "FtrlAucState", "ftrl_auc_epoch", "ftrl_weight", "row_entry",
+           "row_span"]
 
 # Columns of the per-feature state: z, n, the current weight, and both class sums, interleaved
 # so that a touched feature costs one cache line (PERFORMANCE.md).
 Z, N, W, SUM_NEG, SUM_POS = 0, 1, 2, 3, 4
 N_COLUMNS = 5
+
+
+class FtrlAucState(NamedTuple):
+    """FTRL-AUC's state (:func:`ftrl_auc_epoch` takes its three arrays)."""
+
+    pack: F64[D, N_COLUMNS]  # per feature: z, n, w, sum of the negatives, sum of the positives
+    dots: F64[2]  # w . (sum of the negatives), w . (sum of the positives)
+    run_count: I64[2]  # samples per class in the class sums (negatives first)
 
 
 def _dense_span(data, indices, indptr, i):
@@ -68,7 +80,7 @@ def ftrl_weight(z, n, hp):
     n : float
         Sum of its squared gradients.
     hp : FtrlAucHyper
-        Named tuple ``(alpha, beta, lam1, lam2)``.
+        Named tuple ``(alpha, beta, lam1, lam2)`` (:data:`aucopt.algorithms.ftrl_auc.hyper`).
 
     Returns
     -------

@@ -11,6 +11,8 @@ stochastic gradient steps weighted by ``n / (2 n_y)``. The l2 proximal step
 is applied lazily (``w = scale * v``), so a step costs O(nnz) on CSR rows.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -18,12 +20,23 @@ from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
 from ._rows import inline_row_function, row_axpy, row_axpy_dot, row_dot, row_sqnorm
 from ._schedules import step_size
+from ._state import F64, I64, D
 
-__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "univariate_derivative", "univariate_epoch",
-           "univariate_fold"]
+__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "UnivariateState", "univariate_derivative",
+           "univariate_epoch", "univariate_fold"]
 
 EXPONENTIAL = 0  # l(m) = exp(-m)
 SQUARE = 1  # l(m) = (1 - m)^2
+
+
+class UnivariateState(NamedTuple):
+    """The state of online Uni-Exp and Uni-Squ (:func:`univariate_epoch`)."""
+
+    w: F64[D]  # weights up to their scale
+    scale: F64[1]  # the weights are scale * w: the l2 prox only shrinks the scalar
+    b: F64[1]  # bias (not penalised)
+    run_count: I64[2]  # running class counts (weights="online")
+    run_sqmax: F64[1]  # largest squared row norm seen (weights="online")
 
 
 @njit(cache=True, nogil=True)
@@ -50,28 +63,25 @@ row_finite = inline_row_function(_dense_finite, _csr_finite, "row_finite")
 
 
 @njit(cache=True, nogil=True)
-def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order, start, hp, t,
-                     learn):
+def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, loss, t, learn):
     """Run the weighted univariate SGD over ``order``; update the state in place.
 
     The weights are ``scale * w``: the l2 proximal step only shrinks the scalar, kept
     between calls, so a step costs O(nnz) on CSR rows and a stream cut into calls runs
     the operations of one pass. When ``scale`` falls below ``FOLD_BELOW`` the kernel
     stops (``NEEDS_FOLD``); the caller folds it into ``w`` (O(d), rare) and continues
-    at the returned position.
+    with the rest of ``order`` after the returned position.
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Weights up to ``scale``.
-    scale : ndarray of shape (1,)
-        Their scale.
-    b : ndarray of shape (1,)
-        Bias (not penalised).
+    st : UnivariateState
+        ``w``, ``scale`` and ``b`` are updated (the running counts are read through
+        ``counts`` and ``sqmax``).
     counts : ndarray of shape (2,), int64
-        Class counts defining the weights ``n / (2 n_y)``.
+        Class counts defining the weights ``n / (2 n_y)``: the running ones of ``st``
+        or the training data's.
     sqmax : ndarray of shape (1,)
-        Largest squared row norm (for ``eta="auto"``).
+        Largest squared row norm of the same rows (for ``eta="auto"``).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -79,9 +89,11 @@ def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
     hp : UnivariateHyper
-        Named tuple ``(loss, eta, auto_eta, schedule, lam, online)``.
-    start : int
-        Position in ``order`` to start at.
+        Named tuple ``(eta, auto_eta, lam, schedule, online)``
+        (:data:`aucopt.algorithms.univariate.hyper`); with ``auto_eta`` the step
+        scale is ``eta / (M^2 + 1)``.
+    loss : int
+        ``EXPONENTIAL`` or ``SQUARE``.
     t : int
         Steps done before this call.
     learn : bool
@@ -97,12 +109,13 @@ def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order
     position : int
         Position in ``order`` after the last row handled.
     """
+    w, scale, b = st.w, st.scale, st.b
     v_scale = scale[0]  # weights = v_scale * w: the l2 prox only shrinks the scalar
     m = order.shape[0]
     prev = -1  # row whose update v += coef x is pending (done by the next row's sweep)
     coef = 0.0
     status = OK
-    idx = start
+    idx = 0
     while idx < m:
         i = order[idx]
         idx += 1
@@ -121,7 +134,7 @@ def univariate_epoch(w, scale, b, counts, sqmax, data, indices, indptr, y, order
         else:
             dot = row_dot(w, data, indices, indptr, i)
         margin = yt * (v_scale * dot + b[0])
-        g = weight * univariate_derivative(hp.loss, margin) * yt
+        g = weight * univariate_derivative(loss, margin) * yt
         if exploding(g):
             status = DIVERGED
             break

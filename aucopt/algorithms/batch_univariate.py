@@ -1,7 +1,7 @@
 """Batch class-balanced univariate baselines: Uni-Log (L-BFGS) and Uni-Squ (exact).
 
-Spec sections 6 and 7.4 (Kotlowski, Dembczynski, Huellermeier, ICML 2011, as compared in
-Gao et al. 2013, Section 6.1). Both minimise, over ``w`` and an unpenalised intercept ``b``,
+Kotlowski, Dembczynski, Huellermeier, ICML 2011, as compared in Gao et al. 2013,
+Section 6.1. Both minimise, over ``w`` and an unpenalised intercept ``b``,
 
     (lam/2) ||w||^2 + (1/n+) sum_{y_i=+1} l(w.x_i + b) + (1/n-) sum_{y_i=-1} l(-(w.x_i + b))
 
@@ -11,6 +11,8 @@ each class carries total weight 1 (the "balanced" univariate loss of Kotlowski e
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import scipy.linalg
 import scipy.optimize
@@ -18,12 +20,18 @@ import scipy.sparse.linalg
 from scipy.special import expit
 
 from .._kernels._checks import OK
+from .._kernels._state import F64, I64, D, zeros
 from ._cutting_plane import as_matrix
+from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .batch_pairwise import LAMS, check_gram_memory, class_statistics
 
 __all__ = [
+    "LOG_PARAMS",
+    "SQU_PARAMS",
+    "UniBatchState",
+    "hyper",
     "class_weights",
     "balanced_logistic",
     "uni_squ_solution",
@@ -122,9 +130,58 @@ def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
 
 
 # ------------------------------------------------------------------------ specs
+def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
+    """The shared parameters of a deterministic solver run to convergence."""
+    max_iter, shuffle, random_state, warm_start, verbose = common(
+        max_iter=1000, max_iter_doc=max_iter_doc, warm_start=warm_start_doc)
+    return (
+        max_iter,
+        shuffle.replace(default=False,
+                        doc="Ignored (the solution does not depend on the sample order)."),
+        random_state.replace(doc="Unused (deterministic); kept for the common estimator API."),
+        warm_start,
+        verbose.replace(doc="Log one line when the solve is done."),
+    )
+
+
+LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+LOG_PARAMS = (
+    LAM,
+    Param("tol", 1e-6, (POSITIVE,), "float", r"""
+        Stop when the largest gradient component (including :math:`b`) is at
+        most ``tol`` (L-BFGS-B ``gtol``), or earlier only if the objective stops
+        decreasing in floating point (reached near 1e-9 on german.numer).""", kernel=float),
+    *_solver_params("Maximum number of L-BFGS iterations.",
+                    r"Start from the previous :math:`(w, b)`."),
+)
+SQU_PARAMS = (
+    LAM,
+    LOG_PARAMS[1].replace(default=1e-8, doc="""
+        Relative residual of the conjugate-gradient solver, used only when the
+        d x d normal equations exceed ``max_memory_gb``."""),
+    Param("max_memory_gb", 2.0, (POSITIVE,), "float", """
+        Above this size of three dense d x d matrices the normal equations
+        are solved by conjugate gradients (O(nnz) per step, no d x d matrix)
+        instead of a Cholesky factorisation."""),
+    *_solver_params("Maximum number of conjugate-gradient steps (unused by the Cholesky solve).",
+                    r"Start conjugate gradients from the previous :math:`w`."),
+)
+
+# The solvers' scalars (no kernel: scipy runs the solve)
+hyper = KernelScalars("UniBatchHyper", __name__, SQU_PARAMS)
+UniBatchHyper = hyper.type
+
+
+class UniBatchState(NamedTuple):
+    """The state of the batch univariate baselines."""
+
+    w: F64[D]  # scoring vector
+    bias: F64[1]  # the unpenalised intercept b
+    n_iter: I64[1]  # iterations of the last solve (1 for the Cholesky solve)
+
+
 def _init_state(n_features, n_samples, params, rng=None):
-    return {"w": np.zeros(n_features), "bias": np.zeros(1),
-            "n_iter": np.zeros(1, dtype=np.int64)}
+    return zeros(UniBatchState, n_features)
 
 
 def coef(state, params) -> np.ndarray:
@@ -135,11 +192,12 @@ def coef(state, params) -> np.ndarray:
 def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Balanced logistic regression by L-BFGS-B, from the current ``(w, b)``."""
     X = as_matrix(rows)
+    hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
     result = scipy.optimize.minimize(
-        balanced_logistic, x0, args=(X, y, class_weights(y), float(params["lam"])),
+        balanced_logistic, x0, args=(X, y, class_weights(y), hp.lam),
         jac=True, method="L-BFGS-B",
-        options={"maxiter": int(params["max_iter"]), "gtol": float(params["tol"]),
+        options={"maxiter": int(params["max_iter"]), "gtol": hp.tol,
                  "ftol": 0.0, "maxcor": 20},
     )
     state["w"][:] = result.x[:-1]
@@ -151,14 +209,13 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
 def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Balanced square loss: Cholesky of the normal equations, or CG if d x d is too big."""
     X = as_matrix(rows)
-    lam = float(params["lam"])
+    hp = hyper(params)
     try:
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
-        w, b, n_iter = _uni_squ_cg(X, y, lam, float(params["tol"]), int(params["max_iter"]),
-                                   state["w"])
+        w, b, n_iter = _uni_squ_cg(X, y, hp.lam, hp.tol, int(params["max_iter"]), state["w"])
     else:
-        (w, b), n_iter = uni_squ_solution(X, y, lam), 1
+        (w, b), n_iter = uni_squ_solution(X, y, hp.lam), 1
     state["w"][:] = w
     state["bias"][0] = b
     state["n_iter"][0] = n_iter
@@ -172,6 +229,7 @@ _COMMON = dict(
     streaming=False,
     sparse=True,
     coef=coef,
+    state=(UniBatchState,),
     step_param=None,
     warm_keys=("w", "bias"),
     equivalence_params={},
@@ -192,6 +250,7 @@ UNI_LOG_BATCH = register(AlgorithmSpec(
     cost="O(nnz) per L-BFGS iteration",
     init_state=_init_state,
     run=run_uni_log,
+    params=LOG_PARAMS,
     notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol.",
     **_COMMON,
 ))
@@ -204,6 +263,7 @@ UNI_SQU_BATCH = register(AlgorithmSpec(
     cost="O(nnz d + d^3) once (Cholesky), or O(nnz) per CG step",
     init_state=_init_state,
     run=run_uni_squ,
+    params=SQU_PARAMS,
     notes=_NOTES + " Exact: Cholesky solve of the normal equations; conjugate gradients "
     "(relative residual <= tol) when three d x d matrices would exceed max_memory_gb.",
     **_COMMON,

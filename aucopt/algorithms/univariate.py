@@ -2,23 +2,25 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from .._kernels._schedules import CONSTANT, INV_SQRT
+from .._kernels._state import view, zeros
 from .._kernels.univariate import (
     EXPONENTIAL,
     NEEDS_FOLD,
     SQUARE,
+    UnivariateState,
     univariate_epoch,
     univariate_fold,
 )
+from ..utils._param_validation import Options
 from ._calibrate import StepCalibration, regularised
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["UnivariateHyper", "AUTO_ETA", "UNI_EXP", "UNI_SQU"]
+__all__ = ["PARAMS", "UnivariateHyper", "AUTO_ETA", "LOSSES", "UNI_EXP", "UNI_SQU", "hyper"]
 
 PAPER = (
     "W. Kotlowski, K. Dembczynski, E. Huellermeier. Bipartite ranking through minimization "
@@ -31,35 +33,51 @@ PAPER = (
 # chunk to calibrate on, the kernel uses AUTO_ETA[loss] / (M^2 + 1), M^2 the largest squared row
 # norm seen (+1: the bias).
 AUTO_ETA = {"exp": 0.5, "squ": 1.0}
+LOSSES = {"exp": EXPONENTIAL, "squ": SQUARE}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
 ETA_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: learning rates 2^[-12:10]
 
 
-class UnivariateHyper(NamedTuple):
-    """Scalar hyperparameters of :func:`aucopt._kernels.univariate.univariate_epoch`."""
+def _online(weights: str) -> bool:
+    return weights == "online"
 
-    loss: int
-    eta: float
-    auto_eta: bool
-    schedule: int
-    lam: float
-    online: bool
+
+PARAMS = (
+    # unit 1: the run of each loss puts its AUTO_ETA in its place
+    auto_step("eta", 1.0, r"""
+        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
+        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step
+        of a geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`)
+        and stores the value used in ``eta_``."""),
+    Param("lam", 1e-6, (NON_NEGATIVE,), "float",
+          r"l2 weight :math:`\lambda` on ``w`` (the bias is not penalised).", kernel=float),
+    Param("schedule", "inv_sqrt", (Options(str, set(SCHEDULES)),), '{"inv_sqrt", "constant"}',
+          "Step-size schedule.", kernel=codes(SCHEDULES)),
+    Param("weights", "train", (Options(str, {"train", "online"}),), '{"train", "online"}', r"""
+        Where the class counts :math:`n_\pm` of the weights (and
+        :math:`M^2`) come from. ``"train"``: the training data given so far
+        (all of ``X`` in ``fit``), the batch weights of Kotlowski et al.;
+        ``"online"``: running counts including the current example (exactly
+        equal across chunkings; the first examples of a rare class then get
+        large weights).""", kernel=_online, fields=("online",)),
+    *common(max_iter=10, warm_start="Start ``fit`` from the previous weights and bias (the "
+            "counters restart)."),
+)
+
+hyper = KernelScalars("UnivariateHyper", __name__, PARAMS)
+UnivariateHyper = hyper.type
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh state: ``w`` (d,) and its ``scale`` (1,) (the weights are ``scale * w``),
-    bias ``b`` (1,), ``run_count`` (2,), ``run_sqmax`` (1,)."""
-    return {
-        "w": np.zeros(n_features),
-        "scale": np.ones(1),
-        "b": np.zeros(1),
-        "run_count": np.zeros(2, dtype=np.int64),
-        "run_sqmax": np.zeros(1),
-    }
+    """Return a fresh state: the arrays of :class:`aucopt._kernels.univariate.UnivariateState`,
+    zero but for ``scale`` = 1 (the weights are ``scale * w``)."""
+    state = zeros(UnivariateState, n_features)
+    state["scale"][0] = 1.0
+    return state
 
 
 def _runner(loss: str):
-    auto, code = AUTO_ETA[loss], {"exp": EXPONENTIAL, "squ": SQUARE}[loss]
+    code, unit = LOSSES[loss], AUTO_ETA[loss]
 
     def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
         """One pass (see :func:`aucopt._kernels.univariate.univariate_epoch`).
@@ -67,22 +85,25 @@ def _runner(loss: str):
         ``weights="train"``: class counts and M^2 of all the training data given
         so far (the estimator's ``data_*``); ``"online"``: running ones.
         """
-        online = params["weights"] == "online"
-        prefix = "run" if online else "data"
-        is_auto = params["eta"] == "auto"
-        hp = UnivariateHyper(loss=code, eta=auto if is_auto else float(params["eta"]),
-                             auto_eta=is_auto, schedule=SCHEDULES[params["schedule"]],
-                             lam=float(params["lam"]), online=online)
-        w, scale, position = state["w"], state["scale"], 0
+        hp = hyper(params)
+        if hp.auto_eta:  # not calibrated yet: the loss's unit over M^2 + 1
+            hp = hp._replace(eta=unit)
+        elif hp.eta != params["eta"]:  # a retry lowered the step in place
+            hp = hyper(dict(params))  # (the cache is keyed on the dict object)
+        prefix = "run" if hp.online else "data"
+        st = view(UnivariateState, state)
+        counts, sqmax = state[f"{prefix}_count"], state[f"{prefix}_sqmax"]
+        done = 0
         while True:
-            t, status, position = univariate_epoch(
-                w, scale, state["b"], state[f"{prefix}_count"], state[f"{prefix}_sqmax"],
-                rows.data, rows.indices, rows.indptr, y, order, position, hp, t, learn)
+            t, status, position = univariate_epoch(st, counts, sqmax, rows.data, rows.indices,
+                                                   rows.indptr, y, order[done:], hp, code, t,
+                                                   learn)
             if status != NEEDS_FOLD:
                 return t, status
+            done += position
             if before_dense is not None:
                 before_dense()
-            univariate_fold(w, scale)
+            univariate_fold(st.w, st.scale)
 
     return run
 
@@ -107,44 +128,45 @@ _COMMON = dict(
     cost="O(nnz) per sample (lazy l2 shrinkage kept between calls)",
     init_state=init_state,
     coef=coef,
+    params=PARAMS,
+    state=(UnivariateState,),
     grid={"eta": ETA_GRID},
     step_param="eta",
     warm_keys=("w", "b"),
     warm_values=warm_values,
     column_keys=("w",),
     equivalence_params={"weights": "online"},
+    notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
+    "Kotlowski et al. (balanced). eta='auto' is calibrated on the data.",
 )
 
-UNI_EXP = register(
-    AlgorithmSpec(
-        id="uni-exp",
-        name="online Uni-Exp",
-        estimator="aucopt.linear_model._univariate:UniExpClassifier",
-        run=_runner("exp"),
-        calibration=StepCalibration(regularised("exp", kind="univariate", l2="lam"),
-                                    unit=AUTO_ETA["exp"], offset=1.0),
-        # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
-        # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
-        quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
-        notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
-        "Kotlowski "
-        "et al. (balanced). eta='auto' is calibrated on the data.",
+
+def _register(loss: str, measure: str, **fields) -> AlgorithmSpec:
+    """Register the online algorithm of ``loss`` (``measure``: the loss's name in
+    :func:`aucopt.algorithms._calibrate.regularised`)."""
+    return register(AlgorithmSpec(
+        run=_runner(loss),
+        calibration=StepCalibration(regularised(measure, kind="univariate", l2="lam"),
+                                    unit=AUTO_ETA[loss], offset=1.0),
+        **fields,
         **_COMMON,
-    )
+    ))
+
+
+UNI_EXP = _register(
+    "exp", "exp",
+    id="uni-exp",
+    name="online Uni-Exp",
+    estimator="aucopt.linear_model._univariate:UniExpClassifier",
+    # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
+    # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
+    quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
 )
 
-UNI_SQU = register(
-    AlgorithmSpec(
-        id="uni-squ",
-        name="online Uni-Squ",
-        estimator="aucopt.linear_model._univariate:UniSquClassifier",
-        run=_runner("squ"),
-        calibration=StepCalibration(regularised("square", kind="univariate", l2="lam"),
-                                    unit=AUTO_ETA["squ"], offset=1.0),
-        quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
-        notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
-        "Kotlowski "
-        "et al. (balanced). eta='auto' is calibrated on the data.",
-        **_COMMON,
-    )
+UNI_SQU = _register(
+    "squ", "square",
+    id="uni-squ",
+    name="online Uni-Squ",
+    estimator="aucopt.linear_model._univariate:UniSquClassifier",
+    quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
 )

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
-from ..utils._param_validation import Interval
 from ._base import BaseAUCClassifier
 
 __all__ = ["UniLogBatchClassifier", "UniSquBatchClassifier"]
@@ -24,23 +21,7 @@ class UniLogBatchClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    tol : float, default=1e-6
-        Stop when the largest gradient component (including :math:`b`) is at
-        most ``tol`` (L-BFGS-B ``gtol``), or earlier only if the objective stops
-        decreasing in floating point (reached near 1e-9 on german.numer).
-        Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=1000
-        Maximum number of L-BFGS iterations.
-    shuffle : bool, default=False
-        Ignored (the solution does not depend on the sample order).
-    random_state : int, RandomState instance or None, default=None
-        Unused (deterministic); kept for the common estimator API.
-    warm_start : bool, default=False
-        Start from the previous :math:`(w, b)`.
-    verbose : int, default=0
-        Log one line when the solve is done.
+    {parameters}
 
     Attributes
     ----------
@@ -65,7 +46,7 @@ class UniLogBatchClassifier(BaseAUCClassifier):
 
     Notes
     -----
-    Spec 6 / 7.4 (Gao et al. 2013, Section 6.1: "batch Uni-Log ... (weighted) univariate logistic
+    Gao et al. 2013 (Section 6.1, "batch Uni-Log ... (weighted) univariate logistic
     loss", weights "as done in (Kotlowski et al., 2011)"). Weighting:
     Kotlowski et al. (ICML 2011) bound the rank regret by the regret of the
     *balanced* (class-weighted, cost-sensitive) univariate loss, i.e. each
@@ -98,11 +79,6 @@ class UniLogBatchClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "uni-log-batch"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "tol": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -115,13 +91,7 @@ class UniLogBatchClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.lam = lam
-        self.tol = tol
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class UniSquBatchClassifier(UniLogBatchClassifier):
@@ -140,27 +110,7 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
 
     Parameters
     ----------
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    tol : float, default=1e-8
-        Relative residual of the conjugate-gradient solver, used only when the
-        d x d normal equations exceed ``max_memory_gb``. Values must be in the
-        range `(0.0, inf)`.
-    max_memory_gb : float, default=2.0
-        Above this size of three dense d x d matrices the normal equations
-        are solved by conjugate gradients (O(nnz) per step, no d x d matrix)
-        instead of a Cholesky factorisation.
-    max_iter : int, default=1000
-        Maximum number of conjugate-gradient steps (unused by the Cholesky
-        solve).
-    shuffle : bool, default=False
-        Ignored (the solution does not depend on the sample order).
-    random_state : int, RandomState instance or None, default=None
-        Unused (deterministic); kept for the common estimator API.
-    warm_start : bool, default=False
-        Start conjugate gradients from the previous :math:`w`.
-    verbose : int, default=0
-        Log one line when the solve is done.
+    {parameters}
 
     Attributes
     ----------
@@ -170,7 +120,7 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
 
     Notes
     -----
-    Spec 6 / 7.4; weighting as for :class:`UniLogBatchClassifier` (balanced,
+    Weighting as for :class:`UniLogBatchClassifier` (balanced,
     Kotlowski et al. 2011). Cost :math:`O(n d^2 + d^3)` (dense) or
     :math:`O(\mathrm{nnz}\, d + d^3)` (CSR, never densified) with
     :math:`O(d^2)` memory, or :math:`O(\mathrm{nnz})` per CG step. Paper grid
@@ -195,10 +145,6 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
     """
 
     _algorithm = "uni-squ-batch"
-    _parameter_constraints = {
-        **UniLogBatchClassifier._parameter_constraints,
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -212,6 +158,4 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
         warm_start=False,
         verbose=0,
     ):
-        super().__init__(lam=lam, tol=tol, max_iter=max_iter, shuffle=shuffle,
-                         random_state=random_state, warm_start=warm_start, verbose=verbose)
-        self.max_memory_gb = max_memory_gb
+        self._store(locals())

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["FTRLAUCClassifier"]
@@ -44,38 +41,7 @@ class FTRLAUCClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    alpha : float or "auto", default="auto"
-        Learning-rate scale :math:`\alpha_{\rm lr}` of the per-feature rate
-        :math:`\alpha_{\rm lr}/(\beta + \sqrt{n_j})` (called ``gamma`` in the
-        authors' code). ``"auto"`` calibrates it on the training data (a short run per
-        step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``alpha_``;
-        the fixed 0.05 it replaces fell 0.051 AUC short of the least-squares optimum on
-        the unscaled case of ``benchmarks/robustness.py``. Values must be in the range `(0.0, inf)`.
-    beta : float, default=1.0
-        Offset :math:`\beta` of that rate (the authors fix 1). Values must be
-        in the range `(0.0, inf)`.
-    lam1 : float, default=1e-3
-        l1 weight :math:`\lambda_1`: features with :math:`|z_j| \le \lambda_1`
-        are exactly 0. Values must be in the range `[0.0, inf)`.
-    lam2 : float, default=0.0
-        l2 weight :math:`\lambda_2` (the authors fix 0). Values must be in the
-        range `[0.0, inf)`.
-    max_iter : int, default=5
-        Passes over the data in ``fit``. The paper makes one pass (set 1 for
-        a faithful run; ``partial_fit`` is always one pass); on small data
-        more passes gain 0.005-0.02 AUC (measured on diabetes, german.numer,
-        splice). From the second pass on, the class statistics are those of
-        the whole data.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous FTRL state (``z``, ``n``, ``w``); the
-        class statistics and the counter restart.
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -139,13 +105,6 @@ class FTRLAUCClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "ftrl-auc"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "alpha": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "beta": [Interval(Real, 0, None, closed="neither")],
-        "lam1": [Interval(Real, 0, None, closed="left")],
-        "lam2": [Interval(Real, 0, None, closed="left")],
-    }
 
     def __init__(
         self,
@@ -160,12 +119,4 @@ class FTRLAUCClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.alpha = alpha
-        self.beta = beta
-        self.lam1 = lam1
-        self.lam2 = lam2
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["UniExpClassifier", "UniSquClassifier"]
@@ -32,33 +29,7 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
-        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step of a
-        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores
-        the value used in ``eta_``. Values must be in the range `(0.0, inf)`.
-    lam : float, default=1e-6
-        l2 weight :math:`\lambda` on ``w`` (the bias is not penalised).
-        Values must be in the range `[0.0, inf)`.
-    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
-        Step-size schedule.
-    weights : {"train", "online"}, default="train"
-        Where the class counts :math:`n_\pm` of the weights (and
-        :math:`M^2`) come from. ``"train"``: the training data given so far
-        (all of ``X`` in ``fit``), the batch weights of Kotlowski et al.;
-        ``"online"``: running counts including the current example (exactly
-        equal across chunkings; the first examples of a rare class then get
-        large weights).
-    max_iter : int, default=10
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous weights and bias (counters restart).
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -127,13 +98,6 @@ class UniExpClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "uni-exp"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "lam": [Interval(Real, 0, None, closed="left")],
-        "schedule": [Options(str, {"inv_sqrt", "constant"})],
-        "weights": [Options(str, {"train", "online"})],
-    }
 
     def __init__(
         self,
@@ -148,15 +112,7 @@ class UniExpClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.eta = eta
-        self.lam = lam
-        self.schedule = schedule
-        self.weights = weights
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class UniSquClassifier(UniExpClassifier):
@@ -173,26 +129,7 @@ class UniSquClassifier(UniExpClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Step scale; ``"auto"`` as in :class:`UniExpClassifier`. Values must be in
-        the range `(0.0, inf)`.
-    lam : float, default=1e-6
-        l2 weight on ``w``. Values must be in the range `[0.0, inf)`.
-    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
-        Step-size schedule.
-    weights : {"train", "online"}, default="train"
-        Source of the class counts of the weights (see
-        :class:`UniExpClassifier`).
-    max_iter : int, default=10
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous weights and bias.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------

@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from aucopt._kernels._schedules import CONSTANT
-from aucopt._kernels.univariate import SQUARE, univariate_epoch
+from aucopt._kernels.univariate import SQUARE, UnivariateState, univariate_epoch
 from aucopt.algorithms.univariate import UnivariateHyper
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
@@ -70,12 +70,11 @@ def test_first_step_uses_the_balanced_weight(counts, learn, weight):
     very first example with running counts (online mode adds it before its step)."""
     X = np.array([[0.5, -0.2]])
     y = np.array([-1.0])
-    hp = UnivariateHyper(loss=SQUARE, eta=0.1, auto_eta=False, schedule=CONSTANT, lam=0.5,
-                         online=learn)
+    hp = UnivariateHyper(eta=0.1, auto_eta=False, schedule=CONSTANT, lam=0.5, online=learn)
     w, scale, b = np.zeros(2), np.ones(1), np.zeros(1)
-    t, status, position = univariate_epoch(w, scale, b, np.array(counts, dtype=np.int64),
-                                           np.zeros(1), X, None, None, y, np.array([0]), 0, hp,
-                                           0, learn)
+    st = UnivariateState(w, scale, b, np.zeros(2, dtype=np.int64), np.zeros(1))
+    t, status, position = univariate_epoch(st, np.array(counts, dtype=np.int64), np.zeros(1), X,
+                                           None, None, y, np.array([0]), hp, SQUARE, 0, learn)
     g = weight * (-2.0) * (-1.0)  # l'(0) = -2 for the square loss, y = -1
     assert t == 1 and status == 0 and position == 1
     assert_allclose(w * scale, -0.1 * g * X[0] / (1 + 0.1 * 0.5), rtol=1e-14)
