@@ -3,13 +3,13 @@ Algorithm 1).
 
 AlQuabeh, de Vazelhes, Gu, "Limited memory online gradient descent for kernelized
 pairwise learning with dynamic averaging", AAAI 2024 (AlQuabeh et al. 2024, Algorithm 1), with the
-library resolutions of spec errata notes.md#aogd-averages (per-class averages and representatives),
+library resolutions of notes.md#aogd-averages (per-class averages and representatives),
 notes.md#rff-scale (``sqrt(2/D)`` scaling), notes.md#rff-scale (Gaussian bandwidth) and
 notes.md#aogd-defaults (``gamma_t = eta_t``,
 Bernoulli probability ``q``).
 
 Model: ``f(x) = w . phi(x)`` with ``phi(x) = sqrt(2/D) [sin(U x), cos(U x)]``
-(primitive P12); loss of a pair ``(phi, y), (phi', -y)``:
+(Rahimi & Recht 2007); loss of a pair ``(phi, y), (phi', -y)``:
 ``(1 - y w.(phi - phi'))^2 + (lam/2)||w||^2``.
 """
 
@@ -67,7 +67,7 @@ row_project = _row_function(_dense_project, _csr_project)
 
 @njit(cache=True, nogil=True)
 def rff_row(phi, freq_t, data, indices, indptr, i):
-    """Write ``phi(x_i) = sqrt(2/D) [sin(U x_i), cos(U x_i)]`` into ``phi`` (P12).
+    """Write ``phi(x_i) = sqrt(2/D) [sin(U x_i), cos(U x_i)]`` into ``phi``.
 
     Parameters
     ----------

@@ -5,7 +5,7 @@ fixed number of stored points ``s_j`` (dense rows of ``sv``), with
 ``k(x, s) = exp(-||x - s||^2 / (2 sigma^2))``.
 
 * ``projection_pp_epoch``: Hu, Yang, King, Lyu, So, "Kernelized online imbalanced learning with
-  fixed budgets", AAAI 2015 (KOIL, the "Projection++" of AlQuabeh et al. 2024 Hu et al. 2015),
+  fixed budgets", AAAI 2015 (KOIL, the "Projection++" of AlQuabeh et al. 2024),
   transcribed from the authors' MATLAB code (nUpdateKernel4.m, nUpdateBudgetRSC.m,
   nUpdateBudgetFIFOC.m).
 * ``sparse_kernel_fit`` (:mod:`aucopt._kernels.sparse_kernel`): Kakkar, Shevade,
