@@ -235,7 +235,7 @@ def project_l1l2_exact(v, center, r, n_l1, radius, box, u, work):
 
 
 @njit(cache=True, nogil=True)
-def project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, tol, x, p, q, old, work):
+def project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, tol, scratch, work):
     """Dykstra's projection of ``v`` onto ``C cap B(center, r)`` in place.
 
     Parameters
@@ -249,8 +249,8 @@ def project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, tol, x, p, q, 
     tol : float
         Stop when a round moves the iterate and both correction terms by at
         most ``tol * (1 + ||v||)`` together.
-    x, p, q, old : ndarray of shape (k,)
-        Scratch buffers: the iterate on ``C``, the two correction terms and the
+    scratch : ndarray of shape (4, k)
+        Scratch rows: the iterate on ``C``, the two correction terms and the
         previous ball iterate.
     work : ndarray of shape (>= 1,)
         Warm start of the l1 threshold (see :func:`project_omega1`).
@@ -261,6 +261,7 @@ def project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, tol, x, p, q, 
         Rounds done.
     """
     k = v.shape[0]
+    x, p, q, old = scratch[0], scratch[1], scratch[2], scratch[3]
     for j in range(k):
         p[j] = 0.0
         q[j] = 0.0
@@ -348,8 +349,7 @@ def project_l1l2(code, v, center, r, n_l1, radius, box, rounds, scratch, work):
     """
     if code == DYKSTRA:
         return float(project_l1l2_dykstra(v, center, r, n_l1, radius, box, rounds, 1e-13,
-                                          scratch[0], scratch[1], scratch[2], scratch[3],
-                                          work))
+                                          scratch, work))
     if code == ALTERNATING:
         return float(project_l1l2_alternating(v, center, r, n_l1, radius, box, rounds, work))
     return project_l1l2_exact(v, center, r, n_l1, radius, box, scratch[0], work)

@@ -3,26 +3,41 @@ Algorithm 1).
 
 AlQuabeh, de Vazelhes, Gu, "Limited memory online gradient descent for kernelized
 pairwise learning with dynamic averaging", AAAI 2024 (AlQuabeh et al. 2024, Algorithm 1), with the
-library resolutions of spec errata notes.md#aogd-averages (per-class averages and representatives),
+library resolutions of notes.md#aogd-averages (per-class averages and representatives),
 notes.md#rff-scale (``sqrt(2/D)`` scaling), notes.md#rff-scale (Gaussian bandwidth) and
 notes.md#aogd-defaults (``gamma_t = eta_t``,
 Bernoulli probability ``q``).
 
 Model: ``f(x) = w . phi(x)`` with ``phi(x) = sqrt(2/D) [sin(U x), cos(U x)]``
-(primitive P12); loss of a pair ``(phi, y), (phi', -y)``:
+(Rahimi & Recht 2007); loss of a pair ``(phi, y), (phi', -y)``:
 ``(1 - y w.(phi - phi'))^2 + (lam/2)||w||^2``.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import _row_function
+from ._state import F64, I64, D, Dim
 
-__all__ = ["PER_CLASS", "GLOBAL", "rff_row", "rff_scores", "aogd_epoch"]
+__all__ = ["PER_CLASS", "GLOBAL", "AOGDState", "rff_row", "rff_scores", "aogd_epoch"]
 
 PER_CLASS = 0  # per-class running means and representatives (notes.md#aogd-averages, default)
 GLOBAL = 1  # one global running mean and one representative (Alg. 1 literally)
+
+
+class AOGDState(NamedTuple):
+    """AOGD's state; ``half`` = D/2 frequencies, ``dim`` = D random features."""
+
+    freq: F64[D, Dim("half")]  # transposed frequencies U^T, divided by the bandwidth once fixed
+    bandwidth: F64[1]  # Gaussian width sigma, 0 until the first pass fixes it
+    w: F64[Dim("dim")]  # weights on the random features
+    phi_count: I64[2]  # samples averaged into phi_mean (per class; "global" uses slot 0)
+    phi_mean: F64[2, Dim("dim")]  # running means of phi (per class; "global" uses row 0)
+    rep: F64[2, Dim("dim")]  # random representatives phi_hat (per class; "global": row 0)
+    rep_label: F64[2]  # label of each representative, 0 while it is unset
 
 
 def _dense_project(z, freq_t, data, indices, indptr, i):
@@ -52,7 +67,7 @@ row_project = _row_function(_dense_project, _csr_project)
 
 @njit(cache=True, nogil=True)
 def rff_row(phi, freq_t, data, indices, indptr, i):
-    """Write ``phi(x_i) = sqrt(2/D) [sin(U x_i), cos(U x_i)]`` into ``phi`` (P12).
+    """Write ``phi(x_i) = sqrt(2/D) [sin(U x_i), cos(U x_i)]`` into ``phi``.
 
     Parameters
     ----------
@@ -101,24 +116,13 @@ def _pair_step(w, phi, other, y, step, lam):
 
 
 @njit(cache=True, nogil=True)
-def aogd_epoch(w, freq, counts, means, reps, rep_label, phi, data, indices, indptr, y, order,
-               coins, hp, t, learn):
+def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
     """Run AOGD over the rows in ``order``; update the state in place.
 
     Parameters
     ----------
-    w : ndarray of shape (D,)
-        Weights on the random features.
-    freq : ndarray of shape (d, D/2)
-        Transposed frequencies ``U^T`` divided by the bandwidth.
-    counts : ndarray of shape (2,), int64
-        Samples averaged into ``means`` (per class; ``GLOBAL`` uses slot 0).
-    means : ndarray of shape (2, D)
-        Running means of ``phi`` (per class; ``GLOBAL`` uses row 0).
-    reps : ndarray of shape (2, D)
-        Random representatives ``phi_hat`` (per class; ``GLOBAL`` uses row 0).
-    rep_label : ndarray of shape (2,)
-        Label of each representative, 0 while it is unset.
+    st : AOGDState
+        The state (its arrays are updated in place; ``freq`` is only read).
     phi : ndarray of shape (D,)
         Scratch for the feature map.
     data, indices, indptr : arrays
@@ -131,7 +135,8 @@ def aogd_epoch(w, freq, counts, means, reps, rep_label, phi, data, indices, indp
         Uniform draws in [0, 1), one per visited row: the representative of the
         row's class (or the global one) is replaced when ``coins[k] < q``.
     hp : AOGDHyper
-        Named tuple ``(eta, gamma, lam, q, averaging)``.
+        Named tuple ``(eta, eta_random, lam, q, averaging)``; ``eta_random = 0``
+        takes the step of the random-example step from ``eta``.
     t : int
         Number of updates done before this call.
     learn : bool
@@ -144,12 +149,14 @@ def aogd_epoch(w, freq, counts, means, reps, rep_label, phi, data, indices, indp
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, counts, means, reps, rep_label = st.w, st.phi_count, st.phi_mean, st.rep, st.rep_label
+    gamma = hp.eta if hp.eta_random == 0.0 else hp.eta_random
     dim = w.shape[0]
     for pos in range(order.shape[0]):
         i = order[pos]
         yi = y[i]
         own = 1 if yi > 0 else 0
-        rff_row(phi, freq, data, indices, indptr, i)
+        rff_row(phi, st.freq, data, indices, indptr, i)
         if hp.averaging == GLOBAL:
             slot, other = 0, 0
             ready = counts[0] > 0 and rep_label[0] != 0.0
@@ -160,7 +167,7 @@ def aogd_epoch(w, freq, counts, means, reps, rep_label, phi, data, indices, indp
             g1 = _pair_step(w, phi, means[other], yi, hp.eta, hp.lam)  # average-based step
             g2 = 0.0
             if rep_label[other] != yi:  # random-example step; same-label pairs are skipped
-                g2 = _pair_step(w, phi, reps[other], yi, hp.gamma, hp.lam)
+                g2 = _pair_step(w, phi, reps[other], yi, gamma, hp.lam)
             if exploding(g1) or exploding(g2):
                 return t, DIVERGED
             t += 1

@@ -5,7 +5,7 @@ fixed number of stored points ``s_j`` (dense rows of ``sv``), with
 ``k(x, s) = exp(-||x - s||^2 / (2 sigma^2))``.
 
 * ``projection_pp_epoch``: Hu, Yang, King, Lyu, So, "Kernelized online imbalanced learning with
-  fixed budgets", AAAI 2015 (KOIL, the "Projection++" of AlQuabeh et al. 2024 Hu et al. 2015),
+  fixed budgets", AAAI 2015 (KOIL, the "Projection++" of AlQuabeh et al. 2024),
   transcribed from the authors' MATLAB code (nUpdateKernel4.m, nUpdateBudgetRSC.m,
   nUpdateBudgetFIFOC.m).
 * ``sparse_kernel_fit`` (:mod:`aucopt._kernels.sparse_kernel`): Kakkar, Shevade,
@@ -13,16 +13,37 @@ fixed number of stored points ``s_j`` (dense rows of ``sv``), with
   SDM 2017: greedy basis addition for the kernel pairwise squared-hinge (rankSVM) objective.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_sqnorm, row_to_dense
+from ._state import F64, I64, D, Dim, _Kind
 
-__all__ = ["FIFO", "RESERVOIR", "kernel_row", "kernel_scores", "projection_pp_epoch"]
+__all__ = ["BOOL", "FIFO", "RESERVOIR", "ProjectionPPState", "kernel_row", "kernel_scores",
+           "projection_pp_epoch"]
 
 RESERVOIR = 0  # KOIL_RS++: reservoir sampling replacement, then compensation
 FIFO = 1  # KOIL_FIFO++: the oldest support vector is replaced, then compensation
+
+BOOL = _Kind(np.bool_)  # boolean state arrays (occupied slots, active basis points)
+SLOTS = Dim("slots")  # 2 budget: positives in [0, budget), negatives in [budget, 2 budget)
+
+
+class ProjectionPPState(NamedTuple):
+    """KOIL's state: two buffers of ``budget`` support vectors (positives first)."""
+
+    alpha: F64[SLOTS]  # coefficients of the support vectors
+    sv: F64[SLOTS, D]  # support vectors (dense rows)
+    sv_sq: F64[SLOTS]  # their squared norms
+    gram: F64[SLOTS, SLOTS]  # kernel matrix of the occupied slots
+    used: BOOL[SLOTS]  # occupied slots
+    size: I64[2]  # per class (0 negative, 1 positive): buffer size
+    head: I64[2]  # per class: oldest slot (FIFO)
+    seen: I64[2]  # per class: examples seen (reservoir probability budget / seen)
+    bandwidth: F64[1]  # Gaussian width sigma, 0 until the first pass fixes it
 
 
 @njit(cache=True, nogil=True)
@@ -72,8 +93,7 @@ def _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i):
 
 
 @njit(cache=True, nogil=True)
-def projection_pp_epoch(alpha, sv, sv_sq, gram, used, size, head, seen, kt, fsv, picked, inv2s2,
-               data, indices, indptr, y, order, draws, hp, t):
+def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, t):
     """Run KOIL (RS++ or FIFO++) over the rows in ``order``; update the state in place.
 
     Slots ``[0, budget)`` hold positive support vectors, ``[budget, 2 budget)``
@@ -81,23 +101,8 @@ def projection_pp_epoch(alpha, sv, sv_sq, gram, used, size, head, seen, kt, fsv,
 
     Parameters
     ----------
-    alpha : ndarray of shape (2B,)
-        Coefficients of the support vectors.
-    sv : ndarray of shape (2B, d)
-        Support vectors (dense rows).
-    sv_sq : ndarray of shape (2B,)
-        Their squared norms.
-    gram : ndarray of shape (2B, 2B)
-        Kernel matrix of the occupied slots.
-    used : ndarray of shape (2B,), bool
-        Occupied slots.
-    size, head, seen : ndarray of shape (2,), int64
-        Per class (0 negative, 1 positive): buffer size, oldest slot (FIFO),
-        examples seen (reservoir probability ``B / seen``).
-    kt, fsv : ndarray of shape (2B,)
-        Scratch: kernel values of the new row, scores of the support vectors.
-    picked : ndarray of shape (2B,), int64
-        Scratch for the violated opposite support vectors.
+    st : ProjectionPPState
+        The buffers, their Gram matrix and counters (updated in place).
     inv2s2 : float
         ``1 / (2 sigma^2)``.
     data, indices, indptr : arrays
@@ -110,7 +115,7 @@ def projection_pp_epoch(alpha, sv, sv_sq, gram, used, size, head, seen, kt, fsv,
         Uniforms per visited row: ``draws[k, 0] < B / seen`` admits the row to
         a full reservoir, ``floor(draws[k, 1] B)`` is the slot it replaces.
     hp : ProjectionPPHyper
-        Named tuple ``(eta, lam, n_neighbors, budget, replacement)``.
+        Named tuple ``(budget, n_neighbors, eta, lam, replacement)``.
     t : int
         Number of examples processed before this call.
 
@@ -121,6 +126,12 @@ def projection_pp_epoch(alpha, sv, sv_sq, gram, used, size, head, seen, kt, fsv,
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    alpha, sv, sv_sq, gram, used = st.alpha, st.sv, st.sv_sq, st.gram, st.used
+    size, head, seen = st.size, st.head, st.seen
+    slots = alpha.shape[0]
+    kt = np.zeros(slots)  # kernel values of the new row
+    fsv = np.zeros(slots)  # scores of the support vectors
+    picked = np.zeros(slots, dtype=np.int64)  # the violated opposite support vectors
     budget = hp.budget
     n_slots = 2 * budget
     for pos in range(order.shape[0]):

@@ -6,14 +6,31 @@ of training points (:mod:`aucopt._kernels.kernel_budget`), grown one point at a
 time, with the coefficients refitted by Newton steps on the rankSVM objective.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_to_dense
-from .kernel_budget import _gauss
+from ._state import F64, I64, D, Dim
+from .kernel_budget import BOOL, _gauss
 
-__all__ = ["sparse_kernel_fit"]
+__all__ = ["SparseKernelState", "sparse_kernel_fit"]
+
+BASIS = Dim("budget")
+
+
+class SparseKernelState(NamedTuple):
+    """The Sparse Kernel model, filled by one fit (:func:`sparse_kernel_fit` and its spec)."""
+
+    basis: F64[BASIS, D]  # basis points (dense rows)
+    basis_sq: F64[BASIS]  # their squared norms
+    beta: F64[BASIS]  # their coefficients
+    active: BOOL[BASIS]  # basis points in use (the first n_iter)
+    mean_score: F64[2]  # mean training score of the negatives and of the positives
+    bandwidth: F64[1]  # Gaussian width sigma
+    n_iter: I64[1]  # basis points added
 
 
 @njit(cache=True, nogil=True)
@@ -217,8 +234,8 @@ def _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count):
 
 
 @njit(cache=True, nogil=True)
-def sparse_kernel_fit(basis_idx, beta, gram, kb, sq, xrow, inv2s2, data, indices, indptr, y,
-                      candidates, hp):
+def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, y, candidates,
+                      hp):
     """Greedy basis addition with Newton refits (Sparse Kernel, Kakkar et al. 2017).
 
     Parameters
@@ -227,10 +244,6 @@ def sparse_kernel_fit(basis_idx, beta, gram, kb, sq, xrow, inv2s2, data, indices
         Output: training rows chosen as basis points, in order (-1 unused).
     beta : ndarray of shape (B,)
         Output: their coefficients.
-    gram : ndarray of shape (B, B)
-        Output: kernel matrix of the basis.
-    kb : ndarray of shape (n, B)
-        Scratch: kernel columns ``k(x_i, s_j)``.
     sq : ndarray of shape (n,)
         Squared row norms.
     xrow : ndarray of shape (d,)
@@ -242,7 +255,7 @@ def sparse_kernel_fit(basis_idx, beta, gram, kb, sq, xrow, inv2s2, data, indices
     candidates : ndarray of shape (B, kappa), int64
         Random candidate rows for each addition (drawn by the caller).
     hp : SparseKernelHyper
-        ``(lam, max_newton, tol)``.
+        ``(lam, tol, max_newton)``.
 
     Returns
     -------
@@ -255,6 +268,8 @@ def sparse_kernel_fit(basis_idx, beta, gram, kb, sq, xrow, inv2s2, data, indices
     """
     n = y.shape[0]
     budget = basis_idx.shape[0]
+    gram = np.zeros((budget, budget))  # kernel matrix of the basis
+    kb = np.zeros((n, budget))  # kernel columns k(x_i, s_j)
     n_pos = 0
     for i in range(n):
         if y[i] > 0:

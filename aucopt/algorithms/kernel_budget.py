@@ -1,28 +1,31 @@
 """Projection++ (KOIL) and Sparse Kernel: state layout, hyperparameters, kernel calls.
 
-Kakkar et al. 2017 and Hu et al. 2015 (details resolved from the original papers and, for
-KOIL, the authors' MATLAB code; see the estimators' docstrings).
+Hu et al. 2015 and Kakkar et al. 2017 (details resolved from the original papers and, for
+KOIL, the authors' MATLAB code; see the estimators' docstrings). Sparse Kernel's
+declarations and solver call are in :mod:`aucopt.algorithms._sparse_kernel`; both
+algorithms are registered here.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from numbers import Integral
 
 import numpy as np
 
-from .._kernels.kernel_budget import (
-    FIFO,
-    RESERVOIR,
-    kernel_scores,
-    projection_pp_epoch,
-)
-from .._kernels.sparse_kernel import sparse_kernel_fit
+from .._kernels._state import view, zeros
+from .._kernels.kernel_budget import FIFO, RESERVOIR, ProjectionPPState, projection_pp_epoch
+from .._kernels.sparse_kernel import SparseKernelState
+from ..utils._param_validation import Interval, Options
+from . import _sparse_kernel as sparse
+from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
+from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .aogd import auto_bandwidth
+from .aogd import BANDWIDTH, max_memory_gb, with_docs
 
-__all__ = ["ProjectionPPHyper", "SparseKernelHyper", "PROJECTION_PP", "SPARSE_KERNEL"]
+__all__ = ["PARAMS", "ProjectionPPHyper", "SparseKernelHyper", "PROJECTION_PP", "SPARSE_KERNEL",
+           "hyper"]
 
 PROJECTION_PP_PAPER = (
     "J. Hu, H. Yang, I. King, M. R. Lyu, A. M.-C. So. Kernelized online imbalanced "
@@ -33,43 +36,36 @@ SPARSE_PAPER = (
     "design using AUC optimization. SIAM SDM 2017 (arXiv:1612.08633)."
 )
 REPLACEMENT = {"reservoir": RESERVOIR, "fifo": FIFO}
-N_CANDIDATES = 59  # random candidates per greedy addition
-
-
-class ProjectionPPHyper(NamedTuple):
-    """Scalar hyperparameters of the KOIL kernel."""
-
-    eta: float
-    lam: float
-    n_neighbors: int
-    budget: int
-    replacement: int
-
-
-class SparseKernelHyper(NamedTuple):
-    """Scalar hyperparameters of the Sparse Kernel solver."""
-
-    lam: float
-    max_newton: int
-    tol: float
-
-
-def _bandwidth(state: dict, rows: RowData, params: dict) -> float:
-    """Fix ``state["bandwidth"]`` on the first call; return ``1 / (2 sigma^2)``."""
-    if state["bandwidth"][0] <= 0:
-        bw = params["bandwidth"]
-        state["bandwidth"][0] = auto_bandwidth(rows) if bw == "auto" else float(bw)
-    return 0.5 / state["bandwidth"][0] ** 2
-
-
-def _scores(rows: RowData, sv, sv_sq, alpha, active, bandwidth) -> np.ndarray:
-    out = np.empty(rows.n_samples)
-    kernel_scores(out, sv, sv_sq, alpha, active, 0.5 / bandwidth**2, np.empty(alpha.shape[0]),
-                  rows.data, rows.indices, rows.indptr)
-    return out
-
+SparseKernelHyper = sparse.SparseKernelHyper
 
 # ------------------------------------------------------------------------ Projection++
+
+PARAMS = (
+    Param("budget", 100, (Interval(Integral, 1, None, closed="left"),), "int",
+          r"Support vectors per class :math:`B` (the authors' code: 100).", kernel=int),
+    Param("n_neighbors", 10, (Interval(Integral, 1, None, closed="left"),), "int",
+          r"Opposite support vectors updated per step :math:`k` (the authors' code: 10).",
+          kernel=int),
+    Param("eta", 0.05, (POSITIVE,), "float",
+          r"Step size :math:`\eta` (the authors' :math:`\eta C = 0.01 \cdot 5`).", kernel=float),
+    Param("lam", 0.2, (NON_NEGATIVE,), "float", r"""
+        RKHS-norm weight :math:`\lambda` (the authors' :math:`1/C = 0.2`); each
+        step shrinks every coefficient by :math:`1 - \eta\lambda`.""", kernel=float),
+    BANDWIDTH.replace(doc=r"""
+        Kernel width :math:`\sigma`. ``"auto"``: the root of the total variance
+        of the first data given, fixed afterwards."""),
+    Param("replacement", "reservoir", (Options(str, set(REPLACEMENT)),), '{"reservoir", "fifo"}',
+          "Buffer policy: KOIL_RS++ or KOIL_FIFO++.", kernel=codes(REPLACEMENT)),
+    max_memory_gb("the 2 x ``budget`` support vectors (d values each) and their Gram matrix"),
+    *with_docs(common(max_iter=1, max_iter_doc="Passes over the data in ``fit`` (KOIL is a "
+                      "one-pass method).",
+                      warm_start="Unused (the buffers restart with every ``fit``); kept for "
+                      "the common interface."),
+               random_state="Seed of the sample order and the reservoir draws."),
+)
+
+hyper = KernelScalars("ProjectionPPHyper", __name__, PARAMS)
+ProjectionPPHyper = hyper.type
 
 
 def projection_pp_init_state(n_features: int, n_samples: int, params: dict, rng=None):
@@ -78,24 +74,12 @@ def projection_pp_init_state(n_features: int, n_samples: int, params: dict, rng=
     Returns
     -------
     dict
-        ``alpha`` (2B,), ``sv`` (2B, d), ``sv_sq`` (2B,), ``gram`` (2B, 2B),
-        ``used`` (2B,) bool, per class (negative, positive) ``size``, ``head``,
-        ``seen`` (2,) int64, ``bandwidth`` (1,) (0 until fixed).
+        The arrays of :class:`aucopt._kernels.kernel_budget.ProjectionPPState`.
     """
     slots = 2 * int(params["budget"])
     check_memory(float(slots) * (n_features + slots + 4), params,
                  f"Projection++'s {slots} support vectors and their Gram matrix", "Lower budget")
-    return {
-        "alpha": np.zeros(slots),
-        "sv": np.zeros((slots, n_features)),
-        "sv_sq": np.zeros(slots),
-        "gram": np.zeros((slots, slots)),
-        "used": np.zeros(slots, dtype=bool),
-        "size": np.zeros(2, dtype=np.int64),
-        "head": np.zeros(2, dtype=np.int64),
-        "seen": np.zeros(2, dtype=np.int64),
-        "bandwidth": np.zeros(1),
-    }
+    return zeros(ProjectionPPState, n_features, slots=slots)
 
 
 def projection_pp_check_state(state: dict, params: dict, n_features: int) -> None:
@@ -108,23 +92,16 @@ def projection_pp_check_state(state: dict, params: dict, n_features: int) -> Non
 
 def projection_pp_run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One KOIL pass over ``order``; draws ``rng.random((len(order), 2))`` first."""
-    inv2s2 = _bandwidth(state, rows, params)
+    inv2s2 = inverse_width(state, rows, params)
     draws = rng.random((order.shape[0], 2))
-    hp = ProjectionPPHyper(eta=float(params["eta"]), lam=float(params["lam"]),
-                   n_neighbors=int(params["n_neighbors"]), budget=int(params["budget"]),
-                   replacement=REPLACEMENT[params["replacement"]])
-    slots = state["alpha"].shape[0]
-    return projection_pp_epoch(state["alpha"], state["sv"], state["sv_sq"], state["gram"],
-                               state["used"], state["size"], state["head"], state["seen"],
-                               np.zeros(slots), np.zeros(slots), np.zeros(slots, dtype=np.int64),
-                               inv2s2, rows.data, rows.indices, rows.indptr, y, order, draws, hp,
-                               t)
+    return projection_pp_epoch(view(ProjectionPPState, state), inv2s2, rows.data, rows.indices,
+                               rows.indptr, y, order, draws, hyper(params), t)
 
 
 def projection_pp_decision(state, params, rows: RowData) -> np.ndarray:
     """Return ``f(x) = sum_j alpha_j k(x, s_j)`` over the stored support vectors."""
-    return _scores(rows, state["sv"], state["sv_sq"], state["alpha"], state["used"],
-                   state["bandwidth"][0])
+    return expansion_scores(rows, state["sv"], state["sv_sq"], state["alpha"], state["used"],
+                            state["bandwidth"][0])
 
 
 def projection_pp_mean_scores(state, params):
@@ -141,6 +118,8 @@ PROJECTION_PP = register(
         id="projection-pp",
         name="Projection++ (KOIL)",
         estimator="aucopt.kernel_model:ProjectionPPClassifier",
+        params=PARAMS,
+        state=(ProjectionPPState,),
         family="kernel_budget",
         paper=PROJECTION_PP_PAPER,
         source="Hu, Yang, King, Lyu, So, AAAI 2015",
@@ -170,94 +149,13 @@ PROJECTION_PP = register(
 
 # ----------------------------------------------------------------------- Sparse Kernel
 
-
-def sparse_init_state(n_features: int, n_samples: int, params: dict, rng=None):
-    """Return a fresh Sparse Kernel state (filled by one ``run``).
-
-    Returns
-    -------
-    dict
-        ``basis`` (B, d) dense basis points, ``basis_sq`` (B,), ``beta`` (B,),
-        ``active`` (B,) bool, ``mean_score`` (2,) (negative, positive),
-        ``bandwidth`` (1,), ``n_iter`` (1,) basis points added.
-    """
-    budget = int(params["budget"])
-    check_memory(float(budget) * (n_features + 3), params,
-                 f"Sparse Kernel's {budget} basis points", "Lower budget")
-    return {
-        "basis": np.zeros((budget, n_features)),
-        "basis_sq": np.zeros(budget),
-        "beta": np.zeros(budget),
-        "active": np.zeros(budget, dtype=bool),
-        "mean_score": np.zeros(2),
-        "bandwidth": np.zeros(1),
-        "n_iter": np.zeros(1, dtype=np.int64),
-    }
-
-
-def _dense_rows(rows: RowData, idx: np.ndarray) -> np.ndarray:
-    if not rows.is_sparse:
-        return rows.data[idx].copy()
-    out = np.zeros((idx.size, rows.n_features))
-    for r, i in enumerate(idx):
-        lo, hi = rows.indptr[i], rows.indptr[i + 1]
-        out[r, rows.indices[lo:hi]] = rows.data[lo:hi]
-    return out
-
-
-def sparse_run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """Greedy basis selection with Newton refits on all rows (``order`` is not used).
-
-    Draws, per addition, ``rng.choice(n, min(59, n), replace=False)`` candidates.
-    """
-    inv2s2 = _bandwidth(state, rows, params)
-    budget = min(int(params["budget"]), rows.n_samples)
-    check_memory(float(budget) * (rows.n_samples + budget + N_CANDIDATES), params,
-                 f"Sparse Kernel's {rows.n_samples} x {budget} kernel columns",
-                 "Lower budget or fit on fewer rows")
-    kappa = min(N_CANDIDATES, rows.n_samples)
-    candidates = np.stack([rng.choice(rows.n_samples, kappa, replace=False)
-                           for _ in range(budget)]).astype(np.int64)
-    basis_idx = np.full(budget, -1, dtype=np.int64)
-    beta = np.zeros(budget)
-    sq = np.empty(rows.n_samples)
-    if rows.is_sparse:
-        owner = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
-        sq[:] = np.bincount(owner, weights=rows.data**2, minlength=rows.n_samples)
-    else:
-        sq[:] = np.einsum("ij,ij->i", rows.data, rows.data)
-    hp = SparseKernelHyper(lam=float(params["lam"]), max_newton=int(params["max_iter"]),
-                           tol=float(params["tol"]))
-    m, n_newton, status = sparse_kernel_fit(
-        basis_idx, beta, np.zeros((budget, budget)), np.zeros((rows.n_samples, budget)), sq,
-        np.empty(rows.n_features), inv2s2, rows.data, rows.indices, rows.indptr, y, candidates, hp)
-    idx = basis_idx[:m]
-    state["basis"][:m] = _dense_rows(rows, idx)
-    state["basis_sq"][:m] = sq[idx]
-    state["beta"][:m] = beta[:m]
-    state["active"][:m] = True
-    state["n_iter"][0] = m
-    scores = sparse_decision(state, params, rows)
-    state["mean_score"][:] = scores[y < 0].mean(), scores[y > 0].mean()
-    return t + n_newton, status
-
-
-def sparse_decision(state, params, rows: RowData) -> np.ndarray:
-    """Return ``f(x) = sum_j beta_j k(x, s_j)`` over the basis points."""
-    return _scores(rows, state["basis"], state["basis_sq"], state["beta"], state["active"],
-                   state["bandwidth"][0])
-
-
-def sparse_mean_scores(state, params):
-    """Return the mean training score of the positives and of the negatives."""
-    return float(state["mean_score"][1]), float(state["mean_score"][0])
-
-
 SPARSE_KERNEL = register(
     AlgorithmSpec(
         id="sparse-kernel",
         name="Sparse Kernel",
         estimator="aucopt.kernel_model:SparseKernelClassifier",
+        params=sparse.PARAMS,
+        state=(SparseKernelState,),
         family="kernel_budget",
         paper=SPARSE_PAPER,
         source="Kakkar, Shevade, Sundararajan, Garg, SDM 2017",
@@ -266,11 +164,11 @@ SPARSE_KERNEL = register(
         memory="model O(B d + B^2), B = budget; fitting O(n B) kernel columns",
         cost="per addition: O(59 n nnz) candidate kernel columns + Newton steps "
         "O(n B^2 + n log n) each; O(B) kernel evaluations per prediction",
-        init_state=sparse_init_state,
-        run=sparse_run,
+        init_state=sparse.init_state,
+        run=sparse.run,
         coef=None,
-        decision=sparse_decision,
-        mean_scores=sparse_mean_scores,
+        decision=sparse.decision,
+        mean_scores=sparse.mean_scores,
         grid={"lam": tuple(10.0**k for k in range(-8, 0))},
         quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         step_param=None,

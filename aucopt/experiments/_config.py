@@ -6,21 +6,20 @@ algorithms (registry ids, the paper's grids and fixed parameters), the protocol
 as strings (``".8309±.0350 ●"``) in the layout of the paper's table. See
 ``configs/gao2013-t2.toml`` for the annotated format.
 
-Grids are lists or the papers' range notation: ``"2^[-12:10]"`` (powers of 2
-from -12 to 10), ``"10^[-5:1:5]"`` (start:step:stop exponents) and
-``"[1:9:100]"`` (Matlab start:step:stop values).
+Grids are lists or the papers' range notation (``"2^[-12:10]"``); that notation and
+the published cells are read by :mod:`aucopt.experiments._values`, whose names are
+importable from here too.
 """
 
 from __future__ import annotations
 
-import math
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..datasets import BINARIZATION_SCHEMES, PREPROCESSING_SCHEMES, dataset_info
 from ..model_selection import PROTOCOLS
+from ._values import ConfigError, PublishedValue, parse_published, parse_values
 
 __all__ = ["ExperimentConfig", "DatasetEntry", "AlgorithmEntry", "ProtocolSpec",
            "PublishedValue", "FigureSpec", "ConfigError", "list_configs", "load_config",
@@ -28,33 +27,6 @@ __all__ = ["ExperimentConfig", "DatasetEntry", "AlgorithmEntry", "ProtocolSpec",
 
 ERROR_KINDS = ("std", "stderr")
 FIGURE_KINDS = ("convergence", "auc-vs-param")
-
-
-class ConfigError(ValueError):
-    """An experiment config is malformed; the message names the file and the field."""
-
-
-@dataclass(frozen=True)
-class PublishedValue:
-    """One published cell, parsed from its verbatim text.
-
-    Attributes
-    ----------
-    raw : str
-        The text as printed in the paper.
-    mean, error : float
-        On the AUC scale (divided by the config's ``scale``).
-    mark : str
-        The paper's significance mark (``●``, ``○``) or ``""``.
-    repaired : bool
-        A number had no decimal point (a typo such as ``.7902±0386``) and was read as ``.0386``.
-    """
-
-    raw: str
-    mean: float
-    error: float
-    mark: str = ""
-    repaired: bool = False
 
 
 @dataclass(frozen=True)
@@ -269,86 +241,6 @@ class ExperimentConfig:
         """Every published (dataset, column key, value) with a number."""
         return [(d, k, v) for d, row in self.published.items() for k, v in row.items()
                 if v is not None]
-
-
-_RANGE = re.compile(r"^\s*(?:(?P<base>\d+(?:\.\d+)?)\s*\^\s*)?\[\s*(?P<a>[-+]?\d+(?:\.\d+)?)\s*:"
-                    r"\s*(?P<b>[-+]?\d+(?:\.\d+)?)\s*(?::\s*(?P<c>[-+]?\d+(?:\.\d+)?)\s*)?\]\s*$")
-
-
-def parse_values(value) -> list:
-    """Expand a grid entry: a list, a scalar, or range notation.
-
-    Parameters
-    ----------
-    value : list, scalar or str
-        ``"2^[-12:10]"`` -> 2^-12 .. 2^10; ``"10^[-5:1:5]"`` -> exponents -5..5 step 1;
-        ``"[1:9:100]"`` -> 1, 10, 19, .., 100 (Matlab start:step:stop).
-
-    Returns
-    -------
-    list
-    """
-    if isinstance(value, list):
-        return list(value)
-    if not isinstance(value, str):
-        return [value]
-    m = _RANGE.match(value)
-    if not m:
-        return [value]
-    a, b, c = (float(m[k]) if m[k] is not None else None for k in "abc")
-    start, step, stop = (a, 1.0, b) if c is None else (a, b, c)
-    if step <= 0 or stop < start:
-        raise ConfigError(f"bad range {value!r}: need start <= stop and a positive step.")
-    count = int(math.floor((stop - start) / step + 1e-9)) + 1
-    points = [start + i * step for i in range(count)]
-    if m["base"] is not None:
-        base = float(m["base"])
-        return [float(base ** p) for p in points]
-    return [int(p) if float(p).is_integer() else p for p in points]
-
-
-_NUMBER = re.compile(r"[-+]?(?:\d*\.\d+|\d+)")
-
-
-def _number(text: str, repair: bool) -> tuple[float, bool]:
-    text = text.strip()
-    if not _NUMBER.fullmatch(text):
-        raise ValueError(text)
-    if repair and "." not in text:  # ".7902±0386", "8099±.0036": a dropped decimal point
-        return float("0." + text.lstrip("+-")), True
-    return float(text), False
-
-
-def parse_published(raw: str, *, scale: float = 1.0) -> PublishedValue | None:
-    """Parse a published cell such as ``".8309±.0350 ●"`` (None for ``"-"``/``"N/A"``/``""``).
-
-    Parameters
-    ----------
-    raw : str
-    scale : float, default=1.0
-        The table's numbers are AUC x ``scale``.
-
-    Returns
-    -------
-    PublishedValue or None
-    """
-    text = raw.strip()
-    if text in ("", "-", "N/A", "n/a"):
-        return None
-    mark = "".join(ch for ch in text if ch in "●○")
-    body = text.replace("●", "").replace("○", "").replace(" ", "")
-    parts = body.replace("+-", "±").split("±")
-    if len(parts) != 2:
-        raise ConfigError(f"cannot read published value {raw!r}: expected 'mean±std'.")
-    try:
-        (mean, r1), (err, r2) = (_number(p, scale == 1) for p in parts)
-    except ValueError as exc:
-        raise ConfigError(f"cannot read published value {raw!r}: {exc} is not a number.") from exc
-    mean, err = mean / scale, err / scale
-    if not (0 <= mean <= 1 and err >= 0):
-        raise ConfigError(f"published value {raw!r} is not an AUC (mean {mean}, error {err}); "
-                          f"check the config's 'scale'.")
-    return PublishedValue(raw, mean, err, mark, r1 or r2)
 
 
 def _configs_dir() -> Path:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 from ..linear_model import BaseAUCClassifier
-from ..utils._param_validation import Interval, Options
 
 __all__ = ["AOGDClassifier"]
 
@@ -33,46 +30,7 @@ class AOGDClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    n_components : int, default=200
-        Number of random features :math:`D` (rounded down to even). The paper
-        suggests :math:`D = O(\sqrt{T}\log T)`.
-    bandwidth : float or "auto", default="auto"
-        Gaussian kernel width :math:`\sigma` in
-        :math:`k(x, x') = \exp(-\|x - x'\|^2/(2\sigma^2))`. ``"auto"``: the
-        root of the total variance of the first data given (O(nnz), so a
-        typical pair has :math:`k \approx e^{-1}`); fixed afterwards.
-    eta : float, default=0.03125
-        Constant step :math:`\eta` of the average-based step (:math:`2^{-5}`).
-        The features have :math:`\|\phi\| = 1`, so the step does not depend on
-        the scale of the data (measured, 5-fold on german.numer: 0.725 AUC at
-        0.25, 0.776 at :math:`2^{-5}`, 0.786 at 0.01).
-    eta_random : float or None, default=None
-        Constant step :math:`\gamma` of the random-example step; None uses
-        ``eta`` (notes.md#aogd-defaults).
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda` (applied in both steps).
-    q : float, default=0.5
-        Bernoulli probability of replacing a representative (notes.md#aogd-defaults).
-    averaging : {"per_class", "global"}, default="per_class"
-        ``"per_class"``: per-class running means and representatives; only
-        opposite-class pairs contribute (notes.md#aogd-averages). ``"global"``: one global
-        mean and one representative, Algorithm 1 literally (a same-label
-        representative is skipped).
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the (d, D/2) frequencies and the
-        D-dimensional weights, means and representatives need more than this many GB (1 GB =
-        1e9 bytes). Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=1
-        Passes over the data in ``fit`` (AOGD is a one-pass method). The
-        running means are only updated on the first pass over new data.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the frequencies, the sample order and the Bernoulli draws.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous weights, frequencies and bandwidth.
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -125,17 +83,6 @@ class AOGDClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "aogd"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-        "bandwidth": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "eta": [Interval(Real, 0, None, closed="neither")],
-        "eta_random": [Interval(Real, 0, None, closed="neither"), None],
-        "lam": [Interval(Real, 0, None, closed="left")],
-        "q": [Interval(Real, 0, 1, closed="both")],
-        "averaging": [Options(str, {"per_class", "global"})],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -154,16 +101,4 @@ class AOGDClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.n_components = n_components
-        self.bandwidth = bandwidth
-        self.eta = eta
-        self.eta_random = eta_random
-        self.lam = lam
-        self.q = q
-        self.averaging = averaging
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
 from ..linear_model import BaseAUCClassifier
-from ..utils._param_validation import Interval, Options
 
 __all__ = ["ProjectionPPClassifier", "SparseKernelClassifier"]
-
-_BANDWIDTH = [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})]
 
 
 class ProjectionPPClassifier(BaseAUCClassifier):
@@ -37,34 +32,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    budget : int, default=100
-        Support vectors per class :math:`B` (the authors' code: 100).
-    n_neighbors : int, default=10
-        Opposite support vectors updated per step :math:`k` (the authors' code: 10).
-    eta : float, default=0.05
-        Step size :math:`\eta` (the authors' :math:`\eta C = 0.01 \cdot 5`).
-    lam : float, default=0.2
-        RKHS-norm weight :math:`\lambda` (the authors' :math:`1/C = 0.2`); each
-        step shrinks every coefficient by :math:`1 - \eta\lambda`.
-    bandwidth : float or "auto", default="auto"
-        Kernel width :math:`\sigma`. ``"auto"``: the root of the total variance
-        of the first data given, fixed afterwards.
-    replacement : {"reservoir", "fifo"}, default="reservoir"
-        Buffer policy: KOIL_RS++ or KOIL_FIFO++.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the 2 x ``budget`` support vectors (d
-        values each) and their Gram matrix need more than this many GB (1 GB = 1e9 bytes).
-        Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=1
-        Passes over the data in ``fit`` (KOIL is a one-pass method).
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order and the reservoir draws.
-    warm_start : bool, default=False
-        Unused (the buffers restart with every ``fit``); kept for the common interface.
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -120,16 +88,6 @@ class ProjectionPPClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "projection-pp"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "budget": [Interval(Integral, 1, None, closed="left")],
-        "n_neighbors": [Interval(Integral, 1, None, closed="left")],
-        "eta": [Interval(Real, 0, None, closed="neither")],
-        "lam": [Interval(Real, 0, None, closed="left")],
-        "bandwidth": _BANDWIDTH,
-        "replacement": [Options(str, {"reservoir", "fifo"})],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -147,18 +105,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.budget = budget
-        self.n_neighbors = n_neighbors
-        self.eta = eta
-        self.lam = lam
-        self.bandwidth = bandwidth
-        self.replacement = replacement
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class SparseKernelClassifier(BaseAUCClassifier):
@@ -181,31 +128,7 @@ class SparseKernelClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    budget : int, default=50
-        Number of basis functions :math:`|J|` (the sparsity of the model).
-    lam : float, default=1e-3
-        Regularisation :math:`\lambda` (measured, 5-fold on german.numer:
-        0.777 AUC at 1e-4, 0.786 at 1e-3, 0.797 at 1e-2).
-    bandwidth : float or "auto", default="auto"
-        Gaussian kernel width :math:`\sigma`; ``"auto"``: the root of the total
-        variance of the training data.
-    tol : float, default=1e-10
-        Stop the Newton refit when the predicted decrease is below ``tol``
-        times the objective.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the ``budget`` basis points and the (n,
-        ``budget``) kernel columns of a fit need more than this many GB (1 GB = 1e9 bytes).
-        Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=20
-        Newton iterations per refit at most.
-    shuffle : bool, default=True
-        Unused (batch solver); kept for the common interface.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the candidate draws.
-    warm_start : bool, default=False
-        Unused (the basis is rebuilt by every ``fit``).
-    verbose : int, default=0
-        Log one line at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -260,14 +183,6 @@ class SparseKernelClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "sparse-kernel"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "budget": [Interval(Integral, 1, None, closed="left")],
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "bandwidth": _BANDWIDTH,
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -283,13 +198,4 @@ class SparseKernelClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.budget = budget
-        self.lam = lam
-        self.bandwidth = bandwidth
-        self.tol = tol
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

@@ -1,0 +1,123 @@
+"""Values written in the experiment configs: grid ranges and published table cells.
+
+Grids are lists or the papers' range notation: ``"2^[-12:10]"`` (powers of 2
+from -12 to 10), ``"10^[-5:1:5]"`` (start:step:stop exponents) and
+``"[1:9:100]"`` (Matlab start:step:stop values). Published numbers are kept
+verbatim as strings (``".8309±.0350 ●"``) and parsed into :class:`PublishedValue`.
+The configs themselves are loaded by :mod:`aucopt.experiments._config`.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+__all__ = ["ConfigError", "PublishedValue", "parse_values", "parse_published"]
+
+
+class ConfigError(ValueError):
+    """An experiment config is malformed; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class PublishedValue:
+    """One published cell, parsed from its verbatim text.
+
+    Attributes
+    ----------
+    raw : str
+        The text as printed in the paper.
+    mean, error : float
+        On the AUC scale (divided by the config's ``scale``).
+    mark : str
+        The paper's significance mark (``●``, ``○``) or ``""``.
+    repaired : bool
+        A number had no decimal point (a typo such as ``.7902±0386``) and was read as ``.0386``.
+    """
+
+    raw: str
+    mean: float
+    error: float
+    mark: str = ""
+    repaired: bool = False
+
+
+_RANGE = re.compile(r"^\s*(?:(?P<base>\d+(?:\.\d+)?)\s*\^\s*)?\[\s*(?P<a>[-+]?\d+(?:\.\d+)?)\s*:"
+                    r"\s*(?P<b>[-+]?\d+(?:\.\d+)?)\s*(?::\s*(?P<c>[-+]?\d+(?:\.\d+)?)\s*)?\]\s*$")
+
+
+def parse_values(value) -> list:
+    """Expand a grid entry: a list, a scalar, or range notation.
+
+    Parameters
+    ----------
+    value : list, scalar or str
+        ``"2^[-12:10]"`` -> 2^-12 .. 2^10; ``"10^[-5:1:5]"`` -> exponents -5..5 step 1;
+        ``"[1:9:100]"`` -> 1, 10, 19, .., 100 (Matlab start:step:stop).
+
+    Returns
+    -------
+    list
+    """
+    if isinstance(value, list):
+        return list(value)
+    if not isinstance(value, str):
+        return [value]
+    m = _RANGE.match(value)
+    if not m:
+        return [value]
+    a, b, c = (float(m[k]) if m[k] is not None else None for k in "abc")
+    start, step, stop = (a, 1.0, b) if c is None else (a, b, c)
+    if step <= 0 or stop < start:
+        raise ConfigError(f"bad range {value!r}: need start <= stop and a positive step.")
+    count = int(math.floor((stop - start) / step + 1e-9)) + 1
+    points = [start + i * step for i in range(count)]
+    if m["base"] is not None:
+        base = float(m["base"])
+        return [float(base ** p) for p in points]
+    return [int(p) if float(p).is_integer() else p for p in points]
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d*\.\d+|\d+)")
+
+
+def _number(text: str, repair: bool) -> tuple[float, bool]:
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        raise ValueError(text)
+    if repair and "." not in text:  # ".7902±0386", "8099±.0036": a dropped decimal point
+        return float("0." + text.lstrip("+-")), True
+    return float(text), False
+
+
+def parse_published(raw: str, *, scale: float = 1.0) -> PublishedValue | None:
+    """Parse a published cell such as ``".8309±.0350 ●"`` (None for ``"-"``/``"N/A"``/``""``).
+
+    Parameters
+    ----------
+    raw : str
+    scale : float, default=1.0
+        The table's numbers are AUC x ``scale``.
+
+    Returns
+    -------
+    PublishedValue or None
+    """
+    text = raw.strip()
+    if text in ("", "-", "N/A", "n/a"):
+        return None
+    mark = "".join(ch for ch in text if ch in "●○")
+    body = text.replace("●", "").replace("○", "").replace(" ", "")
+    parts = body.replace("+-", "±").split("±")
+    if len(parts) != 2:
+        raise ConfigError(f"cannot read published value {raw!r}: expected 'mean±std'.")
+    try:
+        (mean, r1), (err, r2) = (_number(p, scale == 1) for p in parts)
+    except ValueError as exc:
+        raise ConfigError(f"cannot read published value {raw!r}: {exc} is not a number.") from exc
+    mean, err = mean / scale, err / scale
+    if not (0 <= mean <= 1 and err >= 0):
+        raise ConfigError(f"published value {raw!r} is not an AUC (mean {mean}, error {err}); "
+                          f"check the config's 'scale'.")
+    return PublishedValue(raw, mean, err, mark, r1 or r2)
