@@ -103,8 +103,6 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense
         sqmax = float(state["data_sqmax"][0])
         if sqmax > 0:
             hp = hp._replace(alpha=AUTO_ALPHA / np.sqrt(sqmax))
-    elif hp.alpha != params["alpha"]:  # a retry lowered the step in place
-        hp = hyper(dict(params))  # (the cache is keyed on the dict object)
     return ftrl_auc_epoch(state["pack"], state["dots"], state["run_count"], rows.data,
                           rows.indices, rows.indptr, y, order, hp, t, learn)
 

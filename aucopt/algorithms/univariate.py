@@ -88,8 +88,6 @@ def _runner(loss: str):
         hp = hyper(params)
         if hp.auto_eta:  # not calibrated yet: the loss's unit over M^2 + 1
             hp = hp._replace(eta=unit)
-        elif hp.eta != params["eta"]:  # a retry lowered the step in place
-            hp = hyper(dict(params))  # (the cache is keyed on the dict object)
         prefix = "run" if hp.online else "data"
         st = view(UnivariateState, state)
         counts, sqmax = state[f"{prefix}_count"], state[f"{prefix}_sqmax"]
