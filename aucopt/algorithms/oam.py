@@ -45,7 +45,8 @@ def max_memory(what: str) -> Param:
     """Declare ``max_memory_gb``, the bound on the memory of ``what`` (the buffered rows)."""
     return Param("max_memory_gb", 2.0, (Interval(Real, 0, None, closed="neither"),), "float", f"""
         Refuse (ValueError, before allocating) when {what} of ``buffer_size`` rows
-        (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes).""")
+        (dense rows: d values each) would take more than this many GB (1 GB = 1e9
+        bytes).""")
 
 
 PARAMS = (

@@ -67,8 +67,6 @@ ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: eta in 2
 LAM_GRID = tuple(10.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: lambda in 10^[-8:-1]
 
 
-
-
 def _radius(value) -> float:
     """The kernel's radius: 0 for None (no projection)."""
     return 0.0 if value is None else float(value)
@@ -98,13 +96,17 @@ PARAMS = (
         the authors' code used 10 passes).""",
             warm_start="Start ``fit`` from the previous last iterate (the counters restart)."),
 )
-_FIFO_ONLY = len(PARAMS) - 5  # the parameters before max_iter, which Kar declares too
+_HEAD = [p.name for p in PARAMS].index("max_iter")  # Kar adds its buffer's before max_iter
+_KAR_DOCS = {
+    "max_iter": "Passes over the data in ``fit`` (a later pass offers every row again).",
+    "warm_start": "Start ``fit`` from the previous last iterate (the buffer restarts empty).",
+}
 KAR_PARAMS = (
-    *PARAMS[:_FIFO_ONLY],
+    *PARAMS[:_HEAD],
     buffer_size("Capacity s of the buffer (both classes together)."),
     max_memory("the buffer"),
-    *(p.replace(doc="Start ``fit`` from the previous last iterate (the buffer restarts empty).")
-      if p.name == "warm_start" else p for p in PARAMS[_FIFO_ONLY:]),
+    *(p.replace(doc=_KAR_DOCS[p.name]) if p.name in _KAR_DOCS else p
+      for p in PARAMS[_HEAD:]),
 )
 
 # The kernel scalars (the buffer policy, FIFO or RS-x, is the kernel's argument ``policy``).
@@ -114,11 +116,12 @@ PairwiseHyper = hyper.type
 
 def _init_state(state_type):
     def init_state(n_features: int, n_samples: int, params: dict, rng=None):
-        """Return a fresh state: the arrays of ``FifoState`` or ``KarState``.
+        """Return a fresh state: the arrays of ``state_type``.
 
-        (:mod:`aucopt._kernels.pairwise_buffer`). OGD-FIFO on CSR rows switches it to
-        ``FifoLazyState``; Kar's slots start sparse, of width 0 (see
-        :func:`aucopt.algorithms.oam.new_slots`).
+        :class:`~aucopt._kernels.pairwise_buffer.FifoState` (CSR rows switch it to
+        :class:`~aucopt._kernels.pairwise_buffer.FifoLazyState`) or
+        :class:`~aucopt._kernels.pairwise_buffer.KarState` (its slots start sparse, of
+        width 0; see :func:`aucopt.algorithms.oam.new_slots`).
         """
         if state_type is KarState:
             s = int(params["buffer_size"])

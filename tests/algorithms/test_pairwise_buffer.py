@@ -141,12 +141,12 @@ def test_rsx_slots_hold_uniform_draws_from_the_past(layout):
     slots, scratch = _slots(capacity, 1, layout), _slots(capacity, 1, layout)
     buf_sq, buf_y = np.zeros(capacity), np.zeros(capacity)
     scratch_sq, scratch_y = np.zeros(capacity), np.zeros(capacity)
+    buf, spare = Buffer(*slots, buf_sq, buf_y), Buffer(*scratch, scratch_sq, scratch_y)
     for _ in range(runs):
         size = 0
         u = rng.random((n_items, capacity))
         for i in range(n_items):
-            size = rsx_update(Buffer(*slots, buf_sq, buf_y), Buffer(*scratch, scratch_sq, scratch_y),
-                              size, i + 1, u[i], 1.0, *rows, i)
+            size = rsx_update(buf, spare, size, i + 1, u[i], 1.0, *rows, i)
         counts[np.arange(capacity), slots[0][:, 0].astype(int) - 1] += 1
     freq = counts / runs  # (slot, item): each ~ 1/30, std ~ 0.0023
     assert np.abs(freq - 1.0 / n_items).max() < 0.014
