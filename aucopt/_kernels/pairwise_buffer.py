@@ -12,6 +12,10 @@
 Step on example ``z_t`` with the buffer B of earlier examples:
 ``w <- Pi_R(prox_{eta_t (lam/2)||.||^2}(w - eta_t/|B| sum_{z in B, y != y_t}
 grad phi(y_t w.(x_t - x))))``; then z_t enters the buffer.
+
+The generic kernel :func:`pairwise_buffer_epoch` serves every input; its specialised
+twins are :func:`fifo_epoch_dense` here and the O(s nnz) kernels on CSR rows of
+:mod:`aucopt._kernels.pairwise_buffer_lazy`.
 """
 
 from typing import NamedTuple
@@ -103,6 +107,14 @@ def eta_at(hp, t):
     return step_size(hp.schedule, hp.eta, 0.5, t)
 
 
+@njit(inline="always")
+def _keep_as_previous(buf, size, data, indices, indptr, i, label):
+    """FIFO: row ``i`` replaces the example held in the buffer of one slot."""
+    buf.sq[0] = slot_store(data, indices, indptr, i, buf.val, buf.idx, buf.nnz, 0)
+    buf.y[0] = label
+    size[0] = 1
+
+
 @njit(cache=True, nogil=True)
 def pairwise_buffer_epoch(st, buf, work, data, indices, indptr, y, order, draws, hp, t, policy):
     """Run the buffered online pairwise gradient descent over ``order``.
@@ -170,9 +182,7 @@ def pairwise_buffer_epoch(st, buf, work, data, indices, indptr, y, order, draws,
                 for k in range(w.shape[0]):
                     w_avg[k] += (w[k] - w_avg[k]) * inv_t
         if policy == FIFO:
-            buf.sq[0] = slot_store(data, indices, indptr, i, buf.val, buf.idx, buf.nnz, 0)
-            buf.y[0] = yt
-            size[0] = 1
+            _keep_as_previous(buf, size, data, indices, indptr, i, yt)
         else:
             size[0] = rsx_update(buf, spare, size[0], seen[0], draws[r], yt, data, indices,
                                  indptr, i)
@@ -302,9 +312,8 @@ def fifo_epoch_dense(st, data, indices, indptr, y, order, hp, t):
             w[j] = u
             w_avg[j] += (u - w_avg[j]) * inv_t
     if prev >= 0:
-        st.buf_sq[0] = slot_store(data, indices, indptr, prev, buf, None, None, 0)
-        buf_y[0] = y[prev]
-        size[0] = 1
+        _keep_as_previous(Buffer(buf, None, None, st.buf_sq, buf_y), size, data, indices, indptr,
+                          prev, y[prev])
     if status == OK and not all_finite(w):
         status = DIVERGED
     return t, status
