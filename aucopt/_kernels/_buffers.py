@@ -3,7 +3,8 @@ sums.
 
 A buffer is a triple of slots ``(bval, bidx, bnnz)``, dense or sparse (see
 :mod:`aucopt._kernels._slots`), with the squared norm of every stored row in
-``buf_sq``. Every random decision reads pre-drawn uniforms in [0, 1) passed in
+``buf_sq``; a labelled buffer (RS-x, FIFO) reaches a kernel as one :class:`Buffer`
+of the slots, norms and labels. Every random decision reads pre-drawn uniforms in [0, 1) passed in
 by the caller (the kernels draw nothing themselves), and does not depend on
 the layout of the slots.
 

@@ -108,6 +108,22 @@ def eta_at(hp, t):
 
 
 @njit(inline="always")
+def arrival(order, r, y, seen):
+    """Return row ``order[r]`` and its label; count it as received."""
+    i = order[r]
+    seen[0] += 1
+    return i, y[i]
+
+
+@njit(inline="always")
+def buffer_derivatives(v, vx, scale, buf, size, yt, hp, g):
+    """Derivatives ``g`` of the pair losses of ``x_t`` against the buffer rows of the other
+    label (``w = scale v``, ``vx = v . x_t``); return ``(sum g, pairs compared)``."""
+    return pair_derivatives(v, vx, scale, buf.y, size, True, yt, hp.loss, g, buf.val, buf.idx,
+                            buf.nnz)
+
+
+@njit(inline="always")
 def _keep_as_previous(buf, size, data, indices, indptr, i, label):
     """FIFO: row ``i`` replaces the example held in the buffer of one slot."""
     buf.sq[0] = slot_store(data, indices, indptr, i, buf.val, buf.idx, buf.nnz, 0)
@@ -160,15 +176,12 @@ def pairwise_buffer_epoch(st, buf, work, data, indices, indptr, y, order, draws,
     w, w_avg, size, seen = st.w, st.w_avg, st.size, st.seen
     g, acc, spare = work
     for r in range(order.shape[0]):
-        i = order[r]
-        yt = y[i]
-        seen[0] += 1
+        i, yt = arrival(order, r, y, seen)
         if size[0] > 0:
             score = row_dot(w, data, indices, indptr, i)
             if exploding(score):
                 return t, DIVERGED
-            a, pairs = pair_derivatives(w, score, 1.0, buf.y, size[0], True, yt, hp.loss, g,
-                                        buf.val, buf.idx, buf.nnz)
+            a, pairs = buffer_derivatives(w, score, 1.0, buf, size[0], yt, hp, g)
             if pairs > 0:  # same-label pairs carry no AUC loss: no step
                 t += 1
                 eta = eta_at(hp, t)
@@ -284,9 +297,7 @@ def fifo_epoch_dense(st, data, indices, indptr, y, order, hp, t):
     scale = inv_t = 0.0
     status = OK
     for r in range(order.shape[0]):
-        i = order[r]
-        yt = y[i]
-        seen[0] += 1
+        i, yt = arrival(order, r, y, seen)
         if size[0] > 0 or prev >= 0:
             b = buf[0] if prev < 0 else X[prev]
             b_y = buf_y[0] if prev < 0 else y[prev]

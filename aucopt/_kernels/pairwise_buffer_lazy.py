@@ -11,10 +11,10 @@ the running sum of the iterates is ``acc + S v - b`` (``S`` the sum of the scale
 import numpy as np
 from numba import njit
 
-from ._buffers import all_finite, pair_derivatives, pair_loss_derivative, rsx_update
+from ._buffers import all_finite, pair_loss_derivative, rsx_update
 from ._checks import DIVERGED, OK, exploding
 from ._twins import specialises
-from .pairwise_buffer import eta_at, pairwise_buffer_epoch
+from .pairwise_buffer import arrival, buffer_derivatives, eta_at, pairwise_buffer_epoch
 
 __all__ = ["FOLD_BELOW", "NEEDS_FOLD", "LAZY_T", "fifo_epoch_lazy", "fifo_lazy_fold",
            "rsx_epoch_lazy"]
@@ -222,10 +222,8 @@ def fifo_epoch_lazy(st, data, indices, indptr, y, order, start, hp, t):
         if s < _FOLD_BELOW:
             status = NEEDS_FOLD
             break
-        i = order[idx]
+        i, yt = arrival(order, idx, y, st.seen)
         idx += 1
-        yt = y[i]
-        st.seen[0] += 1
         if st.size[0] > 0 and st.buf_y[0] != yt:
             vx = _lazy_row_dot(pack, data, indices, indptr, i)
             vp = _prev_dot(pack, prev, prev_idx, st.prev_nnz[0])
@@ -291,16 +289,13 @@ def rsx_epoch_lazy(st, buf, work, data, indices, indptr, y, order, draws, hp, t)
     s_sum = 0.0
     status = OK
     for r in range(order.shape[0]):
-        i = order[r]
-        yt = y[i]
-        seen[0] += 1
+        i, yt = arrival(order, r, y, seen)
         if size[0] > 0:
             vx = _lazy_row_dot(pack, data, indices, indptr, i)
             if exploding(s * vx):
                 status = DIVERGED
                 break
-            a, pairs = pair_derivatives(v, vx, s, buf.y, size[0], True, yt, hp.loss, g,
-                                        buf.val, buf.idx, buf.nnz)
+            a, pairs = buffer_derivatives(v, vx, s, buf, size[0], yt, hp, g)
             if pairs > 0:  # w <- w - coef (a x_t - sum_j g_j b_j), on v: coef / s
                 t += 1
                 eta = eta_at(hp, t)
