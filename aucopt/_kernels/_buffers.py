@@ -3,13 +3,16 @@ sums.
 
 A buffer is a triple of slots ``(bval, bidx, bnnz)``, dense or sparse (see
 :mod:`aucopt._kernels._slots`), with the squared norm of every stored row in
-``buf_sq``. Every random decision reads pre-drawn uniforms in [0, 1) passed in
+``buf_sq``; a labelled buffer (RS-x, FIFO) reaches a kernel as one :class:`Buffer`
+of the slots, norms and labels. Every random decision reads pre-drawn uniforms in [0, 1) passed in
 by the caller (the kernels draw nothing themselves), and does not depend on
 the layout of the slots.
 
 Used by OAM (two reservoirs, one per class), Kar et al.'s OLP (one RS-x
 buffer) and the OGD of Yang et al. (a FIFO buffer holding one example).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -18,6 +21,7 @@ from ._rows import row_axpy
 from ._slots import slot_axpy, slot_copy, slot_dot, slot_store, with_sparse_twin
 
 __all__ = [
+    "Buffer",
     "SQUARE",
     "HINGE",
     "LOSS_CODES",
@@ -32,6 +36,16 @@ __all__ = [
 SQUARE = 0  # phi(m) = (1 - m)^2
 HINGE = 1  # phi(m) = max(0, 1 - m)
 LOSS_CODES = {"square": SQUARE, "hinge": HINGE}
+
+
+class Buffer(NamedTuple):
+    """A labelled buffer as the kernels take it: its slots and its rows' norms and labels."""
+
+    val: np.ndarray  # slot values (see aucopt._kernels._slots)
+    idx: np.ndarray | None  # slot indices (None: dense slots)
+    nnz: np.ndarray | None  # slot lengths (None: dense slots)
+    sq: np.ndarray  # squared norms of the stored rows
+    y: np.ndarray  # labels of the stored rows
 
 
 @njit(cache=True, nogil=True)
@@ -76,14 +90,13 @@ def reservoir_update(buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, 
 
 
 @njit(cache=True, nogil=True)
-def _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, bnnz, slot):
-    buf_sq[slot] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, slot)
-    buf_y[slot] = label
+def _store_labelled(buf, label, data, indices, indptr, i, slot):
+    buf.sq[slot] = slot_store(data, indices, indptr, i, buf.val, buf.idx, buf.nnz, slot)
+    buf.y[slot] = label
 
 
 @njit(cache=True, nogil=True)
-def rsx_update(buf_sq, buf_y, size, seen, draws, label, scratch_sq, scratch_y, data, indices,
-               indptr, i, sval, sidx, snnz, bval, bidx, bnnz):
+def rsx_update(buf, spare, size, seen, draws, label, data, indices, indptr, i):
     """Offer row ``i`` to an RS-x buffer of capacity s (Kar et al. 2013; notes.md#reservoir).
 
     ``seen`` counts the points offered so far, including this one (``t``).
@@ -97,8 +110,11 @@ def rsx_update(buf_sq, buf_y, size, seen, draws, label, scratch_sq, scratch_y, d
 
     Parameters
     ----------
-    buf_sq, buf_y : ndarray of shape (s,)
-        Squared norms and labels of the stored rows.
+    buf : Buffer
+        The buffer (s slots); updated.
+    spare : Buffer
+        Scratch of the buffer's layout and width for the repopulation step (s
+        rows; may have zero rows when ``seen != s + 1``).
     size : int
         Points stored before this call.
     seen : int
@@ -107,44 +123,35 @@ def rsx_update(buf_sq, buf_y, size, seen, draws, label, scratch_sq, scratch_y, d
         Uniforms in [0, 1), one per slot.
     label : float
         Label of row ``i``.
-    scratch_sq, scratch_y : ndarray
-        Copies of ``buf_sq`` and ``buf_y`` for the repopulation step; may be
-        empty when ``seen != s + 1``.
     data, indices, indptr, i
         The offered row.
-    sval, sidx, snnz
-        Scratch slots of the buffer's layout and width for the repopulation
-        step (s rows; may have zero rows when ``seen != s + 1``).
-    bval, bidx, bnnz
-        The buffer's slots.
 
     Returns
     -------
     int
         Points stored after this call.
     """
-    capacity = bval.shape[0]
+    capacity = buf.val.shape[0]
     if size < capacity:
-        _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, bnnz, size)
+        _store_labelled(buf, label, data, indices, indptr, i, size)
         return size + 1
     if seen == capacity + 1:  # repopulation: s draws with replacement from the s + 1 points
         for k in range(capacity):
-            slot_copy(bval, bidx, bnnz, k, sval, sidx, snnz, k)
-            scratch_sq[k] = buf_sq[k]
-            scratch_y[k] = buf_y[k]
+            slot_copy(buf.val, buf.idx, buf.nnz, k, spare.val, spare.idx, spare.nnz, k)
+            spare.sq[k] = buf.sq[k]
+            spare.y[k] = buf.y[k]
         for k in range(capacity):
             src = min(int(draws[k] * (capacity + 1)), capacity)
             if src == capacity:
-                _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx,
-                                bnnz, k)
+                _store_labelled(buf, label, data, indices, indptr, i, k)
             else:
-                slot_copy(sval, sidx, snnz, src, bval, bidx, bnnz, k)
-                buf_sq[k] = scratch_sq[src]
-                buf_y[k] = scratch_y[src]
+                slot_copy(spare.val, spare.idx, spare.nnz, src, buf.val, buf.idx, buf.nnz, k)
+                buf.sq[k] = spare.sq[src]
+                buf.y[k] = spare.y[src]
         return size
     for k in range(capacity):
         if draws[k] * seen < 1.0:
-            _store_labelled(buf_sq, buf_y, label, data, indices, indptr, i, bval, bidx, bnnz, k)
+            _store_labelled(buf, label, data, indices, indptr, i, k)
     return size
 
 
@@ -214,23 +221,24 @@ def pair_derivatives(v, vx, scale, buf_y, size, opposite_only, y, loss, g, bval,
     return a, pairs
 
 
-def _sparse_pair_step(coef, a, g, w, acc, data, indices, indptr, i, bval, bidx, bnnz, size):
+def _sparse_pair_step(coef, a, w, acc, data, indices, indptr, i, bval, bidx, bnnz, g):
     row_axpy(-coef * a, w, data, indices, indptr, i)  # O(nnz): acc is not used
-    for j in range(size):
+    for j in range(g.shape[0]):
         if g[j] != 0.0:
             slot_axpy(coef * g[j], w, bval, bidx, bnnz, j)
 
 
 @with_sparse_twin(_sparse_pair_step)
-def pair_step(coef, a, g, w, acc, data, indices, indptr, i, bval, bidx, bnnz, size):
-    """``w <- w - coef (a x_i - sum_{j < size} g[j] b_j)`` (see :func:`pair_derivatives`).
+def pair_step(coef, a, w, acc, data, indices, indptr, i, bval, bidx, bnnz, g):
+    """``w <- w - coef (a x_i - sum_j g[j] b_j)`` (see :func:`pair_derivatives`).
 
-    Dense slots sum the buffer rows in ``acc`` (d,) first; sparse slots move
-    ``w`` row by row (``acc`` unused), O(nnz) per row.
+    ``g`` holds the derivatives of the first ``len(g)`` slots (a slice of those of
+    :func:`pair_derivatives`). Dense slots sum the buffer rows in ``acc`` (d,)
+    first; sparse slots move ``w`` row by row (``acc`` unused), O(nnz) per row.
     """
     for k in range(acc.shape[0]):
         acc[k] = 0.0
-    for j in range(size):
+    for j in range(g.shape[0]):
         if g[j] != 0.0:
             slot_axpy(g[j], acc, bval, bidx, bnnz, j)
     row_axpy(-coef * a, w, data, indices, indptr, i)

@@ -13,14 +13,17 @@ One kernel body serves dense and sparse reservoir slots
 O(N nnz), never O(d).
 """
 
+from typing import NamedTuple
+
 from numba import njit
 
 from ._buffers import HINGE, all_finite, pair_derivatives, pair_step, reservoir_update
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm
 from ._slots import class_slots, slot_axpy, slot_dot, slot_row_dot
+from ._state import ANY, F64, I64, D, Dim
 
-__all__ = ["SEQUENTIAL", "GRADIENT", "UPDATES", "oam_epoch", "oam_seq_pair"]
+__all__ = ["SEQUENTIAL", "GRADIENT", "UPDATES", "OamState", "oam_epoch", "oam_seq_pair"]
 
 SEQUENTIAL = 0  # OAM_seq: one proximal (PA-I type) step per buffer item, in slot order
 GRADIENT = 1  # OAM_gra: one hinge subgradient step over the whole buffer, incoming w
@@ -29,6 +32,20 @@ UPDATES = {"sequential": SEQUENTIAL, "gradient": GRADIENT}
 # ||x_t - b||^2 below this fraction of ||x_t||^2 + ||b||^2 counts as u = 0 (no step):
 # it is computed as ||x||^2 - 2 x.b + ||b||^2, exact zero is lost to rounding.
 _ZERO_PAIR = 1e-12
+
+N = Dim("buffer_size")
+
+
+class OamState(NamedTuple):
+    """OAM's state: the last iterate and the two reservoirs (negatives at index 0)."""
+
+    w: F64[D]  # last iterate
+    buf: F64[2, N, ANY]  # slot values (sparse: width K, the longest row; dense: width d)
+    buf_idx: I64[2, N, ANY]  # slot feature indices (sparse slots; width 0 when dense)
+    buf_nnz: I64[2, N]  # slot row lengths (sparse slots)
+    buf_sq: F64[2, N]  # squared norms of the stored rows
+    size: I64[2]  # rows stored per reservoir
+    seen: I64[2]  # examples received per class (N_-^t, N_+^t)
 
 
 @njit(cache=True, nogil=True)
@@ -79,21 +96,23 @@ def _sequential(w, buf_sq, size, c_t, yt, data, indices, indptr, i, bval, bidx, 
 
 
 @njit(cache=True, nogil=True)
-def _gradient(w, buf_sq, size, c_t, yt, g, acc, data, indices, indptr, i, bval, bidx, bnnz):
-    """OAM_gra (thesis Alg. 7): ``w += (c_t/2) y_t sum_{active j} (x_t - b_j)``."""
+def _gradient(w, c_t, yt, g, acc, data, indices, indptr, i, bval, bidx, bnnz):
+    """OAM_gra (thesis Alg. 7): ``w += (c_t/2) y_t sum_{active j} (x_t - b_j)``.
+
+    ``g`` is the scratch of the derivatives, one per stored row of the slots.
+    """
     score = row_dot(w, data, indices, indptr, i)
     if exploding(score):
         return DIVERGED
-    a, _ = pair_derivatives(w, score, 1.0, buf_sq, size, False, yt, HINGE, g, bval, bidx, bnnz)
+    # every stored row is compared (no labels are read: g stands in for them)
+    a, _ = pair_derivatives(w, score, 1.0, g, g.shape[0], False, yt, HINGE, g, bval, bidx, bnnz)
     if a != 0.0:  # gradient of the hinge sum: y (a x_t - sum_j g_j b_j), a = -#active
-        pair_step(0.5 * c_t * yt, a, g, w, acc, data, indices, indptr, i, bval, bidx, bnnz,
-                  size)
+        pair_step(0.5 * c_t * yt, a, w, acc, data, indices, indptr, i, bval, bidx, bnnz, g)
     return OK
 
 
 @njit(cache=True, nogil=True)
-def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indices, indptr, y,
-              order, draws, hp, t):
+def oam_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t, update):
     """Run OAM over the rows in ``order``; update the state in place.
 
     Costs O(N d) per visit with dense slots and O(N nnz) with sparse slots
@@ -101,24 +120,15 @@ def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indice
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Current iterate.
-    buf, buf_idx, buf_nnz
-        Slots of the reservoirs of the negative (index 0) and positive
-        (index 1) examples, dense ``(buf, None, None)`` with ``buf`` of shape
-        (2, N, d), or sparse with ``buf``, ``buf_idx`` of shape (2, N, K)
-        and ``buf_nnz`` of shape (2, N) (see :mod:`aucopt._kernels._slots`;
-        sparse slots take CSR rows only).
-    buf_sq : ndarray of shape (2, N)
-        Squared norms of the stored rows.
-    size : ndarray of shape (2,), int64
-        Rows stored per reservoir.
-    seen : ndarray of shape (2,), int64
-        Examples received per class (``N_-^t``, ``N_+^t``).
-    g : ndarray of shape (N,)
-        Scratch (OAM_gra's hinge derivatives).
-    acc : ndarray
-        Scratch of shape (d,) for OAM_gra with dense slots, else unused.
+    st : OamState
+        The state; ``w``, ``buf_sq``, ``size`` and ``seen`` are read here.
+    slots : tuple
+        The reservoirs' slots in the layout of the rows: dense ``(buf, None, None)``
+        with ``buf`` of shape (2, N, d), or sparse ``(buf, buf_idx, buf_nnz)`` (see
+        :mod:`aucopt._kernels._slots`; sparse slots take CSR rows only).
+    work : tuple
+        Scratch ``(g, acc)``: ``g`` of shape (N,) (OAM_gra's hinge derivatives) and
+        ``acc`` of shape (d,) for OAM_gra with dense slots (else unused).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -128,9 +138,11 @@ def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indice
     draws : ndarray of shape (m, 2)
         Uniforms in [0, 1): reservoir coin flip and slot for each visit.
     hp : OamHyper
-        Named tuple ``(C, update)``.
+        The kernel scalars (:data:`aucopt.algorithms.oam.PARAMS`): the penalty ``C``.
     t : int
         Updates done before this call.
+    update : int
+        ``SEQUENTIAL`` (OAM_seq) or ``GRADIENT`` (OAM_gra).
 
     Returns
     -------
@@ -139,6 +151,9 @@ def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indice
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, buf_sq, size, seen = st.w, st.buf_sq, st.size, st.seen
+    buf, buf_idx, buf_nnz = slots
+    g, acc = work
     capacity = buf.shape[1]
     for r in range(order.shape[0]):
         i = order[r]
@@ -154,12 +169,12 @@ def oam_epoch(w, buf, buf_idx, buf_nnz, buf_sq, size, seen, g, acc, data, indice
             continue  # nothing of the other class yet: the loss is zero
         t += 1
         bval, bidx, bnnz = class_slots(buf, buf_idx, buf_nnz, o)
-        if hp.update == SEQUENTIAL:
+        if update == SEQUENTIAL:
             status = _sequential(w, buf_sq[o], size[o], c_t, yt, data, indices, indptr, i, bval,
                                  bidx, bnnz)
         else:
-            status = _gradient(w, buf_sq[o], size[o], c_t, yt, g, acc, data, indices, indptr, i,
-                               bval, bidx, bnnz)
+            status = _gradient(w, c_t, yt, g[:size[o]], acc, data, indices, indptr, i, bval,
+                               bidx, bnnz)
         if status != OK:
             return t, status
     if not all_finite(w):

@@ -12,12 +12,19 @@
 Step on example ``z_t`` with the buffer B of earlier examples:
 ``w <- Pi_R(prox_{eta_t (lam/2)||.||^2}(w - eta_t/|B| sum_{z in B, y != y_t}
 grad phi(y_t w.(x_t - x))))``; then z_t enters the buffer.
+
+The generic kernel :func:`pairwise_buffer_epoch` serves every input; its specialised
+twins are :func:`fifo_epoch_dense` here and the O(s nnz) kernels on CSR rows of
+:mod:`aucopt._kernels.pairwise_buffer_lazy`.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ._buffers import (
+    Buffer,
     all_finite,
     pair_derivatives,
     pair_loss_derivative,
@@ -31,40 +38,116 @@ from ._reduce import combine4
 from ._rows import row_dot
 from ._schedules import step_size
 from ._slots import slot_store
+from ._state import ANY, F64, I64, SIGNED_I64, D, Dim
+from ._twins import specialises
 
-__all__ = ["FIFO", "RSX", "NEEDS_FOLD", "pairwise_buffer_epoch", "fifo_epoch_dense",
-           "fifo_epoch_lazy", "fifo_lazy_fold", "rsx_epoch_lazy"]
+__all__ = ["FIFO", "RSX", "FifoState", "FifoLazyState", "KarState", "PairWork",
+           "pairwise_buffer_epoch", "fifo_epoch_dense"]
 
 FIFO = 0
 RSX = 1
 
+S = Dim("buffer_size")
+
+
+class FifoState(NamedTuple):
+    """OGD-FIFO's state in its plain form (dense rows)."""
+
+    w: F64[D]  # last iterate
+    w_avg: F64[D]  # uniform average of the iterates after each step
+    buf_sq: F64[1]  # squared norm of the previous example
+    buf_y: F64[1]  # its label
+    size: I64[1]  # examples stored (0 or 1)
+    seen: I64[1]  # examples received
+    buf: F64[1, D]  # the previous example, dense
+    prev_idx: I64[ANY]  # its indices (CSR rows), grown to the longest row seen
+    prev_nnz: SIGNED_I64[1]  # their number; -1: unknown (a dense row is stored)
+
+
+class FifoLazyState(NamedTuple):
+    """OGD-FIFO's lazy form on CSR rows (:func:`fifo_epoch_lazy`), kept between calls."""
+
+    pack: F64[D, 2]  # v and b, interleaved: w = s v, sum of the iterates = acc + S v - b
+    acc: F64[D]  # base of the running sum of the iterates
+    lazy: F64[4]  # s, S, ||v||^2, t
+    buf_sq: F64[1]
+    buf_y: F64[1]
+    size: I64[1]
+    seen: I64[1]
+    buf: F64[1, D]
+    prev_idx: I64[ANY]
+    prev_nnz: SIGNED_I64[1]
+
+
+class KarState(NamedTuple):
+    """The state of Kar et al.'s OLP: iterates and an RS-x buffer of s slots."""
+
+    w: F64[D]  # last iterate
+    w_avg: F64[D]  # uniform average of the iterates after each step
+    buf_sq: F64[S]  # squared norms of the stored rows
+    buf_y: F64[S]  # their labels
+    size: I64[1]  # rows stored
+    seen: I64[1]  # examples received
+    buf: F64[S, ANY]  # slot values (sparse: width K, the longest row; dense: width d)
+    buf_idx: I64[S, ANY]  # slot feature indices (sparse slots; width 0 when dense)
+    buf_nnz: I64[S]  # slot row lengths (sparse slots)
+
+
+class PairWork(NamedTuple):
+    """Scratch of a buffered step."""
+
+    g: np.ndarray  # (s,): derivatives of the pair losses
+    acc: np.ndarray  # (d,) vector of the dense slots' sum, or the lazy (d, 2) pack
+    spare: Buffer  # s slots for the RS-x repopulation step (0 when not in this call)
+
+
+@njit(inline="always")
+def eta_at(hp, t):
+    """Return the step size ``eta_t`` of step ``t`` (every kernel of the family)."""
+    return step_size(hp.schedule, hp.eta, 0.5, t)
+
+
+@njit(inline="always")
+def arrival(order, r, y, seen):
+    """Return row ``order[r]`` and its label; count it as received."""
+    i = order[r]
+    seen[0] += 1
+    return i, y[i]
+
+
+@njit(inline="always")
+def buffer_derivatives(v, vx, scale, buf, size, yt, hp, g):
+    """Derivatives ``g`` of the pair losses of ``x_t`` against the buffer rows of the other
+    label (``w = scale v``, ``vx = v . x_t``); return ``(sum g, pairs compared)``."""
+    return pair_derivatives(v, vx, scale, buf.y, size, True, yt, hp.loss, g, buf.val, buf.idx,
+                            buf.nnz)
+
+
+@njit(inline="always")
+def _keep_as_previous(buf, size, data, indices, indptr, i, label):
+    """FIFO: row ``i`` replaces the example held in the buffer of one slot."""
+    buf.sq[0] = slot_store(data, indices, indptr, i, buf.val, buf.idx, buf.nnz, 0)
+    buf.y[0] = label
+    size[0] = 1
+
 
 @njit(cache=True, nogil=True)
-def pairwise_buffer_epoch(w, w_avg, buf, buf_sq, buf_y, size, seen, g, acc, scratch, scratch_sq,
-                          scratch_y, data, indices, indptr, y, order, draws, hp, t):
-    """Run the buffered online pairwise gradient descent over ``order`` (dense slots).
+def pairwise_buffer_epoch(st, buf, work, data, indices, indptr, y, order, draws, hp, t, policy):
+    """Run the buffered online pairwise gradient descent over ``order``.
 
-    Costs O(s d) per visit (s = 1 for FIFO). For CSR rows,
-    :func:`fifo_epoch_lazy` and :func:`rsx_epoch_lazy` give the same result at
-    O(s nnz) per visit. OGD-FIFO on dense rows runs :func:`fifo_epoch_dense`
-    (two sweeps per step); the FIFO policy here is what its test compares it with.
+    Costs O(s d) per visit (s = 1 for FIFO). Its specialised twins give the same
+    result faster: :func:`fifo_epoch_dense` (FIFO, dense rows), :func:`fifo_epoch_lazy`
+    and :func:`rsx_epoch_lazy` (CSR rows, O(s nnz) per visit).
 
     Parameters
     ----------
-    w, w_avg : ndarray of shape (d,)
-        Iterate and uniform average of the iterates after each step.
-    buf : ndarray of shape (s, d)
-        Buffer rows (s = 1 for FIFO).
-    buf_sq, buf_y : ndarray of shape (s,)
-        Squared norms and labels of the buffer rows.
-    size, seen : ndarray of shape (1,), int64
-        Rows stored; examples received.
-    g : ndarray of shape (s,)
-        Scratch (derivatives of the pair losses).
-    acc : ndarray of shape (d,)
-        Scratch vector.
-    scratch, scratch_sq, scratch_y : arrays
-        Scratch copies of ``buf``, ``buf_sq``, ``buf_y`` for the RS-x
+    st : FifoState or KarState
+        The state; ``w``, ``w_avg``, ``size`` and ``seen`` are read here.
+    buf : Buffer
+        The buffer: dense slots (FIFO: the dense ``buf`` of one row), or sparse slots
+        with CSR rows (:mod:`aucopt._kernels._slots`).
+    work : PairWork
+        Scratch: ``g`` (s,), ``acc`` (d,) and the ``spare`` slots of the RS-x
         repopulation step (see :func:`aucopt._kernels._buffers.rsx_update`).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
@@ -75,10 +158,12 @@ def pairwise_buffer_epoch(w, w_avg, buf, buf_sq, buf_y, size, seen, g, acc, scra
     draws : ndarray of shape (m, s)
         Uniforms in [0, 1) for RS-x (unused by FIFO; may have zero columns).
     hp : PairwiseHyper
-        Named tuple ``(eta, schedule, lam, radius, loss, policy)``;
+        The kernel scalars (:data:`aucopt.algorithms.pairwise_buffer.PARAMS`);
         ``radius <= 0`` means no projection.
     t : int
         Steps done before this call.
+    policy : int
+        ``FIFO`` or ``RSX``.
 
     Returns
     -------
@@ -88,21 +173,20 @@ def pairwise_buffer_epoch(w, w_avg, buf, buf_sq, buf_y, size, seen, g, acc, scra
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, w_avg, size, seen = st.w, st.w_avg, st.size, st.seen
+    g, acc, spare = work
     for r in range(order.shape[0]):
-        i = order[r]
-        yt = y[i]
-        seen[0] += 1
+        i, yt = arrival(order, r, y, seen)
         if size[0] > 0:
             score = row_dot(w, data, indices, indptr, i)
             if exploding(score):
                 return t, DIVERGED
-            a, pairs = pair_derivatives(w, score, 1.0, buf_y, size[0], True, yt, hp.loss, g,
-                                        buf, None, None)
+            a, pairs = buffer_derivatives(w, score, 1.0, buf, size[0], yt, hp, g)
             if pairs > 0:  # same-label pairs carry no AUC loss: no step
                 t += 1
-                eta = step_size(hp.schedule, hp.eta, 0.5, t)
-                pair_step(eta * yt / size[0], a, g, w, acc, data, indices, indptr, i, buf, None,
-                          None, size[0])
+                eta = eta_at(hp, t)
+                pair_step(eta * yt / size[0], a, w, acc, data, indices, indptr, i, buf.val,
+                          buf.idx, buf.nnz, g[:size[0]])
                 if hp.lam > 0.0:
                     prox_l2(w, eta, hp.lam)
                 if hp.radius > 0.0:
@@ -110,14 +194,11 @@ def pairwise_buffer_epoch(w, w_avg, buf, buf_sq, buf_y, size, seen, g, acc, scra
                 inv_t = 1.0 / t
                 for k in range(w.shape[0]):
                     w_avg[k] += (w[k] - w_avg[k]) * inv_t
-        if hp.policy == FIFO:
-            buf_sq[0] = slot_store(data, indices, indptr, i, buf, None, None, 0)
-            buf_y[0] = yt
-            size[0] = 1
+        if policy == FIFO:
+            _keep_as_previous(buf, size, data, indices, indptr, i, yt)
         else:
-            size[0] = rsx_update(buf_sq, buf_y, size[0], seen[0], draws[r], yt, scratch_sq,
-                                 scratch_y, data, indices, indptr, i, scratch, None, None, buf,
-                                 None, None)
+            size[0] = rsx_update(buf, spare, size[0], seen[0], draws[r], yt, data, indices,
+                                 indptr, i)
     if not all_finite(w):
         return t, DIVERGED
     return t, OK
@@ -179,12 +260,12 @@ def _fifo_move(w, x, b, coef, shrink):
     return combine4(sq, sq0)
 
 
+@specialises(pairwise_buffer_epoch)
 @njit(cache=True, nogil=True)
-def fifo_epoch_dense(w, w_avg, buf, buf_sq, buf_y, size, seen, data, indices, indptr, y, order,
-                     hp, t):
+def fifo_epoch_dense(st, data, indices, indptr, y, order, hp, t):
     """OGD with the previous example over the dense rows ``X[order]``: two sweeps per step.
 
-    The same method as :func:`pairwise_buffer_epoch` with ``hp.policy == FIFO``
+    The same method as :func:`pairwise_buffer_epoch` with the ``FIFO`` policy
     (Yang et al. 2021), arranged for speed: within a call the previous example
     is a row of ``X`` (no copy per visit; it is stored in ``buf`` at the end),
     the dot products ``w . x_t`` and ``w . x_prev`` share one sweep, the step,
@@ -195,8 +276,8 @@ def fifo_epoch_dense(w, w_avg, buf, buf_sq, buf_y, size, seen, data, indices, in
 
     Parameters
     ----------
-    w, w_avg, buf, buf_sq, buf_y, size, seen
-        As :func:`pairwise_buffer_epoch` (``buf`` of shape (1, d)).
+    st : FifoState
+        The state (``buf`` of shape (1, d)); updated.
     data, indices, indptr
         Dense rows (``data`` C-contiguous of shape (n, d); see
         :mod:`aucopt._kernels._rows`).
@@ -209,15 +290,14 @@ def fifo_epoch_dense(w, w_avg, buf, buf_sq, buf_y, size, seen, data, indices, in
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, w_avg, buf, buf_y, size, seen = st.w, st.w_avg, st.buf, st.buf_y, st.size, st.seen
     X = data
     prev = -1  # row of X holding the previous example (-1: it is buf[0])
     finish = False  # a step awaits its ball scaling and average
     scale = inv_t = 0.0
     status = OK
     for r in range(order.shape[0]):
-        i = order[r]
-        yt = y[i]
-        seen[0] += 1
+        i, yt = arrival(order, r, y, seen)
         if size[0] > 0 or prev >= 0:
             b = buf[0] if prev < 0 else X[prev]
             b_y = buf_y[0] if prev < 0 else y[prev]
@@ -229,7 +309,7 @@ def fifo_epoch_dense(w, w_avg, buf, buf_sq, buf_y, size, seen, data, indices, in
             if b_y != yt:  # same-label pairs carry no AUC loss: no step
                 g = pair_loss_derivative(hp.loss, yt * (sx - sb))
                 t += 1
-                eta = step_size(hp.schedule, hp.eta, 0.5, t)
+                eta = eta_at(hp, t)
                 shrink = 1.0 / (1.0 + eta * hp.lam) if hp.lam > 0.0 else 1.0
                 sq = _fifo_move(w, X[i], b, -eta * yt * g, shrink)
                 norm = np.sqrt(sq)
@@ -243,302 +323,8 @@ def fifo_epoch_dense(w, w_avg, buf, buf_sq, buf_y, size, seen, data, indices, in
             w[j] = u
             w_avg[j] += (u - w_avg[j]) * inv_t
     if prev >= 0:
-        buf_sq[0] = slot_store(data, indices, indptr, prev, buf, None, None, 0)
-        buf_y[0] = y[prev]
-        size[0] = 1
+        _keep_as_previous(Buffer(buf, None, None, st.buf_sq, buf_y), size, data, indices, indptr,
+                          prev, y[prev])
     if status == OK and not all_finite(w):
         status = DIVERGED
     return t, status
-
-
-# The lazy running sum acc + S v - b loses about eps / s of relative accuracy (v grows like
-# 1/s): the scale is folded into v (O(d), rare) before s falls below this.
-_FOLD_BELOW = 1e-4
-
-# The lazy kernels keep w = s v with v and the lazy-average correction b interleaved in one
-# scratch array pack (d, 2): pack[j, 0] = v_j, pack[j, 1] = b_j (one cache line per feature
-# touched; Kar at d = 10^6 ran 1.3-1.4x faster than with two arrays).
-
-
-@njit(cache=True, nogil=True)
-def _lazy_move(pack, j, dv, s_sum, vsq):
-    """``v[j] += dv`` recording ``s_sum dv`` for the lazy average; return the new ``||v||^2``."""
-    vsq += dv * (2.0 * pack[j, 0] + dv)
-    pack[j, 1] += s_sum * dv
-    pack[j, 0] += dv
-    return vsq
-
-
-@njit(cache=True, nogil=True)
-def _lazy_row_dot(pack, data, indices, indptr, i):
-    """Return ``v . x_i`` for a CSR row."""
-    vx = 0.0
-    for k in range(indptr[i], indptr[i + 1]):
-        vx += pack[indices[k], 0] * data[k]
-    return vx
-
-
-@njit(cache=True, nogil=True)
-def _lazy_begin(pack, w, acc, t_start):
-    """Open a lazy pass: ``v = w``, ``b = 0``, ``acc`` (the average) becomes the running sum;
-    return ``||v||^2``."""
-    vsq = 0.0
-    for j in range(w.shape[0]):
-        acc[j] *= t_start
-        pack[j, 0] = w[j]
-        pack[j, 1] = 0.0
-        vsq += w[j] * w[j]
-    return vsq
-
-
-@njit(cache=True, nogil=True)
-def _shrink_scale(s, s_sum, vsq, eta, hp):
-    """l2 prox and ball projection of ``w = s v`` on the scale; add it to ``S``."""
-    s /= 1.0 + eta * hp.lam
-    if hp.radius > 0.0:
-        norm = s * np.sqrt(max(vsq, 0.0))
-        if norm > hp.radius:
-            s *= hp.radius / norm
-    return s, s_sum + s
-
-
-@njit(cache=True, nogil=True)
-def _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp):
-    """Close a step on ``w = s v``: l2 prox and ball projection on ``s``, then add ``w`` to the
-    running sum; fold ``s`` into ``v`` (O(d), rare) when it gets small.
-
-    Returns
-    -------
-    s, s_sum, vsq : float
-    """
-    s, s_sum = _shrink_scale(s, s_sum, vsq, eta, hp)
-    if s < _FOLD_BELOW:
-        for j in range(acc.shape[0]):
-            acc[j] += s_sum * pack[j, 0] - pack[j, 1]
-            pack[j, 1] = 0.0
-            pack[j, 0] *= s
-        s_sum = 0.0
-        vsq *= s * s
-        s = 1.0
-    return s, s_sum, vsq
-
-
-@njit(cache=True, nogil=True)
-def _lazy_end(pack, w, acc, s, s_sum, t, t_start, status):
-    """Close a lazy pass: ``acc`` becomes the average again and ``w`` the iterate ``s v``."""
-    if t > t_start:
-        inv_t = 1.0 / t
-        for j in range(w.shape[0]):
-            acc[j] = (acc[j] + s_sum * pack[j, 0] - pack[j, 1]) * inv_t
-    elif t_start > 0:
-        for j in range(w.shape[0]):
-            acc[j] /= t_start
-    for j in range(w.shape[0]):
-        w[j] = pack[j, 0] * s
-    if status == OK and not all_finite(w):
-        return DIVERGED
-    return status
-
-
-FOLD_BELOW = _FOLD_BELOW
-NEEDS_FOLD = 2  # status of fifo_epoch_lazy: stopped before an O(d) fold
-# Entries of the lazy scalars of fifo_epoch_lazy: w = s v, sum of the iterates = acc + S v - b.
-LAZY_S, LAZY_S_SUM, LAZY_VSQ = 0, 1, 2
-
-
-@njit(cache=True, nogil=True)
-def fifo_lazy_fold(pack, acc, lazy):
-    """Fold the scale ``s`` into ``v`` and ``S v - b`` into ``acc`` (O(d), rare)."""
-    s, s_sum = lazy[LAZY_S], lazy[LAZY_S_SUM]
-    for j in range(acc.shape[0]):
-        acc[j] += s_sum * pack[j, 0] - pack[j, 1]
-        pack[j, 1] = 0.0
-        pack[j, 0] *= s
-    lazy[LAZY_VSQ] *= s * s
-    lazy[LAZY_S], lazy[LAZY_S_SUM] = 1.0, 0.0
-
-
-@njit(cache=True, nogil=True)
-def fifo_epoch_lazy(pack, acc, lazy, buf, buf_sq, buf_y, size, seen, prev_idx, prev_nnz, data,
-                    indices, indptr, y, order, start, hp, t):
-    """FIFO OGD over CSR rows at O(nnz) per step, in a lazy form kept between calls (same
-    result as :func:`pairwise_buffer_epoch`).
-
-    The iterate is kept as ``w = s v``: the l2 prox and the ball projection
-    only change the scalar ``s`` (``||v||^2`` is maintained); the running sum
-    of the iterates is ``acc + S v - b`` (``S`` the sum of the scales, ``b``
-    collecting ``S dv`` on the touched coordinates; ``v`` and ``b`` live in
-    ``pack``); the previous example is dense in ``buf[0]`` with its indices
-    in ``prev_idx[:prev_nnz]`` (``prev_nnz < 0``: unknown, cleared in O(d)
-    once). When ``s`` falls below ``FOLD_BELOW`` the kernel stops at the start
-    of the next row (``NEEDS_FOLD``); the caller folds it with
-    :func:`fifo_lazy_fold` (O(d), rare) and continues from the returned
-    position, so a stream cut into calls runs the operations of one pass.
-
-    Parameters
-    ----------
-    pack : ndarray of shape (d, 2)
-        ``v`` and ``b``; updated.
-    acc : ndarray of shape (d,)
-        Base of the running sum of the iterates; updated by folds only.
-    lazy : ndarray of shape (3,)
-        ``s``, ``S`` and ``||v||^2``; updated.
-    buf, buf_sq, buf_y, size, seen
-        As in :func:`pairwise_buffer_epoch` (``buf`` has one row); updated.
-    prev_idx : ndarray of shape (K,), int64
-        Indices of the stored previous row; K must hold the longest row of ``order``.
-    prev_nnz : ndarray of shape (1,), int64
-        Their number, or -1 if unknown.
-    data, indices, indptr : arrays
-        CSR rows (``indices`` must not be None).
-    y, order, hp, t
-        As in :func:`pairwise_buffer_epoch`.
-    start : int
-        Position in ``order`` to start at.
-
-    Returns
-    -------
-    t : int
-    status : int
-        ``OK``, ``DIVERGED`` or ``NEEDS_FOLD``.
-    position : int
-        Position in ``order`` after the last row handled.
-    """
-    prev = buf[0]
-    s, s_sum, vsq = lazy[LAZY_S], lazy[LAZY_S_SUM], lazy[LAZY_VSQ]
-    status = OK
-    m = order.shape[0]
-    idx = start
-    while idx < m:
-        if s < _FOLD_BELOW:
-            status = NEEDS_FOLD
-            break
-        i = order[idx]
-        idx += 1
-        yt = y[i]
-        seen[0] += 1
-        if size[0] > 0 and buf_y[0] != yt:
-            vx = _lazy_row_dot(pack, data, indices, indptr, i)
-            vp = 0.0
-            if prev_nnz[0] >= 0:
-                for k in range(prev_nnz[0]):
-                    vp += pack[prev_idx[k], 0] * prev[prev_idx[k]]
-            else:
-                for j in range(prev.shape[0]):
-                    vp += pack[j, 0] * prev[j]
-            if exploding(s * vx):
-                status = DIVERGED
-                break
-            g = pair_loss_derivative(hp.loss, yt * s * (vx - vp))
-            t += 1
-            eta = step_size(hp.schedule, hp.eta, 0.5, t)
-            if g != 0.0:  # w -= eta y g (x_t - x_prev)
-                coef = eta * yt * g / s
-                for k in range(indptr[i], indptr[i + 1]):
-                    vsq = _lazy_move(pack, indices[k], -coef * data[k], s_sum, vsq)
-                if prev_nnz[0] >= 0:
-                    for k in range(prev_nnz[0]):
-                        j = prev_idx[k]
-                        vsq = _lazy_move(pack, j, coef * prev[j], s_sum, vsq)
-                else:
-                    for j in range(prev.shape[0]):
-                        if prev[j] != 0.0:
-                            vsq = _lazy_move(pack, j, coef * prev[j], s_sum, vsq)
-            s, s_sum = _shrink_scale(s, s_sum, vsq, eta, hp)
-            if not (np.isfinite(vsq) and np.isfinite(s_sum)):
-                status = DIVERGED
-                break
-        # the current row becomes the previous one: clear the old entries, write the new
-        if prev_nnz[0] >= 0:
-            for k in range(prev_nnz[0]):
-                prev[prev_idx[k]] = 0.0
-        else:
-            for j in range(prev.shape[0]):
-                prev[j] = 0.0
-        sq = 0.0
-        nnz = 0
-        for k in range(indptr[i], indptr[i + 1]):
-            prev[indices[k]] = data[k]
-            prev_idx[nnz] = indices[k]
-            nnz += 1
-            sq += data[k] * data[k]
-        prev_nnz[0] = nnz
-        buf_sq[0] = sq
-        buf_y[0] = yt
-        size[0] = 1
-    lazy[LAZY_S], lazy[LAZY_S_SUM], lazy[LAZY_VSQ] = s, s_sum, vsq
-    return t, status, idx
-
-
-@njit(cache=True, nogil=True)
-def rsx_epoch_lazy(w, w_avg, buf, buf_idx, buf_nnz, buf_sq, buf_y, size, seen, g, scratch,
-                   scratch_idx, scratch_nnz, scratch_sq, scratch_y, pack, data, indices, indptr,
-                   y, order, draws, hp, t):
-    """Kar's OLP over CSR rows at O(s nnz) per step (same result as :func:`pairwise_buffer_epoch`).
-
-    The buffer holds sparse slots (:mod:`aucopt._kernels._slots`); the
-    iterate is kept as ``w = s v`` with the running sum of the iterates
-    ``acc + S v - b``, as in :func:`fifo_epoch_lazy`. A step moves ``v`` on
-    the entries of ``x_t`` and of the buffer rows with a non-zero pair
-    derivative; the l2 prox and the ball projection only change ``s``. O(d)
-    work happens once per call and on rare rescalings.
-
-    Parameters
-    ----------
-    w, w_avg : ndarray of shape (d,)
-        Iterate and average (updated).
-    buf, buf_idx, buf_nnz
-        Sparse slots of the RS-x buffer: values and indices of shape (s, K),
-        lengths of shape (s,); K must hold the longest row of ``order``.
-    buf_sq, buf_y, size, seen
-        As in :func:`pairwise_buffer_epoch`.
-    g : ndarray of shape (s,)
-        Scratch.
-    scratch, scratch_idx, scratch_nnz, scratch_sq, scratch_y : arrays
-        Scratch slots (width K) for the RS-x repopulation step.
-    pack : ndarray of shape (d, 2)
-        Scratch (overwritten).
-    data, indices, indptr : arrays
-        CSR rows.
-    y, order, draws, hp, t
-        As in :func:`pairwise_buffer_epoch`.
-
-    Returns
-    -------
-    t : int
-    status : int
-    """
-    acc = w_avg  # running sum of the iterates = acc + s_sum v - b
-    t_start = t
-    vsq = _lazy_begin(pack, w, acc, t_start)
-    v = pack[:, 0]
-    s = 1.0
-    s_sum = 0.0
-    status = OK
-    for r in range(order.shape[0]):
-        i = order[r]
-        yt = y[i]
-        seen[0] += 1
-        if size[0] > 0:
-            vx = _lazy_row_dot(pack, data, indices, indptr, i)
-            if exploding(s * vx):
-                status = DIVERGED
-                break
-            a, pairs = pair_derivatives(v, vx, s, buf_y, size[0], True, yt, hp.loss, g, buf,
-                                        buf_idx, buf_nnz)
-            if pairs > 0:  # w <- w - coef (a x_t - sum_j g_j b_j), on v: coef / s
-                t += 1
-                eta = step_size(hp.schedule, hp.eta, 0.5, t)
-                coef = eta * yt / size[0] / s
-                for k in range(indptr[i], indptr[i + 1]):
-                    vsq = _lazy_move(pack, indices[k], -coef * a * data[k], s_sum, vsq)
-                for j in range(size[0]):
-                    if g[j] != 0.0:
-                        for k in range(buf_nnz[j]):
-                            vsq = _lazy_move(pack, buf_idx[j, k], coef * g[j] * buf[j, k],
-                                             s_sum, vsq)
-                s, s_sum, vsq = _lazy_shrink(pack, acc, s, s_sum, vsq, eta, hp)
-        size[0] = rsx_update(buf_sq, buf_y, size[0], seen[0], draws[r], yt, scratch_sq,
-                             scratch_y, data, indices, indptr, i, scratch, scratch_idx,
-                             scratch_nnz, buf, buf_idx, buf_nnz)
-    return t, _lazy_end(pack, w, acc, s, s_sum, t, t_start, status)

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from numbers import Integral, Real
 
 import numpy as np
 
 from .._kernels._checks import OK
-from .._kernels.oam import GRADIENT, SEQUENTIAL, oam_epoch
+from .._kernels._state import view, zeros
+from .._kernels.oam import GRADIENT, SEQUENTIAL, OamState, oam_epoch
+from ..utils._param_validation import Interval
 from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
+from ._params import KernelScalars, Param, auto_step, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
-    "OamHyper", "AUTO_C", "C_GRID", "BLOCK", "run_in_blocks", "new_slots", "match_slots",
-    "OAM_SEQ", "OAM_GRA",
+    "PARAMS", "OamHyper", "AUTO_C", "C_GRID", "BLOCK", "run_in_blocks", "new_slots",
+    "match_slots", "buffer_size", "max_memory", "auto_scaled", "OAM_SEQ", "OAM_GRA", "hyper",
 ]
 
 PAPER = (
@@ -32,11 +35,38 @@ C_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: "learning rat
 BLOCK = 1 << 14  # visits per kernel call: bounds the memory of the pre-drawn uniforms
 
 
-class OamHyper(NamedTuple):
-    """Scalar hyperparameters of :func:`aucopt._kernels.oam.oam_epoch`."""
 
-    C: float
-    update: int
+def buffer_size(doc: str) -> Param:
+    """Declare the capacity ``buffer_size`` of an example buffer (default 100, as the papers)."""
+    return Param("buffer_size", 100, (Interval(Integral, 1, None, closed="left"),), "int", doc)
+
+
+def max_memory(what: str) -> Param:
+    """Declare ``max_memory_gb``, the bound on the memory of ``what`` (the buffered rows)."""
+    return Param("max_memory_gb", 2.0, (Interval(Real, 0, None, closed="neither"),), "float", f"""
+        Refuse (ValueError, before allocating) when {what} of ``buffer_size`` rows
+        (dense rows: d values each) would take more than this many GB (1 GB = 1e9
+        bytes).""")
+
+
+PARAMS = (
+    auto_step("C", AUTO_C["sequential"], r"""
+        Penalty :math:`C` (it acts as the learning rate). ``"auto"`` calibrates it on the
+        training data (a short run per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``."""),
+    buffer_size(r"""
+        Capacity :math:`N_+ = N_-` of each reservoir (100 in the papers, 50 on
+        high-dimensional data)."""),
+    max_memory("the two reservoirs"),
+    *common(max_iter=1, max_iter_doc="""
+        Passes over the data in ``fit`` (one pass is the online setting; a
+        later pass offers every row again, as new arrivals).""",
+            warm_start="Start ``fit`` from the previous iterate (the reservoirs restart empty)."),
+)
+
+# The kernel scalars (the update rule is the kernel's argument ``update``).
+hyper = KernelScalars("OamHyper", __name__, PARAMS)
+OamHyper = hyper.type
 
 
 def run_in_blocks(order: np.ndarray, width: int, rng, call: Callable, t: int):
@@ -73,11 +103,16 @@ def run_in_blocks(order: np.ndarray, width: int, rng, call: Callable, t: int):
     return t, OK
 
 
-def step_scale(value, auto: float, state: dict) -> float:
-    """Return ``value``, or ``auto / M^2`` (M^2 of the data given so far) for ``"auto"``."""
-    if value == "auto":
-        return auto / max(float(state["data_sqmax"][0]), 1e-12)
-    return float(value)
+def auto_scaled(hp, name: str, unit: float, state: dict):
+    """Return the kernel scalars ``hp``, the step ``name`` set by the scale rule if "auto".
+
+    For ``"auto"`` (the field ``auto_<name>``, see :func:`aucopt.algorithms._params.auto_step`)
+    the step is ``unit / M^2``, M^2 the largest squared row norm of the data given so
+    far (until a calibrated value is given); a number is left as it is.
+    """
+    if not getattr(hp, f"auto_{name}"):
+        return hp
+    return hp._replace(**{name: unit / max(float(state["data_sqmax"][0]), 1e-12)})
 
 
 def new_slots(shape: tuple[int, ...]) -> dict[str, np.ndarray]:
@@ -175,25 +210,13 @@ def match_slots(state: dict, rows: RowData, params: dict | None = None) -> tuple
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh OAM state.
+    """Return a fresh OAM state: the arrays of :class:`aucopt._kernels.oam.OamState`.
 
-    Returns
-    -------
-    dict
-        ``w`` (d,); reservoir slots ``buf``, ``buf_idx``, ``buf_nnz`` of shape
-        (2, N, ...) (negatives at index 0; see :func:`new_slots`) with squared
-        norms ``buf_sq`` (2, N), ``size`` (2,) and per-class counts ``seen``
-        (2,).
+    The reservoir slots start sparse, of width 0 (see :func:`new_slots`).
     """
     capacity = int(params["buffer_size"])
     check_memory(8.0 * capacity, params, f"two reservoirs of {capacity} rows", "Lower buffer_size")
-    return {
-        "w": np.zeros(n_features),
-        **new_slots((2, capacity)),
-        "buf_sq": np.zeros((2, capacity)),
-        "size": np.zeros(2, dtype=np.int64),
-        "seen": np.zeros(2, dtype=np.int64),
-    }
+    return zeros(OamState, n_features, params)
 
 
 def check_state(state: dict, params: dict, n_features: int) -> None:
@@ -212,14 +235,15 @@ def _runner(update: str):
 
         Every visit is an arrival (a second pass offers the rows again).
         """
-        hp = OamHyper(C=step_scale(params["C"], AUTO_C[update], state), update=code)
+        hp = auto_scaled(hyper(params), "C", AUTO_C[update], state)
         slots = match_slots(state, rows, params)
-        g = np.empty(state["buf_sq"].shape[1])
-        acc = np.empty(rows.n_features if slots[1] is None and code == GRADIENT else 0)
+        st = view(OamState, state)
+        work = (np.empty(state["buf_sq"].shape[1]),
+                np.empty(rows.n_features if slots[1] is None and code == GRADIENT else 0))
 
         def call(block, draws, t):
-            return oam_epoch(state["w"], *slots, state["buf_sq"], state["size"], state["seen"],
-                             g, acc, rows.data, rows.indices, rows.indptr, y, block, draws, hp, t)
+            return oam_epoch(st, slots, work, rows.data, rows.indices, rows.indptr, y, block,
+                             draws, hp, t, code)
 
         return run_in_blocks(order, 2, rng, call, t)
 
@@ -241,7 +265,8 @@ _COMMON = dict(
     "the longest row), O(N d) on dense rows",
     init_state=init_state,
     coef=coef,
-    data_shaped=("buf", "buf_idx"),
+    params=PARAMS,
+    state=(OamState,),
     check_state=check_state,
     grid={"C": C_GRID, "buffer_size": (100,)},
     step_param="C",

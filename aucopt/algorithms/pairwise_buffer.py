@@ -5,30 +5,49 @@ State layout, hyperparameters and kernel call (Yang et al. 2021; Kar et al. 2013
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from numbers import Real
 
 import numpy as np
 
-from .._kernels._buffers import LOSS_CODES
+from .._kernels._buffers import LOSS_CODES, Buffer
 from .._kernels._schedules import CONSTANT, INV_SQRT
+from .._kernels._state import view, zeros
 from .._kernels.pairwise_buffer import (
     FIFO,
-    NEEDS_FOLD,
     RSX,
+    FifoLazyState,
+    FifoState,
+    KarState,
+    PairWork,
     fifo_epoch_dense,
+    pairwise_buffer_epoch,
+)
+from .._kernels.pairwise_buffer_lazy import (
+    LAZY_T,
+    NEEDS_FOLD,
     fifo_epoch_lazy,
     fifo_lazy_fold,
-    pairwise_buffer_epoch,
     rsx_epoch_lazy,
 )
+from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import drop_lazy_form, scaled_iterates
+from ._fast import specialised
 from ._memory import check_memory
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .oam import check_slots, match_slots, new_slots, run_in_blocks, step_scale
+from .oam import (
+    auto_scaled,
+    buffer_size,
+    check_slots,
+    match_slots,
+    max_memory,
+    run_in_blocks,
+)
 
-__all__ = ["PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR", "iterates"]
+__all__ = ["PARAMS", "KAR_PARAMS", "PairwiseHyper", "AUTO_ETA", "SCHEDULES", "OGD_FIFO", "KAR",
+           "iterates", "hyper"]
 
 YANG_PAPER = (
     "Z. Yang, Y. Lei, P. Wang, T. Yang, Y. Ying. Simple stochastic and online gradient "
@@ -48,51 +67,66 @@ ETA_GRID = tuple(2.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: eta in 2
 LAM_GRID = tuple(10.0**k for k in range(-8, 0))  # AlQuabeh et al. 2024: lambda in 10^[-8:-1]
 
 
-class PairwiseHyper(NamedTuple):
-    """Scalar hyperparameters of :func:`aucopt._kernels.pairwise_buffer.pairwise_buffer_epoch`."""
-
-    eta: float
-    schedule: int
-    lam: float
-    radius: float
-    loss: int
-    policy: int
+def _radius(value) -> float:
+    """The kernel's radius: 0 for None (no projection)."""
+    return 0.0 if value is None else float(value)
 
 
-def _init_state(capacity: int):
+_OUTPUT = Param("output", "average", (Options(str, {"average", "last"}),), '{"average", "last"}',
+                "Score with the average of the iterates or the last one.")
+PARAMS = (
+    auto_step("eta", AUTO_ETA["ogd-fifo"], r"""
+        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
+        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step of
+        a geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and
+        stores the value used in ``eta_``."""),
+    Param("lam", 1e-4, (NON_NEGATIVE,), "float", r"l2 weight :math:`\lambda` (proximal step).",
+          kernel=float),
+    Param("loss", "square", (Options(str, set(LOSS_CODES)),), '{"square", "hinge"}',
+          r"Pairwise surrogate :math:`\phi`.", kernel=codes(LOSS_CODES)),
+    Param("radius", None, (Interval(Real, 0, None, closed="neither"), None), "float or None",
+          """
+        Radius :math:`R` of the l2-ball projection (the authors' code); None
+        for no projection.""", kernel=_radius),
+    Param("schedule", "inv_sqrt", (Options(str, set(SCHEDULES)),), '{"inv_sqrt", "constant"}',
+          "Step-size schedule.", kernel=codes(SCHEDULES)),
+    _OUTPUT,
+    *common(max_iter=10, max_iter_doc="""
+        Passes over the data in ``fit`` (a later pass offers every row again;
+        the authors' code used 10 passes).""",
+            warm_start="Start ``fit`` from the previous last iterate (the counters restart)."),
+)
+_HEAD = [p.name for p in PARAMS].index("max_iter")  # Kar adds its buffer's before max_iter
+_KAR_DOCS = {
+    "max_iter": "Passes over the data in ``fit`` (a later pass offers every row again).",
+    "warm_start": "Start ``fit`` from the previous last iterate (the buffer restarts empty).",
+}
+KAR_PARAMS = (
+    *PARAMS[:_HEAD],
+    buffer_size("Capacity s of the buffer (both classes together)."),
+    max_memory("the buffer"),
+    *(p.replace(doc=_KAR_DOCS[p.name]) if p.name in _KAR_DOCS else p
+      for p in PARAMS[_HEAD:]),
+)
+
+# The kernel scalars (the buffer policy, FIFO or RS-x, is the kernel's argument ``policy``).
+hyper = KernelScalars("PairwiseHyper", __name__, PARAMS)
+PairwiseHyper = hyper.type
+
+
+def _init_state(state_type):
     def init_state(n_features: int, n_samples: int, params: dict, rng=None):
-        """Return a fresh state.
+        """Return a fresh state: the arrays of ``state_type``.
 
-        Returns
-        -------
-        dict
-            ``w``, ``w_avg`` (d,); the buffer of s rows with ``buf_sq`` and
-            ``buf_y`` (s,); ``size`` (1,) rows stored; ``seen`` (1,) examples
-            received. FIFO (s = 1): ``buf`` (1, d) dense and the indices of
-            the stored row (``prev_idx``, grown to the longest row seen); CSR
-            rows switch ``w``, ``w_avg`` to the lazy form of
-            :func:`aucopt._kernels.pairwise_buffer.fifo_epoch_lazy` (``pack``,
-            ``acc``, ``lazy``). RS-x: slots ``buf``, ``buf_idx``, ``buf_nnz``
-            (see :func:`aucopt.algorithms.oam.new_slots`).
+        :class:`~aucopt._kernels.pairwise_buffer.FifoState` (CSR rows switch it to
+        :class:`~aucopt._kernels.pairwise_buffer.FifoLazyState`) or
+        :class:`~aucopt._kernels.pairwise_buffer.KarState` (its slots start sparse, of
+        width 0; see :func:`aucopt.algorithms.oam.new_slots`).
         """
-        s = int(params["buffer_size"]) if capacity == 0 else capacity
-        if capacity == 0:
+        if state_type is KarState:
+            s = int(params["buffer_size"])
             check_memory(4.0 * s, params, f"a buffer of {s} rows", "Lower buffer_size")
-        state = {
-            "w": np.zeros(n_features),
-            "w_avg": np.zeros(n_features),
-            "buf_sq": np.zeros(s),
-            "buf_y": np.zeros(s),
-            "size": np.zeros(1, dtype=np.int64),
-            "seen": np.zeros(1, dtype=np.int64),
-        }
-        if capacity == 1:  # FIFO on CSR rows: indices of the stored row (O(nnz) steps)
-            state["buf"] = np.zeros((1, n_features))
-            state["prev_idx"] = np.zeros(0, dtype=np.int64)
-            state["prev_nnz"] = np.zeros(1, dtype=np.int64)
-        else:
-            state.update(new_slots((s,)))
-        return state
+        return zeros(state_type, n_features, params)
 
     return init_state
 
@@ -113,8 +147,11 @@ def _check_state(capacity: int):
                              f"n_features={n_features}")
 
     return check_state
+
+
 def _to_lazy(state: dict, t: int) -> None:
-    """Switch a FIFO state to the lazy form (O(d), once: the first CSR call)."""
+    """Switch a FIFO state to the lazy form ``FifoLazyState`` (O(d), once: the first CSR
+    call)."""
     w = state.pop("w")
     pack = np.zeros((w.shape[0], 2))
     pack[:, 0] = w
@@ -139,7 +176,7 @@ def plain_form(state: dict, params: dict, t: int) -> None:
 
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
     """Return the last iterate ``w`` and the average ``w_avg`` of a state in either form."""
-    return scaled_iterates(state, 3)
+    return scaled_iterates(state, LAZY_T)
 
 
 def _fifo_lazy(state, rows: RowData, y, order, hp, t, before_dense):
@@ -154,23 +191,75 @@ def _fifo_lazy(state, rows: RowData, y, order, hp, t, before_dense):
         grown = np.zeros(longest, dtype=np.int64)
         grown[:state["prev_idx"].shape[0]] = state["prev_idx"]
         state["prev_idx"] = grown
-    lazy, position = state["lazy"], 0
+    st, position = view(FifoLazyState, state), 0
     while True:
-        t, status, position = fifo_epoch_lazy(
-            state["pack"], state["acc"], lazy, state["buf"], state["buf_sq"], state["buf_y"],
-            state["size"], state["seen"], state["prev_idx"], state["prev_nnz"], rows.data,
-            rows.indices, rows.indptr, y, order, position, hp, t)
-        lazy[3] = t
+        t, status, position = fifo_epoch_lazy(st, rows.data, rows.indices, rows.indptr, y, order,
+                                              position, hp, t)
         if status != NEEDS_FOLD:
             return t, status
         if before_dense is not None:
             before_dense()
-        fifo_lazy_fold(state["pack"], state["acc"], lazy)
+        fifo_lazy_fold(st.pack, st.acc, st.lazy)
 
 
 def fifo_columns(state: dict) -> np.ndarray:
     """Columns a FIFO call writes besides its rows': those of the stored previous row."""
     return state["prev_idx"][:max(int(state["prev_nnz"][0]), 0)]
+
+
+def _fifo(state, rows: RowData, y, order, hp, t, before_dense):
+    """FIFO: the lazy kernel on CSR rows, else the plain form (two sweeps per step on dense
+    rows)."""
+    if rows.is_sparse and specialised(fifo_epoch_lazy):  # exact O(nnz) steps
+        return _fifo_lazy(state, rows, y, order, hp, t, before_dense)
+    if before_dense is not None and (rows.is_sparse or "pack" in state):
+        before_dense()  # the generic kernel writes every column
+    if "pack" in state:
+        _to_plain(state)
+    st = view(FifoState, state)
+    if not rows.is_sparse and specialised(fifo_epoch_dense):
+        result = fifo_epoch_dense(st, rows.data, rows.indices, rows.indptr, y, order, hp, t)
+    else:
+        buf = Buffer(st.buf, None, None, st.buf_sq, st.buf_y)
+        work = PairWork(np.empty(1), np.zeros(rows.n_features), _spare(buf, 0))
+        result = pairwise_buffer_epoch(st, buf, work, rows.data, rows.indices, rows.indptr, y,
+                                       order, np.empty((order.shape[0], 0)), hp, t, FIFO)
+    state["prev_nnz"][0] = -1  # a row is stored densely: its support is unknown
+    return result
+
+
+def _spare(buf: Buffer, rows: int) -> Buffer:
+    """Return ``rows`` empty slots of the layout and width of ``buf`` (RS-x repopulation)."""
+    width = buf.val.shape[1]
+    if buf.idx is None:
+        return Buffer(np.zeros((rows, width)), None, None, np.zeros(rows), np.zeros(rows))
+    return Buffer(np.zeros((rows, width)), np.zeros((rows, width), dtype=np.int64),
+                  np.zeros(rows, dtype=np.int64), np.zeros(rows), np.zeros(rows))
+
+
+def _kar(state, rows: RowData, y, order, params, hp, t, rng):
+    """Kar's OLP: one pass, drawing ``rng.random((len(order), s))`` (RS-x) block-wise."""
+    slots = match_slots(state, rows, params)
+    st = view(KarState, state)
+    buf = Buffer(*slots, st.buf_sq, st.buf_y)
+    s = st.buf_sq.shape[0]
+    seen = int(st.seen[0])
+    repopulate = seen <= s < seen + order.shape[0]  # t = s + 1 in this call
+    spare = _spare(buf, s if repopulate else 0)
+    if buf.idx is not None and specialised(rsx_epoch_lazy):  # exact O(s nnz) steps (lazy)
+        work = PairWork(np.empty(s), np.empty((rows.n_features, 2)), spare)
+
+        def call(block, draws, t):
+            return rsx_epoch_lazy(st, buf, work, rows.data, rows.indices, rows.indptr, y, block,
+                                  draws, hp, t)
+    else:
+        work = PairWork(np.empty(s), np.zeros(rows.n_features), spare)
+
+        def call(block, draws, t):
+            return pairwise_buffer_epoch(st, buf, work, rows.data, rows.indices, rows.indptr, y,
+                                         block, draws, hp, t, RSX)
+
+    return run_in_blocks(order, s, rng, call, t)
 
 
 def _runner(algorithm_id: str, policy: int):
@@ -179,57 +268,10 @@ def _runner(algorithm_id: str, policy: int):
 
         Every visit is an arrival (a second pass offers the rows again).
         """
-        radius = params["radius"]
-        hp = PairwiseHyper(
-            eta=step_scale(params["eta"], AUTO_ETA[algorithm_id], state),
-            schedule=SCHEDULES[params["schedule"]],
-            lam=float(params["lam"]),
-            radius=0.0 if radius is None else float(radius),
-            loss=LOSS_CODES[params["loss"]],
-            policy=policy,
-        )
-        if policy == FIFO and rows.is_sparse:  # exact O(nnz) steps (lazy scale and average)
-            return _fifo_lazy(state, rows, y, order, hp, t, before_dense)
-        if "pack" in state:
-            if before_dense is not None:
-                before_dense()
-            _to_plain(state)
-        if policy == FIFO:  # dense rows: two sweeps per step
-            result = fifo_epoch_dense(
-                state["w"], state["w_avg"], state["buf"], state["buf_sq"], state["buf_y"],
-                state["size"], state["seen"], rows.data, rows.indices, rows.indptr, y, order,
-                hp, t)
-            state["prev_nnz"][0] = -1  # a dense row is stored: its support is unknown
-            return result
-        slots = match_slots(state, rows, params) if policy == RSX else (state["buf"], None, None)
-        s = state["buf_sq"].shape[0]
-        seen = int(state["seen"][0])
-        repopulate = policy == RSX and seen <= s < seen + order.shape[0]  # t = s+1 in this call
-        scratch_rows = s if repopulate else 0
-        scratch = (np.zeros((scratch_rows, slots[0].shape[1])), np.zeros(scratch_rows),
-                   np.zeros(scratch_rows))
-        g = np.empty(s)
-        if slots[1] is not None:  # RS-x on CSR rows: exact O(s nnz) steps (lazy)
-            scratch_slots = (np.zeros((scratch_rows, slots[1].shape[1]), dtype=np.int64),
-                             np.zeros(scratch_rows, dtype=np.int64))
-            pack = np.empty((rows.n_features, 2))
-
-            def call(block, draws, t):
-                return rsx_epoch_lazy(
-                    state["w"], state["w_avg"], *slots, state["buf_sq"], state["buf_y"],
-                    state["size"], state["seen"], g, scratch[0], *scratch_slots, scratch[1],
-                    scratch[2], pack, rows.data, rows.indices, rows.indptr, y, block, draws, hp,
-                    t)
-        else:
-            acc = np.zeros(rows.n_features)
-
-            def call(block, draws, t):
-                return pairwise_buffer_epoch(
-                    state["w"], state["w_avg"], slots[0], state["buf_sq"], state["buf_y"],
-                    state["size"], state["seen"], g, acc, *scratch, rows.data, rows.indices,
-                    rows.indptr, y, block, draws, hp, t)
-
-        return run_in_blocks(order, s, rng, call, t)
+        hp = auto_scaled(hyper(params), "eta", AUTO_ETA[algorithm_id], state)
+        if policy == FIFO:
+            return _fifo(state, rows, y, order, hp, t, before_dense)
+        return _kar(state, rows, y, order, params, hp, t, rng)
 
     return run
 
@@ -271,14 +313,14 @@ OGD_FIFO = register(
         memory="O(d) (iterate, average, the previous example densified, its indices)",
         cost="O(nnz) per sample on CSR rows (lazy scale and average kept between calls), "
         "O(d) on dense rows",
-        init_state=_init_state(1),
+        init_state=_init_state(FifoState),
+        params=PARAMS,
+        state=(FifoState, FifoLazyState),
         column_keys=("pack", "acc", "buf"),
         extra_columns=fifo_columns,
         lazy_form=_fresh_lazy,
         plain_form=plain_form,
-        data_shaped=("prev_idx",),  # grown to the longest CSR row seen
         run=_runner("ogd-fifo", FIFO),
-        signed_state=("prev_nnz",),  # -1: a dense row is stored
         check_state=_check_state(1),
         calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
@@ -301,9 +343,10 @@ KAR = register(
         "longest row), O(s d) on dense rows",
         cost="O(s nnz) per sample on CSR rows (lazy l2 scale, projection and average; O(d) once "
         "per call), O(s d) on dense rows; + s uniforms per sample for RS-x",
-        init_state=_init_state(0),
+        init_state=_init_state(KarState),
+        params=KAR_PARAMS,
+        state=(KarState,),
         run=_runner("kar", RSX),
-        data_shaped=("buf", "buf_idx"),
         check_state=_check_state(0),
         calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["OAMSeqClassifier", "OAMGraClassifier"]
@@ -37,29 +34,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    C : float or "auto", default="auto"
-        Penalty :math:`C` (it acts as the learning rate). ``"auto"`` calibrates it on the training
-        data (a short run per step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``. Values must be in
-        the range `(0.0, inf)`.
-    buffer_size : int, default=100
-        Capacity :math:`N_+ = N_-` of each reservoir (100 in the papers, 50 on
-        high-dimensional data). Values must be in the range `[1, inf)`.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the two reservoirs of ``buffer_size``
-        rows (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes).
-        Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=1
-        Passes over the data in ``fit`` (one pass is the online setting; a
-        later pass offers every row again, as new arrivals).
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order and of the reservoir draws.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous iterate (the reservoirs restart empty).
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -139,12 +114,6 @@ class OAMSeqClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "oam-seq"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "C": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "buffer_size": [Interval(Integral, 1, None, closed="left")],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -158,14 +127,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.C = C
-        self.buffer_size = buffer_size
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class OAMGraClassifier(OAMSeqClassifier):
@@ -183,28 +145,7 @@ class OAMGraClassifier(OAMSeqClassifier):
 
     Parameters
     ----------
-    C : float or "auto", default="auto"
-        Penalty :math:`C` (the learning rate). ``"auto"`` calibrates it on the training data (a
-        short run per step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``C_``. Values must be in
-        the range `(0.0, inf)`.
-    buffer_size : int, default=100
-        Capacity :math:`N_+ = N_-` of each reservoir. Values must be in the
-        range `[1, inf)`.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the two reservoirs of ``buffer_size``
-        rows (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes).
-        Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=1
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order and of the reservoir draws.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["OGDFIFOClassifier", "KarClassifier"]
@@ -29,34 +26,7 @@ class OGDFIFOClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Step scale: :math:`\eta_t = \eta/\sqrt{t}` (``schedule="inv_sqrt"``) or :math:`\eta`
-        (``"constant"``). ``"auto"`` calibrates it on the training data (a short run per step of a
-        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores
-        the value used in ``eta_``. Values must be in the range `(0.0, inf)`.
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda` (proximal step). Values must be in the range
-        `[0.0, inf)`.
-    loss : {"square", "hinge"}, default="square"
-        Pairwise surrogate :math:`\phi`.
-    radius : float or None, default=None
-        Radius :math:`R` of the l2-ball projection (the authors' code); None
-        for no projection. Values must be in the range `(0.0, inf)`.
-    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
-        Step-size schedule.
-    output : {"average", "last"}, default="average"
-        Score with the average of the iterates or the last one.
-    max_iter : int, default=10
-        Passes over the data in ``fit`` (a later pass offers every row again;
-        the authors' code used 10 passes).
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate (the counters restart).
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -126,15 +96,6 @@ class OGDFIFOClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "ogd-fifo"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "lam": [Interval(Real, 0, None, closed="left")],
-        "loss": [Options(str, {"square", "hinge"})],
-        "radius": [Interval(Real, 0, None, closed="neither"), None],
-        "schedule": [Options(str, {"inv_sqrt", "constant"})],
-        "output": [Options(str, {"average", "last"})],
-    }
 
     def __init__(
         self,
@@ -151,17 +112,7 @@ class OGDFIFOClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.eta = eta
-        self.lam = lam
-        self.loss = loss
-        self.radius = radius
-        self.schedule = schedule
-        self.output = output
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class KarClassifier(OGDFIFOClassifier):
@@ -183,38 +134,7 @@ class KarClassifier(OGDFIFOClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Step scale; ``"auto"`` as in :class:`OGDFIFOClassifier`. Values must be in the range `(0.0,
-        inf)`.
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`. Values must be in the range `[0.0, inf)`.
-    loss : {"square", "hinge"}, default="square"
-        Pairwise surrogate :math:`\phi`.
-    radius : float or None, default=None
-        Radius of the l2-ball projection; None for none. Values must be in
-        the range `(0.0, inf)`.
-    schedule : {"inv_sqrt", "constant"}, default="inv_sqrt"
-        Step-size schedule.
-    output : {"average", "last"}, default="average"
-        Score with the average of the iterates or the last one.
-    buffer_size : int, default=100
-        Capacity s of the buffer (both classes together). Values must be in
-        the range `[1, inf)`.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the buffer of ``buffer_size`` rows
-        (dense rows: d values each) need more than this many GB (1 GB = 1e9 bytes). Values
-        must be in the range `(0.0, inf)`.
-    max_iter : int, default=10
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order and of the RS-x draws.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate (the buffer restarts
-        empty).
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -275,11 +195,6 @@ class KarClassifier(OGDFIFOClassifier):
     """
 
     _algorithm = "kar"
-    _parameter_constraints = {
-        **OGDFIFOClassifier._parameter_constraints,
-        "buffer_size": [Interval(Integral, 1, None, closed="left")],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -298,10 +213,4 @@ class KarClassifier(OGDFIFOClassifier):
         warm_start=False,
         verbose=0,
     ):
-        super().__init__(
-            eta=eta, lam=lam, loss=loss, radius=radius, schedule=schedule, output=output,
-            max_iter=max_iter, shuffle=shuffle, random_state=random_state,
-            warm_start=warm_start, verbose=verbose,
-        )
-        self.buffer_size = buffer_size
-        self.max_memory_gb = max_memory_gb
+        self._store(locals())

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
-from aucopt._kernels._buffers import rsx_update
+from aucopt._kernels._buffers import Buffer, rsx_update
 from aucopt.algorithms.pairwise_buffer import iterates
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
@@ -141,12 +141,12 @@ def test_rsx_slots_hold_uniform_draws_from_the_past(layout):
     slots, scratch = _slots(capacity, 1, layout), _slots(capacity, 1, layout)
     buf_sq, buf_y = np.zeros(capacity), np.zeros(capacity)
     scratch_sq, scratch_y = np.zeros(capacity), np.zeros(capacity)
+    buf, spare = Buffer(*slots, buf_sq, buf_y), Buffer(*scratch, scratch_sq, scratch_y)
     for _ in range(runs):
         size = 0
         u = rng.random((n_items, capacity))
         for i in range(n_items):
-            size = rsx_update(buf_sq, buf_y, size, i + 1, u[i], 1.0, scratch_sq, scratch_y, *rows,
-                              i, *scratch, *slots)
+            size = rsx_update(buf, spare, size, i + 1, u[i], 1.0, *rows, i)
         counts[np.arange(capacity), slots[0][:, 0].astype(int) - 1] += 1
     freq = counts / runs  # (slot, item): each ~ 1/30, std ~ 0.0023
     assert np.abs(freq - 1.0 / n_items).max() < 0.014
@@ -226,27 +226,37 @@ def test_fifo_dense_fused_kernel_equals_generic_buffer_kernel(loss, lam, radius)
     steps, iterate, average and stored example, over several calls (chunks)."""
     from aucopt._kernels._buffers import LOSS_CODES
     from aucopt._kernels._schedules import INV_SQRT
-    from aucopt._kernels.pairwise_buffer import FIFO, fifo_epoch_dense, pairwise_buffer_epoch
+    from aucopt._kernels.pairwise_buffer import (
+        FIFO,
+        FifoState,
+        PairWork,
+        fifo_epoch_dense,
+        pairwise_buffer_epoch,
+    )
     from aucopt.algorithms.pairwise_buffer import PairwiseHyper
 
     X, y = make_auc_problem(300, 13, pos_rate=0.35, random_state=3)  # d = 13: a 4-lane tail
     y = y.astype(float)
-    hp = PairwiseHyper(eta=0.2, schedule=INV_SQRT, lam=lam, radius=radius,
-                       loss=LOSS_CODES[loss], policy=FIFO)
+    hp = PairwiseHyper(eta=0.2, auto_eta=False, schedule=INV_SQRT, lam=lam, radius=radius,
+                       loss=LOSS_CODES[loss])
     noidx = None  # dense rows carry no index arrays (aucopt._kernels._rows)
 
     def state():
-        return [np.zeros(13), np.zeros(13), np.zeros((1, 13)), np.zeros(1), np.zeros(1),
-                np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)]
+        return [np.zeros(13), np.zeros(13), np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.int64),
+                np.zeros(1, dtype=np.int64), np.zeros((1, 13)), np.zeros(0, dtype=np.int64),
+                np.zeros(1, dtype=np.int64)]
 
     fused, generic = state(), state()
     t_fused = t_generic = 0
     order = np.random.default_rng(0).permutation(300)
+    spare = Buffer(np.zeros((0, 13)), None, None, np.zeros(0), np.zeros(0))
     for chunk in np.array_split(order, 4):
-        t_fused, ok1 = fifo_epoch_dense(*fused, X, noidx, noidx, y, chunk, hp, t_fused)
+        t_fused, ok1 = fifo_epoch_dense(FifoState(*fused), X, noidx, noidx, y, chunk, hp, t_fused)
+        st = FifoState(*generic)
         t_generic, ok2 = pairwise_buffer_epoch(
-            *generic[:7], np.empty(1), np.zeros(13), np.zeros((0, 13)), np.zeros(0),
-            np.zeros(0), X, noidx, noidx, y, chunk, np.zeros((len(chunk), 0)), hp, t_generic)
+            st, Buffer(st.buf, None, None, st.buf_sq, st.buf_y),
+            PairWork(np.empty(1), np.zeros(13), spare), X, noidx, noidx, y, chunk,
+            np.zeros((len(chunk), 0)), hp, t_generic, FIFO)
         assert ok1 == ok2 == 0 and t_fused == t_generic
     for a, b in zip(fused, generic):
         assert_allclose(a, b, rtol=1e-12, atol=1e-15)
