@@ -21,7 +21,7 @@ from numba import njit
 from ._checks import DIVERGED, exploding
 from ._rows import row_to_dense
 from ._state import F64
-from .opauc import K, OpaucState, finite_status, sample_gradient
+from .opauc import K, OpaucState, finite_status, sample_gradient, step_arrays
 
 __all__ = ["AdaoamState", "project_l2_ball_diag", "adaoam_epoch"]
 
@@ -123,16 +123,17 @@ def adaoam_epoch(st, data, indices, indptr, y, order, hp, t, learn):
     -------
     t, status : int
     """
-    w, g, gsq, hbuf = st.w, st.g, st.gsq, st.h
+    arrays = step_arrays(st)
+    w, g, gsq, hbuf, sqmax, xbuf = st.w, st.g, st.gsq, st.h, st.sqmax, st.xbuf
     radius = 1.0 / np.sqrt(hp.lam)
     for i in order:
-        row_to_dense(st.xbuf, data, indices, indptr, i)
-        ready, dw = sample_gradient(st, y[i] > 0, hp.lam, learn)
+        row_to_dense(xbuf, data, indices, indptr, i)
+        ready, dw = sample_gradient(arrays, y[i] > 0, hp.lam, learn)
         if not ready:
             continue
         if exploding(dw):
             return t, DIVERGED
-        eta = hp.eta / np.sqrt(max(st.sqmax[0], 1e-300)) if hp.auto_eta else hp.eta
+        eta = hp.eta / np.sqrt(max(sqmax[0], 1e-300)) if hp.auto_eta else hp.eta
         for j in range(w.shape[0]):
             gsq[j] += g[j] * g[j]
             hbuf[j] = hp.delta + np.sqrt(gsq[j])
