@@ -12,6 +12,7 @@ __all__ = [
     "OPAUCpcaClassifier",
 ]
 
+
 class OPAUCClassifier(BaseAUCClassifier):
     r"""One-Pass AUC optimisation with full class covariances (OPAUC).
 
