@@ -9,18 +9,29 @@ scaling ``H_t = delta I + diag(sqrt(sum_s g_s^2))``, the step
 ``w - eta H_t^-1 g_t`` and the projection onto ``{||w|| <= 1/sqrt(lam)}`` in
 the ``H_t`` norm. The class covariances are OPAUC's: lower triangles of scatter
 matrices with deferred rank-one updates, multiplied by BLAS
-(:func:`aucopt._kernels.opauc.opauc_step_gradient`), so a step costs one
+(:func:`aucopt._kernels.opauc.sample_gradient`), so a step costs one
 symmetric d x d product plus O(d) work.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
-from ._checks import DIVERGED, OK, exploding
+from ._checks import DIVERGED, exploding
 from ._rows import row_to_dense
-from .opauc import observe_deferred, opauc_step_gradient
+from ._state import F64
+from .opauc import K, OpaucState, finite_status, sample_gradient, step_arrays
 
-__all__ = ["project_l2_ball_diag", "adaoam_epoch"]
+__all__ = ["AdaoamState", "project_l2_ball_diag", "adaoam_epoch"]
+
+# AdaOAM's state: OPAUC's (statistics and scratch, :class:`aucopt._kernels.opauc.OpaucState`,
+# with k = d), then the AdaGrad arrays.
+AdaoamState = NamedTuple("AdaoamState", [
+    *OpaucState.__annotations__.items(),
+    ("gsq", F64[K]),  # running sums G of the squared gradient coordinates
+    ("h", F64[K]),  # scratch: the diagonal H_t of the last step
+])
 
 
 @njit(cache=True, nogil=True)
@@ -94,58 +105,36 @@ def project_l2_ball_diag(w, h, radius, tol=1e-12, max_iter=200):
 
 
 @njit(cache=True, nogil=True)
-def adaoam_epoch(w, gsq, hbuf, counts, means, scatter, pending, n_pending, sqmax, xbuf, g,
-                 data, indices, indptr, y, order, hp, t, learn):
+def adaoam_epoch(st, data, indices, indptr, y, order, hp, t, learn):
     """Run AdaOAM over ``order``, in place.
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Iterate (the last one is the output).
-    gsq : ndarray of shape (d,)
-        Running sum of squared gradient coordinates ``G``.
-    hbuf : ndarray of shape (d,)
-        Scratch for the diagonal ``H_t``.
-    counts, means, scatter, pending, n_pending : arrays
-        OPAUC class statistics in the deferred scatter form (see
-        :func:`aucopt._kernels.opauc.opauc_epoch`).
-    sqmax : ndarray of shape (1,)
-        Largest squared row norm seen (``eta="auto"``: ``eta / sqrt(sqmax)``).
-    xbuf, g : ndarray of shape (d,)
-        Scratch (dense row, gradient).
-    data, indices, indptr : arrays
-        Rows.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of int64
-        Rows to visit.
+    st : AdaoamState
+        The state, updated: OPAUC's class statistics (see
+        :func:`aucopt._kernels.opauc.opauc_epoch`), ``G`` and the ``H_t`` scratch.
+    data, indices, indptr, y, order, t, learn
+        As in :func:`aucopt._kernels.opauc.opauc_epoch`.
     hp : AdaoamHyper
-        ``(eta, auto_eta, lam, delta)``.
-    t : int
-        Updates done before this call.
-    learn : bool
-        Whether the rows are new (their statistics are added).
+        The kernel scalars (:data:`aucopt.algorithms.adaoam.PARAMS`); with ``auto_eta``
+        the step is ``eta / sqrt(sqmax)``.
 
     Returns
     -------
     t, status : int
     """
-    d = w.shape[0]
+    arrays = step_arrays(st)
+    w, g, gsq, hbuf, sqmax, xbuf = st.w, st.g, st.gsq, st.h, st.sqmax, st.xbuf
     radius = 1.0 / np.sqrt(hp.lam)
     for i in order:
-        positive = y[i] > 0
-        c = 1 if positive else 0
         row_to_dense(xbuf, data, indices, indptr, i)
-        if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
-                                learn):
-            continue  # notes.md#opauc-first-examples
-        o = 1 - c
-        dw = opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
-                                 n_pending[o:o + 1], counts[o], positive, hp.lam)
+        ready, dw = sample_gradient(arrays, y[i] > 0, hp.lam, learn)
+        if not ready:
+            continue
         if exploding(dw):
             return t, DIVERGED
         eta = hp.eta / np.sqrt(max(sqmax[0], 1e-300)) if hp.auto_eta else hp.eta
-        for j in range(d):
+        for j in range(w.shape[0]):
             gsq[j] += g[j] * g[j]
             hbuf[j] = hp.delta + np.sqrt(gsq[j])
             if hbuf[j] > 0.0:
@@ -154,7 +143,4 @@ def adaoam_epoch(w, gsq, hbuf, counts, means, scatter, pending, n_pending, sqmax
                 hbuf[j] = 1.0  # zero gradient history and delta = 0: Euclidean weight
         project_l2_ball_diag(w, hbuf, radius)
         t += 1
-    for j in range(d):
-        if not np.isfinite(w[j]):
-            return t, DIVERGED
-    return t, OK
+    return t, finite_status(w)

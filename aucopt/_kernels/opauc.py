@@ -1,77 +1,137 @@
-"""OPAUC kernels: one-pass AUC optimisation (Gao et al. 2013, Section 3, Algorithm 1; Gao et al.
-2013, Section 3, Eqs. 6-11; Gao et al. 2013, Section 6.2; notes.md#opauc-covariance;
-notes.md#opaucr-sketch).
+"""OPAUC kernels: one-pass AUC optimisation (Gao et al. 2013, Algorithm 1 and Eqs. 6-11).
 
 Gao, Jin, Zhu, Zhou, "One-pass AUC optimization", ICML 2013 (long version),
-Algorithm 1 and Eqs. 2-11.
+Algorithm 1 and Eqs. 2-11; the reduced baselines of its Section 6.2;
+notes.md#opauc-covariance and notes.md#opaucr-sketch.
 
-Per-step loss (Gao et al. 2013, Section 3, Algorithm 1): with ``c, S`` the mean and covariance
-(1/T normalisation) of the class opposite to ``y_t`` and ``delta = x_t - c``,
-the gradient is ``g = lam w - y_t delta + delta (delta . w) + S w``.
+Per-step loss (Algorithm 1): with ``c, S`` the mean and covariance (1/T
+normalisation) of the class opposite to ``y_t`` and ``delta = x_t - c``, the
+gradient is ``g = lam w - y_t delta + delta (delta . w) + S w``.
 
 * :func:`opauc_epoch`: full covariance (``opauc``), and full OPAUC after a
   random feature subset or a linear map (``opauc-f``, ``opauc-rp``,
   ``opauc-pca``); O(k^2) per step in the k-dimensional working space, no
   k x k temporaries. The class covariances are kept as lower triangles of
   scatter matrices with deferred rank-one updates, multiplied by BLAS
-  (:func:`aucopt._kernels._stats.welford_deferred`); AdaOAM uses the same
-  :func:`observe_deferred` and :func:`opauc_step_gradient`.
+  (:func:`aucopt._kernels._stats.welford_deferred`); AdaOAM takes its
+  gradient from :func:`sample_gradient` too.
 * :func:`opauc_sketch_epoch`: randomised low-rank covariance (``opauc-r``),
   O(rank * d) memory and time per step, CSR rows are never densified.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm, row_to_dense
+from ._state import F64, I64, D, Dim
 from ._stats import dot_unrolled, scatter_times, welford_deferred
 
 __all__ = [
-    "REDUCE_NONE",
-    "REDUCE_SUBSET",
-    "REDUCE_LINEAR",
     "CENTER_UNBIASED",
     "CENTER_PAPER",
-    "opauc_step_gradient",
+    "DEFER",
+    "OpaucState",
+    "RowMap",
+    "OpaucSketchState",
+    "MAP_NONE",
+    "MAP_SUBSET",
+    "MAP_LINEAR",
+    "map_mode",
     "load_sample",
     "observe_deferred",
+    "opauc_step_gradient",
+    "step_arrays",
+    "sample_gradient",
     "opauc_epoch",
     "opauc_sketch_epoch",
 ]
 
-REDUCE_NONE = 0  # work in the original space
-REDUCE_SUBSET = 1  # x_hat = x[features]
-REDUCE_LINEAR = 2  # x_hat = P x, P of shape (k, d)
-
 CENTER_UNBIASED = 0  # S_hat = (Z - c s^T)(Z - c s^T)^T / T   (notes.md#opaucr-sketch default)
 CENTER_PAPER = 1  # S_hat = Z Z^T / T - ||s/T||^2 c c^T   (literal Gao et al. 2013)
 
+# Welford rank-one updates deferred per class and folded into the scatter matrix by one BLAS
+# rank-DEFER update: 8 to 16 were the fastest of 1-64 at d = 100 and d = 1000 (measured)
+DEFER = 16
+K = Dim("k")  # working dimension: n_features, or the reduced variants' n_components
+RANK = Dim("rank")
+
+
+class OpaucState(NamedTuple):
+    """OPAUC's state in its k-dimensional working space (AdaOAM's begins with the same)."""
+
+    w: F64[K]  # iterate (the last one is the output, notes.md#opauc-output)
+    count: I64[2]  # samples per class (0 negative, 1 positive)
+    mean: F64[2, K]  # class means
+    sqmax: F64[1]  # largest squared norm of the working vectors seen (eta="auto")
+    xbuf: F64[K]  # scratch: the working vector of the row, then delta = x - c
+    g: F64[K]  # scratch: the gradient
+    scatter: F64[2, K, K]  # lower triangles of the folded class scatter matrices
+    pending: F64[2, DEFER, K]  # Welford rows not yet folded into scatter, per class
+    n_pending: I64[2]  # rows of pending in use, per class
+
+
+class RowMap(NamedTuple):
+    """How a row becomes its working vector (:func:`load_sample`); unused arrays are empty.
+
+    Non-empty ``features``: the selected columns (``opauc-f``, and ``opauc-rp`` when
+    ``k >= d``); otherwise non-empty ``proj``: ``x_hat = P x`` (``opauc-rp``,
+    ``opauc-pca``); otherwise the row itself (``opauc``).
+    """
+
+    rowbuf: np.ndarray  # (d,) scratch for the dense row of a column subset
+    features: np.ndarray  # (k,) int64, sorted column indices
+    proj: np.ndarray  # (k, d) linear map P
+
+
+class OpaucSketchState(NamedTuple):
+    """OPAUCr's state: class means and Gaussian sketches of the class covariances."""
+
+    w: F64[D]  # iterate
+    count: I64[2]  # samples per class
+    mean: F64[2, D]  # class means
+    sketch_z: F64[2, RANK, D]  # sketches Z^T per class: Z <- Z + x a^T
+    sketch_sum: F64[2, RANK]  # column sums s <- s + a of the sketches
+    sqmax: F64[1]  # largest squared row norm seen (eta="auto")
+    g: F64[D]  # scratch
+    u: F64[RANK]  # scratch
+
+
+MAP_NONE = 0  # the working vector is the row
+MAP_SUBSET = 1  # x_hat = x[features]
+MAP_LINEAR = 2  # x_hat = P x, P of shape (k, d)
+
+
+@njit(inline="always")
+def map_mode(rm):
+    """Return the ``MAP_*`` code of a :class:`RowMap` (which of its arrays is in use)."""
+    if rm.features.shape[0] > 0:
+        return MAP_SUBSET
+    return MAP_LINEAR if rm.proj.shape[0] > 0 else MAP_NONE
+
 
 @njit(cache=True, nogil=True)
-def load_sample(xbuf, rowbuf, features, proj, reduce, data, indices, indptr, i):
+def load_sample(xbuf, rowbuf, features, proj, mode, data, indices, indptr, i):
     """Write the working-space vector of row ``i`` into ``xbuf``.
 
     Parameters
     ----------
     xbuf : ndarray of shape (k,)
         Output.
-    rowbuf : ndarray of shape (d,)
-        Scratch for the dense row (``REDUCE_SUBSET`` only).
-    features : ndarray of shape (k,), int64
-        Selected columns (``REDUCE_SUBSET``).
-    proj : ndarray of shape (k, d)
-        Linear map (``REDUCE_LINEAR``).
-    reduce : int
-        ``REDUCE_NONE``, ``REDUCE_SUBSET`` or ``REDUCE_LINEAR``.
+    rowbuf, features, proj
+        The arrays of a :class:`RowMap`.
+    mode : int
+        ``MAP_NONE``, ``MAP_SUBSET`` or ``MAP_LINEAR`` (:func:`map_mode`).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     i : int
         Row index.
     """
-    if reduce == REDUCE_NONE:
+    if mode == MAP_NONE:
         row_to_dense(xbuf, data, indices, indptr, i)
-    elif reduce == REDUCE_SUBSET:
+    elif mode == MAP_SUBSET:
         row_to_dense(rowbuf, data, indices, indptr, i)
         for c in range(xbuf.shape[0]):
             xbuf[c] = rowbuf[features[c]]
@@ -96,14 +156,14 @@ def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, posit
         Output buffer.
     w : ndarray of shape (d,)
         Current iterate.
-    positive : bool
-        Whether ``y = +1``.
-    lam : float
-        l2 weight.
     x : ndarray of shape (d,)
         Current sample (dense), overwritten by ``delta = x - mean``.
     mean, scatter, pending, n_pending, count
         Statistics of the class opposite to the sample (``count`` = T > 0).
+    positive : bool
+        Whether ``y = +1``.
+    lam : float
+        l2 weight.
 
     Returns
     -------
@@ -139,49 +199,73 @@ def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
     return counts[1 - c] > 0
 
 
+@njit(inline="always")
+def step_arrays(st):
+    """Return the arrays of ``st`` that :func:`sample_gradient` takes, in its order.
+
+    Taken once per call: reading the fields of the state tuple in the loop of every
+    sample made OPAUC and AdaOAM 10-15% slower at d = 60 (measured).
+    """
+    return st.count, st.mean, st.scatter, st.pending, st.n_pending, st.sqmax, st.xbuf, st.g, st.w
+
+
+@njit(inline="always")
+def sample_gradient(arrays, positive, lam, learn):
+    """Observe the working vector ``xbuf`` of a sample and write its gradient into ``g``.
+
+    The step logic OPAUC and AdaOAM share: the sample joins its class statistics
+    (:func:`observe_deferred`), then, if the opposite class has been seen,
+    :func:`opauc_step_gradient`. ``arrays`` are those of the state that
+    :func:`step_arrays` returns. Returns ``(ready, delta . w)``; ``ready`` is False
+    (and no gradient written) while the opposite class is empty: ``L_t = 0``
+    (notes.md#opauc-first-examples).
+    """
+    counts, means, scatter, pending, n_pending, sqmax, xbuf, g, w = arrays
+    c = 1 if positive else 0
+    if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c, learn):
+        return False, 0.0
+    o = 1 - c
+    return True, opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
+                                     n_pending[o:o + 1], counts[o], positive, lam)
+
+
+@njit(inline="always")
+def finite_status(w):
+    """Return ``OK`` if every entry of ``w`` is finite, else ``DIVERGED``."""
+    for j in range(w.shape[0]):
+        if not np.isfinite(w[j]):
+            return DIVERGED
+    return OK
+
+
 @njit(cache=True, nogil=True)
-def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, rowbuf, features,
-                proj, data, indices, indptr, y, order, hp, t, learn):
+def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
     """Run OPAUC (Algorithm 1 of Gao et al. 2013, corrected) over ``order``, in place.
 
     For each sample: load its (possibly reduced) vector, add it to its class
-    statistics by Welford (P9; only when ``learn``), skip while the opposite
-    class is empty (notes.md#opauc-first-examples), else ``w <- w - eta g`` with the gradient of
-    :func:`opauc_step_gradient` (current opposite-class statistics, notes.md#opauc-first-examples).
-    Per sample: one symmetric product over a k x k triangle, a rank-one
-    update deferred and folded in blocks of ``pending.shape[1]`` rows
-    (:func:`aucopt._kernels._stats.welford_deferred`), O(m k) for the
+    statistics by Welford (only when ``learn``; notes.md#opauc-covariance), skip
+    while the opposite class is empty (notes.md#opauc-first-examples), else
+    ``w <- w - eta g`` with the gradient of :func:`opauc_step_gradient` (current
+    opposite-class statistics). Per sample: one symmetric product over a k x k
+    triangle, a rank-one update deferred and folded in blocks of ``DEFER`` rows
+    (:func:`aucopt._kernels._stats.welford_deferred`), O(DEFER k) for the
     pending rows; no k x k temporaries.
 
     Parameters
     ----------
-    w : ndarray of shape (k,)
-        Iterate (last iterate is the output, notes.md#opauc-output).
-    counts : ndarray of shape (2,), int64
-        Samples per class (0 negative, 1 positive).
-    means : ndarray of shape (2, k)
-        Class means.
-    scatter : ndarray of shape (2, k, k)
-        Lower triangles of the folded class scatter matrices.
-    pending : ndarray of shape (2, m, k)
-        Deferred Welford rows per class.
-    n_pending : ndarray of shape (2,), int64
-        Rows of ``pending`` in use per class.
-    sqmax : ndarray of shape (1,)
-        Largest squared norm of the working-space vectors seen (for ``eta="auto"``).
-    xbuf, g : ndarray of shape (k,)
-        Scratch buffers.
-    rowbuf, features, proj
-        See :func:`load_sample`.
+    st : OpaucState
+        The state, updated.
+    rm : RowMap
+        How a row becomes its working vector.
     data, indices, indptr : arrays
-        Rows.
+        Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
         Labels in {-1, +1}.
     order : ndarray of int64
         Rows to visit, in this order.
     hp : OpaucHyper
-        ``(eta, auto_eta, lam, reduce)``; with ``auto_eta`` the step is
-        ``eta / sqmax``.
+        The kernel scalars (:data:`aucopt.algorithms.opauc.PARAMS`); with ``auto_eta``
+        the step is ``eta / sqmax``.
     t : int
         Updates done before this call.
     learn : bool
@@ -191,37 +275,34 @@ def opauc_epoch(w, counts, means, scatter, pending, n_pending, sqmax, xbuf, g, r
     -------
     t, status : int
     """
-    k = w.shape[0]
+    arrays = step_arrays(st)
+    w, g, sqmax, xbuf = st.w, st.g, st.sqmax, st.xbuf
+    rowbuf, features, proj = rm
+    mode = map_mode(rm)
     for i in order:
-        positive = y[i] > 0
-        c = 1 if positive else 0
-        load_sample(xbuf, rowbuf, features, proj, hp.reduce, data, indices, indptr, i)
-        if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
-                                learn):
-            continue  # no opposite-class example yet: L_t = 0 (notes.md#opauc-first-examples)
-        o = 1 - c
-        dw = opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
-                                 n_pending[o:o + 1], counts[o], positive, hp.lam)
+        load_sample(xbuf, rowbuf, features, proj, mode, data, indices, indptr, i)
+        ready, dw = sample_gradient(arrays, y[i] > 0, hp.lam, learn)
+        if not ready:
+            continue
         if exploding(dw):
             return t, DIVERGED
         eta = hp.eta / max(sqmax[0], 1e-300) if hp.auto_eta else hp.eta
-        for j in range(k):
+        for j in range(w.shape[0]):
             w[j] -= eta * g[j]
         t += 1
-    for j in range(k):
-        if not np.isfinite(w[j]):
-            return t, DIVERGED
-    return t, OK
+    return t, finite_status(w)
 
 
 @njit(cache=True, nogil=True)
-def _sketch_cov_times(g, u, w, z, s, mean, count, centering):
-    """Write ``S_hat w`` (Gao et al. 2013, Section 3, Eqs. 6-11) into ``g``; ``u`` is a (rank,)
-    scratch.
+def _sketch_cov_times(st, o, centering):
+    """Write ``S_hat w`` of class ``o`` (Gao et al. 2013, Eqs. 6-11) into ``st.g``.
 
-    ``z`` has shape (rank, d) (the transpose of the paper's Z, so each sketch
-    column is contiguous), ``s`` the sketch column sums, ``count`` = T.
+    ``st.sketch_z[o]`` has shape (rank, d) (the transpose of the paper's Z, so each
+    sketch column is contiguous), ``st.sketch_sum[o]`` holds the sketch column sums
+    ``s`` and ``st.count[o]`` is T; ``st.u`` is a (rank,) scratch.
     """
+    g, u, w = st.g, st.u, st.w
+    z, s, mean = st.sketch_z[o], st.sketch_sum[o], st.mean[o]
     rank, d = z.shape
     cw = 0.0
     for j in range(d):
@@ -231,7 +312,7 @@ def _sketch_cov_times(g, u, w, z, s, mean, count, centering):
         for j in range(d):
             acc += z[r, j] * w[j]
         u[r] = acc  # Z^T w
-    inv_t = 1.0 / count
+    inv_t = 1.0 / st.count[o]
     if centering == CENTER_UNBIASED:
         # u = Zc^T w = Z^T w - s (c.w);  S_hat w = (Z u - c (s.u)) / T
         su = 0.0
@@ -255,49 +336,25 @@ def _sketch_cov_times(g, u, w, z, s, mean, count, centering):
 
 
 @njit(cache=True, nogil=True)
-def opauc_sketch_epoch(w, counts, means, zs, ssum, sqmax, g, u, sketch,
-                       data, indices, indptr, y, order, hp, t, learn):
-    """Run OPAUCr (Gao et al. 2013, Section 3, Eqs. 6-11) over ``order``, in place; O(rank d) per
-    step.
+def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn):
+    """Run OPAUCr (Gao et al. 2013, Eqs. 6-11) over ``order``, in place; O(rank d) per step.
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Iterate.
-    counts : ndarray of shape (2,), int64
-        Samples per class.
-    means : ndarray of shape (2, d)
-        Class means.
-    zs : ndarray of shape (2, rank, d)
-        Sketches ``Z^T`` per class: ``Z <- Z + x a^T``.
-    ssum : ndarray of shape (2, rank)
-        Column sums ``s <- s + a`` of the sketch per class.
-    sqmax : ndarray of shape (1,)
-        Largest squared row norm seen (``eta="auto"``).
-    g : ndarray of shape (d,)
-        Scratch.
-    u : ndarray of shape (rank,)
-        Scratch.
+    st : OpaucSketchState
+        The state, updated.
     sketch : ndarray of shape (len(order), rank)
         ``a_t = r_t / sqrt(rank)`` for the t-th visited row (notes.md#opaucr-sketch); read only
         when ``learn``.
-    data, indices, indptr : arrays
-        Rows (CSR rows cost O(rank nnz) for the sketch update).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of int64
-        Rows to visit.
-    hp : OpaucSketchHyper
-        ``(eta, auto_eta, lam, centering)``.
-    t : int
-        Updates done before this call.
-    learn : bool
-        Whether the rows are new (their statistics are added).
+    data, indices, indptr, y, order, hp, t, learn
+        As in :func:`opauc_epoch` (CSR rows cost O(rank nnz) for the sketch update).
 
     Returns
     -------
     t, status : int
     """
+    w, counts, means = st.w, st.count, st.mean
+    zs, ssum, sqmax = st.sketch_z, st.sketch_sum, st.sqmax
     d = w.shape[0]
     rank = ssum.shape[1]
     for pos in range(order.shape[0]):
@@ -321,8 +378,8 @@ def opauc_sketch_epoch(w, counts, means, zs, ssum, sqmax, g, u, sketch,
         o = 1 - c
         if counts[o] == 0:
             continue  # notes.md#opauc-first-examples
-        _sketch_cov_times(g, u, w, zs[o], ssum[o], means[o], counts[o], hp.centering)
-        mean = means[o]
+        _sketch_cov_times(st, o, hp.centering)
+        g, mean = st.g, means[o]
         dw = row_dot(w, data, indices, indptr, i)
         for j in range(d):
             dw -= mean[j] * w[j]
@@ -335,7 +392,4 @@ def opauc_sketch_epoch(w, counts, means, zs, ssum, sqmax, g, u, sketch,
             w[j] -= eta * (g[j] + hp.lam * w[j] - mean[j] * coef)
         row_axpy(-eta * coef, w, data, indices, indptr, i)
         t += 1
-    for j in range(d):
-        if not np.isfinite(w[j]):
-            return t, DIVERGED
-    return t, OK
+    return t, finite_status(w)

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
 from .._kernels._checks import DIVERGED, OK
-from .._kernels.adaoam import adaoam_epoch
+from .._kernels._state import view, zeros
+from .._kernels.adaoam import AdaoamState, adaoam_epoch
 from ._calibrate import StepCalibration, regularised
 from ._fast import select
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .opauc import _blas_pools, check_state, coef, covariance_state
+from .opauc import LAM, MAX_MEMORY, _blas_pools, check_covariance_memory, check_state, coef
 
-__all__ = ["AdaoamHyper", "AUTO_ETA", "ADAOAM"]
+__all__ = ["AdaoamHyper", "AUTO_ETA", "PARAMS", "hyper", "ADAOAM"]
 
 PAPER = (
     "Y. Ding, P. Zhao, S. C. H. Hoi, Y.-S. Ong. An adaptive gradient method for online AUC "
@@ -31,39 +31,43 @@ AUTO_ETA = 0.2
 # 0.81 at 0.5 and 0.64-0.69 from 1024 on german.numer scaled to [-1, 1] and a synthetic problem.
 MAX_STEP_SCALE = 1024.0
 
-
-class AdaoamHyper(NamedTuple):
-    """Scalar hyperparameters of :func:`aucopt._kernels.adaoam.adaoam_epoch`."""
-
-    eta: float
-    auto_eta: bool
-    lam: float
-    delta: float
+PARAMS = (
+    auto_step("eta", AUTO_ETA, r"""
+        Step size :math:`\eta` (AdaGrad moves each coordinate by about
+        :math:`\eta/\sqrt{t}`). ``"auto"`` calibrates it on the training data (a short run
+        per step of a geometric ladder, the lowest objective wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``."""),
+    LAM.replace(doc=r"""
+        l2 weight :math:`\lambda`; the radius of the ball is :math:`1/\sqrt\lambda`."""),
+    Param("delta", 1e-8, (NON_NEGATIVE,), "float",
+          r"Smoothing :math:`\delta \ge 0` of :math:`H_t`.", kernel=float),
+    MAX_MEMORY.replace(doc="""
+        Refuse (ValueError, before allocating) when the two d x d float64
+        covariances need more than this many GB (1 GB = 1e9 bytes)."""),
+    *common(max_iter=1, max_iter_doc="Passes over the data in ``fit`` (later passes take "
+            "steps only).", warm_start="Start ``fit`` from the previous last iterate (the "
+            "class statistics and :math:`G` restart)."),
+)
+hyper = KernelScalars("AdaoamHyper", __name__, PARAMS)
+AdaoamHyper = hyper.type
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
-    """Return a fresh AdaOAM state: OPAUC statistics (deferred scatter form) plus ``G`` and
-    the ``H`` scratch."""
-    state = covariance_state(n_features, params, deferred=True)
-    state["gsq"] = np.zeros(n_features)
-    state["h"] = np.zeros(n_features)
-    return state
+    """Return a fresh AdaOAM state: OPAUC's statistics (deferred scatter form), ``G`` and
+    the ``H`` scratch (raises before allocating if d x d is too large)."""
+    check_covariance_memory(n_features, params)
+    return zeros(AdaoamState, n_features, params, k=n_features)
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One AdaOAM pass (see :func:`aucopt._kernels.adaoam.adaoam_epoch`)."""
-    auto = params["eta"] == "auto"
-    hp = AdaoamHyper(eta=AUTO_ETA if auto else float(params["eta"]), auto_eta=auto,
-                     lam=float(params["lam"]), delta=float(params["delta"]))
-    if not auto and step_status(hp.eta, np.sqrt(state["data_sqmax"][0]), MAX_STEP_SCALE) != OK:
+    hp = hyper(params)
+    if not hp.auto_eta and step_status(hp.eta, np.sqrt(state["data_sqmax"][0]),
+                                       MAX_STEP_SCALE) != OK:
         return t, DIVERGED
     with _blas_pools().limit(limits=1):  # one BLAS call per sample, as OPAUC
-        return select(adaoam_epoch)(
-            state["w"], state["gsq"], state["h"], state["count"], state["mean"],
-            state["scatter"], state["pending"], state["n_pending"], state["sqmax"],
-            state["xbuf"], state["g"], rows.data, rows.indices, rows.indptr, y, order, hp, t,
-            learn,
-        )
+        return select(adaoam_epoch)(view(AdaoamState, state), rows.data, rows.indices,
+                                    rows.indptr, y, order, hp, t, learn)
 
 
 ADAOAM = register(AlgorithmSpec(
@@ -77,9 +81,11 @@ ADAOAM = register(AlgorithmSpec(
     sparse=True,
     memory="O(d^2) (OPAUC class covariances; refused above max_memory_gb)",
     cost="O(d^2) per sample (+ O(d) per Newton step of the H-norm projection)",
+    params=PARAMS,
     init_state=init_state,
     run=run,
     coef=coef,
+    state=(AdaoamState,),
     check_state=check_state,
     step_param="eta",
     calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.5),

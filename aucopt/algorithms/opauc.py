@@ -1,36 +1,45 @@
-"""OPAUC, OPAUCr and the reduced OPAUC baselines: state, hyperparameters, kernel calls.
+"""OPAUC, OPAUCr and the reduced OPAUC baselines: declarations, state, kernel calls.
 
-Spec sections 1 (``opauc``), 2 (``opauc-r``) and 3 (``opauc-f``, ``opauc-rp``,
-``opauc-pca``).
+Gao et al. 2013: Algorithm 1 (``opauc``), Eqs. 6-11 (``opauc-r``) and the baselines
+of Section 6.2 (``opauc-f``, ``opauc-rp``, ``opauc-pca``).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import NamedTuple
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels._state import view, zeros
 from .._kernels.opauc import (
     CENTER_PAPER,
     CENTER_UNBIASED,
-    REDUCE_LINEAR,
-    REDUCE_NONE,
-    REDUCE_SUBSET,
+    DEFER,
+    OpaucSketchState,
+    OpaucState,
+    RowMap,
     opauc_epoch,
     opauc_sketch_epoch,
 )
+from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._fast import select
 from ._memory import check_memory
+from ._params import POSITIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
     "OpaucHyper",
-    "OpaucSketchHyper",
     "AUTO_ETA",
+    "PARAMS",
+    "R_PARAMS",
+    "F_PARAMS",
+    "RP_PARAMS",
+    "PCA_PARAMS",
+    "hyper",
     "check_covariance_memory",
     "covariance_state",
     "class_covariance",
@@ -53,33 +62,67 @@ PAPER = (
 AUTO_ETA = 0.1
 
 CENTERINGS = {"unbiased": CENTER_UNBIASED, "paper": CENTER_PAPER}
-# Welford rank-one updates deferred per class and folded into the scatter matrix by one BLAS
-# rank-DEFER update: 8 to 16 were the fastest of 1-64 at d = 100 and d = 1000 (measured)
-DEFER = 16
 SKETCH_BLOCK = 4096  # rows of Gaussian sketch drawn at a time (same stream as one draw)
 
+ETA = auto_step("eta", AUTO_ETA, r"""
+    Constant step size :math:`\eta`. ``"auto"`` calibrates it on the training data (a
+    short run per step of a geometric ladder, the lowest objective wins;
+    :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.""")
+LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+MAX_MEMORY = Param("max_memory_gb", 2.0, (POSITIVE,), "float", """
+    Refuse (ValueError, before allocating) when the two d x d float64
+    covariances need more than this many GB (1 GB = 1e9 bytes); use
+    :class:`~aucopt.linear_model.OPAUCrClassifier` for high-dimensional data.""")
+ONE_PASS = common(max_iter=1, max_iter_doc="""
+    Passes over the data in ``fit``. OPAUC is a one-pass method; later
+    passes only take gradient steps (the class statistics are complete
+    after the first pass).""",
+                  warm_start="Start ``fit`` from the previous last iterate (the class "
+                  "statistics restart).")
+PARAMS = (ETA, LAM, MAX_MEMORY, *ONE_PASS)
 
-class OpaucHyper(NamedTuple):
-    """Scalar hyperparameters of :func:`aucopt._kernels.opauc.opauc_epoch`."""
+CENTERING = Param("centering", "unbiased", (Options(str, set(CENTERINGS)),),
+                  '{"unbiased", "paper"}', r"""
+    ``"unbiased"``: :math:`\hat S w = \frac{1}{T}(Z - c s^\top)(Z - c s^\top)^\top w`
+    (unbiased, positive semi-definite; notes.md#opaucr-sketch). ``"paper"``: the
+    literal :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
+    :math:`cc^\top` on non-centred data.""", kernel=codes(CENTERINGS))
+R_PARAMS = (ETA, LAM,
+            Param("rank", 50, (Interval(Integral, 1, None, closed="left"),), "int",
+                  r"Sketch size :math:`\tau` (50 in the paper)."),
+            CENTERING,
+            MAX_MEMORY.replace(doc="""
+    Refuse (ValueError, before allocating) when the two ``rank`` x d sketches need
+    more than this many GB (1 GB = 1e9 bytes)."""),
+            *ONE_PASS)
 
-    eta: float
-    auto_eta: bool
-    lam: float
-    reduce: int
+N_COMPONENTS = Param("n_components", 1000, (Interval(Integral, 1, None, closed="left"), None),
+                     "int or None", "Number of features kept (capped at n_features; None "
+                     "keeps all).")
+REDUCED_MEMORY = MAX_MEMORY.replace(doc="""
+    Refuse (ValueError, before allocating) when the two k x k covariances,
+    k = n_components, need more than this many GB (1 GB = 1e9 bytes).""")
+REDUCED_PASS = common(max_iter=1, warm_start="""
+    Start ``fit`` from the previous reduced iterate (the same subset or
+    projection only with a fixed ``random_state``).""")
+F_PARAMS = (ETA, LAM, N_COMPONENTS, REDUCED_MEMORY, *REDUCED_PASS)
+RP_PARAMS = (ETA, LAM, N_COMPONENTS.replace(doc="""
+    Projected dimension k. When k >= n_features (or None) the data are
+    not projected and the estimator is OPAUC on all features: a square
+    Gaussian matrix reduces nothing and only worsens the conditioning."""),
+             REDUCED_MEMORY.replace(doc="""
+    Refuse (ValueError, before allocating) when the two k x k covariances or the
+    k x d projection need more than this many GB (1 GB = 1e9 bytes)."""), *REDUCED_PASS)
+PCA_PARAMS = (ETA, LAM, N_COMPONENTS.replace(doc="""
+    Number of principal components (capped at n_features; None keeps all)."""),
+              REDUCED_MEMORY.replace(doc="""
+    Refuse (ValueError, before allocating) when the two k x k covariances or the
+    d x d covariance of the PCA need more than this many GB (1 GB = 1e9 bytes)."""),
+              *REDUCED_PASS)
 
-
-class OpaucSketchHyper(NamedTuple):
-    """Scalar hyperparameters of :func:`aucopt._kernels.opauc.opauc_sketch_epoch`."""
-
-    eta: float
-    auto_eta: bool
-    lam: float
-    centering: int
-
-
-def _eta(params, default):
-    auto = params["eta"] == "auto"
-    return (default if auto else float(params["eta"])), auto
+# The kernel scalars of both kernels (opauc_epoch ignores centering).
+hyper = KernelScalars("OpaucHyper", __name__, R_PARAMS)
+OpaucHyper = hyper.type
 
 
 def check_covariance_memory(k: int, params: dict, alternative: str = "opauc-r") -> None:
@@ -100,8 +143,8 @@ def check_covariance_memory(k: int, params: dict, alternative: str = "opauc-r") 
                  "opauc-pca)")
 
 
-def covariance_state(k: int, params: dict, deferred: bool = False) -> dict[str, np.ndarray]:
-    """Return empty class statistics in dimension ``k`` (checked against the limit first).
+def covariance_state(k: int, params: dict) -> dict[str, np.ndarray]:
+    """Return empty OPAUC statistics in dimension ``k`` (checked against the limit first).
 
     Parameters
     ----------
@@ -109,33 +152,16 @@ def covariance_state(k: int, params: dict, deferred: bool = False) -> dict[str, 
         Working dimension.
     params : dict
         Estimator hyperparameters (``max_memory_gb``).
-    deferred : bool
-        False: full covariance matrices ``cov`` (2, k, k), updated one row at a
-        time (AdaOAM). True: the OPAUC layout: lower triangles of the scatter
-        matrices ``scatter`` (2, k, k) and the deferred Welford rows
-        ``pending`` (2, DEFER, k), ``n_pending`` (2,) int64, so that the
-        covariance of class ``c`` is ``(tril(scatter[c]) + P^T P) / count[c]``
-        with ``P = pending[c, :n_pending[c]]`` (:func:`class_covariance`).
 
     Returns
     -------
     dict
-        ``w`` (k,), ``count`` (2,) int64, ``mean`` (2, k), ``sqmax`` (1,), the
-        scratch buffers ``xbuf``, ``g`` (k,) and the covariances as above.
+        The arrays of :class:`aucopt._kernels.opauc.OpaucState`: the covariance of class
+        ``c`` is ``(tril(scatter[c]) + P^T P) / count[c]`` with
+        ``P = pending[c, :n_pending[c]]`` (:func:`class_covariance`).
     """
     check_covariance_memory(k, params)  # before any allocation
-    state = {
-        "w": np.zeros(k),
-        "count": np.zeros(2, dtype=np.int64),
-        "mean": np.zeros((2, k)),
-        "sqmax": np.zeros(1),
-        "xbuf": np.zeros(k),
-        "g": np.zeros(k),
-    }
-    if not deferred:
-        return {**state, "cov": np.zeros((2, k, k))}
-    return {**state, "scatter": np.zeros((2, k, k)), "pending": np.zeros((2, DEFER, k)),
-            "n_pending": np.zeros(2, dtype=np.int64)}
+    return zeros(OpaucState, k, params, k=k)
 
 
 def class_covariance(state: dict, c: int) -> np.ndarray:
@@ -144,7 +170,7 @@ def class_covariance(state: dict, c: int) -> np.ndarray:
     Parameters
     ----------
     state : dict
-        State made by :func:`covariance_state` with ``deferred=True``.
+        State made by :func:`covariance_state`.
     c : int
         0 for the negative class, 1 for the positive class.
 
@@ -161,9 +187,10 @@ def class_covariance(state: dict, c: int) -> np.ndarray:
 # ----------------------------------------------------------------- opauc (full)
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
     """Return a fresh OPAUC state (raises before allocating if d x d is too large)."""
-    return covariance_state(n_features, params, deferred=True)
+    return covariance_state(n_features, params)
 
 
+_EMPTY_ROW = np.zeros(0)
 _EMPTY_FEATURES = np.zeros(0, dtype=np.int64)
 _EMPTY_PROJ = np.zeros((0, 0))
 
@@ -175,24 +202,22 @@ def _blas_pools():
     return ThreadpoolController().select(user_api="blas")
 
 
-def _run_full(state, rows: RowData, y, order, params, t, learn, reduce, rowbuf, features,
-              proj):
-    eta, auto = _eta(params, AUTO_ETA)
-    hp = OpaucHyper(eta=eta, auto_eta=auto, lam=float(params["lam"]), reduce=reduce)
+def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One pass of OPAUC or of a reduced variant (see :func:`aucopt._kernels.opauc.opauc_epoch`).
+
+    The reduced variants work in the space of their column subset (``features``) or
+    linear map (``proj``); OPAUC^pca fits its components on the first rows given.
+    """
+    if "pca_fitted" in state and not state["pca_fitted"][0]:
+        state["proj"][...] = pca_components(rows, state["proj"].shape[0])
+        state["pca_fitted"][0] = 1
+    rm = RowMap(state.get("rowbuf", _EMPTY_ROW), state.get("features", _EMPTY_FEATURES),
+                state.get("proj", _EMPTY_PROJ))
     # one BLAS call per sample: threads would only add synchronisation (measured at d = 1000
     # on 2 cores: 2 threads 6x slower when the other core is busy); sklearn's KMeans does the same
     with _blas_pools().limit(limits=1):
-        return select(opauc_epoch)(
-            state["w"], state["count"], state["mean"], state["scatter"], state["pending"],
-            state["n_pending"], state["sqmax"], state["xbuf"], state["g"], rowbuf, features,
-            proj, rows.data, rows.indices, rows.indptr, y, order, hp, t, learn,
-        )
-
-
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """One OPAUC pass (see :func:`aucopt._kernels.opauc.opauc_epoch`)."""
-    return _run_full(state, rows, y, order, params, t, learn, REDUCE_NONE, state["xbuf"],
-                     _EMPTY_FEATURES, _EMPTY_PROJ)
+        return select(opauc_epoch)(view(OpaucState, state), rm, rows.data, rows.indices,
+                                   rows.indptr, y, order, hyper(params), t, learn)
 
 
 def coef(state, params) -> np.ndarray:
@@ -207,16 +232,7 @@ def init_sketch_state(n_features: int, n_samples: int, params: dict,
     rank = int(params["rank"])
     check_memory(2.0 * rank * (n_features + 1), params, f"OPAUCr's two {rank} x "
                  f"{n_features} sketches", "Lower rank")
-    return {
-        "w": np.zeros(n_features),
-        "count": np.zeros(2, dtype=np.int64),
-        "mean": np.zeros((2, n_features)),
-        "sketch_z": np.zeros((2, rank, n_features)),
-        "sketch_sum": np.zeros((2, rank)),
-        "sqmax": np.zeros(1),
-        "g": np.zeros(n_features),
-        "u": np.zeros(rank),
-    }
+    return zeros(OpaucSketchState, n_features, params)
 
 
 def run_sketch(state, rows: RowData, y, order, params, t, learn, rng=None):
@@ -227,21 +243,16 @@ def run_sketch(state, rows: RowData, y, order, params, t, learn, rng=None):
     rows (the same stream as one ``(len(order), rank)`` draw). Later passes
     reuse the class statistics and draw nothing.
     """
-    eta, auto = _eta(params, AUTO_ETA)
+    hp, st = hyper(params), view(OpaucSketchState, state)
     rank = int(params["rank"])
-    hp = OpaucSketchHyper(eta=eta, auto_eta=auto, lam=float(params["lam"]),
-                          centering=CENTERINGS[params["centering"]])
     order = np.asarray(order, dtype=np.int64)
     no_sketch = np.zeros((0, rank))
     status = 0
     for start in range(0, max(len(order), 1), SKETCH_BLOCK):
         block = order[start:start + SKETCH_BLOCK]
         sketch = rng.standard_normal((len(block), rank)) / np.sqrt(rank) if learn else no_sketch
-        t, status = select(opauc_sketch_epoch)(
-            state["w"], state["count"], state["mean"], state["sketch_z"], state["sketch_sum"],
-            state["sqmax"], state["g"], state["u"], sketch,
-            rows.data, rows.indices, rows.indptr, y, block, hp, t, learn,
-        )
+        t, status = select(opauc_sketch_epoch)(st, sketch, rows.data, rows.indices,
+                                               rows.indptr, y, block, hp, t, learn)
         if status:
             break
     return t, status
@@ -255,7 +266,7 @@ def _n_components(n_features: int, params: dict) -> int:
 
 def _init_reduced(n_features, params):
     k = _n_components(n_features, params)
-    state = covariance_state(k, params, deferred=True)
+    state = covariance_state(k, params)
     state["rowbuf"] = np.zeros(0)
     return state, k
 
@@ -321,23 +332,6 @@ def pca_components(rows: RowData, k: int) -> np.ndarray:
     return np.ascontiguousarray(top * signs[:, None])
 
 
-def run_subset(state, rows, y, order, params, t, learn, rng=None):
-    """One OPAUC^f pass in the selected columns."""
-    return _run_full(state, rows, y, order, params, t, learn, REDUCE_SUBSET, state["rowbuf"],
-                     state["features"], _EMPTY_PROJ)
-
-
-def run_projection(state, rows, y, order, params, t, learn, rng=None):
-    """One OPAUC^rp / OPAUC^pca pass in the projected space (PCA fitted on first use)."""
-    if "pca_fitted" in state and not state["pca_fitted"][0]:
-        state["proj"][...] = pca_components(rows, state["proj"].shape[0])
-        state["pca_fitted"][0] = 1
-    if "features" in state:  # k >= d: no projection
-        return run_subset(state, rows, y, order, params, t, learn, rng)
-    return _run_full(state, rows, y, order, params, t, learn, REDUCE_LINEAR, state["rowbuf"],
-                     _EMPTY_FEATURES, state["proj"])
-
-
 def coef_subset(state, params) -> np.ndarray:
     """Map the reduced iterate back: ``w_full[features] = w``, zero elsewhere."""
     w = np.zeros(state["rowbuf"].shape[0])
@@ -375,6 +369,7 @@ _COMMON = dict(
     warm_keys=("w",),
     equivalence_params={},
     check_state=check_state,
+    state=(OpaucState,),
     grid={"eta": _ETAS, "lam": _LAMS},
     quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5), "lam": (1e-4, 1e-2)},
 )
@@ -389,6 +384,7 @@ OPAUC = register(AlgorithmSpec(
     memory="O(d^2) (two d x d class covariances; refused above max_memory_gb)",
     cost="O(d^2) per sample (S w over one triangle + a rank-one update folded in blocks "
     "of 16 by BLAS; no d x d temporaries)",
+    params=PARAMS,
     init_state=init_state,
     run=run,
     notes=_NOTES,
@@ -401,12 +397,14 @@ OPAUC_R = register(AlgorithmSpec(
     estimator="aucopt.linear_model:OPAUCrClassifier",
     memory="O(rank d) (sketch Z per class; never d x d)",
     cost="O(rank d) per sample (O(rank nnz) sketch update for CSR rows)",
+    params=R_PARAMS,
     init_state=init_sketch_state,
     run=run_sketch,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: rank = 50. Sketch rows r_t/sqrt(rank) "
                    "(notes.md#opaucr-sketch); "
     "centering='unbiased' (notes.md#opaucr-sketch) by default, 'paper' for the literal estimator.",
-    **{**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "rank": (50,)}},
+    **{**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "rank": (50,)},
+       "state": (OpaucSketchState,)},
 ))
 
 _REDUCED = {**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "n_components": (1000,)}}
@@ -417,8 +415,9 @@ OPAUC_F = register(AlgorithmSpec(
     estimator="aucopt.linear_model:OPAUCfClassifier",
     memory="O(k^2), k = n_components",
     cost="O(k^2 + d) per sample",
+    params=F_PARAMS,
     init_state=init_subset_state,
-    run=run_subset,
+    run=run,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC on 1,000 random features.",
     **{**_REDUCED, "coef": coef_subset},
 ))
@@ -429,8 +428,9 @@ OPAUC_RP = register(AlgorithmSpec(
     estimator="aucopt.linear_model:OPAUCrpClassifier",
     memory="O(k^2 + k d), k = n_components",
     cost="O(k^2 + k nnz) per sample",
+    params=RP_PARAMS,
     init_state=init_projection_state,
-    run=run_projection,
+    run=run,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC after a Gaussian random projection to "
                    "1,000 "
     "dimensions (entries N(0, 1/k)).",
@@ -443,8 +443,9 @@ OPAUC_PCA = register(AlgorithmSpec(
     estimator="aucopt.linear_model:OPAUCpcaClassifier",
     memory="O(k^2 + k d + d^2 once for the PCA), k = n_components",
     cost="O(k^2 + k nnz) per sample, plus one batch PCA on the training data",
+    params=PCA_PARAMS,
     init_state=init_pca_state,
-    run=run_projection,
+    run=run,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC on the top-1,000 principal components, "
                    "fitted on "
     "the training data (batch: no partial_fit).",

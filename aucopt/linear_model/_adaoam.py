@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["AdaOAMClassifier"]
@@ -34,30 +31,7 @@ class AdaOAMClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Step size :math:`\eta` (AdaGrad moves each coordinate by about :math:`\eta/\sqrt{t}`).
-        ``"auto"`` calibrates it on the training data (a short run per step of a geometric ladder,
-        the lowest objective wins; :mod:`aucopt.algorithms._calibrate`) and stores the value used in
-        ``eta_``.
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`; the radius of the ball is
-        :math:`1/\sqrt\lambda`. Values must be in the range `(0.0, inf)`.
-    delta : float, default=1e-8
-        Smoothing :math:`\delta \ge 0` of :math:`H_t`.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the two d x d
-        covariances need more than this many GB.
-    max_iter : int, default=1
-        Passes over the data in ``fit`` (later passes take steps only).
-    shuffle : bool, default=True
-        Shuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate (statistics and
-        :math:`G` restart).
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -121,13 +95,6 @@ class AdaOAMClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "adaoam"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "lam": [Interval(Real, 0, None, closed="neither")],
-        "delta": [Interval(Real, 0, None, closed="left")],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -142,12 +109,4 @@ class AdaOAMClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.eta = eta
-        self.lam = lam
-        self.delta = delta
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

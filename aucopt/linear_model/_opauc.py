@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = [
@@ -14,13 +11,6 @@ __all__ = [
     "OPAUCrpClassifier",
     "OPAUCpcaClassifier",
 ]
-
-_OPAUC_CONSTRAINTS = {
-    **BaseAUCClassifier._parameter_constraints,
-    "eta": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-    "lam": [Interval(Real, 0, None, closed="neither")],
-    "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-}
 
 
 class OPAUCClassifier(BaseAUCClassifier):
@@ -42,28 +32,7 @@ class OPAUCClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Constant step size :math:`\eta`. ``"auto"`` calibrates it on the training data (a short run
-        per step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the two d x d float64
-        covariances need more than this many GB (1 GB = 1e9 bytes); use
-        :class:`OPAUCrClassifier` for high-dimensional data.
-    max_iter : int, default=1
-        Passes over the data in ``fit``. OPAUC is a one-pass method; later
-        passes only take gradient steps (the class statistics are complete
-        after the first pass).
-    shuffle : bool, default=True
-        Shuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate (statistics restart).
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -115,7 +84,6 @@ class OPAUCClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "opauc"
-    _parameter_constraints = _OPAUC_CONSTRAINTS
 
     def __init__(
         self,
@@ -129,14 +97,7 @@ class OPAUCClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.eta = eta
-        self.lam = lam
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class OPAUCrClassifier(BaseAUCClassifier):
@@ -156,30 +117,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`. Values must be in the range `(0.0, inf)`.
-    rank : int, default=50
-        Sketch size :math:`\tau` (50 in the paper).
-    centering : {"unbiased", "paper"}, default="unbiased"
-        ``"unbiased"``: the estimator above (unbiased, positive
-        semi-definite; notes.md#opaucr-sketch). ``"paper"``: the literal
-        :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
-        :math:`cc^\top` on non-centred data.
-    max_memory_gb : float, default=2.0
-        Refuse (ValueError, before allocating) when the two ``rank`` x d sketches need more
-        than this many GB (1 GB = 1e9 bytes). Values must be in the range `(0.0, inf)`.
-    max_iter : int, default=1
-        Passes over the data in ``fit`` (later passes take steps only).
-    shuffle : bool, default=True
-        Shuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order and of the sketch.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -215,14 +153,6 @@ class OPAUCrClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "opauc-r"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "eta": _OPAUC_CONSTRAINTS["eta"],
-        "lam": _OPAUC_CONSTRAINTS["lam"],
-        "rank": [Interval(Integral, 1, None, closed="left")],
-        "centering": [Options(str, {"unbiased", "paper"})],
-        "max_memory_gb": [Interval(Real, 0, None, closed="neither")],
-    }
 
     def __init__(
         self,
@@ -238,16 +168,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.eta = eta
-        self.lam = lam
-        self.rank = rank
-        self.centering = centering
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class OPAUCfClassifier(BaseAUCClassifier):
@@ -266,25 +187,7 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
-    lam : float, default=1e-4
-        l2 weight. Values must be in the range `(0.0, inf)`.
-    n_components : int or None, default=1000
-        Number of features kept (capped at n_features; None keeps all).
-    max_memory_gb : float, default=2.0
-        Limit on the two k x k covariances, k = n_components.
-    max_iter : int, default=1
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Shuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the subset and of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous reduced iterate (same subset only if
-        the seed is fixed).
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -317,10 +220,6 @@ class OPAUCfClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "opauc-f"
-    _parameter_constraints = {
-        **_OPAUC_CONSTRAINTS,
-        "n_components": [Interval(Integral, 1, None, closed="left"), None],
-    }
 
     def __init__(
         self,
@@ -335,15 +234,7 @@ class OPAUCfClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.eta = eta
-        self.lam = lam
-        self.n_components = n_components
-        self.max_memory_gb = max_memory_gb
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())
 
 
 class OPAUCrpClassifier(OPAUCfClassifier):
@@ -362,26 +253,7 @@ class OPAUCrpClassifier(OPAUCfClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
-    lam : float, default=1e-4
-        l2 weight. Values must be in the range `(0.0, inf)`.
-    n_components : int or None, default=1000
-        Projected dimension k. When k >= n_features (or None) the data are
-        not projected and the estimator is OPAUC on all features: a square
-        Gaussian matrix reduces nothing and only worsens the conditioning.
-    max_memory_gb : float, default=2.0
-        Limit on the two k x k covariances.
-    max_iter : int, default=1
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Shuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the projection and of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous reduced iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -429,25 +301,7 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
 
     Parameters
     ----------
-    eta : float or "auto", default="auto"
-        Constant step size; ``"auto"`` as in :class:`OPAUCClassifier`.
-    lam : float, default=1e-4
-        l2 weight. Values must be in the range `(0.0, inf)`.
-    n_components : int or None, default=1000
-        Number of principal components (capped at n_features).
-    max_memory_gb : float, default=2.0
-        Limit on the two k x k covariances and on the d x d covariance of the
-        PCA.
-    max_iter : int, default=1
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Shuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous reduced iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
