@@ -24,6 +24,7 @@ from aucopt.cli import app
 from aucopt.datasets import make_auc_problem, make_preprocessor
 from aucopt.exceptions import DivergenceError
 from aucopt.io import load
+from aucopt.linear_model._base import AUTO_RETRIES
 from aucopt.model_selection import evaluate_fold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -99,10 +100,10 @@ def test_diverging_auto_step_restarts_with_a_smaller_step(monkeypatch, caplog):
     assert "restarting with eta0=" in caplog.text
     caplog.clear()
     monkeypatch.setattr("aucopt.linear_model._base.calibrate_step", lambda *args: (1e12, {}))
-    with pytest.raises(DivergenceError, match="'auto', last tried 1e"), \
+    with pytest.raises(DivergenceError, match="'auto', last tried "), \
             caplog.at_level(logging.WARNING):
         aucopt.make("spam-l2", random_state=0).fit(X, y)
-    assert caplog.text.count("(3/3)") == 1
+    assert caplog.text.count(f"({AUTO_RETRIES}/{AUTO_RETRIES})") == 1
 
 
 @pytest.mark.parametrize("algorithm_id", ["spam-l2", "solam", "ogd-fifo"])

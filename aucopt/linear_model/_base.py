@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
 from ..algorithms import get_algorithm
-from ..algorithms._calibrate import calibrate_step, usable
+from ..algorithms._calibrate import LADDER_RATIO, calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
     class_mean_scores,
@@ -42,7 +42,8 @@ logger = logging.getLogger(__name__)
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
 
-AUTO_RETRIES = 3  # restarts of a diverging calibrated "auto" step, each with the step / 10
+# restarts of a diverging calibrated "auto" step, each one rung down the calibration ladder
+AUTO_RETRIES = 5
 
 def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
@@ -260,8 +261,8 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
         The state is updated in place under an undo log (:mod:`._undo`): an error (e.g.
         divergence, or a NaN found by the statistics pass) puts it back as it was, so the
         estimator is unchanged. ``coef_`` and ``intercept_`` are formed when next read. A
-        calibrated ``"auto"`` step that diverges is divided by 10 and the call restarted
-        from the state before it, at most :data:`AUTO_RETRIES` times.
+        calibrated ``"auto"`` step that diverges is divided by ``LADDER_RATIO`` and the call
+        restarted from the state before it, at most :data:`AUTO_RETRIES` times.
         """
         spec = self._spec()
         params = self._params()
@@ -290,7 +291,7 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
                 break
             if undo is not None:
                 undo.rollback()  # restart from the state before this call
-            step /= 10.0
+            step /= LADDER_RATIO
             params[spec.step_param] = step
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
                            type(self).__name__, spec.step_param, spec.step_param, step,
