@@ -125,7 +125,7 @@ UNI_EXP = register(
                                     unit=AUTO_ETA["exp"], offset=1.0),
         # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
         # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
-        quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
+        quick_grid={"eta": ("auto", 2.0**-8, 2.0**-6)},
         notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
         "Kotlowski "
         "et al. (balanced). eta='auto' is calibrated on the data.",
