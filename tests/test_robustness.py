@@ -19,11 +19,19 @@ from typer.testing import CliRunner
 
 import aucopt
 from aucopt.algorithms import get_algorithm, list_algorithms
-from aucopt.algorithms._calibrate import pairwise_loss, univariate_loss
+from aucopt.algorithms._calibrate import (
+    LADDER_RATIO,
+    calibrate_step,
+    pairwise_loss,
+    regularised,
+    univariate_loss,
+)
+from aucopt.algorithms._data import as_rows
 from aucopt.cli import app
 from aucopt.datasets import make_auc_problem, make_preprocessor
 from aucopt.exceptions import DivergenceError
 from aucopt.io import load
+from aucopt.linear_model._base import AUTO_RETRIES
 from aucopt.model_selection import evaluate_fold
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
@@ -78,6 +86,48 @@ def test_stream_opening_with_a_zero_row_does_not_freeze(algorithm_id):
     assert est.score(X, y) > 0.85
 
 
+def test_unregularised_calibration_objective_ignores_the_norm_of_the_model():
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(300) < 0.3, 1, -1)
+    scores, w = y + 2.0 * rng.normal(size=300), rng.normal(size=4)
+    for loss in ("square", "hinge"):
+        objective = regularised(loss)
+        assert objective.scale_free
+        assert_allclose(objective(scores, w, {}, y), objective(7.0 * scores, 7.0 * w, {}, y),
+                        rtol=1e-9)
+        # the loss at the best scale: no multiple of the scores does better
+        grid = min(pairwise_loss(c * scores, y, loss) for c in np.linspace(0.0, 3.0, 301))
+        assert objective(scores, w, {}, y) <= grid + 1e-6
+    penalised = regularised("square", l2="lam")
+    assert not penalised.scale_free
+    assert penalised(scores, w, {"lam": 0.1}, y) != penalised(7.0 * scores, 7.0 * w,
+                                                               {"lam": 0.1}, y)
+
+
+def test_equal_trials_choose_the_middle_step_for_a_scale_free_objective(monkeypatch):
+    """Steps too small to leave the class-mean direction score alike without the norm."""
+    monkeypatch.setattr("aucopt.algorithms._calibrate._brief_run", lambda *args: 0.5)
+    X, y = _problem(300)
+    for algorithm_id, middle in (("solam", True), ("opauc", False)):
+        spec = get_algorithm(algorithm_id)
+        step, trials = calibrate_step(spec, aucopt.make(algorithm_id).get_params(), as_rows(X),
+                                      y)
+        steps = sorted(trials)
+        assert step == steps[(len(steps) - 1) // 2 if middle else 0]
+
+
+@pytest.mark.parametrize("algorithm_id, case", [("solam", "pareto"), ("fsauc", "positives-1%"),
+                                                ("uni-exp", "positives-1%")])
+def test_defaults_within_the_bar_where_they_fell_short(algorithm_id, case):
+    X, y = robustness.suite(small=False)[case]
+    Xtr, Xte, ytr, yte, _, _ = robustness.split(X, y, robustness.SCHEME.get(case, "standard"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # uni-exp: a restart with a smaller step is logged
+        auc, _, status = robustness.default_cell(algorithm_id, Xtr, Xte, ytr, yte)
+    assert status == "ok"
+    assert auc - robustness.ls_auc(Xtr, Xte, ytr, yte) > -robustness.bar(algorithm_id)
+
+
 def test_partial_fit_defers_calibration_until_a_chunk_has_a_scale():
     X, y = _problem(400)
     est = aucopt.make("spam-l2").partial_fit(np.zeros((50, X.shape[1])), y[:50], classes=[-1, 1])
@@ -96,13 +146,15 @@ def test_diverging_auto_step_restarts_with_a_smaller_step(monkeypatch, caplog):
     with caplog.at_level(logging.WARNING, logger="aucopt.linear_model._base"):
         est = aucopt.make("spam-l2", random_state=0).fit(X, y)
     assert est.eta0_ < 400.0 and np.isfinite(est.coef_).all()
+    # each restart goes one rung down the calibration ladder
+    assert any(np.isclose(est.eta0_, 400.0 / LADDER_RATIO**k) for k in range(1, AUTO_RETRIES + 1))
     assert "restarting with eta0=" in caplog.text
     caplog.clear()
     monkeypatch.setattr("aucopt.linear_model._base.calibrate_step", lambda *args: (1e12, {}))
-    with pytest.raises(DivergenceError, match="'auto', last tried 1e"), \
+    with pytest.raises(DivergenceError, match="'auto', last tried "), \
             caplog.at_level(logging.WARNING):
         aucopt.make("spam-l2", random_state=0).fit(X, y)
-    assert caplog.text.count("(3/3)") == 1
+    assert caplog.text.count(f"({AUTO_RETRIES}/{AUTO_RETRIES})") == 1
 
 
 @pytest.mark.parametrize("algorithm_id", ["spam-l2", "solam", "ogd-fifo"])

@@ -23,9 +23,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.optimize import minimize_scalar
 
 from .._kernels._checks import OK
 from ._data import as_rows, new_data_stats, observe_data
@@ -36,12 +38,14 @@ __all__ = [
     "LADDER_RATIO",
     "MAX_EXTEND",
     "MAX_PASSES",
+    "MAX_SCALE",
     "MIN_ROWS",
     "MIN_SAMPLE",
     "MINORITY_SHARE",
     "SAMPLE_ROWS",
     "StepCalibration",
     "TOLERANCE",
+    "best_scale_loss",
     "calibrate_step",
     "pairwise_loss",
     "regularised",
@@ -60,6 +64,7 @@ MIN_ROWS = 20  # fewer rows (or one class, or only zero rows): calibration waits
 LADDER_RATIO = 4.0
 LADDER_POWERS = (-2, -1, 0, 1, 2, 3)  # 6 brief runs, steps 1/16 .. 64 x centre
 TOLERANCE = 0.05  # relative: a smaller step whose objective is this close to the lowest wins
+MAX_SCALE = 100.0  # best_scale_loss searches c in [0, MAX_SCALE] / (std of the scores)
 MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is at that end
 _SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
 
@@ -133,8 +138,37 @@ def univariate_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
     return float(0.5 * (2.0 - gap) ** 2 + pos.var() + neg.var())
 
 
+def best_scale_loss(scores: np.ndarray, y: np.ndarray, loss) -> float:
+    """Return ``min over c >= 0 of loss(c * scores, y)``: the loss of the direction alone.
+
+    ``loss(scores, y)`` is a convex loss of the scores (e.g. a partial
+    :func:`pairwise_loss`). The scores are divided by their standard deviation
+    and ``c`` is searched in ``[0, MAX_SCALE]`` (bounded Brent), so the value does
+    not change when the scores are multiplied by a positive number.
+    """
+    sd = float(np.std(scores))
+    if not sd > 0:
+        return float(loss(scores, y))
+    unit = scores / sd
+    found = minimize_scalar(lambda c: loss(c * unit, y), bounds=(0.0, MAX_SCALE),
+                            method="bounded", options={"xatol": 1e-4})
+    return float(min(found.fun, loss(0.0 * unit, y)))
+
+
 def regularised(loss, *, kind="pairwise", l2=None, l1=None):
     """Return an ``objective(scores, w, params, y)`` hook for :class:`StepCalibration`.
+
+    With a regulariser the value is the loss plus the penalty at ``w``. Without
+    one (``l2`` and ``l1`` both None: SOLAM, FSAUC and OAM, which keep their
+    iterates in a ball instead) it is the loss at the best scale of the scores
+    (:func:`best_scale_loss`), and the hook is marked ``scale_free``: the
+    unregularised loss keeps falling while the norm of ``w`` grows, so after a
+    brief run its value mostly tells how far the norm travelled and favours the
+    largest step that does not diverge, whereas the ranking (the AUC) depends on
+    the direction of ``w`` alone. Measured on ``benchmarks/robustness.py`` (three
+    sample orders per case): SOLAM's worst gap to the least-squares optimum goes
+    from -0.028 (Pareto-tailed columns) to -0.012, FSAUC's (with three passes)
+    from -0.017 to -0.007.
 
     Parameters
     ----------
@@ -149,13 +183,17 @@ def regularised(loss, *, kind="pairwise", l2=None, l1=None):
     measure = pairwise_loss if kind == "pairwise" else univariate_loss
 
     def objective(scores, w, params, y) -> float:
-        value = measure(scores, y, loss(params) if callable(loss) else loss)
+        name = loss(params) if callable(loss) else loss
+        if l2 is None and l1 is None:
+            return best_scale_loss(scores, y, partial(measure, loss=name))
+        value = measure(scores, y, name)
         if w is not None and l2 is not None:
             value += 0.5 * float(params.get(l2, 0.0)) * float(w @ w)
         if w is not None and l1 is not None:
             value += float(params.get(l1, 0.0)) * float(np.abs(w).sum())
         return value
 
+    objective.scale_free = l2 is None and l1 is None
     return objective
 
 
@@ -232,6 +270,10 @@ def _brief_run(spec, params, rows, y, passes) -> float:
     return value if np.isfinite(value) else np.inf
 
 
+def _scale_free(spec) -> bool:
+    return bool(getattr(spec.calibration.objective, "scale_free", False))
+
+
 def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
                    passes: int = 1) -> tuple[float, dict]:
     """Return the calibrated value of ``spec.step_param`` and the trials.
@@ -257,7 +299,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     -------
     step : float
         The smallest step of the ladder whose objective after a brief run is
-        within :data:`TOLERANCE` (relative) of the lowest.
+        within :data:`TOLERANCE` (relative) of the lowest; for a ``scale_free``
+        objective (see :func:`regularised`) the middle one of those steps.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -279,7 +322,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     finite = {k: v for k, v in trials.items() if np.isfinite(v)}
     if finite:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
         low = min(finite.values())
-        best = min(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+        near = sorted(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+        # a scale-free objective scores every step too small to leave the first direction
+        # (the class-mean difference) alike: there the middle of the near steps is chosen
+        best = near[(len(near) - 1) // 2 if _scale_free(spec) else 0]
     else:  # every step failed: the smallest, which divergence recovery lowers if needed
         best = min(trials)
     logger.debug("%s: %s='auto' trials %s -> %g", spec.id, spec.step_param, trials, best)

@@ -257,7 +257,8 @@ REG_SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=True),
-        calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA0),
+        # the step is judged on the loss at its best scale, as for SOLAM (see regularised)
+        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),
               "lam": tuple(10.0**k for k in range(-5, 6))},
         quick_grid={"lam": (1e-5, 1e-3, 1e-1), "eta0": ("auto", 2.0**-6, 2.0**-2)},

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
 from ..algorithms import get_algorithm
-from ..algorithms._calibrate import calibrate_step, usable
+from ..algorithms._calibrate import LADDER_RATIO, calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
     class_mean_scores,
@@ -41,7 +41,8 @@ logger = logging.getLogger(__name__)
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
 
-AUTO_RETRIES = 3  # restarts of a diverging calibrated "auto" step, each with the step / 10
+# restarts of a diverging calibrated "auto" step, each one rung down the calibration ladder
+AUTO_RETRIES = 5
 
 def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
@@ -226,8 +227,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         The state is updated in place under an undo log (:mod:`._undo`): an error (e.g.
         divergence, or a NaN found by the statistics pass) puts it back as it was, so the
         estimator is unchanged. ``coef_`` and ``intercept_`` are formed when next read. A
-        calibrated ``"auto"`` step that diverges is divided by 10 and the call restarted
-        from the state before it, at most :data:`AUTO_RETRIES` times.
+        calibrated ``"auto"`` step that diverges is divided by ``LADDER_RATIO`` and the call
+        restarted from the state before it, at most :data:`AUTO_RETRIES` times.
         """
         spec = self._spec()
         params = self._params()
@@ -256,7 +257,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                 break
             if undo is not None:
                 undo.rollback()  # restart from the state before this call
-            step /= 10.0
+            step /= LADDER_RATIO
             params = {**params, spec.step_param: step}
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
                            type(self).__name__, spec.step_param, spec.step_param, step,
