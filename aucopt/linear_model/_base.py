@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import warnings
 from numbers import Integral
+from operator import attrgetter, is_
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -33,7 +34,7 @@ from ..metrics import roc_auc_score
 from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._random import make_generator
 from ._inputs import InputChecks
-from ._undo import UndoLog, touched_columns, undo_plan
+from ._undo import UndoLog, next_plan, touched_columns
 
 __all__ = ["BaseAUCClassifier"]
 
@@ -269,7 +270,7 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
             n_epochs = 1  # the spec's run handles max_iter itself
         step = self._auto_step(spec, params, rows, y, reset, n_epochs)
         if step is not None:
-            params[spec.step_param] = step
+            params = self._with_step(params, spec.step_param, step)
         for retry in range(AUTO_RETRIES + 1):
             state, rng, t, undo = self._start_state(spec, params, rows, shuffle, reset, warm_from)
             hook = {}
@@ -291,7 +292,7 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
             if undo is not None:
                 undo.rollback()  # restart from the state before this call
             step /= 10.0
-            params[spec.step_param] = step
+            params = self._with_step(params, spec.step_param, step)
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
@@ -314,16 +315,14 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
                     state[key] = np.array(warm[key], copy=True)
-            self.__dict__.pop("_undo_plan", None)  # a new state: plan its undo log afresh
+            self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None
         state, rng = self._state, self._rng
         cols = touched_columns(rows, rows.n_features)
         if cols is not None and spec.extra_columns is not None:
             cols = np.concatenate((cols, spec.extra_columns(state)))
-        plan = self.__dict__.get("_undo_plan")
-        if plan is None or plan[0] != tuple(state):  # new, or the state changed form
-            plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
-            self._undo_plan = plan
+        plan = self._undo_plan = next_plan(self.__dict__.get("_undo_plan"), state,
+                                           spec.column_keys + ("data_sum",), rows.n_features)
         # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
         undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
         return state, rng, self.t_, undo
@@ -355,13 +354,40 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
         return step
 
     def _params(self) -> dict:
-        """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost)."""
+        """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost).
+
+        The same dict object is returned while every hyperparameter is the same object as
+        at the last call (an assignment or ``set_params`` gives a new dict), so work derived
+        from the hyperparameters may be cached on its identity. Do not modify it.
+        """
         cls = type(self)
-        names = cls.__dict__.get("_param_names_cache")
-        if names is None:
+        getter = cls.__dict__.get("_param_getter")
+        if getter is None:
             names = tuple(cls._get_param_names())
-            cls._param_names_cache = names
-        return {name: getattr(self, name) for name in names}
+            # the first name once more: a tuple of values even for a single name
+            getter = cls._param_getter = (names, attrgetter(*names, *names[:1]))
+        values = getter[1](self)
+        cached = self.__dict__.get("_params_cache")
+        if cached is not None and all(map(is_, values, cached[0])):
+            return cached[1]
+        params = dict(zip(getter[0], values))
+        self._params_cache = (values, params)
+        return params
+
+    def _with_step(self, params: dict, name: str, step: float) -> dict:
+        """Return ``params`` with ``name`` set to the numeric ``step`` (a cached copy)."""
+        cached = self.__dict__.get("_step_params")
+        if cached is not None and cached[0] is params and cached[1] == step:
+            return cached[2]
+        stepped = {**params, name: step}
+        self._step_params = (params, step, stepped)
+        return stepped
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        for key in ("_undo_plan", "_params_cache", "_step_params"):
+            state.pop(key, None)  # caches of one process; the undo plan holds views of the state
+        return state
 
     def _set_coef(self) -> None:
         """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""

@@ -14,7 +14,7 @@ from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows
 from ._columns import ColumnMap, feature_axes, grow_state
 
-__all__ = ["AUCClassifier"]
+__all__ = ["AUCClassifier", "probe_feature_axes"]
 
 # signed labels of one row, shared by every call (the kernels only read them)
 _SIGNED = {True: np.ones(1), False: -np.ones(1)}
@@ -308,15 +308,9 @@ class AUCClassifier(base.MiniBatchClassifier):
         self._width = width
 
     def _probe_axes(self) -> dict:
-        """Find the state's feature axes from fresh states at two widths (zero-row fits)."""
-        states = {}
-        for width in _PROBE_WIDTHS:
-            est = make(self.algorithm, random_state=self.seed, **self.params)
-            est._fit_rows(as_rows(sp.csr_matrix((0, width))), np.zeros(0), _CLASSES,
-                          n_epochs=1, shuffle=False, reset=True)
-            states[width] = est._state
+        """Find the state's feature axes (see :func:`probe_feature_axes`)."""
         try:
-            return feature_axes(states)
+            return probe_feature_axes(self.algorithm, self.seed, self.params)
         except ValueError as exc:
             raise ValueError(
                 f"algorithm {self.algorithm!r} cannot widen its state for new features ({exc}). "
@@ -343,6 +337,37 @@ class AUCClassifier(base.MiniBatchClassifier):
         if not self._learned or len(X) == 0:
             return np.zeros(len(X))
         return self._scores(self._map.frame_rows(X, self._width, grow=False))
+
+
+def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
+    """Return the feature axes of an algorithm's state, from fresh states at two widths.
+
+    Parameters
+    ----------
+    algorithm : str
+        Streaming registry id.
+    seed : int or None
+        Its ``random_state``.
+    params : dict or None
+        Its hyperparameters.
+
+    Returns
+    -------
+    dict
+        See :func:`aucopt.river._columns.feature_axes`.
+
+    Raises
+    ------
+    ValueError
+        If the state cannot grow by zero padding, so the algorithm needs a fixed width.
+    """
+    states = {}
+    for width in _PROBE_WIDTHS:  # zero-row fits: the initial states
+        est = make(algorithm, random_state=seed, **(params or {}))
+        est._fit_rows(as_rows(sp.csr_matrix((0, width))), np.zeros(0), _CLASSES,
+                      n_epochs=1, shuffle=False, reset=True)
+        states[width] = est._state
+    return feature_axes(states)
 
 
 def _label_message(y) -> str:
