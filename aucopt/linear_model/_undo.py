@@ -206,8 +206,8 @@ class UndoLog:
             state[key] = value
         if plan.arena is not None:
             self.copied[1][...] = self.copied[0]
-        for key, value in self.saved.items():
-            state[key] = value
+        for key, value in self.saved.items():  # in place: the arrays stay those of the plan
+            state[key][...] = value
         for key, (by_rows, values) in self.columns.items():
             if by_rows:
                 state[key][self.cols] = values
