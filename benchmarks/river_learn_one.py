@@ -9,12 +9,15 @@ AUCClassifier call is split into its two parts, timed separately on the same str
 - *core*: the estimator's ``_fit_rows`` on prebuilt rows (the O(nnz) kernel call
   and its bookkeeping);
 - *front-end alone*: ``learn_one`` with ``_fit_rows`` replaced by a no-op (label
-  lookup, dict -> row, the call itself).
+  lookup, dict -> row, the call itself);
+- *spec.run alone*: the algorithm's own pass (``AlgorithmSpec.run``: its hyperparameter
+  tuple and the kernel call) on the same rows, without the estimator's bookkeeping
+  (class statistics, undo log, commit).
 
 Used by ``benchmarks/prequential.py`` for the section of ``docs/prequential.md``.
 
 Usage: python benchmarks/river_learn_one.py [--rows 20000] [--repeats 5]
-           [--algorithms spam-l2,ftrl-auc,solam]
+           [--algorithms spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo]
 """
 
 from __future__ import annotations
@@ -26,10 +29,11 @@ import time
 import numpy as np
 from river import linear_model
 
+from aucopt.algorithms._data import identity_order
 from aucopt.river import AUCClassifier
 
 N_FEATURES = 20
-ALGORITHMS = "spam-l2,ftrl-auc,solam,ogd-fifo"
+ALGORITHMS = "spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo"
 _CLASSES = np.array([False, True])
 
 
@@ -49,9 +53,18 @@ def _learn(model, xs, ys) -> float:
     return (time.perf_counter() - start) / len(xs) * 1e6
 
 
-def _parts(algorithm, xs, ys) -> tuple[float, float, float]:
-    """Microseconds per call of the dict -> row step, of the core call alone, and of
-    ``learn_one`` with the core call replaced by a no-op (the front-end's whole share)."""
+def _timed(calls) -> float:
+    """Microseconds per call of ``calls``, a list of ``(function, args, kwargs)``."""
+    start = time.perf_counter()
+    for func, args, kwargs in calls:
+        func(*args, **kwargs)
+    return (time.perf_counter() - start) / len(calls) * 1e6
+
+
+def _parts(algorithm, xs, ys) -> tuple[float, float, float, float]:
+    """Microseconds per call of the dict -> row step, of the core call alone, of
+    ``learn_one`` with the core call replaced by a no-op (the front-end's whole share), and
+    of the algorithm's ``spec.run`` alone."""
     hollow = AUCClassifier(algorithm)
     hollow.learn_one(xs[0], ys[0])
     hollow.estimator._fit_rows = lambda *args, **kwargs: None
@@ -59,23 +72,23 @@ def _parts(algorithm, xs, ys) -> tuple[float, float, float]:
     model = AUCClassifier(algorithm)
     model.learn_one(xs[0], ys[0])
     to_row, width = model._map.row, model._width
-    start = time.perf_counter()
-    for x in xs:
-        to_row(x, width, grow=True)
-    convert = (time.perf_counter() - start) / len(xs) * 1e6
+    convert = _timed([(to_row, (x, width), {"grow": True}) for x in xs])
     rows = [to_row(x, width, grow=True) for x in xs]  # for the core timing, not timed
     signed = [np.array([1.0 if y else -1.0]) for y in ys]
-    fit_rows = model.estimator._fit_rows
-    start = time.perf_counter()
-    for r, s in zip(rows, signed):
-        fit_rows(r, s, _CLASSES, n_epochs=1, shuffle=False, reset=False)
-    core = (time.perf_counter() - start) / len(xs) * 1e6
-    return convert, core, front
+    options = {"n_epochs": 1, "shuffle": False, "reset": False}
+    core = _timed([(model.estimator._fit_rows, (r, s, _CLASSES), options)
+                   for r, s in zip(rows, signed)])
+    est = model.estimator  # its state goes on learning: the model is not used afterwards
+    spec, params, order = est._spec(), est._params(), identity_order(1)
+    hook = {"before_dense": None} if spec.column_keys else {}
+    run = _timed([(spec.run, (est._state, r, s, order, params, est.t_ + i, True, est._rng),
+                   hook) for i, (r, s) in enumerate(zip(rows, signed))])
+    return convert, core, front, run
 
 
 def measure(algorithms, n_rows=20_000, repeats=5):
-    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us, "front-end": us}}``
-    (medians)."""
+    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us, "front-end": us,
+    "spec.run": us}}`` (medians)."""
     xs, ys = make_stream(n_rows)
     for algorithm in algorithms:  # compile the kernels outside the timed runs
         _learn(AUCClassifier(algorithm), xs[:200], ys[:200])
@@ -93,6 +106,7 @@ def measure(algorithms, n_rows=20_000, repeats=5):
             out[name]["dict -> row"] = statistics.median(p[0] for p in parts[name])
             out[name]["core"] = statistics.median(p[1] for p in parts[name])
             out[name]["front-end"] = statistics.median(p[2] for p in parts[name])
+            out[name]["spec.run"] = statistics.median(p[3] for p in parts[name])
     return out
 
 
@@ -100,16 +114,19 @@ def markdown(results, n_rows, repeats) -> str:
     """Return the results as a Markdown table with a one-line legend."""
     lines = [
         f"{n_rows:,} rows of {N_FEATURES} features, wall time per call in microseconds, "
-        f"median of {repeats} interleaved runs.",
+        f"median of {repeats} interleaved runs; *spec.run alone* is the algorithm's own pass "
+        "on the same rows (its hyperparameter tuple and the kernel call), part of the core "
+        "call.",
         "",
         "| learner | learn_one (us) | front-end alone (us) | dict -> row alone (us) "
-        "| core `_fit_rows` (us) |",
-        "| --- | --- | --- | --- | --- |",
+        "| core `_fit_rows` (us) | spec.run alone (us) |",
+        "| --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in results.items():
         row = f"AUCClassifier(\"{name}\")" if name in aucopt_ids() else name
         lines.append(f"| {row} | {r['learn_one']:.1f} | {_fmt(r.get('front-end'))} | "
-                     f"{_fmt(r.get('dict -> row'))} | {_fmt(r.get('core'))} |")
+                     f"{_fmt(r.get('dict -> row'))} | {_fmt(r.get('core'))} | "
+                     f"{_fmt(r.get('spec.run'))} |")
     return "\n".join(lines)
 
 

@@ -44,6 +44,7 @@ logger = logging.getLogger(__name__)
 ORDERED_PREFIX_ROWS = 1000
 
 AUTO_RETRIES = 3  # restarts of a diverging calibrated "auto" step, each with the step / 10
+_NO_HOOK: dict = {}  # keyword arguments of spec.run for specs without column_keys (never written)
 
 def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
@@ -268,14 +269,16 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
         params = self._params()
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
-        step = self._auto_step(spec, params, rows, y, reset, n_epochs)
-        if step is not None:
-            params = self._with_step(params, spec.step_param, step)
+        step = None
+        if spec.calibration is not None:
+            step = self._auto_step(spec, params, rows, y, reset, n_epochs)
+            if step is not None:
+                params = self._with_step(params, spec.step_param, step)
         for retry in range(AUTO_RETRIES + 1):
             state, rng, t, undo = self._start_state(spec, params, rows, shuffle, reset, warm_from)
-            hook = {}
+            hook = _NO_HOOK
             if spec.column_keys:
-                hook["before_dense"] = undo.before_dense if undo is not None else None
+                hook = {"before_dense": undo.before_dense if undo is not None else None}
             try:
                 observe_data(state, rows, y)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
@@ -296,13 +299,13 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
-        self._state, self._rng, self.t_ = state, rng, int(t)
+        fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
+        fitted.update(_state=state, _rng=rng, t_=int(t), classes_=classes, _fitted={},
+                      n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
+                                                                                 [1])[0]))
         if spec.calibration is not None:  # the step used: the user's, the calibrated one or
             value = params[spec.step_param]  # None while partial_fit defers calibration
-            setattr(self, f"{spec.step_param}_", None if _is_auto(value) else value)
-        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
-        self.classes_ = classes
-        self._set_coef()
+            fitted[spec.step_param + "_"] = None if _is_auto(value) else value
 
     def _start_state(self, spec, params, rows, shuffle, reset, warm_from):
         """Return ``(state, rng, t, undo)`` for a call: a new state, or the committed one
@@ -348,7 +351,7 @@ class BaseAUCClassifier(InputChecks, ClassifierMixin, BaseEstimator):
         """
         if spec.calibration is None or not _is_auto(params.get(spec.step_param)):
             return None
-        step = None if reset else getattr(self, f"{spec.step_param}_", None)
+        step = None if reset else self.__dict__.get(spec.step_param + "_")
         if step is None and usable(rows, y):
             step = calibrate_step(spec, params, rows, y, passes)[0]
         return step

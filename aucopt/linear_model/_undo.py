@@ -87,7 +87,7 @@ class UndoPlan:
     """
 
     __slots__ = ("state", "keys", "values", "by_columns", "copied", "loose", "column_loose",
-                 "arena", "backup", "split", "large", "whole", "prefix")
+                 "all_loose", "arena", "backup", "split", "large", "whole", "prefix")
 
     def __init__(self, state, column_keys, n_features, *, arena):
         self.state, self.keys, self.values = state, tuple(state), tuple(state.values())
@@ -102,6 +102,7 @@ class UndoPlan:
         self.large = sum(state[k].nbytes for k in self.loose + self.column_loose) > _ARENA_MAX_BYTES
         if arena and not self.large:
             self._build_arena()
+        self.all_loose = self.loose + self.column_loose
 
     def _build_arena(self) -> None:
         """Move the arena-ready entries into one buffer; the others stay ``loose``."""
@@ -179,7 +180,7 @@ class UndoLog:
         if plan.arena is not None:  # one copy of the arena (its prefix when logging by columns)
             self.copied = plan.whole if cols is None else plan.prefix
             self.copied[0][...] = self.copied[1]
-        keys = plan.loose if cols is not None else plan.loose + plan.column_loose
+        keys = plan.loose if cols is not None else plan.all_loose
         self.saved = {key: state[key].copy() for key in keys} if keys else {}
         self.columns = {} if cols is None else {
             key: (by_rows, state[key].take(cols, axis=0 if by_rows else 1))
