@@ -14,6 +14,7 @@ from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
 from aucopt.io import load, save
 from aucopt.linear_model import SPAML2Classifier
+from aucopt.linear_model._undo import UndoLog, next_plan
 
 from .reference import spam as ref
 
@@ -142,6 +143,40 @@ def test_spam_divergence_in_a_one_row_call_rolls_back_the_arena():
     for model in (est, twin):
         model.partial_fit(X[30:], y[30:])
     assert_array_equal(est.coef_, twin.coef_)
+
+
+def test_undo_plan_moves_only_lone_arrays_and_follows_replaced_ones():
+    """The arena takes writable arrays that share memory with no other entry (aliases keep
+    aliasing); a rollback restores values, removes new keys and puts back replaced arrays,
+    after which the plan still fits; a replaced array makes a new plan without an arena."""
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    state = {"a": np.arange(6.0), "c": np.zeros(3), "n": np.zeros(2, dtype=np.int64),
+             "frozen": frozen}
+    state["b"] = state["a"][2:4]
+    plan = next_plan(None, state, (), 6)
+    assert plan.arena is None  # a new form: per-entry copies first
+    plan = next_plan(plan, state, (), 6)
+    assert plan.arena is not None
+    assert np.shares_memory(state["c"], plan.arena) and np.shares_memory(state["n"], plan.arena)
+    assert not np.shares_memory(state["a"], plan.arena) and state["b"].base is state["a"]
+    assert state["frozen"] is frozen
+    before = {k: v.copy() for k, v in state.items()}
+    log = UndoLog(state, plan, None, None)
+    state["a"][:] = -1.0
+    state["c"][:] = 5.0
+    state["n"][0] = 7
+    state["c"] = np.ones(3)
+    state["new"] = np.ones(1)
+    del state["frozen"]
+    log.rollback()
+    assert list(state) == list(before)
+    for key, value in before.items():
+        assert_array_equal(state[key], value, err_msg=key)
+    assert state["b"].base is state["a"] and state["frozen"] is frozen
+    assert next_plan(plan, state, (), 6) is plan
+    state["c"] = np.ones(3)  # replaced between calls: the arena no longer holds it
+    assert next_plan(plan, state, (), 6).arena is None
 
 
 def test_params_dict_is_reused_until_a_hyperparameter_is_assigned():

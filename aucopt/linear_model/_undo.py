@@ -107,8 +107,15 @@ class UndoPlan:
     def _build_arena(self) -> None:
         """Move the arena-ready entries into one buffer; the others stay ``loose``."""
         state = self.state
-        first = [k for k in self.copied if _arena_ready(state[k])]
-        second = [k for k in self.column_loose if _arena_ready(state[k])]
+        values = tuple(state.values())
+
+        def movable(key):  # entries sharing memory with another one keep their aliasing
+            value = state[key]
+            return _arena_ready(value) and not any(
+                other is not value and np.may_share_memory(value, other) for other in values)
+
+        first = [k for k in self.copied if movable(k)]
+        second = [k for k in self.column_loose if movable(k)]
         offsets, size = [], 0
         for key in first + second:
             offsets.append(size)
@@ -201,10 +208,8 @@ class UndoLog:
     def rollback(self) -> None:
         """Put the state and the generator back as they were when the log was made."""
         state, plan = self.state, self.plan
-        for key in [k for k in state if k not in plan.keys]:
-            del state[key]
-        for key, value in zip(plan.keys, plan.values):  # the arrays the call started from
-            state[key] = value
+        state.clear()  # the keys, in their order, and the arrays the call started from
+        state.update(zip(plan.keys, plan.values))
         if plan.arena is not None:
             self.copied[1][...] = self.copied[0]
         for key, value in self.saved.items():  # in place: the arrays stay those of the plan

@@ -126,7 +126,6 @@ class AUCClassifier(base.MiniBatchClassifier):
         self._width = n_features or 0
         self._axes = None
         self._learned = False
-        self._decision_params = None
 
     @property
     def columns(self) -> dict:
@@ -322,9 +321,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         est = self.estimator
         spec = est._spec()
         if spec.decision is not None:
-            if self._decision_params is None:
-                self._decision_params = est.get_params(deep=False)
-            raw = spec.decision(est._state, self._decision_params, rows)
+            raw = spec.decision(est._state, est._params(), rows)
         elif rows.n_samples == 1:
             raw = np.array([est.coef_[0][rows.indices] @ rows.data])
         else:
