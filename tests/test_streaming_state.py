@@ -199,6 +199,21 @@ def test_params_dict_is_reused_until_a_hyperparameter_is_assigned():
     _assert_unchanged(est, snapshot)
 
 
+def test_calibrated_step_leaves_the_params_dict_alone():
+    """A calibrated ``eta0="auto"`` reaches the spec in a cached copy of the params dict: the
+    dict of the hyperparameters keeps "auto" and its identity, and the copy is reused while
+    the step is the same (so work cached on either dict's identity stays valid)."""
+    X, y = make_auc_problem(120, 5, random_state=0)
+    est = SPAML2Classifier(stats="online").partial_fit(X[:100], y[:100], classes=[-1, 1])
+    assert est.eta0_ is not None  # calibrated on the first chunk
+    params = est._params()
+    est.partial_fit(X[100:101], y[100:101])
+    stepped = est._step_params[2]
+    est.partial_fit(X[101:102], y[101:102])
+    assert est._params() is params and params["eta0"] == "auto"
+    assert est._step_params[2] is stepped and stepped["eta0"] == est.eta0_
+
+
 def test_folds_happen_in_the_failing_calls():
     """The parameters above really fold the lazy scale (else the test proves less)."""
     X, y = _wide_stream()
