@@ -161,6 +161,7 @@ def test_undo_plan_moves_only_lone_arrays_and_follows_replaced_ones():
     assert np.shares_memory(state["c"], plan.arena) and np.shares_memory(state["n"], plan.arena)
     assert not np.shares_memory(state["a"], plan.arena) and state["b"].base is state["a"]
     assert state["frozen"] is frozen
+    assert all(v.flags.aligned and v.flags.c_contiguous for v in state.values())
     before = {k: v.copy() for k, v in state.items()}
     log = UndoLog(state, plan, None, None)
     state["a"][:] = -1.0
