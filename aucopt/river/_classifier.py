@@ -322,8 +322,10 @@ class AUCClassifier(base.MiniBatchClassifier):
         spec = est._spec()
         if spec.decision is not None:
             raw = spec.decision(est._state, est._params(), rows)
-        elif rows.n_samples == 1:
-            raw = np.array([est.coef_[0][rows.indices] @ rows.data])
+        elif rows.n_samples == 1:  # score_one: w at the row's columns
+            fitted = est._fitted_attributes()
+            return np.array([fitted["coef_"][0][rows.indices] @ rows.data
+                             + fitted["intercept_"][0]])
         else:
             X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
                               shape=(rows.n_samples, rows.n_features))
