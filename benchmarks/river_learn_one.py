@@ -2,8 +2,10 @@
 
 Both learn the same stream of 20-feature dicts (fixed schema, standard normal values,
 labels from a noisy linear rule) in the same process, interleaved; the figure is the
-median over ``--repeats`` runs of the wall time per call in microseconds. The
-AUCClassifier call is split into its two parts, timed separately on the same stream:
+median over ``--repeats`` runs of the wall time per call in microseconds, for
+``learn_one`` alone and for a test-then-train step (``predict_proba_one`` then
+``learn_one``, which also forms ``coef_`` and ``intercept_`` after every update). The
+AUCClassifier call is split into its parts, timed separately on the same stream:
 
 - *dict -> row*: ``ColumnMap.row``, the feature dict turned into a one-row CSR;
 - *core*: the estimator's ``_fit_rows`` on prebuilt rows (the O(nnz) kernel call
@@ -86,27 +88,37 @@ def _parts(algorithm, xs, ys) -> tuple[float, float, float, float]:
     return convert, core, front, run
 
 
+def _test_then_train(model, xs, ys) -> float:
+    """Microseconds per sample of ``predict_proba_one`` then ``learn_one`` (a prequential step)."""
+    start = time.perf_counter()
+    for x, y in zip(xs, ys):
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    return (time.perf_counter() - start) / len(xs) * 1e6
+
+
 def measure(algorithms, n_rows=20_000, repeats=5):
-    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us, "front-end": us,
-    "spec.run": us}}`` (medians)."""
+    """Return ``{name: {"learn_one": us, "test-then-train": us, "dict -> row": us, "core": us,
+    "front-end": us, "spec.run": us}}`` (medians; River's model has the first two)."""
     xs, ys = make_stream(n_rows)
     for algorithm in algorithms:  # compile the kernels outside the timed runs
         _learn(AUCClassifier(algorithm), xs[:200], ys[:200])
-    runs = {"River LogisticRegression": []} | {a: [] for a in algorithms}
-    parts = {a: [] for a in algorithms}
+    models = {"River LogisticRegression": linear_model.LogisticRegression}
+    models |= {a: (lambda a=a: AUCClassifier(a)) for a in algorithms}
+    runs = {name: [] for name in models}
+    parts = {name: [] for name in models if name in algorithms}
     for _ in range(repeats):
-        runs["River LogisticRegression"].append(_learn(linear_model.LogisticRegression(), xs, ys))
-        for algorithm in algorithms:
-            runs[algorithm].append(_learn(AUCClassifier(algorithm), xs, ys))
-            parts[algorithm].append(_parts(algorithm, xs, ys))
+        for name, new in models.items():
+            runs[name].append((_learn(new(), xs, ys), _test_then_train(new(), xs, ys)))
+            if name in parts:
+                parts[name].append(_parts(name, xs, ys))
+    keys = ("dict -> row", "core", "front-end", "spec.run")
     out = {}
     for name, times in runs.items():
-        out[name] = {"learn_one": statistics.median(times)}
-        if name in parts:
-            out[name]["dict -> row"] = statistics.median(p[0] for p in parts[name])
-            out[name]["core"] = statistics.median(p[1] for p in parts[name])
-            out[name]["front-end"] = statistics.median(p[2] for p in parts[name])
-            out[name]["spec.run"] = statistics.median(p[3] for p in parts[name])
+        out[name] = {"learn_one": statistics.median(t[0] for t in times),
+                     "test-then-train": statistics.median(t[1] for t in times)}
+        for i, key in enumerate(keys if name in parts else ()):
+            out[name][key] = statistics.median(p[i] for p in parts[name])
     return out
 
 
@@ -114,19 +126,20 @@ def markdown(results, n_rows, repeats) -> str:
     """Return the results as a Markdown table with a one-line legend."""
     lines = [
         f"{n_rows:,} rows of {N_FEATURES} features, wall time per call in microseconds, "
-        f"median of {repeats} interleaved runs; *spec.run alone* is the algorithm's own pass "
-        "on the same rows (its hyperparameter tuple and the kernel call), part of the core "
-        "call.",
+        f"median of {repeats} interleaved runs. *predict_proba_one + learn_one* is one step "
+        "of test-then-train evaluation; *spec.run alone* is the algorithm's own pass on the "
+        "same rows (its hyperparameter tuple and the kernel call), part of the core call.",
         "",
-        "| learner | learn_one (us) | front-end alone (us) | dict -> row alone (us) "
-        "| core `_fit_rows` (us) | spec.run alone (us) |",
-        "| --- | --- | --- | --- | --- | --- |",
+        "| learner | learn_one (us) | predict_proba_one + learn_one (us) "
+        "| front-end alone (us) | dict -> row alone (us) | core `_fit_rows` (us) "
+        "| spec.run alone (us) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in results.items():
         row = f"AUCClassifier(\"{name}\")" if name in aucopt_ids() else name
-        lines.append(f"| {row} | {r['learn_one']:.1f} | {_fmt(r.get('front-end'))} | "
-                     f"{_fmt(r.get('dict -> row'))} | {_fmt(r.get('core'))} | "
-                     f"{_fmt(r.get('spec.run'))} |")
+        lines.append(f"| {row} | {r['learn_one']:.1f} | {r['test-then-train']:.1f} | "
+                     f"{_fmt(r.get('front-end'))} | {_fmt(r.get('dict -> row'))} | "
+                     f"{_fmt(r.get('core'))} | {_fmt(r.get('spec.run'))} |")
     return "\n".join(lines)
 
 
