@@ -324,7 +324,7 @@ class AUCClassifier(base.MiniBatchClassifier):
             raw = spec.decision(est._state, est._params(), rows)
         elif rows.n_samples == 1:  # score_one: w at the row's columns
             fitted = est._fitted_attributes()
-            return np.array([fitted["coef_"][0][rows.indices] @ rows.data
+            return np.array([fitted["coef_"][0].take(rows.indices).dot(rows.data)
                              + fitted["intercept_"][0]])
         else:
             X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
