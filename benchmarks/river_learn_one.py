@@ -2,19 +2,25 @@
 
 Both learn the same stream of 20-feature dicts (fixed schema, standard normal values,
 labels from a noisy linear rule) in the same process, interleaved; the figure is the
-median over ``--repeats`` runs of the wall time per call in microseconds. The
-AUCClassifier call is split into its two parts, timed separately on the same stream:
+median over ``--repeats`` runs of the process CPU time per call in microseconds (on a
+shared machine wall time also counts the time the process waits for a core), for
+``learn_one`` alone and for a test-then-train step (``predict_proba_one`` then
+``learn_one``, which also forms ``coef_`` and ``intercept_`` after every update). The
+AUCClassifier call is split into its parts, timed separately on the same stream:
 
 - *dict -> row*: ``ColumnMap.row``, the feature dict turned into a one-row CSR;
 - *core*: the estimator's ``_fit_rows`` on prebuilt rows (the O(nnz) kernel call
   and its bookkeeping);
 - *front-end alone*: ``learn_one`` with ``_fit_rows`` replaced by a no-op (label
-  lookup, dict -> row, the call itself).
+  lookup, dict -> row, the call itself);
+- *spec.run alone*: the algorithm's own pass (``AlgorithmSpec.run``: its hyperparameter
+  tuple and the kernel call) on the same rows, without the estimator's bookkeeping
+  (class statistics, undo log, commit).
 
 Used by ``benchmarks/prequential.py`` for the section of ``docs/prequential.md``.
 
 Usage: python benchmarks/river_learn_one.py [--rows 20000] [--repeats 5]
-           [--algorithms spam-l2,ftrl-auc,solam]
+           [--algorithms spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo]
 """
 
 from __future__ import annotations
@@ -26,10 +32,12 @@ import time
 import numpy as np
 from river import linear_model
 
+from aucopt.algorithms._data import identity_order
 from aucopt.river import AUCClassifier
 
 N_FEATURES = 20
-ALGORITHMS = "spam-l2,ftrl-auc,solam,ogd-fifo"
+_clock = time.process_time  # CPU time of this process: waiting for a core is not counted
+ALGORITHMS = "spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo"
 _CLASSES = np.array([False, True])
 
 
@@ -43,15 +51,24 @@ def make_stream(n_rows: int, seed: int = 0):
 
 
 def _learn(model, xs, ys) -> float:
-    start = time.perf_counter()
+    start = _clock()
     for x, y in zip(xs, ys):
         model.learn_one(x, y)
-    return (time.perf_counter() - start) / len(xs) * 1e6
+    return (_clock() - start) / len(xs) * 1e6
 
 
-def _parts(algorithm, xs, ys) -> tuple[float, float, float]:
-    """Microseconds per call of the dict -> row step, of the core call alone, and of
-    ``learn_one`` with the core call replaced by a no-op (the front-end's whole share)."""
+def _timed(calls) -> float:
+    """Microseconds per call of ``calls``, a list of ``(function, args, kwargs)``."""
+    start = _clock()
+    for func, args, kwargs in calls:
+        func(*args, **kwargs)
+    return (_clock() - start) / len(calls) * 1e6
+
+
+def _parts(algorithm, xs, ys) -> tuple[float, float, float, float]:
+    """Microseconds per call of the dict -> row step, of the core call alone, of
+    ``learn_one`` with the core call replaced by a no-op (the front-end's whole share), and
+    of the algorithm's ``spec.run`` alone."""
     hollow = AUCClassifier(algorithm)
     hollow.learn_one(xs[0], ys[0])
     hollow.estimator._fit_rows = lambda *args, **kwargs: None
@@ -59,57 +76,72 @@ def _parts(algorithm, xs, ys) -> tuple[float, float, float]:
     model = AUCClassifier(algorithm)
     model.learn_one(xs[0], ys[0])
     to_row, width = model._map.row, model._width
-    start = time.perf_counter()
-    for x in xs:
-        to_row(x, width, grow=True)
-    convert = (time.perf_counter() - start) / len(xs) * 1e6
+    convert = _timed([(to_row, (x, width), {"grow": True}) for x in xs])
     rows = [to_row(x, width, grow=True) for x in xs]  # for the core timing, not timed
     signed = [np.array([1.0 if y else -1.0]) for y in ys]
-    fit_rows = model.estimator._fit_rows
-    start = time.perf_counter()
-    for r, s in zip(rows, signed):
-        fit_rows(r, s, _CLASSES, n_epochs=1, shuffle=False, reset=False)
-    core = (time.perf_counter() - start) / len(xs) * 1e6
-    return convert, core, front
+    options = {"n_epochs": 1, "shuffle": False, "reset": False}
+    core = _timed([(model.estimator._fit_rows, (r, s, _CLASSES), options)
+                   for r, s in zip(rows, signed)])
+    est = model.estimator  # its state goes on learning: the model is not used afterwards
+    spec, params, order = est._spec(), est._params(), identity_order(1)
+    hook = {"before_dense": None} if spec.column_keys else {}
+    run = _timed([(spec.run, (est._state, r, s, order, params, est.t_ + i, True, est._rng),
+                   hook) for i, (r, s) in enumerate(zip(rows, signed))])
+    return convert, core, front, run
+
+
+def _test_then_train(model, xs, ys) -> float:
+    """Microseconds per sample of ``predict_proba_one`` then ``learn_one`` (a prequential step)."""
+    start = _clock()
+    for x, y in zip(xs, ys):
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    return (_clock() - start) / len(xs) * 1e6
 
 
 def measure(algorithms, n_rows=20_000, repeats=5):
-    """Return ``{name: {"learn_one": us, "dict -> row": us, "core": us, "front-end": us}}``
-    (medians)."""
+    """Return ``{name: {"learn_one": us, "test-then-train": us, "dict -> row": us, "core": us,
+    "front-end": us, "spec.run": us}}`` (medians; River's model has the first two)."""
     xs, ys = make_stream(n_rows)
     for algorithm in algorithms:  # compile the kernels outside the timed runs
         _learn(AUCClassifier(algorithm), xs[:200], ys[:200])
-    runs = {"River LogisticRegression": []} | {a: [] for a in algorithms}
-    parts = {a: [] for a in algorithms}
+    models = {"River LogisticRegression": linear_model.LogisticRegression}
+    models |= {a: (lambda a=a: AUCClassifier(a)) for a in algorithms}
+    runs = {name: [] for name in models}
+    parts = {name: [] for name in models if name in algorithms}
     for _ in range(repeats):
-        runs["River LogisticRegression"].append(_learn(linear_model.LogisticRegression(), xs, ys))
-        for algorithm in algorithms:
-            runs[algorithm].append(_learn(AUCClassifier(algorithm), xs, ys))
-            parts[algorithm].append(_parts(algorithm, xs, ys))
+        for name, new in models.items():
+            runs[name].append((_learn(new(), xs, ys), _test_then_train(new(), xs, ys)))
+            if name in parts:
+                parts[name].append(_parts(name, xs, ys))
+    keys = ("dict -> row", "core", "front-end", "spec.run")
     out = {}
     for name, times in runs.items():
-        out[name] = {"learn_one": statistics.median(times)}
-        if name in parts:
-            out[name]["dict -> row"] = statistics.median(p[0] for p in parts[name])
-            out[name]["core"] = statistics.median(p[1] for p in parts[name])
-            out[name]["front-end"] = statistics.median(p[2] for p in parts[name])
+        out[name] = {"learn_one": statistics.median(t[0] for t in times),
+                     "test-then-train": statistics.median(t[1] for t in times)}
+        for i, key in enumerate(keys if name in parts else ()):
+            out[name][key] = statistics.median(p[i] for p in parts[name])
     return out
 
 
 def markdown(results, n_rows, repeats) -> str:
     """Return the results as a Markdown table with a one-line legend."""
     lines = [
-        f"{n_rows:,} rows of {N_FEATURES} features, wall time per call in microseconds, "
-        f"median of {repeats} interleaved runs.",
+        f"{n_rows:,} rows of {N_FEATURES} features, process CPU time per call in microseconds, "
+        f"median of {repeats} interleaved runs. *predict_proba_one + learn_one* is one step "
+        "of test-then-train evaluation; *spec.run alone* is the algorithm's own pass on the "
+        "same rows (its hyperparameter tuple and the kernel call), part of the core call.",
         "",
-        "| learner | learn_one (us) | front-end alone (us) | dict -> row alone (us) "
-        "| core `_fit_rows` (us) |",
-        "| --- | --- | --- | --- | --- |",
+        "| learner | learn_one (us) | predict_proba_one + learn_one (us) "
+        "| front-end alone (us) | dict -> row alone (us) | core `_fit_rows` (us) "
+        "| spec.run alone (us) |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
     for name, r in results.items():
         row = f"AUCClassifier(\"{name}\")" if name in aucopt_ids() else name
-        lines.append(f"| {row} | {r['learn_one']:.1f} | {_fmt(r.get('front-end'))} | "
-                     f"{_fmt(r.get('dict -> row'))} | {_fmt(r.get('core'))} |")
+        lines.append(f"| {row} | {r['learn_one']:.1f} | {r['test-then-train']:.1f} | "
+                     f"{_fmt(r.get('front-end'))} | {_fmt(r.get('dict -> row'))} | "
+                     f"{_fmt(r.get('core'))} | {_fmt(r.get('spec.run'))} |")
     return "\n".join(lines)
 
 

@@ -368,8 +368,13 @@ def test_cli_stream_writes_csv_and_plot(tmp_path):
     assert "final cumulative AUC" in result.output
     bad = CliRunner().invoke(app, ["stream", "NoSuchDataset", "--out", str(out)])
     assert bad.exit_code == 1 and "neither a file nor a River dataset" in bad.output
-    growing = CliRunner().invoke(app, ["stream", str(data), "-a", "aogd", "--out", str(out)])
-    assert growing.exit_code == 1 and "n_features=<int>" in growing.output
+    for fixed_width in ("aogd", "fsauc"):  # the CLI names its flag, not the Python argument
+        growing = CliRunner().invoke(app, ["stream", str(data), "-a", fixed_width, "--out",
+                                           str(out / fixed_width)])
+        assert growing.exit_code == 1 and "pass --n-features N" in growing.output
+        assert f"{fixed_width!r} cannot widen" in growing.output
+        assert "n_features=" not in growing.output
+        assert not (out / fixed_width).with_suffix(".csv").exists()  # failed before streaming
     unknown = CliRunner().invoke(app, ["stream", str(data), "--baselines", "svm", "--out",
                                        str(out)])
     assert unknown.exit_code == 1 and "unknown baseline 'svm'" in unknown.output

@@ -1,6 +1,9 @@
 """Streaming at O(nnz) per call: the lazy state kept between calls, its all-or-nothing update,
 persistence mid-stream, and the forgetting class statistics of SPAM (``decay``)."""
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -11,8 +14,11 @@ from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
 from aucopt.io import load, save
 from aucopt.linear_model import SPAML2Classifier
+from aucopt.linear_model._undo import UndoLog, next_plan
 
 from .reference import spam as ref
+
+STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
 
 # (algorithm, params that make the lazy scale fold within a few rows)
 FOLDING = [
@@ -50,16 +56,22 @@ def _assert_unchanged(est, snapshot):
     assert_array_equal(est.coef_, coef)
 
 
+@pytest.mark.parametrize("one_row_calls", [0, 3])
 @pytest.mark.parametrize("algorithm, params", FOLDING)
-def test_failed_call_leaves_state_as_before(algorithm, params):
+def test_failed_call_leaves_state_as_before(algorithm, params, one_row_calls):
     """A NaN in the last row (found by the statistics pass) and a divergence after folds of the
     lazy scale (O(d) writes announced to the undo log) both leave every entry as it was, and
-    the stream then continues as if the bad chunk had never come."""
+    the stream then continues as if the bad chunk had never come. After one-row calls the
+    state lives in one buffer (the undo log's arena) and is logged by columns plus a copy of
+    the buffer's prefix."""
     X, y = _wide_stream()
-    est = aucopt.make(algorithm, random_state=0, **params).partial_fit(X[:100], y[:100],
-                                                                       classes=[-1, 1])
-    twin = aucopt.make(algorithm, random_state=0, **params).partial_fit(X[:100], y[:100],
-                                                                        classes=[-1, 1])
+    est, twin = (aucopt.make(algorithm, random_state=0, **params) for _ in range(2))
+    for model in (est, twin):
+        model.partial_fit(X[:100], y[:100], classes=[-1, 1])
+        for i in range(100 - one_row_calls, 100):  # rows seen twice: fine for this test
+            model.partial_fit(X[i:i + 1], y[i:i + 1])
+    plan = est.__dict__.get("_undo_plan")
+    assert (plan is not None and plan.arena is not None) == (one_row_calls > 1)
     snapshot = _snapshot(est)
     bad = X[100:140].toarray()
     bad[-1, 5] = np.nan
@@ -78,6 +90,129 @@ def test_failed_call_leaves_state_as_before(algorithm, params):
     twin.partial_fit(X[100:], y[100:])
     assert_array_equal(est.coef_, twin.coef_)
     assert_array_equal(est.intercept_, twin.intercept_)
+
+
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_one_row_calls_on_a_small_state_roll_back_exactly(algorithm):
+    """One-row calls on a narrow stream log the whole state as one copy of its arena; a call
+    with a NaN still leaves every entry as it was (the same arrays, views of the arena), and
+    the stream continues exactly as without it. Pickled and deep-copied models mid-stream own
+    their state and resume exactly."""
+    X, y = make_auc_problem(80, 5, random_state=0)
+    est, twin = (aucopt.make(algorithm, random_state=0) for _ in range(2))
+    for model in (est, twin):
+        model.partial_fit(X[:2], y[:2], classes=[-1, 1])
+        for i in range(2, 40):
+            model.partial_fit(X[i:i + 1], y[i:i + 1])
+    plan = est._undo_plan
+    assert plan.arena is not None
+    arrays = dict(est._state)
+    t, state = est.t_, {k: v.copy() for k, v in est._state.items()}
+    bad = X[40:41].copy()
+    bad[0, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        est.partial_fit(bad, y[40:41])
+    assert est.t_ == t and list(est._state) == list(state)
+    for key, value in state.items():
+        assert_array_equal(est._state[key], value, err_msg=key)
+        assert est._state[key] is arrays[key], key
+    copies = [pickle.loads(pickle.dumps(est)), copy.deepcopy(est)]
+    assert all("_undo_plan" not in vars(c) for c in copies)
+    for i in range(40, 80):
+        for model in (est, twin, *copies):
+            model.partial_fit(X[i:i + 1], y[i:i + 1])
+    expected = twin.decision_function(X)
+    for model in (est, *copies):
+        assert_array_equal(model.decision_function(X), expected)
+
+
+def test_spam_divergence_in_a_one_row_call_rolls_back_the_arena():
+    """A one-row call whose step explodes after writing the state (a divergence, not an input
+    error) is undone from the arena's copy."""
+    X, y = make_auc_problem(60, 5, random_state=1)
+    est, twin = (SPAML2Classifier(eta0=1.0, stats="online", random_state=0) for _ in range(2))
+    for model in (est, twin):
+        model.partial_fit(X[:2], y[:2], classes=[-1, 1])
+        for i in range(2, 30):
+            model.partial_fit(X[i:i + 1], y[i:i + 1])
+    assert est._undo_plan.arena is not None
+    snapshot = _snapshot(est)
+    with pytest.raises(DivergenceError):
+        est.partial_fit(X[30:31] * 1e150, y[30:31])
+    _assert_unchanged(est, snapshot)
+    for model in (est, twin):
+        model.partial_fit(X[30:], y[30:])
+    assert_array_equal(est.coef_, twin.coef_)
+
+
+def test_undo_plan_moves_only_lone_arrays_and_follows_replaced_ones():
+    """The arena takes writable arrays that share memory with no other entry (aliases keep
+    aliasing); a rollback restores values, removes new keys and puts back replaced arrays,
+    after which the plan still fits; a replaced array makes a new plan without an arena."""
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    state = {"a": np.arange(6.0), "c": np.zeros(3), "n": np.zeros(2, dtype=np.int64),
+             "frozen": frozen}
+    state["b"] = state["a"][2:4]
+    plan = next_plan(None, state, (), 6)
+    assert plan.arena is None  # a new form: per-entry copies first
+    plan = next_plan(plan, state, (), 6)
+    assert plan.arena is not None
+    assert np.shares_memory(state["c"], plan.arena) and np.shares_memory(state["n"], plan.arena)
+    assert not np.shares_memory(state["a"], plan.arena) and state["b"].base is state["a"]
+    assert state["frozen"] is frozen
+    assert all(v.flags.aligned and v.flags.c_contiguous for v in state.values())
+    before = {k: v.copy() for k, v in state.items()}
+    log = UndoLog(state, plan, None, None)
+    state["a"][:] = -1.0
+    state["c"][:] = 5.0
+    state["n"][0] = 7
+    state["c"] = np.ones(3)
+    state["new"] = np.ones(1)
+    del state["frozen"]
+    log.rollback()
+    assert list(state) == list(before)
+    for key, value in before.items():
+        assert_array_equal(state[key], value, err_msg=key)
+    assert state["b"].base is state["a"] and state["frozen"] is frozen
+    assert next_plan(plan, state, (), 6) is plan
+    state["c"] = np.ones(3)  # replaced between calls: the arena no longer holds it
+    assert next_plan(plan, state, (), 6).arena is None
+
+
+def test_params_dict_is_reused_until_a_hyperparameter_is_assigned():
+    """``_params`` returns the same dict while nothing was assigned (work derived from it is
+    cached on its identity), a new one after ``set_params`` or an assignment, and an invalid
+    assignment is still caught by the next call, which changes nothing."""
+    X, y = make_auc_problem(40, 4, random_state=0)
+    est = SPAML2Classifier(beta=0.1).partial_fit(X[:20], y[:20], classes=[-1, 1])
+    first = est._params()
+    assert est._params() is first and first["beta"] == 0.1
+    est.set_params(beta=0.5)
+    second = est._params()
+    assert second is not first and second["beta"] == 0.5 and first["beta"] == 0.1
+    est.verbose = False  # equal to 0, but another value: a new dict
+    assert est._params() is not second and est._params()["verbose"] is False
+    snapshot = _snapshot(est)
+    est.beta = -1.0
+    with pytest.raises(ValueError, match="beta"):
+        est.partial_fit(X[20:21], y[20:21])
+    _assert_unchanged(est, snapshot)
+
+
+def test_calibrated_step_leaves_the_params_dict_alone():
+    """A calibrated ``eta0="auto"`` reaches the spec in a cached copy of the params dict: the
+    dict of the hyperparameters keeps "auto" and its identity, and the copy is reused while
+    the step is the same (so work cached on either dict's identity stays valid)."""
+    X, y = make_auc_problem(120, 5, random_state=0)
+    est = SPAML2Classifier(stats="online").partial_fit(X[:100], y[:100], classes=[-1, 1])
+    assert est.eta0_ is not None  # calibrated on the first chunk
+    params = est._params()
+    est.partial_fit(X[100:101], y[100:101])
+    stepped = est._step_params[2]
+    est.partial_fit(X[101:102], y[101:102])
+    assert est._params() is params and params["eta0"] == "auto"
+    assert est._step_params[2] is stepped and stepped["eta0"] == est.eta0_
 
 
 def test_folds_happen_in_the_failing_calls():

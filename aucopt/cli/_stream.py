@@ -67,12 +67,21 @@ def _learners(algorithms, baselines, n_features, scale):
     from river import preprocessing
 
     from ..river import AUCClassifier
+    from ..river._classifier import probe_feature_axes
 
     learners = {}
     for item in algorithms:
         algorithm, *pairs = item.split(":")
-        learners[item] = AUCClassifier(algorithm, n_features=n_features, seed=0,
-                                       **_parse_params(pairs))
+        params = _parse_params(pairs)
+        learners[item] = AUCClassifier(algorithm, n_features=n_features, seed=0, **params)
+        if n_features is None:  # a growing vocabulary: fail before streaming, name the flag
+            try:
+                probe_feature_axes(algorithm, 0, params)
+            except ValueError as exc:
+                raise ValueError(
+                    f"{algorithm!r} cannot widen its state as new feature names arrive "
+                    f"({exc}); pass --n-features N (e.g. --n-features 262144) to hash the "
+                    "features into N columns.") from None
     for key in baselines:
         if key not in BASELINES:
             raise ValueError(f"unknown baseline {key!r}; choose from {sorted(BASELINES)}.")

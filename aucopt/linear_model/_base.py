@@ -32,7 +32,7 @@ from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
 from ._inputs import InputChecks
-from ._undo import UndoLog, touched_columns, undo_plan
+from ._undo import UndoLog, next_plan, touched_columns
 
 __all__ = ["BaseAUCClassifier"]
 
@@ -43,6 +43,7 @@ ORDERED_PREFIX_ROWS = 1000
 
 # restarts of a diverging calibrated "auto" step, each one rung down the calibration ladder
 AUTO_RETRIES = 5
+_NO_HOOK: dict = {}  # keyword arguments of spec.run for specs without column_keys (never written)
 
 def _is_auto(value) -> bool:
     return isinstance(value, str) and value == "auto"
@@ -234,14 +235,16 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         params = self._params()
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
-        step = self._auto_step(spec, params, rows, y, reset, n_epochs)
-        if step is not None:  # a new dict: the estimator's is cached, as are kernel scalars on it
-            params = {**params, spec.step_param: step}
+        step = None
+        if spec.calibration is not None:
+            step = self._auto_step(spec, params, rows, y, reset, n_epochs)
+            if step is not None:
+                params = self._with_step(params, spec.step_param, step)
         for retry in range(AUTO_RETRIES + 1):
             state, rng, t, undo = self._start_state(spec, params, rows, shuffle, reset, warm_from)
-            hook = {}
+            hook = _NO_HOOK
             if spec.column_keys:
-                hook["before_dense"] = undo.before_dense if undo is not None else None
+                hook = {"before_dense": undo.before_dense if undo is not None else None}
             try:
                 observe_data(state, rows, y)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
@@ -258,17 +261,17 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             if undo is not None:
                 undo.rollback()  # restart from the state before this call
             step /= LADDER_RATIO
-            params = {**params, spec.step_param: step}
+            params = self._with_step(params, spec.step_param, step)
             logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
-        self._state, self._rng, self.t_ = state, rng, int(t)
+        fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
+        fitted.update(_state=state, _rng=rng, t_=int(t), classes_=classes, _fitted={},
+                      n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
+                                                                                 [1])[0]))
         if spec.calibration is not None:  # the step used: the user's, the calibrated one or
             value = params[spec.step_param]  # None while partial_fit defers calibration
-            setattr(self, f"{spec.step_param}_", None if _is_auto(value) else value)
-        self.n_iter_ = n_epochs if spec.epochs_by_base else int(state.get("n_iter", [1])[0])
-        self.classes_ = classes
-        self._set_coef()
+            fitted[spec.step_param + "_"] = None if _is_auto(value) else value
 
     def _start_state(self, spec, params, rows, shuffle, reset, warm_from):
         """Return ``(state, rng, t, undo)`` for a call: a new state, or the committed one
@@ -281,16 +284,14 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
                     state[key] = np.array(warm[key], copy=True)
-            self.__dict__.pop("_undo_plan", None)  # a new state: plan its undo log afresh
+            self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None
         state, rng = self._state, self._rng
         cols = touched_columns(rows, rows.n_features)
         if cols is not None and spec.extra_columns is not None:
             cols = np.concatenate((cols, spec.extra_columns(state)))
-        plan = self.__dict__.get("_undo_plan")
-        if plan is None or plan[0] != tuple(state):  # new, or the state changed form
-            plan = undo_plan(state, spec.column_keys + ("data_sum",), rows.n_features)
-            self._undo_plan = plan
+        plan = self._undo_plan = next_plan(self.__dict__.get("_undo_plan"), state,
+                                           spec.column_keys + ("data_sum",), rows.n_features)
         # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
         undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
         return state, rng, self.t_, undo
@@ -316,10 +317,25 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         """
         if spec.calibration is None or not _is_auto(params.get(spec.step_param)):
             return None
-        step = None if reset else getattr(self, f"{spec.step_param}_", None)
+        step = None if reset else self.__dict__.get(spec.step_param + "_")
         if step is None and usable(rows, y):
             step = calibrate_step(spec, params, rows, y, passes)[0]
         return step
+
+    def _with_step(self, params: dict, name: str, step: float) -> dict:
+        """Return ``params`` with ``name`` set to the numeric ``step`` (a cached copy)."""
+        cached = self.__dict__.get("_step_params")
+        if cached is not None and cached[0] is params and cached[1] == step:
+            return cached[2]
+        stepped = {**params, name: step}
+        self._step_params = (params, step, stepped)
+        return stepped
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        for key in ("_undo_plan", "_params_cache", "_step_params"):
+            state.pop(key, None)  # caches of one process; the undo plan holds views of the state
+        return state
 
     def _set_coef(self) -> None:
         """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""
@@ -342,7 +358,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             means = [s for s in spec.mean_scores(self._state, params) if s is not None]
         else:
             means = class_mean_scores(self._state, fitted["coef_"][0])
-        fitted["intercept_"] = np.array([-float(np.mean(means)) if means else 0.0])
+        # the mean of one or two scores in plain floats (numpy.mean costs microseconds here)
+        fitted["intercept_"] = np.array([-float(sum(means) / len(means)) if means else 0.0])
         return fitted
 
     @property

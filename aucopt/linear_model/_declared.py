@@ -11,6 +11,7 @@ kernel scalars built from it are cached).
 from __future__ import annotations
 
 from numbers import Integral
+from operator import attrgetter, is_
 
 from ..algorithms import get_algorithm
 from ..algorithms._params import constraints_of, document
@@ -81,18 +82,24 @@ class DeclaredParams:
     def _params(self) -> dict:
         """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost).
 
-        While the values are unchanged, the same dict object is returned: the spec's
-        kernel scalars are cached on it.
+        The same dict object is returned while every hyperparameter is the same object as
+        at the last call (an assignment or ``set_params`` gives a new dict), so work derived
+        from the hyperparameters (their check, the spec's kernel scalars) is cached on its
+        identity. Do not modify it.
         """
-        fresh = {name: getattr(self, name) for name in type(self)._param_names()}
+        cls = type(self)
+        getter = cls.__dict__.get("_param_getter")
+        if getter is None:
+            names = cls._param_names()
+            # the first name once more: a tuple of values even for a single name
+            getter = cls._param_getter = (names, attrgetter(*names, *names[:1]))
+        values = getter[1](self)
         cached = self.__dict__.get("_params_cache")
-        try:
-            if cached is not None and cached == fresh:
-                return cached
-        except (TypeError, ValueError):  # a value whose == is not a bool (e.g. an array)
-            pass
-        self._params_cache = fresh
-        return fresh
+        if cached is not None and all(map(is_, values, cached[0])):
+            return cached[1]
+        params = dict(zip(getter[0], values))
+        self._params_cache = (values, params)
+        return params
 
     def _validate_params(self) -> None:
         """Check the hyperparameters against their constraints; raise InvalidParameterError.

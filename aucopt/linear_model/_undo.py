@@ -7,16 +7,28 @@ for the state arrays an algorithm declares (``AlgorithmSpec.column_keys``), full
 everything else that is writable (small arrays, or the whole state of algorithms that
 write anywhere). An algorithm about to write outside those columns (a rare O(d) rescaling)
 first calls :meth:`UndoLog.before_dense`, which turns the column entries into full copies.
+
+A call of one row on a small state is dominated by fixed costs, so a state whose form
+(keys and arrays) stayed the same over two calls is moved into one buffer, the *arena*:
+its writable entries become views of it, and the log of a call is one copy of the buffer
+instead of one copy per entry. :class:`UndoPlan` holds that layout between calls.
 """
 
 from __future__ import annotations
 
+from operator import is_
+
 import numpy as np
 
-__all__ = ["UndoLog", "touched_columns", "undo_plan"]
+__all__ = ["UndoLog", "UndoPlan", "next_plan", "touched_columns"]
 
 # Below this width a full copy of the state costs less than finding the columns.
 _MIN_COLUMN_WIDTH = 256
+# Offsets of the entries in the arena are multiples of this (aligned for every dtype kept).
+_ALIGN = 16
+# Larger states keep per-entry copies: there the copying itself costs more than the calls,
+# and the arena would keep a second copy of the state between calls.
+_ARENA_MAX_BYTES = 1 << 20
 
 
 def touched_columns(rows, n_features: int) -> np.ndarray | None:
@@ -44,8 +56,15 @@ def touched_columns(rows, n_features: int) -> np.ndarray | None:
     return rows.indices[lo:hi]
 
 
-def undo_plan(state, column_keys, n_features) -> tuple:
-    """Sort the entries of ``state`` once: logged by columns, copied, or shared.
+def _arena_ready(value) -> bool:
+    """Whether a state entry can become a view of the arena with the same numba type."""
+    flags = value.flags
+    return (flags.writeable and flags.c_contiguous and value.size > 0 and value.dtype.isnative
+            and not value.dtype.hasobject and value.dtype.itemsize <= _ALIGN)
+
+
+class UndoPlan:
+    """How the undo log of a call saves each entry of ``state``; reused while it fits.
 
     Parameters
     ----------
@@ -56,21 +75,93 @@ def undo_plan(state, column_keys, n_features) -> tuple:
         ``(d,)``/``(d, k)``, axis 1 for ``(k, d)``).
     n_features : int
         Width ``d``.
+    arena : bool
+        Whether to move the writable entries into one buffer (rebinding them in
+        ``state`` to views of equal value).
 
-    Returns
-    -------
-    tuple
-        ``(keys, by_columns, copied)``: the keys of ``state`` (to tell when the plan is
-        stale), ``(key, by_rows)`` of the column entries, and the other writable keys
-        (read-only entries, e.g. drawn once, are shared: nothing writes them).
+    Notes
+    -----
+    Entries are logged by columns (``column_keys``), copied (other writable entries) or
+    shared (read-only ones, e.g. drawn once: nothing writes them). With an arena the
+    copied entries come first, so a call logged by columns copies only that prefix.
     """
-    by_columns, copied = [], []
-    for key, value in state.items():
-        if key in column_keys:
-            by_columns.append((key, value.shape[0] == n_features))
-        elif value.flags.writeable:
-            copied.append(key)
-    return tuple(state), tuple(by_columns), tuple(copied)
+
+    __slots__ = ("state", "keys", "values", "by_columns", "copied", "loose", "column_loose",
+                 "all_loose", "arena", "backup", "split", "large", "whole", "prefix")
+
+    def __init__(self, state, column_keys, n_features, *, arena):
+        self.state, self.keys, self.values = state, tuple(state), tuple(state.values())
+        self.by_columns = tuple((key, value.shape[0] == n_features)
+                                for key, value in state.items() if key in column_keys)
+        self.copied = tuple(key for key, value in state.items()
+                            if key not in column_keys and value.flags.writeable)
+        self.arena = self.backup = self.whole = self.prefix = None
+        self.split = 0
+        # copied by every call / also by calls without columns (arena entries excepted)
+        self.loose, self.column_loose = self.copied, tuple(key for key, _ in self.by_columns)
+        self.large = sum(state[k].nbytes for k in self.loose + self.column_loose) > _ARENA_MAX_BYTES
+        if arena and not self.large:
+            self._build_arena()
+        self.all_loose = self.loose + self.column_loose
+
+    def _build_arena(self) -> None:
+        """Move the arena-ready entries into one buffer; the others stay ``loose``."""
+        state = self.state
+        values = tuple(state.values())
+
+        def movable(key):  # entries sharing memory with another one keep their aliasing
+            value = state[key]
+            return _arena_ready(value) and not any(
+                other is not value and np.may_share_memory(value, other) for other in values)
+
+        first = [k for k in self.copied if movable(k)]
+        second = [k for k in self.column_loose if movable(k)]
+        offsets, size = [], 0
+        for key in first + second:
+            offsets.append(size)
+            size += -(-state[key].nbytes // _ALIGN) * _ALIGN
+        self.split = offsets[len(first)] if second else size
+        arena = np.empty(size // 8 or 1, dtype=np.float64).view(np.uint8)
+        for key, start in zip(first + second, offsets):
+            value = state[key]
+            view = arena[start:start + value.nbytes].view(value.dtype).reshape(value.shape)
+            view[...] = value
+            state[key] = view
+        self.arena, self.backup = arena, np.empty_like(arena)
+        # (saved copy, live bytes) of the whole arena and of its prefix without the columns
+        self.whole = (self.backup, arena)
+        self.prefix = (self.backup[:self.split], arena[:self.split])
+        self.loose = tuple(k for k in self.copied if k not in first)
+        self.column_loose = tuple(k for k in self.column_loose if k not in second)
+        self.values = tuple(state.values())
+
+    def fits(self, state) -> bool:
+        """Whether ``state`` still has the keys and arrays this plan was made for."""
+        return (state is self.state and len(state) == len(self.keys)
+                and all(map(is_, state.values(), self.values)) and tuple(state) == self.keys)
+
+    def same_keys(self, state) -> bool:
+        """Whether ``state`` has the keys this plan was made for (its arrays may differ)."""
+        return state is self.state and tuple(state) == self.keys
+
+
+def next_plan(plan, state, column_keys, n_features) -> UndoPlan:
+    """Return the plan for the next call on ``state``, reusing or upgrading ``plan``.
+
+    A plan is kept while :meth:`UndoPlan.fits`; a plan without an arena is upgraded to
+    one once the state's form has stayed the same for a call (algorithms that replace
+    their arrays every call, and states over ``_ARENA_MAX_BYTES``, keep per-entry copies);
+    anything else gets a new plan without an arena.
+    """
+    if plan is not None:
+        if plan.fits(state):
+            if plan.arena is not None or plan.large:
+                return plan
+            return UndoPlan(state, column_keys, n_features, arena=True)
+        if plan.arena is None and plan.same_keys(state):
+            plan.values = tuple(state.values())
+            return plan
+    return UndoPlan(state, column_keys, n_features, arena=False)
 
 
 class UndoLog:
@@ -80,8 +171,8 @@ class UndoLog:
     ----------
     state : dict of ndarray
         The committed state, about to be updated in place.
-    plan : tuple
-        :func:`undo_plan` of ``state``.
+    plan : UndoPlan
+        The plan of ``state`` (:func:`next_plan`).
     cols : ndarray or None
         Columns of the chunk (see :func:`touched_columns`); None: copy every writable entry.
     rng : numpy.random.Generator or None
@@ -89,18 +180,18 @@ class UndoLog:
         draws nothing from it.
     """
 
-    __slots__ = ("state", "keys", "saved", "columns", "cols", "rng", "rng_state")
+    __slots__ = ("state", "plan", "saved", "columns", "cols", "rng", "rng_state", "copied")
 
     def __init__(self, state, plan, cols, rng):
-        keys, by_columns, copied = plan
-        self.state, self.cols, self.rng, self.keys = state, cols, rng, keys
-        self.saved = {key: state[key].copy() for key in copied}
-        if cols is None:
-            self.saved.update((key, state[key].copy()) for key, _ in by_columns)
-            self.columns = {}
-        else:
-            self.columns = {key: (by_rows, state[key].take(cols, axis=0 if by_rows else 1))
-                            for key, by_rows in by_columns}
+        self.state, self.plan, self.cols, self.rng = state, plan, cols, rng
+        if plan.arena is not None:  # one copy of the arena (its prefix when logging by columns)
+            self.copied = plan.whole if cols is None else plan.prefix
+            self.copied[0][...] = self.copied[1]
+        keys = plan.loose if cols is not None else plan.all_loose
+        self.saved = {key: state[key].copy() for key in keys} if keys else {}
+        self.columns = {} if cols is None else {
+            key: (by_rows, state[key].take(cols, axis=0 if by_rows else 1))
+            for key, by_rows in plan.by_columns}
         self.rng_state = rng.bit_generator.state if rng is not None else None
 
     def before_dense(self) -> None:
@@ -116,11 +207,13 @@ class UndoLog:
 
     def rollback(self) -> None:
         """Put the state and the generator back as they were when the log was made."""
-        state = self.state
-        for key in [k for k in state if k not in self.keys]:
-            del state[key]
-        for key, value in self.saved.items():
-            state[key] = value
+        state, plan = self.state, self.plan
+        state.clear()  # the keys, in their order, and the arrays the call started from
+        state.update(zip(plan.keys, plan.values))
+        if plan.arena is not None:
+            self.copied[1][...] = self.copied[0]
+        for key, value in self.saved.items():  # in place: the arrays stay those of the plan
+            state[key][...] = value
         for key, (by_rows, values) in self.columns.items():
             if by_rows:
                 state[key][self.cols] = values

@@ -14,7 +14,7 @@ from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows
 from ._columns import ColumnMap, feature_axes, grow_state
 
-__all__ = ["AUCClassifier"]
+__all__ = ["AUCClassifier", "probe_feature_axes"]
 
 # signed labels of one row, shared by every call (the kernels only read them)
 _SIGNED = {True: np.ones(1), False: -np.ones(1)}
@@ -126,7 +126,6 @@ class AUCClassifier(base.MiniBatchClassifier):
         self._width = n_features or 0
         self._axes = None
         self._learned = False
-        self._decision_params = None
 
     @property
     def columns(self) -> dict:
@@ -308,15 +307,9 @@ class AUCClassifier(base.MiniBatchClassifier):
         self._width = width
 
     def _probe_axes(self) -> dict:
-        """Find the state's feature axes from fresh states at two widths (zero-row fits)."""
-        states = {}
-        for width in _PROBE_WIDTHS:
-            est = make(self.algorithm, random_state=self.seed, **self.params)
-            est._fit_rows(as_rows(sp.csr_matrix((0, width))), np.zeros(0), _CLASSES,
-                          n_epochs=1, shuffle=False, reset=True)
-            states[width] = est._state
+        """Find the state's feature axes (see :func:`probe_feature_axes`)."""
         try:
-            return feature_axes(states)
+            return probe_feature_axes(self.algorithm, self.seed, self.params)
         except ValueError as exc:
             raise ValueError(
                 f"algorithm {self.algorithm!r} cannot widen its state for new features ({exc}). "
@@ -328,11 +321,11 @@ class AUCClassifier(base.MiniBatchClassifier):
         est = self.estimator
         spec = est._spec()
         if spec.decision is not None:
-            if self._decision_params is None:
-                self._decision_params = est.get_params(deep=False)
-            raw = spec.decision(est._state, self._decision_params, rows)
-        elif rows.n_samples == 1:
-            raw = np.array([est.coef_[0][rows.indices] @ rows.data])
+            raw = spec.decision(est._state, est._params(), rows)
+        elif rows.n_samples == 1:  # score_one: w at the row's columns
+            fitted = est._fitted_attributes()
+            return np.array([fitted["coef_"][0].take(rows.indices).dot(rows.data)
+                             + fitted["intercept_"][0]])
         else:
             X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
                               shape=(rows.n_samples, rows.n_features))
@@ -343,6 +336,37 @@ class AUCClassifier(base.MiniBatchClassifier):
         if not self._learned or len(X) == 0:
             return np.zeros(len(X))
         return self._scores(self._map.frame_rows(X, self._width, grow=False))
+
+
+def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
+    """Return the feature axes of an algorithm's state, from fresh states at two widths.
+
+    Parameters
+    ----------
+    algorithm : str
+        Streaming registry id.
+    seed : int or None
+        Its ``random_state``.
+    params : dict or None
+        Its hyperparameters.
+
+    Returns
+    -------
+    dict
+        See :func:`aucopt.river._columns.feature_axes`.
+
+    Raises
+    ------
+    ValueError
+        If the state cannot grow by zero padding, so the algorithm needs a fixed width.
+    """
+    states = {}
+    for width in _PROBE_WIDTHS:  # zero-row fits: the initial states
+        est = make(algorithm, random_state=seed, **(params or {}))
+        est._fit_rows(as_rows(sp.csr_matrix((0, width))), np.zeros(0), _CLASSES,
+                      n_epochs=1, shuffle=False, reset=True)
+        states[width] = est._state
+    return feature_axes(states)
 
 
 def _label_message(y) -> str:
