@@ -72,7 +72,7 @@ def _learners(algorithms, baselines, n_features, scale):
     learners = {}
     for item in algorithms:
         algorithm, *pairs = item.split(":")
-        params = _parse_params(pairs)
+        params = _parse_params(pairs, algorithm)
         learners[item] = AUCClassifier(algorithm, n_features=n_features, seed=0, **params)
         if n_features is None:  # a growing vocabulary: fail before streaming, name the flag
             try:
