@@ -138,16 +138,17 @@ def _csr_l2_step(coef, shrink, inv_t, w, w_avg, data, indices, indptr, i):
 row_l2_step = inline_row_function(_dense_l2_step, _csr_l2_step, "row_l2_step")
 
 
-def _dense_l2_sweep(coef, shrink, inv_t, prev, w, w_avg, a, b, nxt, data, indices, indptr, i):
+def _dense_l2_sweep(pending, prev, w, w_avg, a, b, nxt, data, indices, indptr, i):
     """Finish the step of row ``prev`` and return the three dot products of row ``i``.
 
-    One sweep: ``w <- shrink (w + coef x_prev)`` and the running average (as
+    ``pending = (coef, shrink, inv_t)`` is the step of row ``prev``. One sweep: ``w <- shrink (w + coef x_prev)`` and the running average (as
     :func:`row_l2_step`), then ``(w . x_i, a . x_i, b . x_i)`` with the new ``w``
     in four partial sums each (as :func:`aucopt._kernels._reduce.dot3_unrolled`),
     so the results equal the two separate sweeps bit for bit. Row ``prev`` is
     still in L1; the cache lines of row ``nxt`` are prefetched on the way (a
     separate prefetch loop, or none, was 15% slower at d = 100).
     """
+    coef, shrink, inv_t = pending
     x, xp, ahead = data[i], data[prev], data[nxt]
     d = x.shape[0]
     end = d - d % 4
@@ -175,7 +176,8 @@ def _dense_l2_sweep(coef, shrink, inv_t, prev, w, w_avg, a, b, nxt, data, indice
     return combine4(s, s0), combine4(p, p0), combine4(q, q0)
 
 
-def _csr_l2_sweep(coef, shrink, inv_t, prev, w, w_avg, a, b, nxt, data, indices, indptr, i):
+def _csr_l2_sweep(pending, prev, w, w_avg, a, b, nxt, data, indices, indptr, i):
+    coef, shrink, inv_t = pending
     row_l2_step(coef, shrink, inv_t, w, w_avg, data, indices, indptr, prev)
     return row_dot3(w, a, b, data, indices, indptr, i)
 
@@ -254,8 +256,8 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
             s = row_dot(w, data, indices, indptr, i)
         elif prev >= 0:
             nxt = order[min(idx + _AHEAD, m - 1)]
-            s, xs_neg, xs_pos = row_l2_sweep(p_coef, p_shrink, p_inv, prev, w, w_avg, sums[0],
-                                             sums[1], nxt, data, indices, indptr, i)
+            s, xs_neg, xs_pos = row_l2_sweep((p_coef, p_shrink, p_inv), prev, w, w_avg,
+                                             sums[0], sums[1], nxt, data, indices, indptr, i)
             prev = -1
         else:
             s, xs_neg, xs_pos = row_dot3_unrolled(w, sums[0], sums[1], data, indices, indptr, i)

@@ -195,7 +195,7 @@ def test_pipelined_l2_sweep_equals_step_then_dot3(d, jit):
     from aucopt._kernels.spam import row_dot3_unrolled, row_l2_step, row_l2_sweep
 
     def fused(w, w_avg, sums, X):
-        return row_l2_sweep(-0.3, 0.9, 0.25, 1, w, w_avg, sums[0], sums[1], 0, X, None, None, 2)
+        return row_l2_sweep((-0.3, 0.9, 0.25), 1, w, w_avg, sums[0], sums[1], 0, X, None, None, 2)
 
     def separate(w, w_avg, sums, X):
         row_l2_step(-0.3, 0.9, 0.25, w, w_avg, X, None, None, 1)
