@@ -14,8 +14,8 @@ from .._kernels.fsauc import (
     DECAY_CAPPED,
     DECAY_HALVE,
     DECAY_PAPER,
-    V,
     FsaucState,
+    V,
     fsauc_epoch,
     fsauc_epoch_dense,
 )
@@ -26,7 +26,7 @@ from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .solam import KAPPA, RADII, R, ZETAS, kappa_of
+from .solam import KAPPA, RADII, ZETAS, R, kappa_of
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
 
