@@ -26,7 +26,7 @@ from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .solam import KAPPA, RADII, ZETAS, R, kappa_of
+from .solam import KAPPA, RADII, ZETAS, R, current_hyper, kappa_of
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
 
@@ -51,14 +51,15 @@ STEP_DECAYS = {"paper": DECAY_PAPER, "capped": DECAY_CAPPED, "halve": DECAY_HALV
 # problem.
 MAX_STEP_CURVATURE = 16.0
 
+ETA1 = auto_step("eta1", AUTO_ETA1, r"""
+    First-stage step :math:`\eta_1`. ``"auto"`` calibrates it on the training data (a
+    short run per step of a geometric ladder, the lowest objective wins;
+    :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta1_``. (The
+    paper's theoretical :math:`\sqrt{\beta_0}R_0/(\sqrt{3n_0}\,G)` with :math:`G` at its
+    bound does not shrink with :math:`\kappa` and fails on unscaled data.)""")
 PARAMS = (
     R.replace(doc=r"Radius of the l1 ball of :math:`w`."),
-    auto_step("eta1", AUTO_ETA1, r"""
-        First-stage step :math:`\eta_1`. ``"auto"`` calibrates it on the training data (a
-        short run per step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta1_``. (The
-        paper's theoretical :math:`\sqrt{\beta_0}R_0/(\sqrt{3n_0}\,G)` with :math:`G` at its
-        bound does not shrink with :math:`\kappa` and fails on unscaled data.)"""),
+    ETA1,
     KAPPA.replace(doc=r"""
         :math:`\kappa = \max_i \|x_i\|`. ``"auto"`` takes it from the data given
         to the first ``fit``/``partial_fit`` call; it is fixed when the first
@@ -192,7 +193,7 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """FSAUC over ``order`` (see :func:`aucopt._kernels.fsauc.fsauc_epoch`)."""
-    hp = hyper(params)
+    hp = current_hyper(hyper, params, ETA1)
     status = _start(state, hp) if state["stage"][0] == 0 else OK
     if status != OK:
         return t, status
