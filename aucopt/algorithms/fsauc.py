@@ -26,7 +26,7 @@ from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .solam import KAPPA, RADII, ZETAS, R, current_hyper, kappa_of
+from .solam import KAPPA, RADII, ZETAS, R, kappa_of
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
 
@@ -193,7 +193,7 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """FSAUC over ``order`` (see :func:`aucopt._kernels.fsauc.fsauc_epoch`)."""
-    hp = current_hyper(hyper, params, ETA1)
+    hp = hyper(params)
     status = _start(state, hp) if state["stage"][0] == 0 else OK
     if status != OK:
         return t, status

@@ -29,7 +29,7 @@ from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 
 __all__ = ["PARAMS", "L1_PARAMS", "REG_PARAMS", "R", "ETA0", "KAPPA", "SolamHyper", "AUTO_ETA0",
-           "current_hyper", "kappa_of", "iterates", "hyper", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
+           "kappa_of", "iterates", "hyper", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
 
 PAPER_SOLAM = (
     "Y. Ying, L. Wen, S. Lyu. Stochastic online AUC maximization. NIPS 2016; described in "
@@ -79,19 +79,6 @@ REG_PARAMS = (LAM, ETA0, KAPPA, *_COMMON_PARAMS)
 # The kernel scalars; lam = 0 for SOLAM and SOLAM-l1, which do not declare it.
 hyper = KernelScalars("SolamHyper", __name__, (R, LAM, ETA0, KAPPA), missing={"lam": 0.0})
 SolamHyper = hyper.type
-
-
-def current_hyper(scalars: KernelScalars, params: dict, step: Param):
-    """Return ``scalars(params)``, rebuilt if the step in ``params`` changed since it was cached.
-
-    The estimators write the calibrated step, and on divergence a smaller one, into the
-    same dict of values, which the cache of :class:`KernelScalars` (keyed on the dict
-    object) does not notice; a stale tuple would rerun the diverged step.
-    """
-    hp = scalars(params)
-    if tuple(getattr(hp, f) for f in step.kernel_fields) != step.kernel(params[step.name]):
-        hp = scalars(dict(params))
-    return hp
 
 
 def kappa_of(hp, state: dict) -> float:
@@ -185,7 +172,7 @@ def _runner(ball: int, regularised: bool):
         with the l2 ball (its lazy form kept between calls; ``before_dense`` is called
         before the O(d) steps), the O(d) kernel with the l1 ball.
         """
-        hp = current_hyper(hyper, params, ETA0)
+        hp = hyper(params)
         sk = _scales(hp, state, ball, regularised)
         status = step_status(sk.eta0, sk.kappa * sk.kappa, MAX_STEP_CURVATURE)
         if status != OK:

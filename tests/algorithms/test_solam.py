@@ -184,18 +184,3 @@ def test_lazy_sparse_kernel_equals_dense_kernel(case, german):
         assert np.prod(scales) < _FOLD_BELOW and np.all(scales > 0.5)
     else:
         assert scales[0] == 0.0
-
-
-def test_a_step_written_into_the_same_params_reaches_the_kernel():
-    """The estimators retry a diverging calibrated step by writing a smaller one into the
-    same dict of values; the cached kernel scalars must follow it (the retry would rerun the
-    diverged step otherwise)."""
-    from aucopt.algorithms.solam import ETA0, PARAMS, current_hyper, hyper
-
-    params = {p.name: p.default for p in PARAMS}
-    params["eta0"] = 500.0
-    assert current_hyper(hyper, params, ETA0).eta0 == 500.0
-    params["eta0"] = 50.0
-    assert current_hyper(hyper, params, ETA0)[2:4] == (50.0, False)
-    params["eta0"] = "auto"
-    assert current_hyper(hyper, params, ETA0).auto_eta0
