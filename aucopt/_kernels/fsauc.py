@@ -17,7 +17,8 @@ step's sweep accumulates, and skip the projection routine (whose answer would be
 same point, bit for bit). :func:`fsauc_epoch_dense` does a whole step in one sweep
 over ``w`` (iterate sum, class sums, gradient step, l1 norm, distance, score of the
 next row); :func:`fsauc_epoch` (any rows, used for CSR) needs two O(d) sweeps. Both
-share the rest of a step (:func:`_partials`, :func:`_settle`, :func:`_dual_and_count`).
+share the rest of a step (:func:`_partials`, :func:`_inside` and :func:`_project`,
+:func:`_dual_and_count`).
 """
 
 from typing import NamedTuple
@@ -227,20 +228,6 @@ def _partials(counts, v, alpha, s, positive):
 
 
 @njit(inline="always")
-def _settle(v, v1, r, l1, dist2, a_new, b_new, box, root_steps, scratch, work, hp):
-    """Put the primal point ``(w, a_new, b_new)`` after the sweep into the feasible set.
-
-    The sweep summed ``||w||_1`` and ``||w - c_w||^2``; the projection routine runs
-    only when :func:`_inside` says so. Returns whether it changed ``w``.
-    """
-    d = v.shape[0] - 2
-    inside, v[d], v[d + 1] = _inside(l1, dist2, a_new, b_new, v1[d], v1[d + 1], r, box, hp)
-    if not inside:
-        _project(v, a_new, b_new, v1, r, box, root_steps, scratch, work, hp)
-    return not inside
-
-
-@njit(inline="always")
 def _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, box):
     """Take the projected dual step and count the step; return whether the stage is full."""
     alpha[0] = _dual_step(al, dal, eta, alpha1[0], dual_radius[0], 2.0 * box)
@@ -248,8 +235,9 @@ def _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, b
     return stage_steps[0] >= n0[0]
 
 
-# The kernels read the fields of the state once, before their loop: a field read in the
-# loop costs a reference count update per step (the dense kernel ran 4 times slower).
+# The kernels read the fields of the state once, before their loop (a field read in the loop
+# made the dense kernel 2-4 times slower), and call _inside/_project themselves (inlined into
+# a helper, the same lines cost the dense kernel a fifth more time per step at d = 100).
 
 
 @njit(cache=True, nogil=True)
@@ -311,8 +299,11 @@ def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn
             l1 += abs(wj)
             diff = wj - v1[j]
             dist2 += diff * diff
-        _settle(v, v1, radius[0], l1, dist2, a - eta * da, b - eta * db, box, root_steps,
-                scratch, work, hp)
+        inside, v[d], v[d + 1] = _inside(l1, dist2, a - eta * da, b - eta * db, v1[d],
+                                         v1[d + 1], radius[0], box, hp)
+        if not inside:
+            _project(v, a - eta * da, b - eta * db, v1, radius[0], box, root_steps, scratch,
+                     work, hp)
         t += 1
         if _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, box):
             _end_stage(st, hp)
@@ -370,12 +361,14 @@ def fsauc_epoch_dense(st, scratch, work, X, y, order, hp, t, learn):
             s += wj * X[nxt, j]
         if sq > sqmax[0]:
             sqmax[0] = sq
-        stale = _settle(v, v1, radius[0], l1, dist2, a - eta * da, b - eta * db, box,
-                        root_steps, scratch, work, hp)
+        inside, v[d], v[d + 1] = _inside(l1, dist2, a - eta * da, b - eta * db, v1[d],
+                                         v1[d + 1], radius[0], box, hp)
+        if not inside:
+            _project(v, a - eta * da, b - eta * db, v1, radius[0], box, root_steps, scratch,
+                     work, hp)
+            s = row_dot(w, X, None, None, nxt)  # the score summed in the sweep is stale
         t += 1
         if _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, box):
             _end_stage(st, hp)
-            stale = True
-        if stale:  # the score of the next row, summed in the sweep, is out of date
             s = row_dot(w, X, None, None, nxt)
     return t, OK if all_finite(v) else DIVERGED
