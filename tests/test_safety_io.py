@@ -70,7 +70,7 @@ def _edit_json(base, edit):
     ("opauc", "state__n_pending", lambda a: a + 17, "n_pending"),
     ("opauc-f", "state__features", lambda a: a + 10**6, "feature indices"),
     ("ogd-fifo", "state__prev_nnz", lambda a: a - 5, "negative|support"),
-    ("fsauc", "state__counters", lambda a: a * 0, "inconsistent"),
+    ("fsauc", "state__n0", lambda a: a * 0, "inconsistent"),
     ("spam-l2", "state__w", None, "missing"),
     ("spam-l2", "attr__coef_", lambda a: a[:, :3], "coef_"),
 ])

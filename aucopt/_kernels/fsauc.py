@@ -16,45 +16,60 @@ kernels recognise them from the l1 norm and the distance to the centre, which th
 step's sweep accumulates, and skip the projection routine (whose answer would be the
 same point, bit for bit). :func:`fsauc_epoch_dense` does a whole step in one sweep
 over ``w`` (iterate sum, class sums, gradient step, l1 norm, distance, score of the
-next row); :func:`fsauc_epoch` (any rows, used for CSR) needs two O(d) sweeps.
+next row); :func:`fsauc_epoch` (any rows, used for CSR) needs two O(d) sweeps. Both
+share the rest of a step (:func:`_partials`, :func:`_inside` and :func:`_project`,
+:func:`_dual_and_count`).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
 from ._prox import clip
 from ._prox_l1l2 import EXACT, project_l1l2
 from ._rows import row_axpy, row_dot
+from ._state import F64, I64, D, Dim
 from ._stats import add_to_class_sums
+from ._twins import specialises
 from .solam import saddle_partials
 
-__all__ = [
-    "DECAY_PAPER",
-    "DECAY_CAPPED",
-    "DECAY_HALVE",
-    "F_RADIUS",
-    "F_DUAL_RADIUS",
-    "F_BETA",
-    "F_ETA",
-    "F_KAPPA",
-    "I_N0",
-    "I_STAGE",
-    "I_T_STAGE",
-    "I_ROOT_STEPS",
-    "lemma1",
-    "fsauc_epoch",
-    "fsauc_epoch_dense",
-]
+__all__ = ["DECAY_PAPER", "DECAY_CAPPED", "DECAY_HALVE", "V", "FsaucState", "lemma1",
+           "fsauc_epoch", "fsauc_epoch_dense"]
 
 DECAY_PAPER = 0  # eta_{k+1} = eta_k sqrt(beta_k / beta_{k-1}) / 2 (Liu et al. 2018, Section 5)
 DECAY_CAPPED = 1  # the same, capped at eta_k
 DECAY_HALVE = 2  # eta_{k+1} = eta_k / 2
 
-# layout of the float stage vector ``sched``
-F_RADIUS, F_DUAL_RADIUS, F_BETA, F_ETA, F_KAPPA = 0, 1, 2, 3, 4
-# layout of the integer counter vector ``counters``
-I_N0, I_STAGE, I_T_STAGE, I_ROOT_STEPS = 0, 1, 2, 3
+V = Dim("d+2")  # length of the primal variable v = (w, a, b)
+
+
+class FsaucState(NamedTuple):
+    """FSAUC's state: iterates, stage centre and output, statistics, stage constants."""
+
+    v: F64[V]  # primal iterate (w, a, b)
+    v1: F64[V]  # centre of the current stage
+    v_sum: F64[V]  # sum of the iterates of the current stage
+    v_hat: F64[V]  # output of the last completed stage (v_hat_0 = 0)
+    alpha: F64[1]  # dual iterate
+    alpha1: F64[1]  # dual centre of the current stage
+    alpha_hat: F64[1]  # dual output of the last completed stage
+    run_count: I64[2]  # T-, T+ of the received examples (all stages, or the current one)
+    run_sum: F64[2, D]  # A-, A+: their class sums
+    run_sqmax: F64[1]  # their largest squared row norm (not used by the steps)
+    radius: F64[1]  # primal radius r_k of the stage
+    dual_radius: F64[1]  # dual radius D_k
+    beta: F64[1]  # beta_{k-1} of Lemma 1
+    eta: F64[1]  # step eta_k
+    kappa: F64[1]  # kappa, fixed when the first stage starts
+    n0: I64[1]  # stage length
+    stage: I64[1]  # stage k, from 1 (0: not started)
+    stage_steps: I64[1]  # steps done in the stage
+    root_steps: I64[1]  # exact projections that needed the root search
+    n_total: I64[1]  # examples n the stage schedule is planned for
+    n_stages: I64[1]  # stages m of the schedule
 
 
 @njit(cache=True, nogil=True)
@@ -97,11 +112,11 @@ def lemma1(r, n0, p_hat, kappa, radius, delta, beta_prev):
 
 
 @njit(cache=True, nogil=True)
-def _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched, counters,
-               hp):
+def _end_stage(st, hp):
     """Close a PDSG call: average, alpha_hat, new radii, step; start the next stage."""
+    v, v_hat, v_sum, counts, sums = st.v, st.v_hat, st.v_sum, st.run_count, st.run_sum
     d = v.shape[0] - 2
-    n0 = counters[I_N0]
+    n0 = st.n0[0]
     inv = 1.0 / n0
     for j in range(v.shape[0]):
         v_hat[j] = v_sum[j] * inv
@@ -110,30 +125,31 @@ def _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sche
         ahat += row_dot(v_hat[:d], sums, None, None, 0) / counts[0]
     if counts[1] > 0:
         ahat -= row_dot(v_hat[:d], sums, None, None, 1) / counts[1]
-    alpha_hat[0] = ahat
+    st.alpha_hat[0] = ahat
     seen = counts[0] + counts[1]
     p_hat = counts[1] / seen if seen > 0 else 0.0
-    r = 0.5 * sched[F_RADIUS]
-    beta, dual = lemma1(r, n0, p_hat, sched[F_KAPPA], hp.radius, hp.delta, sched[F_BETA])
-    eta = sched[F_ETA]
+    r = 0.5 * st.radius[0]
+    beta_prev = st.beta[0]
+    beta, dual = lemma1(r, n0, p_hat, st.kappa[0], hp.R, hp.delta, beta_prev)
+    eta = st.eta[0]
     if hp.step_decay == DECAY_HALVE:
         eta_next = 0.5 * eta
     else:
-        eta_next = 0.5 * eta * np.sqrt(beta / sched[F_BETA])
+        eta_next = 0.5 * eta * np.sqrt(beta / beta_prev)
         if hp.step_decay == DECAY_CAPPED:
             eta_next = min(eta_next, eta)
-    sched[F_RADIUS] = r
-    sched[F_DUAL_RADIUS] = dual
-    sched[F_BETA] = beta
-    sched[F_ETA] = eta_next
-    counters[I_STAGE] += 1
-    counters[I_T_STAGE] = 0
+    st.radius[0] = r
+    st.dual_radius[0] = dual
+    st.beta[0] = beta
+    st.eta[0] = eta_next
+    st.stage[0] += 1
+    st.stage_steps[0] = 0
     for j in range(v.shape[0]):
         v[j] = v_hat[j]
-        v1[j] = v_hat[j]
+        st.v1[j] = v_hat[j]
         v_sum[j] = 0.0
-    alpha[0] = ahat
-    alpha1[0] = ahat
+    st.alpha[0] = ahat
+    st.alpha1[0] = ahat
     if not hp.global_stats:
         counts[0] = 0
         counts[1] = 0
@@ -161,7 +177,7 @@ def _inside(l1, dist2, a_new, b_new, ca, cb, r, box, hp):
     """
     a_c = clip(a_new, -box, box)
     b_c = clip(b_new, -box, box)
-    if not l1 <= hp.radius:
+    if not l1 <= hp.R:
         return False, a_c, b_c
     diff = a_c - ca
     dist2 += diff * diff
@@ -173,16 +189,19 @@ def _inside(l1, dist2, a_new, b_new, ca, cb, r, box, hp):
 
 
 @njit(cache=True, nogil=True)
-def _project(v, a_new, b_new, v1, sched, counters, scratch, work, hp):
-    """Project ``(w, a_new, b_new)`` into ``v`` by ``hp.projection`` (the rare path)."""
+def _project(v, a_new, b_new, v1, r, box, root_steps, scratch, work, hp):
+    """Project ``(w, a_new, b_new)`` into ``v`` by ``hp.projection`` (the rare path).
+
+    Takes arrays rather than the state: passing the whole state to a function that is
+    not inlined costs about a microsecond per call.
+    """
     d = v.shape[0] - 2
     v[d] = a_new
     v[d + 1] = b_new
-    box = hp.radius * sched[F_KAPPA]
-    mu = project_l1l2(hp.projection, v, v1, sched[F_RADIUS], d, hp.radius, box, hp.rounds,
-                      scratch, work)
+    mu = project_l1l2(hp.projection, v, v1, r, d, hp.R, box, hp.projection_rounds, scratch,
+                      work)
     if hp.projection == EXACT and mu > 0.0:
-        counters[I_ROOT_STEPS] += 1
+        root_steps[0] += 1
 
 
 @njit(cache=True, nogil=True)
@@ -195,31 +214,41 @@ def _dual_step(al, dal, eta, center, dual_radius, box_alpha):
     return clip(al + eta * dal, lo, hi)  # ascent
 
 
+@njit(inline="always")
+def _partials(counts, v, alpha, s, positive):
+    """Return ``g, da, db, dalpha`` at the current iterate and ``(a, b, alpha)`` (both kernels).
+
+    The class counts already include the example (``p_hat = T+ / (T+ + T-)``).
+    """
+    d = v.shape[0] - 2
+    p = counts[1] / (counts[0] + counts[1])
+    a, b, al = v[d], v[d + 1], alpha[0]
+    g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+    return g, da, db, dal, a, b, al
+
+
+@njit(inline="always")
+def _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, box):
+    """Take the projected dual step and count the step; return whether the stage is full."""
+    alpha[0] = _dual_step(al, dal, eta, alpha1[0], dual_radius[0], 2.0 * box)
+    stage_steps[0] += 1
+    return stage_steps[0] >= n0[0]
+
+
+# The kernels read the fields of the state once, before their loop (a field read in the loop
+# made the dense kernel 2-4 times slower), and call _inside/_project themselves (inlined into
+# a helper, the same lines cost the dense kernel a fifth more time per step at d = 100).
+
+
 @njit(cache=True, nogil=True)
-def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqmax, sched,
-                counters, scratch, work, data, indices, indptr, y, order, hp, t, learn):
+def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn):
     """Run FSAUC over the rows in ``order``; update the state in place.
 
     Parameters
     ----------
-    v : ndarray of shape (d + 2,)
-        Primal iterate ``(w, a, b)``.
-    alpha : ndarray of shape (1,)
-        Dual iterate.
-    v1, alpha1 : arrays of shapes (d + 2,), (1,)
-        Centre of the current stage.
-    v_sum : ndarray of shape (d + 2,)
-        Sum of the iterates ``v_1 .. v_t`` of the current stage.
-    v_hat, alpha_hat : arrays of shapes (d + 2,), (1,)
-        Output of the last completed stage (``v_hat_0 = 0``).
-    counts, sums, sqmax : arrays of shapes (2,), (2, d), (1,)
-        ``T-, T+``, ``A-, A+`` of the received examples (global or per stage)
-        and their largest squared norm (unused).
-    sched : ndarray of shape (5,)
-        ``r, D, beta_{k-1}, eta_k, kappa`` (indices ``F_*``).
-    counters : ndarray of shape (4,), int64
-        ``n0``, stage ``k`` (from 1), steps done in the stage, and the number
-        of exact projections that needed the root search (indices ``I_*``).
+    st : FsaucState
+        The state; updated. ``run_count``, ``run_sum`` hold ``T-, T+`` and ``A-, A+``
+        of the received examples (global or per stage).
     scratch : ndarray of shape (4, d + 2)
         Scratch rows of the projection.
     work : ndarray of shape (1,)
@@ -232,7 +261,7 @@ def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqm
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
     hp : FsaucHyper
-        Named tuple ``(radius, delta, projection, rounds, step_decay, global_stats)``.
+        The kernel scalars of the hyperparameters (:mod:`aucopt.algorithms.fsauc`).
     t : int
         Number of steps done before this call.
     learn : bool
@@ -245,19 +274,21 @@ def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqm
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    v, v1, v_sum, alpha, alpha1 = st.v, st.v1, st.v_sum, st.alpha, st.alpha1
+    counts, sums, sqmax = st.run_count, st.run_sum, st.run_sqmax
+    radius, dual_radius, eta_k = st.radius, st.dual_radius, st.eta
+    stage_steps, n0, root_steps = st.stage_steps, st.n0, st.root_steps
     d = v.shape[0] - 2
-    box = hp.radius * sched[F_KAPPA]
+    box = hp.R * st.kappa[0]
     w = v[:d]
     for i in order:
         positive = y[i] > 0
         add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, 1 if positive else 0)
-        p = counts[1] / (counts[0] + counts[1])
         s = row_dot(w, data, indices, indptr, i)
-        a, b, al = v[d], v[d + 1], alpha[0]
-        g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+        g, da, db, dal, a, b, al = _partials(counts, v, alpha, s, positive)
         if exploding(g):
             return t, DIVERGED
-        eta = sched[F_ETA]
+        eta = eta_k[0]
         for j in range(d + 2):
             v_sum[j] += v[j]
         row_axpy(-eta * g, w, data, indices, indptr, i)
@@ -269,24 +300,19 @@ def fsauc_epoch(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqm
             diff = wj - v1[j]
             dist2 += diff * diff
         inside, v[d], v[d + 1] = _inside(l1, dist2, a - eta * da, b - eta * db, v1[d],
-                                         v1[d + 1], sched[F_RADIUS], box, hp)
+                                         v1[d + 1], radius[0], box, hp)
         if not inside:
-            _project(v, a - eta * da, b - eta * db, v1, sched, counters, scratch, work, hp)
-        alpha[0] = _dual_step(al, dal, eta, alpha1[0], sched[F_DUAL_RADIUS], 2.0 * box)
+            _project(v, a - eta * da, b - eta * db, v1, radius[0], box, root_steps, scratch,
+                     work, hp)
         t += 1
-        counters[I_T_STAGE] += 1
-        if counters[I_T_STAGE] >= counters[I_N0]:
-            _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched,
-                       counters, hp)
-    for j in range(d + 2):
-        if not np.isfinite(v[j]):
-            return t, DIVERGED
-    return t, OK
+        if _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, box):
+            _end_stage(st, hp)
+    return t, OK if all_finite(v) else DIVERGED
 
 
+@specialises(fsauc_epoch)
 @njit(cache=True, nogil=True)
-def fsauc_epoch_dense(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sqmax,
-                      sched, counters, scratch, work, X, y, order, hp, t, learn):
+def fsauc_epoch_dense(st, scratch, work, X, y, order, hp, t, learn):
     """:func:`fsauc_epoch` for dense rows ``X`` (n, d), one sweep over ``w`` per step.
 
     The sweep adds ``w`` to the stage sum and ``x`` to its class sum, takes the
@@ -295,9 +321,13 @@ def fsauc_epoch_dense(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sum
     projection routine or ended a stage (then it is recomputed). Parameters and
     returns as in :func:`fsauc_epoch`.
     """
+    v, v1, v_sum, alpha, alpha1 = st.v, st.v1, st.v_sum, st.alpha, st.alpha1
+    counts, sums, sqmax = st.run_count, st.run_sum, st.run_sqmax
+    radius, dual_radius, eta_k = st.radius, st.dual_radius, st.eta
+    stage_steps, n0, root_steps = st.stage_steps, st.n0, st.root_steps
     d = v.shape[0] - 2
     m = order.shape[0]
-    box = hp.radius * sched[F_KAPPA]
+    box = hp.R * st.kappa[0]
     w = v[:d]
     s = row_dot(w, X, None, None, order[0]) if m > 0 else 0.0
     for idx in range(m):
@@ -306,12 +336,10 @@ def fsauc_epoch_dense(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sum
         positive = y[i] > 0
         c = 1 if positive else 0
         counts[c] += 1
-        p = counts[1] / (counts[0] + counts[1])
-        a, b, al = v[d], v[d + 1], alpha[0]
-        g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+        g, da, db, dal, a, b, al = _partials(counts, v, alpha, s, positive)
         if exploding(g):
             return t, DIVERGED
-        eta = sched[F_ETA]
+        eta = eta_k[0]
         coef = -eta * g
         v_sum[d] += a
         v_sum[d + 1] += b
@@ -334,18 +362,13 @@ def fsauc_epoch_dense(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sum
         if sq > sqmax[0]:
             sqmax[0] = sq
         inside, v[d], v[d + 1] = _inside(l1, dist2, a - eta * da, b - eta * db, v1[d],
-                                         v1[d + 1], sched[F_RADIUS], box, hp)
+                                         v1[d + 1], radius[0], box, hp)
         if not inside:
-            _project(v, a - eta * da, b - eta * db, v1, sched, counters, scratch, work, hp)
-            s = row_dot(w, X, None, None, nxt)
-        alpha[0] = _dual_step(al, dal, eta, alpha1[0], sched[F_DUAL_RADIUS], 2.0 * box)
+            _project(v, a - eta * da, b - eta * db, v1, radius[0], box, root_steps, scratch,
+                     work, hp)
+            s = row_dot(w, X, None, None, nxt)  # the score summed in the sweep is stale
         t += 1
-        counters[I_T_STAGE] += 1
-        if counters[I_T_STAGE] >= counters[I_N0]:
-            _end_stage(v, alpha, v1, alpha1, v_sum, v_hat, alpha_hat, counts, sums, sched,
-                       counters, hp)
+        if _dual_and_count(alpha, alpha1, dual_radius, stage_steps, n0, al, dal, eta, box):
+            _end_stage(st, hp)
             s = row_dot(w, X, None, None, nxt)
-    for j in range(d + 2):
-        if not np.isfinite(v[j]):
-            return t, DIVERGED
-    return t, OK
+    return t, OK if all_finite(v) else DIVERGED

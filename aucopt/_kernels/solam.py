@@ -11,33 +11,78 @@ Saddle problem: ``min_{(w,a,b) in Omega_1} max_{alpha in Omega_2} E F(w,a,b,alph
 with ``Omega_1 = {||w|| <= R, |a| <= R kappa, |b| <= R kappa}`` and
 ``Omega_2 = {|alpha| <= 2 R kappa}``.
 
-Three bodies compute the same iterates:
+Three bodies compute the same iterates; they share the scalar part of a step
+(:func:`_advance`) and differ in the sweep over ``w``:
 
+* :func:`solam_epoch`: any rows, O(d) per step (CSR with the l1 ball, whose
+  projection needs every coordinate).
 * :func:`solam_epoch_dense`: dense rows, one sweep over ``w`` per step (averaging,
   shrinkage, gradient step, the norm for the projection and the score of the next
   row); the l2 projection is kept as a pending scale applied in the next sweep.
 * :func:`solam_epoch_lazy`: CSR rows with the l2 ball (SOLAM, regSOLAM), O(nnz) per
   step: ``w = sigma v``, ``||v||^2`` and the weighted sum of the iterates maintained
   lazily (the technique of :func:`aucopt._kernels.spam.spam_epoch_lazy`).
-* :func:`solam_epoch`: any rows, O(d) per step (CSR with the l1 ball, whose
-  projection needs every coordinate).
 """
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
 from ._lanes import abs4, add4, lane, load4, mul4, prefetch, splat4, store4, sub4
 from ._prox import clip, project_l2_ball
 from ._prox_l1l2 import project_l1_ball_warm
 from ._reduce import combine4
 from ._rows import row_axpy, row_dot
+from ._state import F64, I64, D
+from ._twins import specialises
 
-__all__ = ["BALL_L2", "BALL_L1", "NEEDS_FOLD", "saddle_partials", "solam_epoch",
-           "solam_epoch_dense", "solam_epoch_lazy", "solam_lazy_iterates"]
+__all__ = ["BALL_L2", "BALL_L1", "NEEDS_FOLD", "SolamState", "SolamLazyState", "SolamScales",
+           "saddle_partials", "solam_epoch", "solam_epoch_dense", "solam_epoch_lazy",
+           "solam_lazy_iterates"]
 
 BALL_L2 = 0  # ||w||_2 <= R (SOLAM, regSOLAM)
 BALL_L1 = 1  # ||w||_1 <= R (SOLAM-l1)
+
+
+class SolamState(NamedTuple):
+    """SOLAM's state in its plain form (dense rows, or the l1 ball)."""
+
+    w: F64[D]  # primal iterate w_t
+    ab: F64[2]  # (a_t, b_t)
+    alpha: F64[1]  # dual iterate alpha_t
+    w_avg: F64[D]  # gamma-weighted average of the iterates w_1 .. w_t
+    ab_avg: F64[2]  # gamma-weighted average of (a, b)
+    alpha_avg: F64[1]  # gamma-weighted average of alpha
+    gamma_sum: F64[1]  # sum of the step sizes so far
+    seen: I64[2]  # examples received per class (negatives first), for p_hat
+
+
+class SolamLazyState(NamedTuple):
+    """The lazy form of the l2 ball on CSR rows, kept between calls (:func:`solam_epoch_lazy`)."""
+
+    vb: F64[D, 2]  # v (w = sigma v) and b (the S dv of the touched coordinates), interleaved
+    acc: F64[D]  # base of the weighted sum of the iterates acc + S v - b; changed by folds only
+    sigma: F64[1]  # scale of the iterate, w = sigma v
+    s_sum: F64[1]  # S, the sum of gamma sigma since the last fold
+    vsq: F64[1]  # ||v||^2
+    ab: F64[2]
+    alpha: F64[1]
+    ab_avg: F64[2]
+    alpha_avg: F64[1]
+    gamma_sum: F64[1]
+    seen: I64[2]
+
+
+class SolamScales(NamedTuple):
+    """Values of one call derived from the hyperparameters and the data seen."""
+
+    radius: float  # R of the ball (regSOLAM: sqrt(2 / lam))
+    kappa: float  # bound of the row norms (the largest seen for kappa="auto")
+    eta0: float  # zeta of gamma_t = zeta / sqrt(t) (for eta0="auto": the data's scale)
+    ball: int  # BALL_L2 or BALL_L1
 
 
 @njit(cache=True, nogil=True)
@@ -70,17 +115,71 @@ def saddle_partials(s, a, b, alpha, p, positive):
     return g, 0.0, -2.0 * p * (s - b), 2.0 * p * s - 2.0 * p * (1.0 - p) * alpha
 
 
-@njit(cache=True, nogil=True)
-def _scalar_step(s, a, b, al, p, positive, t, hp):
-    """Return ``g``, ``gamma_{t+1}`` and the projected ``(a, b, alpha)`` of one step (scalars)."""
+@njit(inline="always")
+def _load(st):
+    """Return the scalars of a state (either form) as one tuple, as :func:`_advance` takes it."""
+    return (st.ab[0], st.ab[1], st.alpha[0], st.ab_avg[0], st.ab_avg[1], st.alpha_avg[0],
+            st.gamma_sum[0], st.seen[0], st.seen[1])
+
+
+@njit(inline="always")
+def _store(st, sc):
+    """Write the scalars ``sc`` (as :func:`_load` returns them) back into the state."""
+    st.ab[0], st.ab[1], st.alpha[0] = sc[0], sc[1], sc[2]
+    st.ab_avg[0], st.ab_avg[1], st.alpha_avg[0] = sc[3], sc[4], sc[5]
+    st.gamma_sum[0] = sc[6]
+    st.seen[0], st.seen[1] = sc[7], sc[8]
+
+
+@njit(inline="always")
+def _advance(sc, s, positive, t, sk):
+    """Count the example and take the scalar part of step ``t + 1`` (all three kernels).
+
+    Parameters
+    ----------
+    sc : tuple
+        ``(a, b, alpha, a_avg, b_avg, alpha_avg, sum gamma, n_neg, n_pos)``.
+    s : float
+        Score ``w_t . x``.
+    positive : bool
+        Whether ``y = +1``.
+    t : int
+        Steps done before this one.
+    sk : SolamScales
+
+    Returns
+    -------
+    g : float
+        ``dF/dw = g x``; if it explodes, only the class count of ``sc`` changed.
+    gamma : float
+        ``gamma_{t+1}``.
+    c : float
+        Weight of ``w_t`` in the running weighted average (``gamma / sum gamma``).
+    sc : tuple
+        The scalars after the step: projected ``(a, b, alpha)``, their averages with
+        the iterate before the step added, ``sum gamma`` and the counts.
+    """
+    a, b, al, a_avg, b_avg, al_avg, gsum, n_neg, n_pos = sc
+    if positive:
+        n_pos += 1
+    else:
+        n_neg += 1
+    p = n_pos / (n_neg + n_pos)  # p_hat_t includes the current example
     g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
-    gamma = hp.eta0 / np.sqrt(t + 1)
-    box_ab = hp.radius * hp.kappa
+    if exploding(g):
+        return g, 0.0, 0.0, (a, b, al, a_avg, b_avg, al_avg, gsum, n_neg, n_pos)
+    gamma = sk.eta0 / np.sqrt(t + 1)
+    box_ab = sk.radius * sk.kappa
     box_alpha = 2.0 * box_ab
     a_new = clip(a - gamma * da, -box_ab, box_ab)
     b_new = clip(b - gamma * db, -box_ab, box_ab)
     al_new = clip(al + gamma * dal, -box_alpha, box_alpha)  # ascent (notes.md#solam-dual-sign)
-    return g, gamma, a_new, b_new, al_new
+    gsum += gamma
+    c = gamma / gsum  # weighted average of v_1 .. v_t: add v_t before its update
+    a_avg += c * (a - a_avg)
+    b_avg += c * (b - b_avg)
+    al_avg += c * (al - al_avg)
+    return g, gamma, c, (a_new, b_new, al_new, a_avg, b_avg, al_avg, gsum, n_neg, n_pos)
 
 
 @njit(cache=True, nogil=True)
@@ -91,32 +190,13 @@ def _l1_project(w, radius, theta):
 
 
 @njit(cache=True, nogil=True)
-def _finite(w):
-    for j in range(w.shape[0]):
-        if not np.isfinite(w[j]):
-            return False
-    return True
-
-
-@njit(cache=True, nogil=True)
-def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, data, indices, indptr,
-                y, order, hp, t, learn):
+def solam_epoch(st, data, indices, indptr, y, order, hp, sk, t, learn):
     """Run SOLAM over the rows in ``order``; update the state in place (O(d) per step).
 
     Parameters
     ----------
-    w : ndarray of shape (d,)
-        Primal iterate ``w_t``.
-    ab : ndarray of shape (2,)
-        ``(a_t, b_t)``.
-    alpha : ndarray of shape (1,)
-        Dual iterate ``alpha_t``.
-    w_avg, ab_avg, alpha_avg : arrays of shapes (d,), (2,), (1,)
-        ``gamma``-weighted averages of the iterates ``v_1 .. v_t``.
-    gamma_sum : ndarray of shape (1,)
-        Sum of the step sizes so far.
-    seen : ndarray of shape (2,), int64
-        Examples received per class (negatives first), for ``p_hat``.
+    st : SolamState
+        The state; updated.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
@@ -124,8 +204,10 @@ def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, data, i
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
     hp : SolamHyper
-        Named tuple ``(radius, kappa, eta0, lam, ball)``; ``eta0`` is the scale
-        ``zeta`` of ``gamma_t = zeta / sqrt(t)``.
+        The kernel scalars of the hyperparameters (:mod:`aucopt.algorithms.solam`);
+        ``lam`` is the l2 weight of regSOLAM (0 otherwise).
+    sk : SolamScales
+        Radius, ``kappa``, the scale ``zeta`` of ``gamma_t = zeta / sqrt(t)`` and the ball.
     t : int
         Number of steps done before this call.
     learn : bool
@@ -139,35 +221,32 @@ def solam_epoch(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, data, i
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    w, w_avg = st.w, st.w_avg
     d = w.shape[0]
+    sc = _load(st)
+    status = OK
     theta = 0.0  # l1 threshold of the last projection (warm start of the next)
     for i in order:
-        positive = y[i] > 0
-        seen[1 if positive else 0] += 1
-        p = seen[1] / (seen[0] + seen[1])  # p_hat_t includes the current example
         s = row_dot(w, data, indices, indptr, i)
-        a, b, al = ab[0], ab[1], alpha[0]
-        g, gamma, a_new, b_new, al_new = _scalar_step(s, a, b, al, p, positive, t, hp)
+        g, gamma, c, sc = _advance(sc, s, y[i] > 0, t, sk)
         if exploding(g):
-            return t, DIVERGED
-        ab[0], ab[1], alpha[0] = a_new, b_new, al_new
+            status = DIVERGED
+            break
         t += 1
-        gamma_sum[0] += gamma
-        c = gamma / gamma_sum[0]  # weighted average of v_1 .. v_t: add v_t before its update
         shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
         for j in range(d):
             wj = w[j]
             w_avg[j] += c * (wj - w_avg[j])
             w[j] = shrink * wj
-        ab_avg[0] += c * (a - ab_avg[0])
-        ab_avg[1] += c * (b - ab_avg[1])
-        alpha_avg[0] += c * (al - alpha_avg[0])
         row_axpy(-gamma * g, w, data, indices, indptr, i)
-        if hp.ball == BALL_L1:
-            theta = _l1_project(w, hp.radius, theta)
+        if sk.ball == BALL_L1:
+            theta = _l1_project(w, sk.radius, theta)
         else:
-            project_l2_ball(w, hp.radius)
-    return t, OK if _finite(w) else DIVERGED
+            project_l2_ball(w, sk.radius)
+    _store(st, sc)
+    if status == OK and not all_finite(w):
+        status = DIVERGED
+    return t, status
 
 
 @njit(inline="always")
@@ -208,9 +287,9 @@ def _dense_sweep(w, w_avg, scale, c, shrink, coef, x, xn, ahead, l2):
 _AHEAD = 3  # rows between the one swept and the one prefetched
 
 
+@specialises(solam_epoch)
 @njit(cache=True, nogil=True)
-def solam_epoch_dense(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, X, y, order, hp,
-                      t, learn):
+def solam_epoch_dense(st, X, y, order, hp, sk, t, learn):
     """:func:`solam_epoch` for dense rows ``X`` (n, d), fused into one sweep per step.
 
     The sweep of step ``t`` averages ``w_t``, applies the shrinkage and the
@@ -223,13 +302,11 @@ def solam_epoch_dense(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, X
     previous threshold) and one more dot product.
     Parameters and returns as in :func:`solam_epoch`.
     """
+    w, w_avg = st.w, st.w_avg
     d = w.shape[0]
     m = order.shape[0]
-    l2 = hp.ball != BALL_L1
-    a, b, al = ab[0], ab[1], alpha[0]
-    a_avg, b_avg, al_avg = ab_avg[0], ab_avg[1], alpha_avg[0]
-    gsum = gamma_sum[0]
-    n_neg, n_pos = seen[0], seen[1]
+    l2 = sk.ball != BALL_L1
+    sc = _load(st)
     scale = 1.0  # pending l2 projection: the iterate is scale * w
     theta = 0.0  # l1 threshold of the last projection (warm start of the next)
     s = row_dot(w, X, None, None, order[0]) if m > 0 else 0.0
@@ -237,44 +314,29 @@ def solam_epoch_dense(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, X
     for idx in range(m):
         i = order[idx]
         nxt = order[idx + 1] if idx + 1 < m else i
-        positive = y[i] > 0
-        if positive:
-            n_pos += 1
-        else:
-            n_neg += 1
-        p = n_pos / (n_neg + n_pos)  # p_hat_t includes the current example
-        g, gamma, a_new, b_new, al_new = _scalar_step(s, a, b, al, p, positive, t, hp)
+        g, gamma, c, sc = _advance(sc, s, y[i] > 0, t, sk)
         if exploding(g):
             status = DIVERGED
             break
         t += 1
-        gsum += gamma
-        c = gamma / gsum  # weighted average of v_1 .. v_t: add v_t before its update
-        a_avg += c * (a - a_avg)
-        b_avg += c * (b - b_avg)
-        al_avg += c * (al - al_avg)
-        a, b, al = a_new, b_new, al_new
         shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
-        coef = -gamma * g
         ahead = order[min(idx + _AHEAD, m - 1)]
-        norm, s_next = _dense_sweep(w, w_avg, scale, c, shrink, coef, X[i], X[nxt], X[ahead], l2)
+        norm, s_next = _dense_sweep(w, w_avg, scale, c, shrink, -gamma * g, X[i], X[nxt],
+                                    X[ahead], l2)
         if l2:
             norm = np.sqrt(norm)
-            scale = hp.radius / norm if norm > hp.radius else 1.0
+            scale = sk.radius / norm if norm > sk.radius else 1.0
             s = scale * s_next
         else:
             s = s_next
-            if not norm <= hp.radius:  # the test of project_l1_ball_warm
-                theta = _l1_project(w, hp.radius, theta)
+            if not norm <= sk.radius:  # the test of project_l1_ball_warm
+                theta = _l1_project(w, sk.radius, theta)
                 s = row_dot(w, X, None, None, nxt)
     if scale != 1.0:
         for j in range(d):
             w[j] *= scale
-    ab[0], ab[1], alpha[0] = a, b, al
-    ab_avg[0], ab_avg[1], alpha_avg[0] = a_avg, b_avg, al_avg
-    gamma_sum[0] = gsum
-    seen[0], seen[1] = n_neg, n_pos
-    if status == OK and not _finite(w):
+    _store(st, sc)
+    if status == OK and not all_finite(w):
         status = DIVERGED
     return t, status
 
@@ -283,7 +345,6 @@ def solam_epoch_dense(w, ab, alpha, w_avg, ab_avg, alpha_avg, gamma_sum, seen, X
 # grows like 1 / sigma): folding sigma into v when it leaves [1e-4, 1e4] keeps it near 1e-12.
 FOLD_BELOW = 1e-4
 NEEDS_FOLD = 2  # status of solam_epoch_lazy: stopped before an O(d) fold
-SIGMA, S_SUM, VSQ = 0, 1, 2  # entries of the lazy scalars
 
 
 @njit(cache=True, nogil=True)
@@ -306,13 +367,13 @@ def _out_of_range(sigma):
     return not (FOLD_BELOW <= abs(sigma) <= 1.0 / FOLD_BELOW)  # also sigma = 0
 
 
+@specialises(solam_epoch)
 @njit(cache=True, nogil=True)
-def solam_epoch_lazy(vb, acc, lazy, ab, alpha, ab_avg, alpha_avg, gamma_sum, seen, data,
-                     indices, indptr, y, order, start, hp, t, learn, may_fold):
+def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, learn, may_fold):
     """SOLAM / regSOLAM (l2 ball) over CSR rows at O(nnz) per step, in a lazy form kept
     between calls.
 
-    Exact lazy form of :func:`solam_epoch` with ``hp.ball == BALL_L2``: the
+    Exact lazy form of :func:`solam_epoch` with ``sk.ball == BALL_L2``: the
     iterate is kept as ``w = sigma v`` so that the shrinkage ``1 - gamma lam``
     and the projection ``R / ||w||`` only change the scalar ``sigma``;
     ``||v||^2`` is updated on the touched coordinates; the ``gamma``-weighted
@@ -329,15 +390,9 @@ def solam_epoch_lazy(vb, acc, lazy, ab, alpha, ab_avg, alpha_avg, gamma_sum, see
 
     Parameters
     ----------
-    vb : ndarray of shape (d, 2)
-        ``v`` and ``b``; updated.
-    acc : ndarray of shape (d,)
-        Base of the weighted sum of the iterates; updated by folds only.
-    lazy : ndarray of shape (3,)
-        ``sigma``, ``S`` and ``||v||^2``; updated.
-    ab, alpha, ab_avg, alpha_avg, gamma_sum, seen
-        As in :func:`solam_epoch`; updated.
-    data, indices, indptr, y, order, hp, t, learn
+    st : SolamLazyState
+        The lazy form; updated.
+    data, indices, indptr, y, order, hp, sk, t, learn
         As in :func:`solam_epoch`; ``indices`` must not be None.
     start : int
         Position in ``order`` to start at.
@@ -353,17 +408,15 @@ def solam_epoch_lazy(vb, acc, lazy, ab, alpha, ab_avg, alpha_avg, gamma_sum, see
     position : int
         Position in ``order`` after the last row handled.
     """
-    sigma, s_sum, vsq = lazy[SIGMA], lazy[S_SUM], lazy[VSQ]
-    gsum = gamma_sum[0]
-    a, b, al = ab[0], ab[1], alpha[0]
-    a_avg, b_avg, al_avg = ab_avg[0], ab_avg[1], alpha_avg[0]
-    n_neg, n_pos = seen[0], seen[1]
+    vb, acc = st.vb, st.acc
+    sigma, s_sum, vsq = st.sigma[0], st.s_sum[0], st.vsq[0]
+    sc = _load(st)
     status = OK
     m = order.shape[0]
     idx = start
     while idx < m:
         pending = _out_of_range(sigma)
-        if pending or _out_of_range(sigma * (1.0 - hp.eta0 / np.sqrt(t + 1) * hp.lam)):
+        if pending or _out_of_range(sigma * (1.0 - sk.eta0 / np.sqrt(t + 1) * hp.lam)):
             if not may_fold:
                 status = NEEDS_FOLD
                 break
@@ -372,26 +425,14 @@ def solam_epoch_lazy(vb, acc, lazy, ab, alpha, ab_avg, alpha_avg, gamma_sum, see
                 s_sum, sigma = 0.0, 1.0
         i = order[idx]
         idx += 1
-        positive = y[i] > 0
-        if positive:
-            n_pos += 1
-        else:
-            n_neg += 1
-        p = n_pos / (n_neg + n_pos)
         s = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             s += vb[indices[k], 0] * data[k]
-        g, gamma, a_new, b_new, al_new = _scalar_step(sigma * s, a, b, al, p, positive, t, hp)
+        g, gamma, c, sc = _advance(sc, sigma * s, y[i] > 0, t, sk)
         if exploding(g):
             status = DIVERGED
             break
         t += 1
-        gsum += gamma
-        c = gamma / gsum
-        a_avg += c * (a - a_avg)
-        b_avg += c * (b - b_avg)
-        al_avg += c * (al - al_avg)
-        a, b, al = a_new, b_new, al_new
         s_sum += gamma * sigma  # add gamma_t w_t to the sum before the update
         sigma *= 1.0 - gamma * hp.lam
         if _out_of_range(sigma):
@@ -407,23 +448,24 @@ def solam_epoch_lazy(vb, acc, lazy, ab, alpha, ab_avg, alpha_avg, gamma_sum, see
             vsq += dv * (vj + vj + dv)
         vsq = max(vsq, 0.0)
         norm = abs(sigma) * np.sqrt(vsq)
-        if norm > hp.radius:
-            sigma *= hp.radius / norm  # folded at the next row if it left the range
+        if norm > sk.radius:
+            sigma *= sk.radius / norm  # folded at the next row if it left the range
         if not (np.isfinite(vsq) and np.isfinite(s_sum)):
             status = DIVERGED
             break
-    lazy[SIGMA], lazy[S_SUM], lazy[VSQ] = sigma, s_sum, vsq
-    ab[0], ab[1], alpha[0] = a, b, al
-    ab_avg[0], ab_avg[1], alpha_avg[0] = a_avg, b_avg, al_avg
-    gamma_sum[0] = gsum
-    seen[0], seen[1] = n_neg, n_pos
+    st.sigma[0], st.s_sum[0], st.vsq[0] = sigma, s_sum, vsq
+    _store(st, sc)
     return t, status, idx
 
 
 @njit(cache=True, nogil=True)
-def solam_lazy_iterates(vb, acc, lazy, gamma_sum, w, w_avg):
-    """Write the iterate ``sigma v`` and the weighted average ``(acc + S v - b) / sum gamma``."""
-    sigma, s_sum, gsum = lazy[SIGMA], lazy[S_SUM], gamma_sum[0]
+def solam_lazy_iterates(st, w, w_avg):
+    """Write the iterate ``sigma v`` and the weighted average ``(acc + S v - b) / sum gamma``.
+
+    ``st`` is a :class:`SolamLazyState`.
+    """
+    vb, acc = st.vb, st.acc
+    sigma, s_sum, gsum = st.sigma[0], st.s_sum[0], st.gamma_sum[0]
     for j in range(w.shape[0]):
         w[j] = sigma * vb[j, 0]
         w_avg[j] = (acc[j] + s_sum * vb[j, 0] - vb[j, 1]) / gsum if gsum > 0.0 else acc[j]

@@ -141,7 +141,8 @@ row_l2_step = inline_row_function(_dense_l2_step, _csr_l2_step, "row_l2_step")
 def _dense_l2_sweep(pending, prev, w, w_avg, a, b, nxt, data, indices, indptr, i):
     """Finish the step of row ``prev`` and return the three dot products of row ``i``.
 
-    ``pending = (coef, shrink, inv_t)`` is the step of row ``prev``. One sweep: ``w <- shrink (w + coef x_prev)`` and the running average (as
+    ``pending = (coef, shrink, inv_t)`` is the step of row ``prev``. One sweep:
+    ``w <- shrink (w + coef x_prev)`` and the running average (as
     :func:`row_l2_step`), then ``(w . x_i, a . x_i, b . x_i)`` with the new ``w``
     in four partial sums each (as :func:`aucopt._kernels._reduce.dot3_unrolled`),
     so the results equal the two separate sweeps bit for bit. Row ``prev`` is

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import math
 
 import numpy as np
 
 from .._kernels._checks import OK
+from .._kernels._state import view, zeros
 from .._kernels.solam import (
     BALL_L1,
     BALL_L2,
     NEEDS_FOLD,
+    SolamLazyState,
+    SolamScales,
+    SolamState,
     solam_epoch,
     solam_epoch_dense,
     solam_epoch_lazy,
@@ -18,11 +22,14 @@ from .._kernels.solam import (
 )
 from ._calibrate import StepCalibration, regularised
 from ._data import drop_lazy_form
+from ._fast import specialised
+from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 
-__all__ = ["SolamHyper", "AUTO_ETA0", "kappa_of", "iterates", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
+__all__ = ["PARAMS", "L1_PARAMS", "REG_PARAMS", "R", "ETA0", "KAPPA", "SolamHyper", "AUTO_ETA0",
+           "kappa_of", "iterates", "hyper", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
 
 PAPER_SOLAM = (
     "Y. Ying, L. Wen, S. Lyu. Stochastic online AUC maximization. NIPS 2016; described in "
@@ -42,32 +49,58 @@ AUTO_ETA0 = 4.0
 _NO_SCALE_STEP = 1e-12
 
 
-class SolamHyper(NamedTuple):
-    """Scalar hyperparameters of the SOLAM kernel."""
-
-    radius: float
-    kappa: float
-    eta0: float
-    lam: float
-    ball: int
+def _auto_or_float(value):
+    auto = isinstance(value, str) and value == "auto"
+    return (0.0 if auto else float(value), auto)
 
 
-def kappa_of(params: dict, state: dict) -> float:
-    """Return ``kappa``: the ``kappa`` parameter, or the largest row norm of the data seen."""
-    if params["kappa"] == "auto":
+R = Param("R", 10.0, (POSITIVE,), "float", r"Radius of the l2 ball of :math:`w`.", kernel=float)
+ETA0 = auto_step("eta0", AUTO_ETA0, r"""
+    Step scale :math:`\zeta` of :math:`\gamma_t = \zeta/\sqrt{t}`.
+    ``"auto"`` calibrates it on the training data (a short run per step of a
+    geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`)
+    and stores the value used in ``eta0_``.""")
+KAPPA = Param("kappa", "auto", (POSITIVE, AUTO), 'float or "auto"', r"""
+    :math:`\kappa = \max_i \|x_i\|`, which bounds :math:`a, b, \alpha`.
+    ``"auto"`` computes it from the training data given so far (all of
+    ``X`` in ``fit``; the chunks seen so far in ``partial_fit``).""",
+              kernel=_auto_or_float, fields=("kappa", "auto_kappa"))
+LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"""
+    l2 weight :math:`\lambda`; also sets :math:`R = \sqrt{2/\lambda}`.""", kernel=float)
+_COMMON_PARAMS = common(max_iter=5, max_iter_doc="""
+    Passes over the data in ``fit`` (SOLAM is a one-pass method; further
+    passes continue the same stream, step counter and averages).""", warm_start=r"""
+    Start ``fit`` from the previous last iterate :math:`(w, a, b, \alpha)` (the
+    counters and averages restart).""")
+PARAMS = (R, ETA0, KAPPA, *_COMMON_PARAMS)
+L1_PARAMS = (R.replace(doc=r"Radius of the l1 ball of :math:`w`."), ETA0, KAPPA, *_COMMON_PARAMS)
+REG_PARAMS = (LAM, ETA0, KAPPA, *_COMMON_PARAMS)
+
+# The kernel scalars; lam = 0 for SOLAM and SOLAM-l1, which do not declare it.
+hyper = KernelScalars("SolamHyper", __name__, (R, LAM, ETA0, KAPPA), missing={"lam": 0.0})
+SolamHyper = hyper.type
+
+
+def kappa_of(hp, state: dict) -> float:
+    """Return ``kappa``: the ``kappa`` parameter, or the largest row norm of the data seen.
+
+    ``hp`` is a tuple of kernel scalars with the fields ``kappa`` and ``auto_kappa``.
+    """
+    if hp.auto_kappa:
         return float(np.sqrt(state["data_sqmax"][0]))
-    return float(params["kappa"])
+    return hp.kappa
 
 
-def _hyper(params: dict, state: dict, ball: int, lam: float, radius: float) -> SolamHyper:
-    kappa = kappa_of(params, state)
-    eta0 = params["eta0"]
-    if eta0 == "auto":  # partial_fit before calibration: the scale of the data seen so far;
+def _scales(hp, state: dict, ball: int, regularised: bool) -> SolamScales:
+    """Return the radius, ``kappa``, step scale and ball of one call."""
+    kappa = kappa_of(hp, state)
+    eta0 = hp.eta0
+    if hp.auto_eta0:  # partial_fit before calibration: the scale of the data seen so far;
         # only zero rows so far (kappa = 0): a negligible step, so that they carry no weight in
         # the gamma-weighted average (a step of AUTO_ETA0 / 1e-300 froze it at 0)
-        eta0 = AUTO_ETA0 / (kappa * kappa) if kappa > 0 else _NO_SCALE_STEP
-    return SolamHyper(radius=float(radius), kappa=kappa, eta0=float(eta0), lam=float(lam),
-                      ball=ball)
+        eta0 = eta0 / (kappa * kappa) if kappa > 0 else _NO_SCALE_STEP
+    radius = math.sqrt(2.0 / hp.lam) if regularised else hp.R  # thesis section 3.3
+    return SolamScales(radius=radius, kappa=kappa, eta0=eta0, ball=ball)
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
@@ -76,20 +109,13 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     Returns
     -------
     dict
-        ``w``, ``w_avg`` (d,); ``ab``, ``ab_avg`` (2,) = ``(a, b)``; ``alpha``,
-        ``alpha_avg`` (1,); ``gamma_sum`` (1,); ``seen`` (2,) int64 class
-        counts of the stream (for ``p_hat``).
+        The arrays of :class:`aucopt._kernels.solam.SolamState`. CSR rows with the l2
+        ball switch it to :class:`~aucopt._kernels.solam.SolamLazyState`.
     """
-    return {
-        "w": np.zeros(n_features),
-        "ab": np.zeros(2),
-        "alpha": np.zeros(1),
-        "w_avg": np.zeros(n_features),
-        "ab_avg": np.zeros(2),
-        "alpha_avg": np.zeros(1),
-        "gamma_sum": np.zeros(1),
-        "seen": np.zeros(2, dtype=np.int64),
-    }
+    return zeros(SolamState, n_features)
+
+
+_LAZY_ONLY = tuple(f for f in SolamLazyState._fields if f not in SolamState._fields)
 
 
 def _to_lazy(state: dict) -> None:
@@ -97,8 +123,8 @@ def _to_lazy(state: dict) -> None:
     w = state.pop("w")
     vb = np.zeros((w.shape[0], 2))
     vb[:, 0] = w
-    state.update(vb=vb, acc=state.pop("w_avg") * state["gamma_sum"][0],
-                 lazy=np.array([1.0, 0.0, w @ w]))
+    state.update(vb=vb, acc=state.pop("w_avg") * state["gamma_sum"][0], sigma=np.ones(1),
+                 s_sum=np.zeros(1), vsq=np.array([w @ w]))
 
 
 def _fresh_lazy(state: dict, params: dict) -> None:
@@ -106,15 +132,10 @@ def _fresh_lazy(state: dict, params: dict) -> None:
     _to_lazy(state)
 
 
-def _to_plain(state: dict) -> None:
-    """Switch ``state`` back to ``w`` and ``w_avg`` (O(d), once: dense rows after CSR ones)."""
-    drop_lazy_form(state, iterates, ("vb", "acc", "lazy"))
-
-
 def plain_form(state: dict, params: dict, t: int) -> None:
     """Switch ``state`` to the plain form if it is in the lazy one (see ``AlgorithmSpec``)."""
-    if "vb" in state:
-        _to_plain(state)
+    if "vb" in state:  # O(d), once: dense rows after CSR ones
+        drop_lazy_form(state, iterates, _LAZY_ONLY)
 
 
 def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -123,8 +144,24 @@ def iterates(state: dict) -> tuple[np.ndarray, np.ndarray]:
         return state["w"], state["w_avg"]
     d = state["vb"].shape[0]
     w, w_avg = np.empty(d), np.empty(d)
-    solam_lazy_iterates(state["vb"], state["acc"], state["lazy"], state["gamma_sum"], w, w_avg)
+    solam_lazy_iterates(view(SolamLazyState, state), w, w_avg)
     return w, w_avg
+
+
+def _run_lazy(state, rows: RowData, y, order, hp, sk, t, learn, before_dense):
+    """The O(nnz) kernel on the lazy form, kept between calls (``before_dense``: see ``run``)."""
+    if "vb" not in state:
+        if before_dense is not None:
+            before_dense()
+        _to_lazy(state)
+    st, position, may_fold = view(SolamLazyState, state), 0, before_dense is None
+    while True:
+        t, status, position = solam_epoch_lazy(st, rows.data, rows.indices, rows.indptr, y,
+                                               order, position, hp, sk, t, learn, may_fold)
+        if status != NEEDS_FOLD:
+            return t, status
+        before_dense()
+        may_fold = True
 
 
 def _runner(ball: int, regularised: bool):
@@ -135,39 +172,21 @@ def _runner(ball: int, regularised: bool):
         with the l2 ball (its lazy form kept between calls; ``before_dense`` is called
         before the O(d) steps), the O(d) kernel with the l1 ball.
         """
-        if regularised:
-            lam = float(params["lam"])
-            radius = np.sqrt(2.0 / lam)  # thesis section 3.3 (notes.md#regsolam)
-        else:
-            lam, radius = 0.0, float(params["R"])
-        hp = _hyper(params, state, ball, lam, radius)
-        status = step_status(hp.eta0, hp.kappa * hp.kappa, MAX_STEP_CURVATURE)
+        hp = hyper(params)
+        sk = _scales(hp, state, ball, regularised)
+        status = step_status(sk.eta0, sk.kappa * sk.kappa, MAX_STEP_CURVATURE)
         if status != OK:
             return t, status
-        scalars = (state["ab"], state["alpha"], state["ab_avg"], state["alpha_avg"],
-                   state["gamma_sum"], state["seen"])
-        csr = (rows.data, rows.indices, rows.indptr, y, order)
-        if rows.is_sparse and ball == BALL_L2:
-            if "vb" not in state:
-                if before_dense is not None:
-                    before_dense()
-                _to_lazy(state)
-            lazy, position, may_fold = (state["vb"], state["acc"], state["lazy"]), 0, False
-            while True:
-                t, status, position = solam_epoch_lazy(*lazy, *scalars, *csr, position, hp, t,
-                                                       learn, may_fold or before_dense is None)
-                if status != NEEDS_FOLD:
-                    return t, status
-                before_dense()
-                may_fold = True
+        if rows.is_sparse and ball == BALL_L2 and specialised(solam_epoch_lazy):
+            return _run_lazy(state, rows, y, order, hp, sk, t, learn, before_dense)
         if "vb" in state:
             if before_dense is not None:
                 before_dense()
-            _to_plain(state)
-        iterates_ = (state["w"], *scalars[:2], state["w_avg"], *scalars[2:])
-        if not rows.is_sparse:
-            return solam_epoch_dense(*iterates_, rows.data, y, order, hp, t, learn)
-        return solam_epoch(*iterates_, *csr, hp, t, learn)
+            plain_form(state, params, t)
+        st = view(SolamState, state)
+        if not rows.is_sparse and specialised(solam_epoch_dense):
+            return solam_epoch_dense(st, rows.data, y, order, hp, sk, t, learn)
+        return solam_epoch(st, rows.data, rows.indices, rows.indptr, y, order, hp, sk, t, learn)
 
     return run
 
@@ -198,6 +217,7 @@ _COMMON = dict(
     init_state=init_state,
     coef=coef,
     step_param="eta0",
+    state=(SolamState, SolamLazyState),
     warm_keys=("w", "ab", "alpha"),
     warm_values=warm_values,
     column_keys=("vb", "acc"),
@@ -216,6 +236,7 @@ SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=False),
+        params=PARAMS,
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
@@ -237,6 +258,7 @@ SOLAM_L1 = register(
         "every coordinate), O(d log d) when the sort-based projection (notes.md#projections) is "
         "active",
         run=_runner(BALL_L1, regularised=False),
+        params=L1_PARAMS,
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
@@ -257,6 +279,7 @@ REG_SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         run=_runner(BALL_L2, regularised=True),
+        params=REG_PARAMS,
         # the step is judged on the loss at its best scale, as for SOLAM (see regularised)
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),

@@ -19,7 +19,13 @@ from pathlib import Path
 
 from ..datasets import BINARIZATION_SCHEMES, PREPROCESSING_SCHEMES, dataset_info
 from ..model_selection import PROTOCOLS
-from ._values import ConfigError, PublishedValue, parse_published, parse_values
+from ._values import (
+    ConfigError,
+    PublishedValue,
+    check_hyperparameters,
+    parse_published,
+    parse_values,
+)
 
 __all__ = ["ExperimentConfig", "DatasetEntry", "AlgorithmEntry", "ProtocolSpec",
            "PublishedValue", "FigureSpec", "ConfigError", "list_configs", "load_config",
@@ -384,6 +390,10 @@ def _build(data: dict, path: str) -> ExperimentConfig:
             if not expanded:
                 raise ConfigError(f"{where}grid.{param} is empty.")
             grid[param] = expanded
+        fixed = dict(a.get("params", {}))
+        for checked in {aid, *a.get("id_by_dataset", {}).values()}:
+            check_hyperparameters(checked, {**grid, **{k: [v] for k, v in fixed.items()}},
+                                  f"{where[:-1]} ({checked})")
         algorithms.append(AlgorithmEntry(
             key=a.get("key", aid), id=aid, label=a.get("label", aid), grid=grid,
             params=dict(a.get("params", {})), id_by_dataset=dict(a.get("id_by_dataset", {})),

@@ -13,7 +13,8 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["ConfigError", "PublishedValue", "parse_values", "parse_published"]
+__all__ = ["ConfigError", "PublishedValue", "parse_values", "parse_published",
+           "check_hyperparameters"]
 
 
 class ConfigError(ValueError):
@@ -121,3 +122,41 @@ def parse_published(raw: str, *, scale: float = 1.0) -> PublishedValue | None:
         raise ConfigError(f"published value {raw!r} is not an AUC (mean {mean}, error {err}); "
                           f"check the config's 'scale'.")
     return PublishedValue(raw, mean, err, mark, r1 or r2)
+
+
+def check_hyperparameters(algorithm_id: str, values: dict, where: str) -> None:
+    """Check a config's hyperparameters of ``algorithm_id`` against their declarations.
+
+    Parameters
+    ----------
+    algorithm_id : str
+        A registry id.
+    values : dict
+        ``{name: [value, ...]}``: every value a grid or a fixed parameter gives.
+    where : str
+        The config field, for the message.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown id, a name the algorithm does not declare (the message lists the
+        declared ones) or a value its constraints reject.
+    """
+    from .._api import algorithm_info, estimator_class
+    from ..utils._param_validation import validate_parameter_constraints
+
+    try:
+        declared = [p["name"] for p in algorithm_info(algorithm_id)["params"]]
+        constraints = estimator_class(algorithm_id)._parameter_constraints
+    except ValueError as exc:
+        raise ConfigError(f"{where}: {exc}") from None
+    for name, options in values.items():
+        if name not in declared:
+            raise ConfigError(f"{where}: {algorithm_id} has no hyperparameter {name!r}; its "
+                              f"hyperparameters are {', '.join(declared)}.")
+        for value in options:
+            try:
+                validate_parameter_constraints({name: constraints[name]}, {name: value},
+                                               algorithm_id)
+            except ValueError as exc:
+                raise ConfigError(f"{where}: {exc}") from None

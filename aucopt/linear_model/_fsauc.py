@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["FSAUCClassifier"]
@@ -34,65 +31,7 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     Parameters
     ----------
-    R : float, default=10.0
-        Radius of the l1 ball of :math:`w`. Values must be in the range `(0.0, inf)`.
-    eta1 : float or "auto", default="auto"
-        First-stage step :math:`\eta_1`. ``"auto"`` calibrates it on the training data (a short run
-        per step of a geometric ladder, the lowest objective wins;
-        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta1_``. (The paper's
-        theoretical :math:`\sqrt{\beta_0}R_0/(\sqrt{3n_0}\,G)` with :math:`G` at its bound does not
-        shrink with :math:`\kappa` and fails on unscaled data.)
-    kappa : float or "auto", default="auto"
-        :math:`\kappa = \max_i \|x_i\|`. ``"auto"`` takes it from the data given
-        to the first ``fit``/``partial_fit`` call; it is fixed when the first
-        stage starts (it defines :math:`R_0, \beta_0, D_0`).
-    delta : float, default=0.1
-        Confidence :math:`\delta` of Lemma 1 (not stated in the paper; spec
-        notes.md#fsauc-unstated). Values must be in the range `(0.0, 1.0)`.
-    projection : {"exact", "dykstra", "alternating"}, default="exact"
-        Projection onto :math:`\Omega_1 \cap B(c, r)`: ``"exact"`` by a
-        one-dimensional dual root search (notes.md#exact-projection); ``"dykstra"``: Dykstra's
-        algorithm (converges to the same point); ``"alternating"``: plain
-        alternating projections as suggested in the paper, which give a
-        feasible point that is not the projection (notes.md#exact-projection).
-    projection_rounds : int, default=100
-        Maximal rounds of the ``"dykstra"`` and ``"alternating"`` projections.
-    stats : {"global", "local"}, default="global"
-        ``"global"``: the class sums and :math:`\hat p` accumulate over all
-        stages (the paper's remark after Theorem 1); ``"local"``: they restart
-        at every stage (Algorithm 2 as printed).
-    step_decay : {"paper", "capped", "halve"}, default="capped"
-        Step between stages: ``"paper"``
-        :math:`\eta_{k+1} = \eta_k\sqrt{\beta_k/\beta_{k-1}}/2`; ``"capped"``
-        the same but never larger than :math:`\eta_k`; ``"halve"``
-        :math:`\eta_{k+1} = \eta_k/2` (notes.md#fsauc-step).
-    n_samples_hint : int or None, default=None
-        Number :math:`n` of examples the stream will deliver, which sets the
-        stage count and length; examples beyond :math:`m n_0` continue in
-        further stages of length :math:`n_0`. ``None``: ``fit`` uses
-        ``max_iter`` times the number of rows; ``partial_fit`` starts with the
-        rows of its first call as :math:`n` and, whenever the :math:`m` stages
-        of a run are done, restarts the stage schedule (radii, step, stage
-        length) with :math:`n` doubled, from the last output :math:`\hat v`
-        (the doubling trick for an unknown horizon). So a stream fed one row
-        at a time learns (runs of 1, 2, 4, ... examples), at a constant-factor
-        cost in the rate; pass ``n_samples_hint`` when the length is known.
-    max_iter : int, default=3
-        Passes over the data in ``fit``; the passes form one stream of
-        ``max_iter * n_samples`` examples (FSAUC is a one-pass method: 1 is the
-        paper's setting). The default of 3 keeps the test AUC within 0.006 of the
-        least-squares optimum on every case of ``benchmarks/robustness.py`` (three
-        orders each), where one pass falls up to 0.016 short (Pareto-tailed columns,
-        german.numer).
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start the first stage of ``fit`` from the previous output
-        :math:`(\hat v, \hat\alpha)` instead of 0.
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -166,18 +105,6 @@ class FSAUCClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "fsauc"
-    _parameter_constraints = {
-        **BaseAUCClassifier._parameter_constraints,
-        "R": [Interval(Real, 0, None, closed="neither")],
-        "eta1": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "kappa": [Interval(Real, 0, None, closed="neither"), Options(str, {"auto"})],
-        "delta": [Interval(Real, 0, 1, closed="neither")],
-        "projection": [Options(str, {"exact", "dykstra", "alternating"})],
-        "projection_rounds": [Interval(Integral, 1, None, closed="left")],
-        "stats": [Options(str, {"global", "local"})],
-        "step_decay": [Options(str, {"paper", "capped", "halve"})],
-        "n_samples_hint": [Interval(Integral, 1, None, closed="left"), None],
-    }
 
     def __init__(
         self,
@@ -197,17 +124,4 @@ class FSAUCClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
     ):
-        self.R = R
-        self.eta1 = eta1
-        self.kappa = kappa
-        self.delta = delta
-        self.projection = projection
-        self.projection_rounds = projection_rounds
-        self.stats = stats
-        self.step_decay = step_decay
-        self.n_samples_hint = n_samples_hint
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
+        self._store(locals())

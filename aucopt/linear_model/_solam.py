@@ -2,35 +2,12 @@
 
 from __future__ import annotations
 
-from numbers import Real
-
-from ..utils._param_validation import Interval, Options
 from ._base import BaseAUCClassifier
 
 __all__ = ["SOLAMClassifier", "SOLAML1Classifier", "RegSOLAMClassifier"]
 
-_POSITIVE = Interval(Real, 0, None, closed="neither")
-_SOLAM_CONSTRAINTS = {
-    **BaseAUCClassifier._parameter_constraints,
-    "eta0": [_POSITIVE, Options(str, {"auto"})],
-    "kappa": [_POSITIVE, Options(str, {"auto"})],
-}
 
-
-class _SOLAMBase(BaseAUCClassifier):
-    """Shared ``__init__`` tail of the SOLAM family (not public)."""
-
-    def _store_common(self, eta0, kappa, max_iter, shuffle, random_state, warm_start, verbose):
-        self.eta0 = eta0
-        self.kappa = kappa
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.warm_start = warm_start
-        self.verbose = verbose
-
-
-class SOLAMClassifier(_SOLAMBase):
+class SOLAMClassifier(BaseAUCClassifier):
     r"""Stochastic Online AUC Maximisation (SOLAM) with an l2 ball.
 
     Solves the saddle-point form of the pairwise square-loss AUC surrogate
@@ -55,29 +32,7 @@ class SOLAMClassifier(_SOLAMBase):
 
     Parameters
     ----------
-    R : float, default=10.0
-        Radius of the l2 ball of :math:`w`. Values must be in the range `(0.0, inf)`.
-    eta0 : float or "auto", default="auto"
-        Step scale :math:`\zeta` of :math:`\gamma_t = \zeta/\sqrt{t}`.
-        ``"auto"`` calibrates it on the training data (a short run per step of a
-        geometric ladder, the lowest objective wins; :mod:`aucopt.algorithms._calibrate`)
-        and stores the value used in ``eta0_``.
-    kappa : float or "auto", default="auto"
-        :math:`\kappa = \max_i \|x_i\|`, which bounds :math:`a, b, \alpha`.
-        ``"auto"`` computes it from the training data given so far (all of
-        ``X`` in ``fit``; the chunks seen so far in ``partial_fit``).
-    max_iter : int, default=5
-        Passes over the data in ``fit`` (SOLAM is a one-pass method; further
-        passes continue the same stream, step counter and averages).
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate ``(w, a, b, alpha)`` (the
-        counters and averages restart).
-    verbose : int, default=0
-        Log one line per pass at INFO level on the ``aucopt`` logger.
+    {parameters}
 
     Attributes
     ----------
@@ -134,7 +89,6 @@ class SOLAMClassifier(_SOLAMBase):
     """
 
     _algorithm = "solam"
-    _parameter_constraints = {**_SOLAM_CONSTRAINTS, "R": [_POSITIVE]}
 
     def __init__(
         self,
@@ -148,8 +102,7 @@ class SOLAMClassifier(_SOLAMBase):
         warm_start=False,
         verbose=0,
     ):
-        self.R = R
-        self._store_common(eta0, kappa, max_iter, shuffle, random_state, warm_start, verbose)
+        self._store(locals())
 
 
 class SOLAML1Classifier(SOLAMClassifier):
@@ -168,22 +121,7 @@ class SOLAML1Classifier(SOLAMClassifier):
 
     Parameters
     ----------
-    R : float, default=10.0
-        Radius of the l1 ball of :math:`w`. Values must be in the range `(0.0, inf)`.
-    eta0 : float or "auto", default="auto"
-        See :class:`SOLAMClassifier`.
-    kappa : float or "auto", default="auto"
-        See :class:`SOLAMClassifier`.
-    max_iter : int, default=5
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -218,7 +156,7 @@ class SOLAML1Classifier(SOLAMClassifier):
     _algorithm = "solam-l1"
 
 
-class RegSOLAMClassifier(_SOLAMBase):
+class RegSOLAMClassifier(BaseAUCClassifier):
     r"""Regularised SOLAM (regSOLAM, Natole 2020, chapter 3).
 
     SOLAM applied to :math:`F_\lambda = F + \frac{\lambda}{2}\|w\|^2`,
@@ -236,23 +174,7 @@ class RegSOLAMClassifier(_SOLAMBase):
 
     Parameters
     ----------
-    lam : float, default=1e-4
-        l2 weight :math:`\lambda`; also sets :math:`R = \sqrt{2/\lambda}`. Values
-        must be in the range `(0.0, inf)`.
-    eta0 : float or "auto", default="auto"
-        See :class:`SOLAMClassifier`.
-    kappa : float or "auto", default="auto"
-        See :class:`SOLAMClassifier`.
-    max_iter : int, default=5
-        Passes over the data in ``fit``.
-    shuffle : bool, default=True
-        Reshuffle the samples before each pass of ``fit``.
-    random_state : int, RandomState instance or None, default=None
-        Seed of the sample order.
-    warm_start : bool, default=False
-        Start ``fit`` from the previous last iterate.
-    verbose : int, default=0
-        Log one line per pass.
+    {parameters}
 
     Attributes
     ----------
@@ -291,7 +213,6 @@ class RegSOLAMClassifier(_SOLAMBase):
     """
 
     _algorithm = "reg-solam"
-    _parameter_constraints = {**_SOLAM_CONSTRAINTS, "lam": [_POSITIVE]}
 
     def __init__(
         self,
@@ -305,5 +226,4 @@ class RegSOLAMClassifier(_SOLAMBase):
         warm_start=False,
         verbose=0,
     ):
-        self.lam = lam
-        self._store_common(eta0, kappa, max_iter, shuffle, random_state, warm_start, verbose)
+        self._store(locals())

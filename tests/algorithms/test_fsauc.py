@@ -6,7 +6,7 @@ from numpy.testing import assert_allclose
 
 from aucopt._kernels._prox import project_l1_ball
 from aucopt._kernels._prox_l1l2 import project_l1_ball_warm
-from aucopt._kernels.fsauc import I_ROOT_STEPS, lemma1
+from aucopt._kernels.fsauc import lemma1
 from aucopt.algorithms.fsauc import n_stages
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model._fsauc import FSAUCClassifier
@@ -40,7 +40,7 @@ def test_matches_reference_same_order(projection, stats, decay, german, as_forma
     assert_allclose(est.coef_[0], out["w"], rtol=1e-10, atol=1e-13)
     assert np.abs(est.coef_[0]).sum() > 0.01  # not the trivial output
     if projection == "exact":  # the root search of P5 was exercised
-        assert est._state["counters"][I_ROOT_STEPS] > 0
+        assert est._state["root_steps"][0] > 0
 
 
 def test_partial_fit_with_hint_matches_reference_across_stages(german):
@@ -50,7 +50,7 @@ def test_partial_fit_with_hint_matches_reference_across_stages(german):
         est.partial_fit(X[chunk], y[chunk], classes=[-1, 1])
     out = ref.fsauc(X, y, [np.arange(700)], R=1.0, kappa=5.0, eta1=0.02, n=300)
     m, n0 = out["m"], out["n0"]
-    assert est._state["counters"][1] - 1 == out["stages"] == 700 // n0 > m  # beyond the budget
+    assert est._state["stage"][0] - 1 == out["stages"] == 700 // n0 > m  # beyond the budget
     assert_allclose(est.coef_[0], out["w"], rtol=1e-10, atol=1e-13)
 
 
@@ -76,7 +76,7 @@ def test_fit_knows_n_and_output_waits_for_a_stage():
     assert est._state["n_total"][0] == 1500 and est.t_ == 1500
     early = FSAUCClassifier(n_samples_hint=1000).partial_fit(X[:100], y[:100], classes=[-1, 1])
     assert np.all(early.coef_ == 0)  # v_hat_0 = 0 until the first stage ends
-    assert early._state["counters"][0] == 1000 // n_stages(1000)
+    assert early._state["n0"][0] == 1000 // n_stages(1000)
 
 
 def test_exact_and_alternating_projections_differ():
@@ -86,7 +86,7 @@ def test_exact_and_alternating_projections_differ():
     params = dict(R=0.5, eta1=1.0, n_samples_hint=60, random_state=0)  # 10 stages: r binds
     a = FSAUCClassifier(**params).fit(X, y)
     b = FSAUCClassifier(projection="alternating", **params).fit(X, y)
-    assert a._state["counters"][I_ROOT_STEPS] > 0
+    assert a._state["root_steps"][0] > 0
     for est in (a, b):
         assert np.abs(est.coef_[0]).sum() <= 0.5 + 1e-9
     assert not np.allclose(a.coef_, b.coef_)
