@@ -3,10 +3,12 @@
 import csv
 import json
 import time
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+import aucopt
 import aucopt.experiments._runner as runner_module
 from aucopt.cli import app
 from aucopt.datasets import CONFIG_IDS, dataset_info
@@ -308,12 +310,13 @@ def test_unregistered_algorithms_and_missing_data_are_reported(tmp_path, monkeyp
     assert "fsauc-from-the-future" in report and "no data" in report
 
 
-def test_a_grid_parameter_the_estimator_lacks_is_a_clear_error(tmp_path):
+def test_a_grid_parameter_the_estimator_lacks_is_a_clear_error_at_load(tmp_path):
+    """The config is checked against the declared hyperparameters before anything runs."""
     path = _write(tmp_path, GOOD.replace("grid = { beta", "grid = { gamma"))
-    summary = run_experiment(path, tmp_path / "run", smoke=True, progress=False)
-    assert summary["ok"] == 0
-    rows = _rows(tmp_path / "run" / "results.csv")
-    assert "config error: spam-l2 has no parameter(s) ['gamma']" in rows[0]["message"]
+    with pytest.raises(ConfigError, match="spam-l2 has no hyperparameter 'gamma'; its "
+                       "hyperparameters are beta, eta0"):
+        run_experiment(path, tmp_path / "run", smoke=True, progress=False)
+    assert not (tmp_path / "run" / "results.csv").exists()
 
 
 # --------------------------------------------------------------------------- CLI
@@ -402,3 +405,12 @@ def test_committed_reproduction_cells_come_from_the_committed_run_directories():
             assert float(cell["auc_mean"]) == pytest.approx(float(row["auc_mean"]), abs=1e-12)
             checked += 1
     assert checked >= 150  # 169 paper-protocol cells come from these directories
+
+
+
+def test_a_value_the_declaration_rejects_is_a_clear_error_at_load(tmp_path):
+    text = (Path(aucopt.__file__).parent / "experiments" / "configs" / "dan-t1.toml").read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace('"lam" = "10^[-5:5]"', '"lam" = [-1.0]', 1))
+    with pytest.raises(ConfigError, match="lam"):
+        load_config(str(bad))

@@ -139,17 +139,18 @@ def check_hyperparameters(algorithm_id: str, values: dict, where: str) -> None:
     Raises
     ------
     ConfigError
-        For an unknown id, a name the algorithm does not declare (the message lists the
-        declared ones) or a value its constraints reject.
+        For a name the algorithm does not declare (the message lists the declared ones)
+        or a value its constraints reject. An id that is not registered is left to the
+        runner, which reports it with the cells it cannot fill.
     """
     from .._api import algorithm_info, estimator_class
     from ..utils._param_validation import validate_parameter_constraints
 
     try:
         declared = [p["name"] for p in algorithm_info(algorithm_id)["params"]]
-        constraints = estimator_class(algorithm_id)._parameter_constraints
-    except ValueError as exc:
-        raise ConfigError(f"{where}: {exc}") from None
+    except ValueError:
+        return
+    constraints = estimator_class(algorithm_id)._parameter_constraints
     for name, options in values.items():
         if name not in declared:
             raise ConfigError(f"{where}: {algorithm_id} has no hyperparameter {name!r}; its "
