@@ -44,8 +44,6 @@ class AlgorithmSpec:
         Fixed registry id, e.g. ``"spam-l2"``.
     name : str
         Display name, e.g. ``"SPAM-L2"``.
-    estimator : str
-        ``"module:Class"`` of the public scikit-learn estimator.
     family : str
         Algorithm family (module name of the kernel), e.g. ``"spam"``.
     paper : str
@@ -151,7 +149,6 @@ class AlgorithmSpec:
 
     id: str
     name: str
-    estimator: str
     family: str
     paper: str
     source: str

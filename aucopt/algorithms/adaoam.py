@@ -73,7 +73,6 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
 ADAOAM = register(AlgorithmSpec(
     id="adaoam",
     name="AdaOAM",
-    estimator="aucopt.linear_model:AdaOAMClassifier",
     family="adaoam",
     paper=PAPER,
     source="Ding et al., AAAI 2015 (thesis Alg. 9)",

@@ -219,7 +219,6 @@ AOGD = register(
     AlgorithmSpec(
         id="aogd",
         name="AOGD",
-        estimator="aucopt.kernel_model:AOGDClassifier",
         params=PARAMS,
         state=(AOGDState,),
         family="aogd",

@@ -237,7 +237,6 @@ FSAUC = register(
     AlgorithmSpec(
         id="fsauc",
         name="FSAUC",
-        estimator="aucopt.linear_model._fsauc:FSAUCClassifier",
         family="fsauc",
         paper=PAPER,
         source="Liu et al., ICML 2018",

@@ -126,7 +126,6 @@ FTRL_AUC = register(
     AlgorithmSpec(
         id="ftrl-auc",
         name="FTRL-AUC",
-        estimator="aucopt.linear_model._ftrl_auc:FTRLAUCClassifier",
         family="ftrl_auc",
         paper=PAPER,
         source="Zhou, Ying, Skiena, ICDM 2020",

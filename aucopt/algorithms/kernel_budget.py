@@ -117,7 +117,6 @@ PROJECTION_PP = register(
     AlgorithmSpec(
         id="projection-pp",
         name="Projection++ (KOIL)",
-        estimator="aucopt.kernel_model:ProjectionPPClassifier",
         params=PARAMS,
         state=(ProjectionPPState,),
         family="kernel_budget",
@@ -153,7 +152,6 @@ SPARSE_KERNEL = register(
     AlgorithmSpec(
         id="sparse-kernel",
         name="Sparse Kernel",
-        estimator="aucopt.kernel_model:SparseKernelClassifier",
         params=sparse.PARAMS,
         state=(SparseKernelState,),
         family="kernel_budget",

@@ -197,7 +197,6 @@ MBA = register(
     AlgorithmSpec(
         id="mba",
         name="MBA",
-        estimator="aucopt.linear_model._mba:MBAClassifier",
         family="mba",
         paper=PAPER,
         source="Gultekin et al. 2018 (thesis Alg. 16)",

@@ -278,7 +278,6 @@ OAM_SEQ = register(
     AlgorithmSpec(
         id="oam-seq",
         name="OAM_seq",
-        estimator="aucopt.linear_model._oam:OAMSeqClassifier",
         run=_runner("sequential"),
         calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"]),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
@@ -296,7 +295,6 @@ OAM_GRA = register(
     AlgorithmSpec(
         id="oam-gra",
         name="OAM_gra",
-        estimator="aucopt.linear_model._oam:OAMGraClassifier",
         run=_runner("gradient"),
         calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"]),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "

@@ -380,7 +380,6 @@ _NOTES = ("Paper grid (Gao et al. 2013, Section 6.1): eta in 2^[-12:10], lam in 
 OPAUC = register(AlgorithmSpec(
     id="opauc",
     name="OPAUC",
-    estimator="aucopt.linear_model:OPAUCClassifier",
     memory="O(d^2) (two d x d class covariances; refused above max_memory_gb)",
     cost="O(d^2) per sample (S w over one triangle + a rank-one update folded in blocks "
     "of 16 by BLAS; no d x d temporaries)",
@@ -394,7 +393,6 @@ OPAUC = register(AlgorithmSpec(
 OPAUC_R = register(AlgorithmSpec(
     id="opauc-r",
     name="OPAUCr",
-    estimator="aucopt.linear_model:OPAUCrClassifier",
     memory="O(rank d) (sketch Z per class; never d x d)",
     cost="O(rank d) per sample (O(rank nnz) sketch update for CSR rows)",
     params=R_PARAMS,
@@ -412,7 +410,6 @@ _REDUCED = {**_COMMON, "grid": {"eta": _ETAS, "lam": _LAMS, "n_components": (100
 OPAUC_F = register(AlgorithmSpec(
     id="opauc-f",
     name="OPAUC^f",
-    estimator="aucopt.linear_model:OPAUCfClassifier",
     memory="O(k^2), k = n_components",
     cost="O(k^2 + d) per sample",
     params=F_PARAMS,
@@ -425,7 +422,6 @@ OPAUC_F = register(AlgorithmSpec(
 OPAUC_RP = register(AlgorithmSpec(
     id="opauc-rp",
     name="OPAUC^rp",
-    estimator="aucopt.linear_model:OPAUCrpClassifier",
     memory="O(k^2 + k d), k = n_components",
     cost="O(k^2 + k nnz) per sample",
     params=RP_PARAMS,
@@ -440,7 +436,6 @@ OPAUC_RP = register(AlgorithmSpec(
 OPAUC_PCA = register(AlgorithmSpec(
     id="opauc-pca",
     name="OPAUC^pca",
-    estimator="aucopt.linear_model:OPAUCpcaClassifier",
     memory="O(k^2 + k d + d^2 once for the PCA), k = n_components",
     cost="O(k^2 + k nnz) per sample, plus one batch PCA on the training data",
     params=PCA_PARAMS,

@@ -307,7 +307,6 @@ OGD_FIFO = register(
     AlgorithmSpec(
         id="ogd-fifo",
         name="OGD (FIFO, previous example)",
-        estimator="aucopt.linear_model._pairwise_buffer:OGDFIFOClassifier",
         paper=YANG_PAPER,
         source="Yang, Lei, Wang, Yang, Ying, NeurIPS 2021",
         memory="O(d) (iterate, average, the previous example densified, its indices)",
@@ -336,7 +335,6 @@ KAR = register(
     AlgorithmSpec(
         id="kar",
         name="OLP (Kar et al., RS-x buffer)",
-        estimator="aucopt.linear_model._pairwise_buffer:KarClassifier",
         paper=KAR_PAPER,
         source="Kar, Sriperumbudur, Jain, Karnick, ICML 2013",
         memory="O(s K + d) on CSR rows (a buffer of s = buffer_size rows stored sparsely, K the "

@@ -230,7 +230,6 @@ SOLAM = register(
     AlgorithmSpec(
         id="solam",
         name="SOLAM",
-        estimator="aucopt.linear_model._solam:SOLAMClassifier",
         paper=PAPER_SOLAM,
         source="Ying, Wen, Lyu, NIPS 2016",
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
@@ -251,7 +250,6 @@ SOLAM_L1 = register(
     AlgorithmSpec(
         id="solam-l1",
         name="SOLAM-l1",
-        estimator="aucopt.linear_model._solam:SOLAML1Classifier",
         paper=PAPER_SOLAM,
         source="Ying et al. 2016; l1 ball as in Liu et al., ICML 2018",
         cost="O(d) per sample while the l1 ball is inactive (dense or CSR: the l1 norm needs "
@@ -273,7 +271,6 @@ REG_SOLAM = register(
     AlgorithmSpec(
         id="reg-solam",
         name="regSOLAM",
-        estimator="aucopt.linear_model._solam:RegSOLAMClassifier",
         paper=PAPER_REG,
         source="Natole, thesis ch. 3 (2020)",
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "

@@ -282,7 +282,6 @@ SPAM_L2 = register(
     AlgorithmSpec(
         id="spam-l2",
         name="SPAM-L2",
-        estimator="aucopt.linear_model:SPAML2Classifier",
         params=PARAMS,
         grid={"beta": BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
@@ -296,7 +295,6 @@ SPAM_NET = register(
     AlgorithmSpec(
         id="spam-net",
         name="SPAM-NET",
-        estimator="aucopt.linear_model:SPAMNetClassifier",
         params=NET_PARAMS,
         grid={"beta": BETAS, "beta1": BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},

@@ -191,7 +191,6 @@ SPDAM = register(
     AlgorithmSpec(
         id="spdam",
         name="SPDAM",
-        estimator="aucopt.linear_model._spdam:SPDAMClassifier",
         family="spdam",
         paper=PAPER,
         source="Natole, Ying, Lyu 2019 (thesis ch. 5)",

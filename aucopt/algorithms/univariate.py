@@ -155,7 +155,6 @@ UNI_EXP = _register(
     "exp", "exp",
     id="uni-exp",
     name="online Uni-Exp",
-    estimator="aucopt.linear_model._univariate:UniExpClassifier",
     # no 2^-3: with a constant-scale step the exponential loss diverges on minmax-scaled
     # german.numer (M^2 ~ 24) at 2^-3 (benchmarks/auc_vs_ls.py)
     quick_grid={"eta": ("auto", 2.0**-8, 2.0**-6)},
@@ -165,6 +164,5 @@ UNI_SQU = _register(
     "squ", "square",
     id="uni-squ",
     name="online Uni-Squ",
-    estimator="aucopt.linear_model._univariate:UniSquClassifier",
     quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
 )

@@ -134,7 +134,6 @@ VRSPAM_L2 = register(
     AlgorithmSpec(
         id="vrspam-l2",
         name="VRSPAM-L2",
-        estimator="aucopt.linear_model._vrspam:VRSPAML2Classifier",
         params=PARAMS,
         grid={"beta": spam.BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
@@ -149,7 +148,6 @@ VRSPAM_NET = register(
     AlgorithmSpec(
         id="vrspam-net",
         name="VRSPAM-NET",
-        estimator="aucopt.linear_model._vrspam:VRSPAMNetClassifier",
         params=NET_PARAMS,
         grid={"beta": spam.BETAS, "beta1": spam.BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},

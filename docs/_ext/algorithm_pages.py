@@ -50,8 +50,8 @@ def _first_sentence(desc: list[str]) -> str:
     return _CITE.sub("", match.group(1) if match else text)
 
 
-def _param_table(info: dict, doc: ClassDoc) -> list[str]:
-    described = {p.name.split(":")[0].strip(): p.desc for p in doc["Parameters"]}
+def _param_table(info: dict) -> list[str]:
+    described = {p["name"]: [p["doc"]] for p in info["params"]}  # the declarations
     lines = [".. list-table::", "   :header-rows: 1", "   :widths: 15 15 25 20 40", "",
              "   * - parameter", "     - default", "     - paper grid", "     - quick grid",
              "     - meaning"]
@@ -89,7 +89,7 @@ def algorithm_page(algorithm: str) -> str:
               "Defaults of the estimator; *paper grid* is the grid of the paper's experiments "
               "(``aucopt.algorithm_info(id)['grid']``), *quick grid* the at most 9 combinations "
               "``aucopt demo`` and ``aucopt compare`` tune by default.", "",
-              *_param_table(info, doc)]
+              *_param_table(info)]
     notes = _text(doc["Notes"])
     if notes or info["notes"]:
         lines += [*_heading("Notes", "-"), notes, "", _plain(info["notes"] or ""), ""]
