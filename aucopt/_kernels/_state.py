@@ -22,9 +22,8 @@ from typing import Annotated, NamedTuple, get_type_hints
 
 import numpy as np
 
-__all__ = ["F64", "I64", "SIGNED_I64", "D", "ANY", "Dim", "Layout", "layout", "zeros", "view",
-           "data_shaped",
-           "signed"]
+__all__ = ["F64", "I64", "SIGNED_I64", "BOOL", "D", "ANY", "Dim", "Layout", "layout", "zeros",
+           "view", "data_shaped", "signed"]
 
 
 class Dim(str):
@@ -57,6 +56,7 @@ class _Kind:
 F64 = _Kind(np.float64)
 I64 = _Kind(np.int64)
 SIGNED_I64 = _Kind(np.int64, signed=True)  # integer entries that may be negative (markers)
+BOOL = _Kind(np.bool_)  # flags (occupied slots, active basis points)
 
 _LAYOUTS: dict = {}
 

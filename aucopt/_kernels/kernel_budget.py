@@ -20,15 +20,14 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_sqnorm, row_to_dense
-from ._state import F64, I64, D, Dim, _Kind
+from ._state import BOOL, F64, I64, D, Dim
 
-__all__ = ["BOOL", "FIFO", "RESERVOIR", "ProjectionPPState", "kernel_row", "kernel_scores",
+__all__ = ["FIFO", "RESERVOIR", "ProjectionPPState", "kernel_row", "kernel_scores",
            "projection_pp_epoch"]
 
 RESERVOIR = 0  # KOIL_RS++: reservoir sampling replacement, then compensation
 FIFO = 1  # KOIL_FIFO++: the oldest support vector is replaced, then compensation
 
-BOOL = _Kind(np.bool_)  # boolean state arrays (occupied slots, active basis points)
 SLOTS = Dim("slots")  # 2 budget: positives in [0, budget), negatives in [budget, 2 budget)
 
 

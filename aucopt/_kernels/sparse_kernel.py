@@ -13,8 +13,8 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_to_dense
-from ._state import F64, I64, D, Dim
-from .kernel_budget import BOOL, _gauss
+from ._state import BOOL, F64, I64, D, Dim
+from .kernel_budget import _gauss
 
 __all__ = ["SparseKernelState", "sparse_kernel_fit"]
 

@@ -94,13 +94,13 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     The order of the stream matters. While only one class has arrived,
     :math:`\hat p` is 0 or 1 and the gradient in :math:`w` vanishes, so a
-    label-sorted stream wastes the first stage (here half of the data) and the
-    shrinking radii keep the model near that stage's poor output. Passing the
-    data generator's seed as the estimator's seed does exactly that, because
-    ``make_auc_problem`` places the positives at the first indices of the same
-    permutation that the first pass of ``fit`` uses:
+    label-sorted stream wastes the first stage (here, with one pass, half of the
+    data) and the shrinking radii keep the model near that stage's poor output.
+    Passing the data generator's seed as the estimator's seed does exactly that,
+    because ``make_auc_problem`` places the positives at the first indices of the
+    same permutation that the first pass of ``fit`` uses:
 
-    >>> FSAUCClassifier(random_state=0).fit(X, y).score(X, y) < 0.6
+    >>> FSAUCClassifier(random_state=0, max_iter=1).fit(X, y).score(X, y) < 0.6
     True
     """
 
