@@ -49,6 +49,7 @@ params = { "max_iter" = 1 }
 id = "fsauc"
 label = "FSAUC"
 grid = { "R" = [1.0, 10.0] }
+params = { "max_iter" = 1 }
 
 [[algorithms]]
 id = "b-ls-svm"
