@@ -36,15 +36,9 @@ class AOGDClassifier(BaseAUCClassifier):
     ----------
     intercept_ : ndarray of shape (1,)
         ``-(f(m+) + f(m-))/2`` with the per-class mean feature vectors.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
     t_ : int
         Number of examples that produced steps so far.
+    {attributes}
 
     See Also
     --------
@@ -74,12 +68,7 @@ class AOGDClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.kernel_model import AOGDClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = AOGDClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "aogd"

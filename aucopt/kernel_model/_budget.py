@@ -39,15 +39,9 @@ class ProjectionPPClassifier(BaseAUCClassifier):
     intercept_ : ndarray of shape (1,)
         Minus the mean of the average scores of the positive and of the
         negative support vectors.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
     t_ : int
         Examples processed so far.
+    {attributes}
 
     See Also
     --------
@@ -79,12 +73,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.kernel_model import ProjectionPPClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = ProjectionPPClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "projection-pp"
@@ -134,15 +123,11 @@ class SparseKernelClassifier(BaseAUCClassifier):
     ----------
     intercept_ : ndarray of shape (1,)
         Minus the mean of the class-mean training scores.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
     n_iter_ : int
         Basis functions chosen.
     t_ : int
         Newton iterations run in total.
+    {attributes}
 
     See Also
     --------
@@ -174,12 +159,7 @@ class SparseKernelClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.kernel_model import SparseKernelClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SparseKernelClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "sparse-kernel"

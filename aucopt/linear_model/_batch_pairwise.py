@@ -28,17 +28,11 @@ class LSSVMClassifier(BaseAUCClassifier):
     ----------
     coef_ : ndarray of shape (1, n_features)
         Scoring vector :math:`w`.
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
     n_iter_ : int
         Always 1.
     t_ : int
         Number of solves (1).
+    {attributes}
 
     See Also
     --------
@@ -64,15 +58,11 @@ class LSSVMClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import LSSVMClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = LSSVMClassifier().fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "b-ls-svm"
+    _example_params = ""
 
     def __init__(
         self,
@@ -109,12 +99,11 @@ class SVMORClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    coef_, intercept_, classes_, n_features_in_, feature_names_in_
-        See :class:`LSSVMClassifier`.
     n_iter_ : int
         Cutting planes added by the last ``fit``.
     t_ : int
         Cutting planes added so far.
+    {attributes}
 
     See Also
     --------
@@ -144,15 +133,11 @@ class SVMORClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SVMORClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SVMORClassifier().fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "b-svm-or"
+    _example_params = ""
 
     def __init__(
         self,
@@ -194,8 +179,7 @@ class SVMPerfClassifier(SVMORClassifier):
 
     Attributes
     ----------
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`SVMORClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -221,15 +205,11 @@ class SVMPerfClassifier(SVMORClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SVMPerfClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SVMPerfClassifier().fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "svm-perf"
+    _example_params = ""
 
     def __init__(
         self,

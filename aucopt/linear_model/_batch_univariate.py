@@ -30,15 +30,11 @@ class UniLogBatchClassifier(BaseAUCClassifier):
     intercept_ : ndarray of shape (1,)
         ``-(w.m+ + w.m-)/2`` from the class means, as for every aucopt
         estimator (the fitted :math:`b` is kept in ``_state["bias"]``).
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
     n_iter_ : int
         L-BFGS iterations of the last ``fit``.
     t_ : int
         L-BFGS iterations so far.
+    {attributes}
 
     See Also
     --------
@@ -70,15 +66,11 @@ class UniLogBatchClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import UniLogBatchClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = UniLogBatchClassifier().fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "uni-log-batch"
+    _example_params = ""
 
     def __init__(
         self,
@@ -114,9 +106,7 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
 
     Attributes
     ----------
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`UniLogBatchClassifier` (``n_iter_`` is 1 for the Cholesky
-        solve, the number of CG steps otherwise).
+    {attributes}
 
     Notes
     -----
@@ -136,15 +126,11 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import UniSquBatchClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = UniSquBatchClassifier().fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "uni-squ-batch"
+    _example_params = ""
 
     def __init__(
         self,

@@ -10,6 +10,7 @@ kernel scalars built from it are cached).
 
 from __future__ import annotations
 
+import textwrap
 from numbers import Integral
 from operator import attrgetter, is_
 
@@ -22,6 +23,21 @@ __all__ = ["DeclaredParams", "ESTIMATORS"]
 ESTIMATORS: dict = {}  # registry id -> the estimator class that names it (filled on import)
 
 _PARAMETERS = "    {parameters}"  # the docstring line replaced by the declared parameters
+_ATTRIBUTES = "    {attributes}"  # ... by the attributes every estimator has (not documented above)
+_EXAMPLE = "    {example}"  # ... by the standard example (fit on an easy problem, score)
+
+# The attributes of every estimator, in numpydoc form; an estimator documents its own
+# version of one above the ``{attributes}`` line where its meaning differs.
+_STANDARD_ATTRIBUTES = (
+    ("coef_", "ndarray of shape (1, n_features)", "Scoring vector :math:`w`."),
+    ("intercept_", "ndarray of shape (1,)",
+     "``-(w.m+ + w.m-)/2`` from the class means of the training data."),
+    ("classes_", "ndarray of shape (2,)", "Labels; ``classes_[1]`` is the positive class."),
+    ("n_features_in_", "int", "Number of features of the training data."),
+    ("feature_names_in_", "ndarray of str", "Only when ``X`` had string column names."),
+    ("n_iter_", "int", "Passes run by the last call."),
+    ("t_", "int", "Number of updates so far."),
+)
 
 
 class DeclaredParams:
@@ -32,6 +48,7 @@ class DeclaredParams:
     """
 
     _algorithm: str = ""
+    _example_params: str = "random_state=0"  # arguments of the standard example's estimator
 
     _parameter_constraints: dict = {
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -59,8 +76,10 @@ class DeclaredParams:
         if not declared:
             return
         cls._parameter_constraints = constraints_of(declared)
-        if cls.__doc__ and _PARAMETERS in cls.__doc__:
-            cls.__doc__ = cls.__doc__.replace(_PARAMETERS, document(declared))
+        doc = cls.__doc__ or ""
+        doc = doc.replace(_PARAMETERS, document(declared))
+        doc = doc.replace(_ATTRIBUTES, _attributes(cls, doc))
+        cls.__doc__ = doc.replace(_EXAMPLE, _example(cls))
 
     @classmethod
     def _spec(cls):
@@ -116,3 +135,39 @@ class DeclaredParams:
         if check is not None:
             check(params)
         self._checked_params = params
+
+
+def _attributes(cls, doc: str) -> str:
+    """Return the numpydoc entries of the standard attributes ``doc`` does not document."""
+    spec = get_algorithm(cls._algorithm)
+    section = doc.split("Attributes\n    ----------\n", 1)[-1].split(_ATTRIBUTES, 1)[0]
+    documented = {name.strip() for line in section.splitlines()
+                  if line.startswith("    ") and not line.startswith("     ") and " : " in line
+                  for name in line.split(" : ", 1)[0].split(",")}
+    entries = []
+    if spec.calibration is not None and spec.step_param:
+        name = spec.step_param
+        entries.append((f"{name}_", "float or None",
+                        f'The {name} used: the number given, or the one ``"auto"`` calibrated; '
+                        "None while ``partial_fit`` waits for a chunk with a usable scale."))
+    entries += [e for e in _STANDARD_ATTRIBUTES if e[0] != "coef_" or spec.coef is not None]
+    lines = []
+    for name, kind, text in entries:
+        if name not in documented:
+            lines += [f"    {name} : {kind}", *textwrap.wrap(
+                text, 88, initial_indent="        ", subsequent_indent="        ")]
+    return "\n".join(lines)
+
+
+def _example(cls) -> str:
+    """Return the standard example: fit on an easy problem and score it (run by doctest)."""
+    package = cls.__module__.rsplit("._", 1)[0]
+    name = cls.__name__
+    return "\n".join([
+        "    >>> from aucopt.datasets import make_auc_problem",
+        f"    >>> from {package} import {name}",
+        "    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)",
+        f"    >>> clf = {name}({cls._example_params}).fit(X, y)",
+        "    >>> clf.score(X, y) > 0.8",
+        "    True",
+    ])

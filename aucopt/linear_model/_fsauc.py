@@ -35,23 +35,12 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta1_ : float or None
-        The eta1 used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The w-part of :math:`\hat v` of the last completed stage (zero before
         the first stage completes).
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
     t_ : int
         Number of examples processed so far.
+    {attributes}
 
     See Also
     --------
@@ -85,12 +74,7 @@ class FSAUCClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import FSAUCClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = FSAUCClassifier(random_state=1).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
 
     The order of the stream matters. While only one class has arrived,
     :math:`\hat p` is 0 or 1 and the gradient in :math:`w` vanishes, so a
@@ -105,6 +89,7 @@ class FSAUCClassifier(BaseAUCClassifier):
     """
 
     _algorithm = "fsauc"
+    _example_params = "random_state=1"
 
     def __init__(
         self,

@@ -45,22 +45,9 @@ class FTRLAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    alpha_ : float or None
-        The alpha used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The current FTRL weights (the last iterate).
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
-    t_ : int
-        Number of updates so far.
+    {attributes}
 
     See Also
     --------

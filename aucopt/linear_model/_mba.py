@@ -31,16 +31,11 @@ class MBAClassifier(BaseAUCClassifier):
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features)
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2``.
-    classes_ : ndarray of shape (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
     n_iter_ : int
         Sampling rounds run (0 with ``pairs="all"``).
     t_ : int
         Pairs sampled.
+    {attributes}
 
     Notes
     -----
@@ -59,12 +54,7 @@ class MBAClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import MBAClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = MBAClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "mba"

@@ -38,23 +38,12 @@ class OAMSeqClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    C_ : float or None
-        The C used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (last iterate).
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
     t_ : int
         Updates so far (arrivals that met a non-empty reservoir of the other
         class).
+    {attributes}
 
     See Also
     --------
@@ -149,11 +138,7 @@ class OAMGraClassifier(OAMSeqClassifier):
 
     Attributes
     ----------
-    C_ : float or None
-        The C used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`OAMSeqClassifier`.
+    {attributes}
 
     Notes
     -----

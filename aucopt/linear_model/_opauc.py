@@ -36,22 +36,11 @@ class OPAUCClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Last iterate.
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
     t_ : int
         Number of gradient steps so far.
+    {attributes}
 
     See Also
     --------
@@ -75,12 +64,7 @@ class OPAUCClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import OPAUCClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OPAUCClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "opauc"
@@ -121,11 +105,7 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`OPAUCClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -144,15 +124,11 @@ class OPAUCrClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import OPAUCrClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OPAUCrClassifier(rank=20, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "opauc-r"
+    _example_params = "rank=20, random_state=0"
 
     def __init__(
         self,
@@ -191,12 +167,7 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`OPAUCClassifier`; ``coef_`` is mapped back to the original
-        space.
+    {attributes}
 
     Notes
     -----
@@ -211,15 +182,11 @@ class OPAUCfClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import OPAUCfClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OPAUCfClassifier(n_components=8, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "opauc-f"
+    _example_params = "n_components=8, random_state=0"
 
     def __init__(
         self,
@@ -257,11 +224,7 @@ class OPAUCrpClassifier(OPAUCfClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`OPAUCfClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -275,15 +238,11 @@ class OPAUCrpClassifier(OPAUCfClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import OPAUCrpClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OPAUCrpClassifier(n_components=10, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "opauc-rp"
+    _example_params = "n_components=10, random_state=0"
 
 
 class OPAUCpcaClassifier(OPAUCfClassifier):
@@ -305,11 +264,7 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`OPAUCfClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -327,12 +282,8 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import OPAUCpcaClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OPAUCpcaClassifier(n_components=5, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "opauc-pca"
+    _example_params = "n_components=5, random_state=0"

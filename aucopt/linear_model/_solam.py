@@ -36,22 +36,9 @@ class SOLAMClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta0_ : float or None
-        The eta0 used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         The averaged :math:`\bar w`.
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
-    t_ : int
-        Number of updates so far.
+    {attributes}
 
     See Also
     --------
@@ -80,12 +67,7 @@ class SOLAMClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SOLAMClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SOLAMClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "solam"
@@ -125,11 +107,7 @@ class SOLAML1Classifier(SOLAMClassifier):
 
     Attributes
     ----------
-    eta0_ : float or None
-        The eta0 used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`SOLAMClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -145,12 +123,7 @@ class SOLAML1Classifier(SOLAMClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SOLAML1Classifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SOLAML1Classifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "solam-l1"
@@ -178,11 +151,7 @@ class RegSOLAMClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta0_ : float or None
-        The eta0 used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`SOLAMClassifier`.
+    {attributes}
 
     Notes
     -----
@@ -204,12 +173,7 @@ class RegSOLAMClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import RegSOLAMClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = RegSOLAMClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "reg-solam"

@@ -31,22 +31,9 @@ class SPAML2Classifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta0_ : float or None
-        The eta0 used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector (averaged or last iterate).
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2`` from the class means of the training data.
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
-    t_ : int
-        Number of updates so far.
+    {attributes}
 
     See Also
     --------
@@ -71,12 +58,7 @@ class SPAML2Classifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SPAML2Classifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SPAML2Classifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "spam-l2"
@@ -118,11 +100,7 @@ class SPAMNetClassifier(SPAML2Classifier):
 
     Attributes
     ----------
-    eta0_ : float or None
-        The eta0 used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`SPAML2Classifier`.
+    {attributes}
 
     Notes
     -----
@@ -136,15 +114,11 @@ class SPAMNetClassifier(SPAML2Classifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SPAMNetClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SPAMNetClassifier(beta1=1e-3, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "spam-net"
+    _example_params = "beta1=1e-3, random_state=0"
 
     def __init__(
         self,

@@ -34,16 +34,11 @@ class SPDAMClassifier(BaseAUCClassifier):
     ----------
     coef_ : ndarray of shape (1, n_features)
         The last primal iterate.
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2``.
-    classes_ : ndarray of shape (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
     n_iter_ : int
         Epochs run.
     t_ : int
         Iterations (mini-batches) run.
+    {attributes}
 
     Notes
     -----
@@ -65,12 +60,7 @@ class SPDAMClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import SPDAMClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = SPDAMClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "spdam"

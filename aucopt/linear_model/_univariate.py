@@ -33,23 +33,14 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
     coef_ : ndarray of shape (1, n_features)
         Scoring vector ``w`` (last iterate).
     intercept_ : ndarray of shape (1,)
         ``-(w.m+ + w.m-)/2`` from the class means of the training data (as
         for every aucopt estimator; the learnt bias only shapes ``w``).
-    classes_ : ndarray of shape (2,)
-        Labels; ``classes_[1]`` is the positive class.
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
-    n_iter_ : int
-        Passes run by the last call.
     t_ : int
         Steps so far.
+    {attributes}
 
     See Also
     --------
@@ -133,11 +124,7 @@ class UniSquClassifier(UniExpClassifier):
 
     Attributes
     ----------
-    eta_ : float or None
-        The eta used: the number given, or the one ``"auto"`` calibrated;
-        None while ``partial_fit`` waits for a chunk with a usable scale.
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`UniExpClassifier`.
+    {attributes}
 
     Notes
     -----

@@ -32,16 +32,11 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     ----------
     coef_ : ndarray of shape (1, n_features)
         The last snapshot.
-    intercept_ : ndarray of shape (1,)
-        ``-(w.m+ + w.m-)/2``.
-    classes_ : ndarray of shape (2,)
-    n_features_in_ : int
-    feature_names_in_ : ndarray of str
-        Only when ``X`` had string column names.
     n_iter_ : int
         Outer stages run.
     t_ : int
         Inner steps made.
+    {attributes}
 
     See Also
     --------
@@ -65,12 +60,7 @@ class VRSPAML2Classifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import VRSPAML2Classifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = VRSPAML2Classifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "vrspam-l2"
@@ -106,8 +96,7 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
 
     Attributes
     ----------
-    coef_, intercept_, classes_, n_features_in_, n_iter_, t_
-        See :class:`VRSPAML2Classifier`.
+    {attributes}
 
     Notes
     -----
@@ -121,15 +110,11 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model import VRSPAMNetClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = VRSPAMNetClassifier(beta1=1e-3, random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "vrspam-net"
+    _example_params = "beta1=1e-3, random_state=0"
 
     def __init__(
         self,
