@@ -280,7 +280,7 @@ def measure(cells: list[Cell], data: list, args, with_kernel: bool) -> None:
         for cell, cell_timers in zip(cells, timers):
             if cell_timers and cell.algorithm == "fsauc":  # share of steps with a root search
                 est = cell.estimator
-                cell.info["root_share"] = float(est._state["counters"][3]) / max(est.t_, 1)
+                cell.info["root_share"] = float(est._state["root_steps"][0]) / max(est.t_, 1)
 
 
 def _progress(cell: Cell):
