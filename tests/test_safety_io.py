@@ -189,3 +189,27 @@ def test_item8_save_of_a_pipeline_says_what_to_do(tmp_path, problem):
         aucopt.io.save(pipe, tmp_path / "p")
     aucopt.io.save(pipe[-1], tmp_path / "p")  # the advice works
     assert aucopt.io.load(tmp_path / "p").n_features_in_ == 10
+
+
+def test_files_saved_with_the_packed_fsauc_and_solam_layouts_still_load(tmp_path):
+    """FSAUC's sched/counters and SOLAM's lazy array (earlier layouts) are unpacked on load."""
+    import scipy.sparse as sp
+
+    from aucopt.datasets import make_auc_problem
+
+    X, y = make_auc_problem(300, 8, separation=1.5, random_state=2)
+    X = sp.csr_matrix(X)
+    packed = {"fsauc": {"sched": ("radius", "dual_radius", "beta", "eta", "kappa"),
+                        "counters": ("n0", "stage", "stage_steps", "root_steps")},
+              "solam": {"lazy": ("sigma", "s_sum", "vsq")}}
+    for algorithm, layouts in packed.items():
+        est = aucopt.make(algorithm, random_state=0).fit(X, y)
+        base = tmp_path / algorithm
+        aucopt.io.save(est, base)
+        npz = dict(np.load(f"{base}.npz"))
+        for key, names in layouts.items():
+            npz[f"state__{key}"] = np.concatenate([npz.pop(f"state__{n}") for n in names])
+        np.savez(f"{base}.npz", **npz)
+        old = aucopt.io.load(base)
+        np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
+        old.partial_fit(X[:50], y[:50])  # and it goes on learning

@@ -11,7 +11,7 @@ from ._fast import select
 from ._spec import RowData
 
 __all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores",
-           "scaled_iterates", "drop_lazy_form"]
+           "scaled_iterates", "drop_lazy_form", "split_packed"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
@@ -202,3 +202,17 @@ def drop_lazy_form(state: dict, iterates, lazy_keys: tuple[str, ...]) -> None:
     state["w"], state["w_avg"] = iterates(state)
     for key in lazy_keys:
         del state[key]
+
+
+def split_packed(state: dict, key: str, names: tuple) -> None:
+    """Split a packed array of an older saved state into one 1-element entry per name.
+
+    Used by specs' ``upgrade_state``. ``state[key]`` (1-D, one value per name) is
+    replaced by ``state[name] = state[key][i:i + 1]``; anything else is left as it is, for
+    :func:`aucopt.io.load`'s checks to report.
+    """
+    packed = state.get(key)
+    if isinstance(packed, np.ndarray) and packed.shape == (len(names),):
+        del state[key]
+        for i, name in enumerate(names):
+            state.setdefault(name, packed[i:i + 1].copy())

@@ -141,6 +141,11 @@ class AlgorithmSpec:
         None) and calls it before it writes any of them elsewhere (an O(d) rescaling, a
         dense pass), and draws nothing from ``rng``. Empty: the estimator copies the whole
         writable state per call.
+    upgrade_state : callable or None
+        ``upgrade_state(state) -> None``: rename, in place, the entries of a state saved
+        by an earlier version of aucopt into the current layout (run by
+        :func:`aucopt.io.load` before its checks; a state in the current layout is left
+        as it is).
     extra_columns : callable or None
         ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
         in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by
@@ -180,6 +185,7 @@ class AlgorithmSpec:
     warm_values: Callable[[dict], dict] | None = None
     column_keys: tuple[str, ...] = ()
     extra_columns: Callable[[dict], np.ndarray] | None = None
+    upgrade_state: Callable[[dict], None] | None = None
 
     def __post_init__(self):
         if self.state:

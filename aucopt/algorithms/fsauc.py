@@ -21,6 +21,7 @@ from .._kernels.fsauc import (
 )
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
+from ._data import split_packed
 from ._fast import specialised
 from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
@@ -186,6 +187,12 @@ def _restart(state: dict, hp) -> int:
     return _start(state, hp)
 
 
+def upgrade_state(state: dict) -> None:
+    """Unpack ``sched`` and ``counters`` of files saved before FSAUC had named fields."""
+    split_packed(state, "sched", ("radius", "dual_radius", "beta", "eta", "kappa"))
+    split_packed(state, "counters", ("n0", "stage", "stage_steps", "root_steps"))
+
+
 def check_state(state: dict, params: dict, n_features: int) -> None:
     """Raise ValueError unless the stage counters of a loaded FSAUC state are consistent."""
     n, m = int(state["n_total"][0]), int(state["n_stages"][0])
@@ -251,6 +258,7 @@ FSAUC = register(
         run=run,
         coef=coef,
         check_state=check_state,
+        upgrade_state=upgrade_state,
         params=PARAMS,
         state=(FsaucState,),
         grid={"R": RADII, "eta1": ZETAS},

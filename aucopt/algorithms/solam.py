@@ -21,7 +21,7 @@ from .._kernels.solam import (
     solam_lazy_iterates,
 )
 from ._calibrate import StepCalibration, regularised
-from ._data import drop_lazy_form
+from ._data import drop_lazy_form, split_packed
 from ._fast import specialised
 from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
@@ -127,6 +127,11 @@ def _to_lazy(state: dict) -> None:
                  s_sum=np.zeros(1), vsq=np.array([w @ w]))
 
 
+def upgrade_state(state: dict) -> None:
+    """Unpack the ``lazy`` array of lazy-form files saved before it was split."""
+    split_packed(state, "lazy", ("sigma", "s_sum", "vsq"))
+
+
 def _fresh_lazy(state: dict, params: dict) -> None:
     """Switch a fresh state to the lazy form (the reference layout of a saved lazy state)."""
     _to_lazy(state)
@@ -222,6 +227,7 @@ _COMMON = dict(
     warm_values=warm_values,
     column_keys=("vb", "acc"),
     lazy_form=_fresh_lazy,
+    upgrade_state=upgrade_state,
     plain_form=plain_form,
     equivalence_params={"kappa": 4.0},
 )

@@ -158,6 +158,8 @@ def load(path):
         raise ModelFileError(f"{json_path}: {exc}") from None
     arrays = read_arrays(npz_path)
     state = {k[len(_STATE):]: v for k, v in arrays.items() if k.startswith(_STATE)}
+    if spec.upgrade_state is not None:
+        spec.upgrade_state(state)  # entries renamed since an earlier version; checked below
     attrs = {k[len(_ATTR):]: v for k, v in arrays.items() if k.startswith(_ATTR)}
     others = sorted(k for k in arrays if not k.startswith((_STATE, _ATTR)))
     if others:
