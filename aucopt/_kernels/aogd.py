@@ -125,12 +125,8 @@ def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
         The state (its arrays are updated in place; ``freq`` is only read).
     phi : ndarray of shape (D,)
         Scratch for the feature map.
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     coins : ndarray of shape (m,)
         Uniform draws in [0, 1), one per visited row: the representative of the
         row's class (or the global one) is replaced when ``coins[k] < q``.
@@ -144,10 +140,8 @@ def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
 
     Returns
     -------
-    t : int
-        Number of updates done after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    t, status : int
+        The number of updates done after this call, and ``OK`` or ``DIVERGED``.
     """
     w, counts, means, reps, rep_label = st.w, st.phi_count, st.phi_mean, st.rep, st.rep_label
     gamma = hp.eta if hp.eta_random == 0.0 else hp.eta_random

@@ -254,12 +254,8 @@ def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn
     work : ndarray of shape (1,)
         Warm start of the l1 projection (see
         :func:`aucopt._kernels._prox_l1l2.project_omega1`); 0 at the start of a call.
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     hp : FsaucHyper
         The kernel scalars of the hyperparameters (:mod:`aucopt.algorithms.fsauc`).
     t : int
@@ -269,10 +265,8 @@ def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn
 
     Returns
     -------
-    t : int
-        Number of steps done after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    t, status : int
+        The number of steps done after this call, and ``OK`` or ``DIVERGED``.
     """
     v, v1, v_sum, alpha, alpha1 = st.v, st.v1, st.v_sum, st.alpha, st.alpha1
     counts, sums, sqmax = st.run_count, st.run_sum, st.run_sqmax

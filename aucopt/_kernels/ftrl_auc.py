@@ -125,10 +125,8 @@ def ftrl_auc_epoch(pack, dots, counts, data, indices, indptr, y, order, hp, t, l
 
     Returns
     -------
-    t : int
-        Number of updates done after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    t, status : int
+        The number of updates done after this call, and ``OK`` or ``DIVERGED``.
     """
     dot_neg, dot_pos = dots[0], dots[1]
     for i in order:

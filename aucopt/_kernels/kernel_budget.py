@@ -104,12 +104,8 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
         The buffers, their Gram matrix and counters (updated in place).
     inv2s2 : float
         ``1 / (2 sigma^2)``.
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     draws : ndarray of shape (m, 2)
         Uniforms per visited row: ``draws[k, 0] < B / seen`` admits the row to
         a full reservoir, ``floor(draws[k, 1] B)`` is the slot it replaces.
@@ -120,10 +116,8 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
 
     Returns
     -------
-    t : int
-        Number of examples processed after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    t, status : int
+        The number of examples processed after this call, and ``OK`` or ``DIVERGED``.
     """
     alpha, sv, sv_sq, gram, used = st.alpha, st.sv, st.sv_sq, st.gram, st.used
     size, head, seen = st.size, st.head, st.seen

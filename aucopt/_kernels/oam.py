@@ -129,12 +129,8 @@ def oam_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t, up
     work : tuple
         Scratch ``(g, acc)``: ``g`` of shape (N,) (OAM_gra's hinge derivatives) and
         ``acc`` of shape (d,) for OAM_gra with dense slots (else unused).
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     draws : ndarray of shape (m, 2)
         Uniforms in [0, 1): reservoir coin flip and slot for each visit.
     hp : OamHyper

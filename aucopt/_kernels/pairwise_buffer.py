@@ -149,12 +149,8 @@ def pairwise_buffer_epoch(st, buf, work, data, indices, indptr, y, order, draws,
     work : PairWork
         Scratch: ``g`` (s,), ``acc`` (d,) and the ``spare`` slots of the RS-x
         repopulation step (see :func:`aucopt._kernels._buffers.rsx_update`).
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     draws : ndarray of shape (m, s)
         Uniforms in [0, 1) for RS-x (unused by FIFO; may have zero columns).
     hp : PairwiseHyper

@@ -197,12 +197,8 @@ def solam_epoch(st, data, indices, indptr, y, order, hp, sk, t, learn):
     ----------
     st : SolamState
         The state; updated.
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     hp : SolamHyper
         The kernel scalars of the hyperparameters (:mod:`aucopt.algorithms.solam`);
         ``lam`` is the l2 weight of regSOLAM (0 otherwise).
@@ -216,10 +212,8 @@ def solam_epoch(st, data, indices, indptr, y, order, hp, sk, t, learn):
 
     Returns
     -------
-    t : int
-        Number of steps done after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    t, status : int
+        The number of steps done after this call, and ``OK`` or ``DIVERGED``.
     """
     w, w_avg = st.w, st.w_avg
     d = w.shape[0]

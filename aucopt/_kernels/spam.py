@@ -200,12 +200,8 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
     stats : ClassStats
         The statistics used for ``p``, the class means and ``M^2``: the running ones of
         ``st`` (online and warm-up modes, updated here) or the training data's.
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     hp : SpamHyper
         The kernel scalars (:data:`aucopt.algorithms.spam.PARAMS`). With ``decay > 0``
         (``STATS_ONLINE`` only) the counts and sums are multiplied by ``1 - decay``
@@ -218,10 +214,8 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
 
     Returns
     -------
-    t : int
-        Number of updates done after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    t, status : int
+        The number of updates done after this call, and ``OK`` or ``DIVERGED``.
     """
     w, w_avg, dots = st.w, st.w_avg, st.dots
     counts, sums, sqmax = stats.count, stats.sum, stats.sqmax

@@ -82,12 +82,8 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         or the training data's.
     sqmax : ndarray of shape (1,)
         Largest squared row norm of the same rows (for ``eta="auto"``).
-    data, indices, indptr : arrays
-        Rows (see :mod:`aucopt._kernels._rows`).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    order : ndarray of shape (m,), int64
-        Rows to visit, in this order.
+    data, indices, indptr, y, order
+        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
     hp : UnivariateHyper
         Named tuple ``(eta, auto_eta, lam, schedule, online)``
         (:data:`aucopt.algorithms.univariate.hyper`); with ``auto_eta`` the step
