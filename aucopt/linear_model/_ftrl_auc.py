@@ -83,12 +83,7 @@ class FTRLAUCClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._ftrl_auc import FTRLAUCClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = FTRLAUCClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "ftrl-auc"

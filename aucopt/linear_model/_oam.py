@@ -94,12 +94,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._oam import OAMSeqClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OAMSeqClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "oam-seq"
@@ -163,12 +158,7 @@ class OAMGraClassifier(OAMSeqClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._oam import OAMGraClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OAMGraClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "oam-gra"

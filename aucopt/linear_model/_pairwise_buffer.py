@@ -76,12 +76,7 @@ class OGDFIFOClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._pairwise_buffer import OGDFIFOClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = OGDFIFOClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "ogd-fifo"
@@ -171,12 +166,7 @@ class KarClassifier(OGDFIFOClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._pairwise_buffer import KarClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = KarClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "kar"

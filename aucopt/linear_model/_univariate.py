@@ -80,12 +80,7 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._univariate import UniExpClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = UniExpClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "uni-exp"
@@ -139,12 +134,7 @@ class UniSquClassifier(UniExpClassifier):
 
     Examples
     --------
-    >>> from aucopt.datasets import make_auc_problem
-    >>> from aucopt.linear_model._univariate import UniSquClassifier
-    >>> X, y = make_auc_problem(500, 10, separation=2.0, random_state=0)
-    >>> clf = UniSquClassifier(random_state=0).fit(X, y)
-    >>> clf.score(X, y) > 0.8
-    True
+    {example}
     """
 
     _algorithm = "uni-squ"
