@@ -249,3 +249,20 @@ def test_suite_subset_defaults_within_the_bar(case):
         assert status == "ok", a
         gaps[a] = auc - best
     assert all(gaps[a] > -robustness.bar(a) for a in SUBSET), gaps
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_usable_finds_a_scale_anywhere_in_the_rows(fmt):
+    """usable() looks for a non-zero value block by block (not an O(n d) norm of every row)."""
+    import scipy.sparse as sp
+
+    from aucopt.algorithms._calibrate import usable
+    from aucopt.algorithms._data import as_rows
+
+    X = np.zeros((30_000, 5))
+    y = np.where(np.arange(30_000) % 2 == 0, 1.0, -1.0)
+    wrap = sp.csr_matrix if fmt == "csr" else np.asarray
+    assert not usable(as_rows(wrap(X)), y)
+    X[29_999, 4] = 1e-300  # the last value of the last row
+    assert usable(as_rows(wrap(X)), y)
+    assert not usable(as_rows(wrap(X)), np.ones(30_000))  # one class

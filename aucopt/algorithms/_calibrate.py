@@ -234,10 +234,17 @@ def _mean_sq_norm(rows: RowData) -> float:
         rows.n_samples, 1)
 
 
+def _any_nonzero(rows: RowData, block: int = 4096) -> bool:
+    """Whether any stored value is non-zero (block by block: usually the first block says)."""
+    data = rows.data
+    values = data.ravel() if data.ndim == 2 else data[rows.indptr[0]:rows.indptr[-1]]
+    return any(values[i:i + block].any() for i in range(0, values.shape[0], block))
+
+
 def usable(rows: RowData, y: np.ndarray) -> bool:
     """Whether the rows can calibrate a step: enough of them, both classes, a non-zero scale."""
     return (rows.n_samples >= MIN_ROWS and np.any(y > 0) and np.any(y < 0)
-            and _mean_sq_norm(rows) > 0)
+            and _any_nonzero(rows))
 
 
 # ---------------------------------------------------------------- calibration
