@@ -304,10 +304,12 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
 
     Returns
     -------
-    step : float
-        The smallest step of the ladder whose objective after a brief run is
-        within :data:`TOLERANCE` (relative) of the lowest; for a ``scale_free``
-        objective (see :func:`regularised`) the middle one of those steps.
+    step : float or None
+        None when the sample's mean squared row norm underflows to 0 (the spec's own
+        scale rule then applies). Otherwise the smallest step of the ladder whose
+        objective after a brief run is within :data:`TOLERANCE` (relative) of the
+        lowest; for a ``scale_free`` objective (see :func:`regularised`) the middle
+        one of those steps.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -319,7 +321,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     def trial(step):
         trials[step] = _brief_run(spec, {**brief, spec.step_param: step}, rows, y, passes)
 
-    for step in spec.calibration.ladder(_mean_sq_norm(rows)):
+    scale = _mean_sq_norm(rows)
+    if not scale > 0:  # values so small that their squares underflow: no scale to centre on
+        return None, trials
+    for step in spec.calibration.ladder(scale):
         trial(step)
     for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
         best = min(trials, key=trials.get)
