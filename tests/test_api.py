@@ -3,6 +3,7 @@
 import importlib
 import inspect
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,6 +85,14 @@ def test_kernel_scalars_come_from_the_declarations(algorithm_id):
         got = tuple(getattr(tup, f) for f in p.kernel_fields)
         assert got == (converted if len(p.kernel_fields) > 1 else (converted,)), p.name
     assert hyper(dict(values)) == tup
+    # every kernel scalar is read somewhere (a kernel or a spec): none is declared for nothing
+    root = Path(aucopt.__file__).parent
+    source = "\n".join(p.read_text() for d in ("_kernels", "algorithms")
+                       for p in (root / d).glob("*.py"))
+    for field in type(tup)._fields:
+        read = re.search(rf"\.{field}\b", source) or (
+            field.startswith("auto_") and 'f"auto_{' in source)
+        assert read, f"kernel scalar {field!r} of {algorithm_id} is never read"
 
 
 def test_make_returns_fresh_unfitted_estimators():
