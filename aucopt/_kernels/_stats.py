@@ -16,7 +16,7 @@ from numba.extending import intrinsic, overload
 # the dense reductions live in _rows; re-exported here under their former home
 from . import _blas  # noqa: F401  (registers the BLAS symbols called below)
 from ._reduce import dot_plain, dot_unrolled
-from ._rows import row_add_sq_unrolled, row_dot3, row_dot3_unrolled
+from ._rows import row_add_sq_unrolled, row_axpy, row_dot3, row_dot3_unrolled, row_sqnorm
 
 __all__ = [
     "accumulate_class_sums",
@@ -63,16 +63,17 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
 
     Parameters
     ----------
-    counts : ndarray of shape (2,), int64
-        Samples seen per class.
+    counts : ndarray of shape (2,), float64
+        Total sample weight seen per class (the number of rows when unweighted).
     sums : ndarray of shape (2, d)
-        Per-class sums of the rows.
+        Per-class weighted sums of the rows.
     sqmax : ndarray of shape (1,)
-        Largest squared row norm seen.
+        Largest squared row norm seen (of the rows themselves, not weighted).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed weights: the sign is the class, the magnitude the sample weight
+        (``±1`` when unweighted; notes.md#sample-weights).
 
     Returns
     -------
@@ -86,8 +87,13 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
     # is not inlined by numba and made this pass 2.7x slower (measured)
     for i in range(y.shape[0]):
         c = 1 if y[i] > 0 else 0
-        counts[c] += 1
-        sq = row_add_sq_unrolled(sums, c, data, indices, indptr, i)
+        weight = abs(y[i])
+        counts[c] += weight
+        if weight == 1.0:
+            sq = row_add_sq_unrolled(sums, c, data, indices, indptr, i)
+        else:  # a weighted row (notes.md#sample-weights): its statistics count it weight times
+            row_axpy(weight, sums[c], data, indices, indptr, i)
+            sq = row_sqnorm(data, indices, indptr, i)
         if not np.isfinite(sq):
             return i
         if sq > sqmax[0]:

@@ -96,13 +96,25 @@ def new_data_stats(n_features: int) -> dict[str, np.ndarray]:
     Returns
     -------
     dict
-        ``data_count`` (2,) int64, ``data_sum`` (2, d), ``data_sqmax`` (1,).
+        ``data_count`` (2,) float64 (total sample weight per class; the row count when
+        unweighted), ``data_sum`` (2, d) (weighted sums), ``data_sqmax`` (1,).
     """
     return {
-        "data_count": np.zeros(2, dtype=np.int64),
+        "data_count": np.zeros(2),
         "data_sum": np.zeros((2, n_features)),
         "data_sqmax": np.zeros(1),
     }
+
+
+def upgrade_data_stats(state: dict) -> None:
+    """Convert, in place, the row counts of a file saved before sample weights to weights.
+
+    ``data_count`` was int64 (rows per class); it is now the total sample weight per
+    class, float64, which is the same number for an unweighted fit.
+    """
+    count = state.get("data_count")
+    if isinstance(count, np.ndarray) and count.dtype == np.int64:
+        state["data_count"] = count.astype(np.float64)
 
 
 def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
@@ -115,7 +127,7 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
     rows : RowData
         The chunk.
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed weights: ``±1`` or ``±w_i`` (notes.md#sample-weights).
     """
     bad = select(accumulate_class_sums)(
         state["data_count"], state["data_sum"], state["data_sqmax"],

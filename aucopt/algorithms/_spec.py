@@ -141,6 +141,13 @@ class AlgorithmSpec:
         None) and calls it before it writes any of them elsewhere (an O(d) rescaling, a
         dense pass), and draws nothing from ``rng``. Empty: the estimator copies the whole
         writable state per call.
+    weights : {"statistics", "steps"} or None
+        How ``run`` honours sample weights carried by the signed labels ``y = ±w``
+        (notes.md#sample-weights): ``"statistics"``, the model depends on the data through
+        weighted statistics only, so integer weights equal row duplication exactly;
+        ``"steps"``, a stochastic step on a row is scaled by its weight (duplication holds
+        for the statistics, not step for step). None: the estimator refuses a
+        ``sample_weight`` other than zeros and ones.
     upgrade_state : callable or None
         ``upgrade_state(state) -> None``: rename, in place, the entries of a state saved
         by an earlier version of aucopt into the current layout (run by
@@ -186,6 +193,7 @@ class AlgorithmSpec:
     column_keys: tuple[str, ...] = ()
     extra_columns: Callable[[dict], np.ndarray] | None = None
     upgrade_state: Callable[[dict], None] | None = None
+    weights: str | None = None
 
     def __post_init__(self):
         if self.state:

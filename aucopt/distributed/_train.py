@@ -30,7 +30,7 @@ __all__ = ["statistics", "sequential", "average", "svrg", "data_state", "calibra
 def data_state(stats, classes) -> dict:
     """Return the estimator's ``data_*`` entries (negatives first) from merged statistics."""
     rows = [stats[label.item()] for label in classes]
-    return {"data_count": np.array([r[0] for r in rows], dtype=np.int64),
+    return {"data_count": np.array([r[0] for r in rows], dtype=np.float64),
             "data_sum": np.array([r[0] * r[1] for r in rows]),
             "data_sqmax": np.array([max(r[3] for r in rows)])}
 

@@ -192,6 +192,8 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
             _fail(where, f"state entry {key!r} holds NaN or infinite values")
         if value.dtype.kind == "i" and key not in spec.signed_state and (value < 0).any():
             _fail(where, f"state entry {key!r} holds negative counts or indices")
+    if (state["data_count"] < 0).any():
+        _fail(where, "state entry 'data_count' holds negative sample weights")
     if spec.check_state is not None:
         try:
             spec.check_state(state, params, n_features)

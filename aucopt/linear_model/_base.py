@@ -73,7 +73,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
     _algorithm: str = ""
 
     # ------------------------------------------------------------- public API
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit the model on ``(X, y)``: ``max_iter`` passes over the data.
 
         Parameters
@@ -82,6 +82,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             Training data (CSR is used as it is; other sparse formats are converted).
         y : array-like of shape (n_samples,)
             Labels with exactly two distinct values; ``classes_[1]`` is positive.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights: a pair of samples counts with the product of their
+            weights (notes.md#sample-weights); 0 leaves a row out. None: all ones.
 
         Returns
         -------
@@ -100,7 +103,10 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                     "the split (e.g. use sklearn.model_selection.StratifiedKFold)."
                 )
             warm = self.warm_start and hasattr(self, "_state")
-            signed = self._signed_labels(y, classes)
+            X, signed = self._weigh(X, self._signed_labels(y, classes), sample_weight)
+            if sample_weight is not None and not ((signed > 0).any() and (signed < 0).any()):
+                raise ValueError(f"{type(self).__name__} needs a positive sample_weight on "
+                                 "samples of both classes.")
             self._fit_rows(
                 as_rows(X), signed, classes, n_epochs=self.max_iter,
                 shuffle=self.shuffle, reset=True, warm_from=self._state if warm else None,
@@ -113,7 +119,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         return self
 
     @available_if(_is_streaming)
-    def partial_fit(self, X, y, classes=None):
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from one chunk of the stream: one pass over its rows, in order.
 
         Parameters
@@ -124,6 +130,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             Its labels; a chunk may contain a single class.
         classes : array-like of shape (2,), default=None
             Both labels of the problem; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights of the chunk's rows (see :meth:`fit`).
 
         Returns
         -------
@@ -152,7 +160,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                     f"{self.classes_.tolist()} of the first partial_fit call."
                 )
             classes = self.classes_
-            rows = self._plain_rows(X, y)
+            rows = self._plain_rows(X, y) if sample_weight is None else None
             if rows is not None:  # already float64 CSR/ndarray of the right width
                 self._fit_rows(rows, self._signed_labels(y, classes), classes, n_epochs=1,
                                shuffle=False, reset=False)
@@ -160,7 +168,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                 return self
         X, y = self._validate_input(X, y, reset=first, check_finite=False)
         self._check_targets(y)
-        signed = self._signed_labels(y, classes)
+        X, signed = self._weigh(X, self._signed_labels(y, classes), sample_weight)
         self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first)
         self._warn_ordered_stream()
         return self

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.utils.multiclass import type_of_target
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms._data import as_rows
@@ -131,6 +131,34 @@ class InputChecks:
                 "first partial_fit call."
             )
         return signed
+
+    def _weigh(self, X, signed, sample_weight):
+        """Return ``(X, signed)`` with the sample weights folded into the signed labels.
+
+        The kernels read a row's class from the sign of its label and its weight from
+        the magnitude (``y_i = ±w_i``, notes.md#sample-weights). Rows of weight 0 are
+        dropped here, so they cost nothing and count nowhere; all-ones weights leave the
+        labels ``±1`` (the same result as no weights, bit for bit).
+        """
+        if sample_weight is None:
+            return X, signed
+        weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                       ensure_non_negative=True)
+        if not np.isfinite(weights).all():
+            raise ValueError("sample_weight holds NaN or infinite values; give every row a "
+                             "finite weight >= 0 (0 leaves the row out).")
+        keep = weights > 0
+        if not keep.all():
+            X, signed, weights = X[keep], signed[keep], weights[keep]
+        if (weights == 1.0).all():
+            return X, signed
+        spec = self._spec()
+        if spec.weights is None:
+            raise NotImplementedError(
+                f"{type(self).__name__} ({spec.id!r}) does not support sample weights other "
+                "than 0 and 1 yet; duplicate or drop rows instead."
+            )
+        return X, signed * weights
 
     def _plain_rows(self, X, y):
         """Return ``X`` as kernel rows if it needs no conversion, else None (the full checks).

@@ -1,0 +1,104 @@
+"""``sample_weight`` in ``fit``/``partial_fit``: the boundary every algorithm shares.
+
+The weighted objective and what each kind of method guarantees are in
+docs/algorithms/notes.md#sample-weights; each family's tests check its weighted
+updates against the slow references.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import aucopt
+from aucopt.algorithms import get_algorithm
+from aucopt.datasets import make_auc_problem
+
+from .conftest import ALGORITHMS, STREAMING
+
+WEIGHTED = [a for a in ALGORITHMS if get_algorithm(a).weights is not None]
+
+
+def _data(n=80, d=5, seed=3):
+    return make_auc_problem(n_samples=n, n_features=d, random_state=seed)
+
+
+def _model(algorithm):
+    return aucopt.make(algorithm, random_state=0)
+
+
+@pytest.mark.parametrize("algorithm", ALGORITHMS)
+def test_unit_weights_equal_no_weights_and_zero_weights_drop_rows(algorithm):
+    X, y = _data()
+    plain = _model(algorithm).fit(X, y)
+    ones = _model(algorithm).fit(X, y, sample_weight=np.ones(len(y)))
+    np.testing.assert_array_equal(ones.decision_function(X), plain.decision_function(X))
+    w = np.ones(len(y))
+    w[[0, 5, 17]] = 0.0
+    keep = w > 0
+    dropped = _model(algorithm).fit(X, y, sample_weight=w)
+    subset = _model(algorithm).fit(X[keep], y[keep])
+    np.testing.assert_array_equal(dropped.decision_function(X), subset.decision_function(X))
+
+
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_partial_fit_zero_weights_drop_rows(algorithm):
+    X, y = _data()
+    w = np.ones(len(y))
+    w[1::7] = 0.0
+    keep = w > 0
+    Xs = sp.csr_matrix(X) if get_algorithm(algorithm).sparse else X
+    streamed = _model(algorithm)
+    for lo in range(0, len(y), 20):
+        part = slice(lo, lo + 20)
+        streamed.partial_fit(Xs[part], y[part], classes=[-1, 1], sample_weight=w[part])
+    subset = _model(algorithm)
+    for lo in range(0, len(y), 20):
+        part = slice(lo, lo + 20)
+        rows = np.flatnonzero(keep[part]) + lo
+        subset.partial_fit(Xs[rows], y[rows], classes=[-1, 1])
+    assert streamed.t_ == subset.t_
+    np.testing.assert_array_equal(streamed.decision_function(X), subset.decision_function(X))
+
+
+@pytest.mark.parametrize("bad, message", [
+    (-np.ones(80), "(?i)negative"),
+    (np.full(80, np.nan), "NaN"),
+    (np.ones(79), "sample_weight"),
+])
+def test_bad_weights_are_refused_before_anything_changes(bad, message):
+    X, y = _data()
+    est = _model("spam-l2").fit(X, y)
+    before = est.decision_function(X)
+    with pytest.raises(ValueError, match=message):
+        est.fit(X, y, sample_weight=bad)
+    np.testing.assert_array_equal(est.decision_function(X), before)
+
+
+def test_weights_that_leave_one_class_are_refused():
+    X, y = _data()
+    with pytest.raises(ValueError, match="both classes"):
+        _model("spam-l2").fit(X, y, sample_weight=(y > 0).astype(float))
+
+
+@pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS if a not in WEIGHTED])
+def test_algorithms_without_weighted_updates_say_so(algorithm):
+    X, y = _data()
+    with pytest.raises(NotImplementedError, match="sample weights"):
+        _model(algorithm).fit(X, y, sample_weight=np.full(len(y), 2.0))
+
+
+@pytest.mark.parametrize("algorithm", WEIGHTED)
+def test_integer_weights_give_the_statistics_of_duplicated_rows(algorithm):
+    X, y = _data()
+    w = np.arange(len(y)) % 3 + 1.0
+    weighted = aucopt.make(algorithm, random_state=0, shuffle=False).fit(X, y, sample_weight=w)
+    rep = np.repeat(np.arange(len(y)), w.astype(int))
+    repeated = aucopt.make(algorithm, random_state=0, shuffle=False).fit(X[rep], y[rep])
+    for key in ("data_count", "data_sum"):
+        np.testing.assert_allclose(weighted._state[key], repeated._state[key], rtol=1e-13)
+    if get_algorithm(algorithm).weights == "statistics":
+        np.testing.assert_allclose(weighted.decision_function(X),
+                                   repeated.decision_function(X), rtol=1e-8, atol=1e-10)
+    else:  # the weights move the model: a heavy row is not the same as a light one
+        plain = aucopt.make(algorithm, random_state=0, shuffle=False).fit(X, y)
+        assert not np.array_equal(weighted.decision_function(X), plain.decision_function(X))
