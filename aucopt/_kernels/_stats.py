@@ -21,6 +21,7 @@ from ._rows import row_add_sq_unrolled, row_axpy, row_dot3, row_dot3_unrolled, r
 __all__ = [
     "accumulate_class_sums",
     "add_to_class_sums",
+    "add_weighted_to_class_sums",
     "dot_unrolled",
     "dot_plain",
     "row_dot3",
@@ -53,6 +54,24 @@ def add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c):
     """
     counts[c] += 1
     sq = row_add_sq_unrolled(sums, c, data, indices, indptr, i)
+    if sq > sqmax[0]:
+        sqmax[0] = sq
+
+
+@njit(cache=True, nogil=True)
+def add_weighted_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c, weight):
+    """Add row ``i`` of class index ``c`` with sample weight ``weight``, in place.
+
+    ``counts`` (float64) gains ``weight`` and ``sums[c]`` gains ``weight x_i``
+    (notes.md#sample-weights); ``sqmax`` tracks the unweighted squared row norm. A
+    weight of 1.0 gives the bits of :func:`add_to_class_sums`.
+    """
+    counts[c] += weight
+    if weight == 1.0:
+        sq = row_add_sq_unrolled(sums, c, data, indices, indptr, i)
+    else:
+        row_axpy(weight, sums[c], data, indices, indptr, i)
+        sq = row_sqnorm(data, indices, indptr, i)
     if sq > sqmax[0]:
         sqmax[0] = sq
 
