@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels._checks import TINY_SQNORM
 from .._kernels._stats import accumulate_class_sums
 from .._kernels.spam import lazy_iterates
 from ._fast import select
@@ -78,11 +79,6 @@ def identity_order(n: int) -> np.ndarray:
         _identity = np.arange(max(n, min(2 * _identity.shape[0], _IDENTITY_CACHE_ROWS)),
                               dtype=np.intp)
     return _identity[:n]
-
-
-# Smallest largest-squared-row-norm a training set may have: below it (features below about
-# 1e-125) products such as (w.x) x underflow float64 and the learners return constant scores.
-TINY_SQNORM = 1e-250
 
 
 def new_data_stats(n_features: int) -> dict[str, np.ndarray]:

@@ -148,6 +148,14 @@ class AlgorithmSpec:
         ``"steps"``, a stochastic step on a row is scaled by its weight (duplication holds
         for the statistics, not step for step). None: the estimator refuses a
         ``sample_weight`` other than zeros and ones.
+    row_kernel : callable or None
+        ``row_kernel(state, params) -> (kernel, fixed, held) | None``: a compiled update of
+        one streaming row, ``kernel(*fixed, data, indices, indptr, y, t) -> (t, status)``,
+        for ``state`` as it is (None: not in this form); ``held``: arrays ``fixed``
+        refers to by address (:mod:`aucopt._kernels._bound`), kept alive with it. It must
+        give the bits of ``run`` on a one-row chunk and leave the state unchanged when its
+        status is not ``OK`` (see :mod:`aucopt.algorithms._rowpath`). None: rows take the
+        general path.
     upgrade_state : callable or None
         ``upgrade_state(state) -> None``: rename, in place, the entries of a state saved
         by an earlier version of aucopt into the current layout (run by
@@ -194,6 +202,7 @@ class AlgorithmSpec:
     extra_columns: Callable[[dict], np.ndarray] | None = None
     upgrade_state: Callable[[dict], None] | None = None
     weights: str | None = None
+    row_kernel: Callable[..., tuple | None] | None = None
 
     def __post_init__(self):
         if self.state:

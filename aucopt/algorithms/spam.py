@@ -23,6 +23,7 @@ from .._kernels.spam import (
     spam_lazy_add_rows,
     spam_lazy_fold,
 )
+from .._kernels.spam_row import bind, spam_learn_row
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import scaled_iterates
@@ -232,6 +233,23 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense
                               rows.indices, rows.indptr, y, order, hp, t, learn)
 
 
+def row_kernel(state: dict, params: dict):
+    """Return the fused one-row update of a state in the lazy form (see ``AlgorithmSpec``).
+
+    The general path of a one-row CSR chunk in the lazy form is: the data statistics,
+    the frozen class sums (``stats="train"``), one step of ``spam_epoch_lazy``;
+    :func:`aucopt._kernels.spam_row.spam_learn_row` does the same in one call.
+    """
+    hp = hyper(params)
+    if hp.beta1 != 0.0 or "pack" not in state or not specialised(spam_epoch_lazy):
+        return None
+    bound = bind(state)
+    if bound is None:
+        return None
+    at, held = bound
+    return spam_learn_row, (at, state["acc"].shape[0], hp), held
+
+
 def class_stats(state: dict, params: dict) -> ClassStats:
     """Return the class statistics a step reads: the training data's or the running ones."""
     prefix = "data" if params["stats"] == "train" else "run"
@@ -276,6 +294,7 @@ _COMMON = dict(
     plain_form=plain_form,
     check_state=check_state,
     equivalence_params={"stats": "online"},
+    row_kernel=row_kernel,
 )
 
 SPAM_L2 = register(

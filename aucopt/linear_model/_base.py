@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
+from .._config import _settings
 from .._kernels._checks import OK
 from ..algorithms import get_algorithm
 from ..algorithms._calibrate import LADDER_RATIO, calibrate_step, usable
@@ -27,6 +28,7 @@ from ..algorithms._data import (
     new_data_stats,
     observe_data,
 )
+from ..algorithms._rowpath import row_path
 from ..exceptions import DivergenceError, OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
@@ -274,12 +276,50 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
         fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
+        fitted.pop("_row_path", None)  # it holds arrays this call may have replaced
         fitted.update(_state=state, _rng=rng, t_=int(t), classes_=classes, _fitted={},
                       n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
                                                                                  [1])[0]))
         if spec.calibration is not None:  # the step used: the user's, the calibrated one or
             value = params[spec.step_param]  # None while partial_fit defers calibration
             fitted[spec.step_param + "_"] = None if _is_auto(value) else value
+
+    def _learn_row(self, rows, y) -> None:
+        """Learn one CSR row of a stream already started (``partial_fit`` on it, in effect).
+
+        The spec's fused row kernel does it when it applies (:mod:`aucopt.algorithms._rowpath`);
+        anything it cannot do (a calibration still due, fastmath, a divergence, a fold)
+        goes through :meth:`_fit_rows` from the unchanged state.
+        """
+        fitted = self.__dict__
+        path = fitted.get("_row_path")
+        params = self._params()
+        if path is None or path.params is not params or path.state is not fitted["_state"]:
+            path = fitted["_row_path"] = self._new_row_path(params)
+        if path is not None and not _settings()["fastmath"]:
+            t, status = path(rows.data, rows.indices, rows.indptr, y, fitted["t_"])
+            if status == OK:
+                fitted["t_"] = t
+                fitted["_fitted"] = {}
+                return
+        self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False)
+
+    def _new_row_path(self, params):
+        """Return the row path for the committed state (None while ``"auto"`` is pending)."""
+        spec = self._spec()
+        if spec.row_kernel is None:
+            return None
+        stepped = params
+        if spec.calibration is not None and _is_auto(params.get(spec.step_param)):
+            step = self.__dict__.get(spec.step_param + "_")
+            # not calibrated yet: a single row never calibrates (MIN_ROWS > 1), so the step
+            # stays "auto", the spec's scale rule, as on the general path
+            if step is not None:
+                stepped = self._with_step(params, spec.step_param, step)
+        path = row_path(spec, self._state, stepped)
+        if path is not None:
+            path.params = params  # valid while the estimator's values stay these
+        return path
 
     def _start_state(self, spec, params, rows, shuffle, reset, warm_from):
         """Return ``(state, rng, t, undo)`` for a call: a new state, or the committed one
@@ -341,7 +381,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
 
     def __getstate__(self):
         state = super().__getstate__()
-        for key in ("_undo_plan", "_params_cache", "_step_params"):
+        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path"):
             state.pop(key, None)  # caches of one process; the undo plan holds views of the state
         return state
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import textwrap
 from numbers import Integral
-from operator import attrgetter, is_
 
 from ..algorithms import get_algorithm
 from ..algorithms._params import constraints_of, document
@@ -101,24 +100,22 @@ class DeclaredParams:
     def _params(self) -> dict:
         """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost).
 
-        The same dict object is returned while every hyperparameter is the same object as
-        at the last call (an assignment or ``set_params`` gives a new dict), so work derived
-        from the hyperparameters (their check, the spec's kernel scalars) is cached on its
-        identity. Do not modify it.
+        The same dict object is returned until a hyperparameter is assigned (``set_params``,
+        ``clone``, ``est.name = value``; see :meth:`__setattr__`), so work derived from the
+        hyperparameters (their check, the spec's kernel scalars, a stream's row path) is
+        cached on its identity. Do not modify it.
         """
-        cls = type(self)
-        getter = cls.__dict__.get("_param_getter")
-        if getter is None:
-            names = cls._param_names()
-            # the first name once more: a tuple of values even for a single name
-            getter = cls._param_getter = (names, attrgetter(*names, *names[:1]))
-        values = getter[1](self)
-        cached = self.__dict__.get("_params_cache")
-        if cached is not None and all(map(is_, values, cached[0])):
-            return cached[1]
-        params = dict(zip(getter[0], values))
-        self._params_cache = (values, params)
+        params = self.__dict__.get("_params_cache")
+        if params is None:
+            params = {name: getattr(self, name) for name in type(self)._param_names()}
+            self.__dict__["_params_cache"] = params
         return params
+
+    def __setattr__(self, name, value):
+        # assigning a hyperparameter (even the same value) drops the dict _params() returns
+        if name in type(self)._param_names():
+            self.__dict__.pop("_params_cache", None)
+        super().__setattr__(name, value)
 
     def _validate_params(self) -> None:
         """Check the hyperparameters against their constraints; raise InvalidParameterError.

@@ -170,8 +170,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         try:  # the hot path of a stream: no new name, the state exists
             rows = self._map.row(x, self._width, grow=True)
             if len(columns) == known and self._learned:
-                self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
-                                         reset=False)
+                self.estimator._learn_row(rows, signed)
             else:
                 self._fit(rows, signed)
         except Exception:
