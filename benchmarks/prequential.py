@@ -179,8 +179,9 @@ def report(args, by_learner, without, seconds, timing) -> str:
         "against River's `LogisticRegression.learn_one`. *dict -> row* is the conversion of "
         "the feature dict into a one-row CSR (vocabulary lookup, values array); *front-end "
         "alone* is `learn_one` with the core call replaced by a no-op; *core* is the "
-        "estimator's `_fit_rows` on prebuilt rows (the kernel call with its bookkeeping), "
-        "timed separately. Rerun with `python benchmarks/river_learn_one.py`.",
+        "estimator's `_learn_row` on prebuilt rows (the algorithm's fused one-row kernel "
+        "where it has one, SPAM-L2 so far, else the general `_fit_rows`), timed separately. "
+        "Rerun with `python benchmarks/river_learn_one.py`.",
         "",
         river_learn_one.markdown(timing, args.learn_one_rows, args.repeats),
         "",
@@ -188,11 +189,13 @@ def report(args, by_learner, without, seconds, timing) -> str:
         f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} at the end of the run (shared; "
         "a load above the core count inflates every figure, River's included).",
         "",
-        "Reading: learn_one is about front-end alone + core. The front-end's share is "
-        "the figure to hold against River's whole `learn_one`; the rest is the core call "
-        "(`BaseAUCClassifier._fit_rows`: parameters, random generator, the copy of the state "
-        "behind the all-or-nothing update, the kernel, `coef_`/`intercept_`), which does "
-        "not depend on the front-end.",
+        "Reading: learn_one is about front-end alone + core. With a fused row kernel "
+        "(SPAM-L2, the default algorithm) the core is one compiled call that updates the "
+        "statistics and makes the step, saving the O(nnz) entries it touches so that a "
+        "divergence or a fold of its lazy scales is undone and redone by the general path; "
+        "the others take the general path on every row (`BaseAUCClassifier._fit_rows`: "
+        "parameters, the undo log behind the all-or-nothing update, several kernel calls), "
+        "which is what a one-row `partial_fit` costs too.",
         "",
     ]
     return "\n".join(lines)

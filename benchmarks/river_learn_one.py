@@ -9,9 +9,10 @@ shared machine wall time also counts the time the process waits for a core), for
 AUCClassifier call is split into its parts, timed separately on the same stream:
 
 - *dict -> row*: ``ColumnMap.row``, the feature dict turned into a one-row CSR;
-- *core*: the estimator's ``_fit_rows`` on prebuilt rows (the O(nnz) kernel call
-  and its bookkeeping);
-- *front-end alone*: ``learn_one`` with ``_fit_rows`` replaced by a no-op (label
+- *core*: the estimator's ``_learn_row`` on prebuilt rows (the spec's fused row kernel
+  where it has one, else the general ``_fit_rows``: the kernel calls and their
+  bookkeeping);
+- *front-end alone*: ``learn_one`` with ``_learn_row`` replaced by a no-op (label
   lookup, dict -> row, the call itself);
 - *spec.run alone*: the algorithm's own pass (``AlgorithmSpec.run``: its hyperparameter
   tuple and the kernel call) on the same rows, without the estimator's bookkeeping
@@ -38,7 +39,6 @@ from aucopt.river import AUCClassifier
 N_FEATURES = 20
 _clock = time.process_time  # CPU time of this process: waiting for a core is not counted
 ALGORITHMS = "spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo"
-_CLASSES = np.array([False, True])
 
 
 def make_stream(n_rows: int, seed: int = 0):
@@ -71,7 +71,7 @@ def _parts(algorithm, xs, ys) -> tuple[float, float, float, float]:
     of the algorithm's ``spec.run`` alone."""
     hollow = AUCClassifier(algorithm)
     hollow.learn_one(xs[0], ys[0])
-    hollow.estimator._fit_rows = lambda *args, **kwargs: None
+    hollow.estimator._learn_row = lambda *args, **kwargs: None
     front = _learn(hollow, xs, ys)
     model = AUCClassifier(algorithm)
     model.learn_one(xs[0], ys[0])
@@ -79,9 +79,7 @@ def _parts(algorithm, xs, ys) -> tuple[float, float, float, float]:
     convert = _timed([(to_row, (x, width), {"grow": True}) for x in xs])
     rows = [to_row(x, width, grow=True) for x in xs]  # for the core timing, not timed
     signed = [np.array([1.0 if y else -1.0]) for y in ys]
-    options = {"n_epochs": 1, "shuffle": False, "reset": False}
-    core = _timed([(model.estimator._fit_rows, (r, s, _CLASSES), options)
-                   for r, s in zip(rows, signed)])
+    core = _timed([(model.estimator._learn_row, (r, s), {}) for r, s in zip(rows, signed)])
     est = model.estimator  # its state goes on learning: the model is not used afterwards
     spec, params, order = est._spec(), est._params(), identity_order(1)
     hook = {"before_dense": None} if spec.column_keys else {}
@@ -133,7 +131,7 @@ def markdown(results, n_rows, repeats) -> str:
         "same rows (its hyperparameter tuple and the kernel call), part of the core call.",
         "",
         "| learner | learn_one (us) | predict_proba_one + learn_one (us) "
-        "| front-end alone (us) | dict -> row alone (us) | core `_fit_rows` (us) "
+        "| front-end alone (us) | dict -> row alone (us) | core `_learn_row` (us) "
         "| spec.run alone (us) |",
         "| --- | --- | --- | --- | --- | --- | --- |",
     ]
