@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from .._config import _settings
 from .._kernels._variants import fastmath_variant
 
-__all__ = ["select", "specialised", "generic_kernels", "REQUESTED"]
+__all__ = ["select", "specialised", "generic_kernels", "fastmath", "REQUESTED"]
 
 _GENERIC_ONLY = [False]
 REQUESTED: set = set()  # specialised kernels a spec has asked for (read by the twin test)
@@ -29,6 +29,11 @@ def select(kernel):
     numba dispatcher
     """
     return fastmath_variant(kernel) if _settings()["fastmath"] else kernel  # no copy: per call
+
+
+def fastmath() -> bool:
+    """Return ``aucopt.get_config()["fastmath"]`` (without copying the settings)."""
+    return _settings()["fastmath"]
 
 
 def specialised(kernel) -> bool:

@@ -17,7 +17,7 @@ from functools import partial
 __all__ = ["RowPath", "row_path"]
 
 
-def row_path(spec, state: dict, params: dict) -> RowPath | None:
+def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None:
     """Return the row path of ``state`` under ``params`` (None: the general path only).
 
     Parameters
@@ -28,6 +28,9 @@ def row_path(spec, state: dict, params: dict) -> RowPath | None:
         the state keeps them (the estimator drops it after any general call).
     params : dict
         The hyperparameters of the update, with a calibrated step already in place.
+    valid_for : dict
+        The estimator's dict of hyperparameters the path is valid for (its ``params``
+        attribute: a new dict means new values).
 
     Returns
     -------
@@ -36,7 +39,7 @@ def row_path(spec, state: dict, params: dict) -> RowPath | None:
     if spec.row_kernel is None:
         return None
     found = spec.row_kernel(state, params)
-    return None if found is None else RowPath(state, params, *found)
+    return None if found is None else RowPath(state, valid_for, *found)
 
 
 class RowPath:

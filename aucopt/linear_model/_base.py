@@ -17,7 +17,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
-from .._config import _settings
 from .._kernels._checks import OK
 from ..algorithms import get_algorithm
 from ..algorithms._calibrate import LADDER_RATIO, calibrate_step, usable
@@ -28,6 +27,7 @@ from ..algorithms._data import (
     new_data_stats,
     observe_data,
 )
+from ..algorithms._fast import fastmath
 from ..algorithms._rowpath import row_path
 from ..exceptions import DivergenceError, OrderedStreamWarning
 from ..metrics import roc_auc_score
@@ -287,39 +287,32 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
     def _learn_row(self, rows, y) -> None:
         """Learn one CSR row of a stream already started (``partial_fit`` on it, in effect).
 
-        The spec's fused row kernel does it when it applies (:mod:`aucopt.algorithms._rowpath`);
-        anything it cannot do (a calibration still due, fastmath, a divergence, a fold)
-        goes through :meth:`_fit_rows` from the unchanged state.
+        The spec's fused row kernel when it has one (:mod:`aucopt.algorithms._rowpath`); what
+        it cannot do (fastmath, a divergence, a fold) goes through :meth:`_fit_rows` from the
+        unchanged state.
         """
-        fitted = self.__dict__
+        fitted, params = self.__dict__, self._params()
         path = fitted.get("_row_path")
-        params = self._params()
         if path is None or path.params is not params or path.state is not fitted["_state"]:
             path = fitted["_row_path"] = self._new_row_path(params)
-        if path is not None and not _settings()["fastmath"]:
+        if path is not None and not fastmath():
             t, status = path(rows.data, rows.indices, rows.indptr, y, fitted["t_"])
             if status == OK:
-                fitted["t_"] = t
-                fitted["_fitted"] = {}
+                fitted.update(t_=t, _fitted={})
                 return
         self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False)
 
     def _new_row_path(self, params):
-        """Return the row path for the committed state (None while ``"auto"`` is pending)."""
+        """Return the row path for the committed state and ``params`` (None: there is none)."""
         spec = self._spec()
         if spec.row_kernel is None:
             return None
-        stepped = params
-        if spec.calibration is not None and _is_auto(params.get(spec.step_param)):
-            step = self.__dict__.get(spec.step_param + "_")
-            # not calibrated yet: a single row never calibrates (MIN_ROWS > 1), so the step
-            # stays "auto", the spec's scale rule, as on the general path
-            if step is not None:
-                stepped = self._with_step(params, spec.step_param, step)
-        path = row_path(spec, self._state, stepped)
-        if path is not None:
-            path.params = params  # valid while the estimator's values stay these
-        return path
+        stepped, name = params, spec.step_param
+        # an "auto" step not calibrated yet stays "auto" (the spec's scale rule): a single
+        # row never calibrates (MIN_ROWS > 1), as on the general path
+        if spec.calibration is not None and self.__dict__.get(name + "_") is not None:
+            stepped = self._with_step(params, name, self.__dict__[name + "_"])
+        return row_path(spec, self._state, stepped, valid_for=params)
 
     def _start_state(self, spec, params, rows, shuffle, reset, warm_from):
         """Return ``(state, rng, t, undo)`` for a call: a new state, or the committed one
