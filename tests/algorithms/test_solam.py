@@ -52,6 +52,29 @@ def test_matches_reference_same_order(algorithm, eta0, german, as_format):
         assert 0.18 < np.linalg.norm(out["w"]) <= 0.2 + 1e-12
 
 
+@pytest.mark.parametrize("algorithm", list(CASES))
+def test_weighted_steps_match_reference_same_order(algorithm, german, as_format):
+    """notes.md#sample-weights: p_hat is the positive share of the weight, a row's partials
+    are scaled by its weight. (On the code before weights, they were refused.)"""
+    X, y = german[0][:300], german[1][:300]
+    weight = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    cls, params, ref_params = CASES[algorithm]
+    est = cls(eta0=0.05, max_iter=2, random_state=4, **params)
+    est.fit(as_format(X), y, sample_weight=weight)
+    kappa = np.sqrt(max(float(x @ x) for x in X))
+    out = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=0.05, sample_weight=weight,
+                    **ref_params)
+    plain = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=0.05, **ref_params)
+    assert est.t_ == out["t"] == 600
+    assert_allclose(est._state["seen"], [weight[y < 0].sum() * 2, weight[y > 0].sum() * 2],
+                    rtol=1e-12)
+    assert_allclose(est.coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], out["w"], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["ab"], [out["a"], out["b"]], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["alpha_avg"], [out["alpha_bar"]], rtol=1e-10, atol=1e-13)
+    assert not np.allclose(out["w_bar"], plain["w_bar"], rtol=1e-3)  # the weights matter
+
+
 def test_fixed_kappa_and_warm_start_match_reference(german):
     X, y = german
     first = SOLAMClassifier(R=2.0, eta0=0.1, kappa=3.0, max_iter=1, random_state=1,
