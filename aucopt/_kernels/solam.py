@@ -189,6 +189,16 @@ def _advance(sc, s, label, t, sk):
     return g, gamma, c, (a_new, b_new, al_new, a_avg, b_avg, al_avg, gsum, n_neg, n_pos)
 
 
+@njit(inline="always")
+def _shrinkage(gamma, label, lam):
+    """Return regSOLAM's factor ``1 - gamma w_i lam`` of ``w`` (``dF_lam/dw = dF/dw + lam w``).
+
+    The whole ``F_lam`` of a row, the thesis' ``lam/2 ||w||^2`` included, is scaled by its
+    sample weight ``w_i = |label|`` (notes.md#sample-weights); 1 for SOLAM (``lam = 0``).
+    """
+    return 1.0 - gamma * (abs(label) * lam)
+
+
 @njit(cache=True, nogil=True)
 def _l1_project(w, radius, theta):
     """Project ``w`` onto the l1 ball; return the threshold to start the next search from."""
@@ -234,7 +244,7 @@ def solam_epoch(st, data, indices, indptr, y, order, hp, sk, t, learn):
             status = DIVERGED
             break
         t += 1
-        shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
+        shrink = _shrinkage(gamma, y[i], hp.lam)
         for j in range(d):
             wj = w[j]
             w_avg[j] += c * (wj - w_avg[j])
@@ -320,7 +330,7 @@ def solam_epoch_dense(st, X, y, order, hp, sk, t, learn):
             status = DIVERGED
             break
         t += 1
-        shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
+        shrink = _shrinkage(gamma, y[i], hp.lam)
         ahead = order[min(idx + _AHEAD, m - 1)]
         norm, s_next = _dense_sweep(w, w_avg, scale, c, shrink, -gamma * g, X[i], X[nxt],
                                     X[ahead], l2)
@@ -417,7 +427,8 @@ def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, lear
     idx = start
     while idx < m:
         pending = _out_of_range(sigma)
-        if pending or _out_of_range(sigma * (1.0 - sk.eta0 / np.sqrt(t + 1) * hp.lam)):
+        shrink = _shrinkage(sk.eta0 / np.sqrt(t + 1), y[order[idx]], hp.lam)
+        if pending or _out_of_range(sigma * shrink):
             if not may_fold:
                 status = NEEDS_FOLD
                 break
@@ -435,7 +446,7 @@ def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, lear
             break
         t += 1
         s_sum += gamma * sigma  # add gamma_t w_t to the sum before the update
-        sigma *= 1.0 - gamma * hp.lam
+        sigma *= shrink
         if _out_of_range(sigma):
             vsq = _fold(vb, acc, s_sum, sigma)
             s_sum, sigma = 0.0, 1.0

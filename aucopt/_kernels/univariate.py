@@ -140,7 +140,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         eta = step_size(hp.schedule, base, 0.5, t)
         prev, coef = i, -eta * g / v_scale  # O(nnz) on CSR rows
         b[0] -= eta * g
-        v_scale /= 1.0 + eta * hp.lam  # proximal step of (lam/2)||w||^2
+        v_scale /= 1.0 + eta * (abs(y[i]) * hp.lam)  # proximal step of (w_i lam/2)||w||^2
         if not np.isfinite(b[0]):
             status = DIVERGED
             break

@@ -15,8 +15,8 @@ def univariate(X, y, orders, *, loss, eta, auto=None, schedule="inv_sqrt", lam=0
     ``eta="auto"`` uses ``auto / (M^2 + 1)``; ``weights="train"`` uses the
     class counts and M^2 of all of X, ``"online"`` those of the samples seen
     so far including the current one. ``sample_weight`` (notes.md#sample-weights):
-    the class counts are sums of the sample weights and row i's step is scaled by its
-    weight (M^2 stays the largest squared row norm).
+    the class counts are sums of the sample weights and row i's step, the proximal step of
+    the penalty included, is scaled by its weight (M^2 stays the largest squared row norm).
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -38,7 +38,7 @@ def univariate(X, y, orders, *, loss, eta, auto=None, schedule="inv_sqrt", lam=0
             m2 = max(X[j] @ X[j] for j in seen)
             scale = auto / (m2 + 1.0) if eta == "auto" else eta
             eta_t = scale / np.sqrt(t) if schedule == "inv_sqrt" else scale
-            w = (w - eta_t * g * X[i]) / (1.0 + eta_t * lam)
+            w = (w - eta_t * g * X[i]) / (1.0 + eta_t * sw[i] * lam)
             b = b - eta_t * g
     return w, b, t
 
