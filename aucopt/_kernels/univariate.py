@@ -78,7 +78,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         ``w``, ``scale`` and ``b`` are updated (the running counts are read through
         ``counts`` and ``sqmax``).
     counts : ndarray of shape (2,), float64
-        Class weights (sums of the sample weights; counts when unweighted) defining the
+        Total sample weight per class (the counts when unweighted), which defines the
         class weights ``n / (2 n_y)``: the running ones of ``st`` or the training data's.
     sqmax : ndarray of shape (1,)
         Largest squared row norm of the same rows (for ``eta="auto"``).
@@ -117,8 +117,11 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         idx += 1
         yt = 1.0 if y[i] > 0 else -1.0
         c = 1 if yt > 0 else 0
+        # the sample weight (notes.md#sample-weights) counts in the class weights and scales
+        # the row's whole step, the proximal step of the penalty included
+        sample_weight = abs(y[i])
         if learn and hp.online:
-            counts[c] += abs(y[i])
+            counts[c] += sample_weight
             sq = row_sqnorm(data, indices, indptr, i)
             if sq > sqmax[0]:
                 sqmax[0] = sq
@@ -130,8 +133,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         else:
             dot = row_dot(w, data, indices, indptr, i)
         margin = yt * (v_scale * dot + b[0])
-        # a row's step is scaled by its sample weight (notes.md#sample-weights)
-        g = weight * univariate_derivative(loss, margin) * yt * abs(y[i])
+        g = weight * univariate_derivative(loss, margin) * yt * sample_weight
         if exploding(g):
             status = DIVERGED
             break
@@ -140,7 +142,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         eta = step_size(hp.schedule, base, 0.5, t)
         prev, coef = i, -eta * g / v_scale  # O(nnz) on CSR rows
         b[0] -= eta * g
-        v_scale /= 1.0 + eta * (abs(y[i]) * hp.lam)  # proximal step of (w_i lam/2)||w||^2
+        v_scale /= 1.0 + eta * (sample_weight * hp.lam)  # prox of (w_i lam / 2)||w||^2
         if not np.isfinite(b[0]):
             status = DIVERGED
             break
