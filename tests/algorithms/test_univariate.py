@@ -54,6 +54,18 @@ def test_weighted_steps_match_reference_same_order(loss, weights, german, as_for
     assert not np.allclose(w, plain, rtol=1e-3)
 
 
+def test_weighted_proximal_steps_fold_like_the_reference(as_format):
+    """lam = 50: the lazy scale, shrunk by 1 + eta w_i lam per row, is folded often."""
+    X, y = make_auc_problem(200, 5, pos_rate=0.25, random_state=3)
+    weight = np.random.default_rng(4).uniform(0.1, 3.0, len(y))
+    est = UniSquClassifier(eta=0.01, lam=50.0, schedule="constant", shuffle=False, max_iter=2)
+    est.fit(as_format(X), y, sample_weight=weight)
+    w, b, t = ref.univariate(X, y, [np.arange(len(y))] * 2, loss="squ", eta=0.01,
+                             schedule="constant", lam=50.0, sample_weight=weight)
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["b"][0], b, rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.parametrize("lam", [1e-6, 50.0])  # 50: the lazy l2 scale is folded often
 @pytest.mark.parametrize("loss", ["exp", "squ"])
 def test_constant_schedule_matches_reference(loss, lam, as_format):
