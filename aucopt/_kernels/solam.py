@@ -385,7 +385,7 @@ def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, lear
     between calls.
 
     Exact lazy form of :func:`solam_epoch` with ``sk.ball == BALL_L2``: the
-    iterate is kept as ``w = sigma v`` so that the shrinkage ``1 - gamma lam``
+    iterate is kept as ``w = sigma v`` so that the shrinkage (:func:`_shrinkage`)
     and the projection ``R / ||w||`` only change the scalar ``sigma``;
     ``||v||^2`` is updated on the touched coordinates; the ``gamma``-weighted
     sum of the iterates is kept as ``acc + S v - b`` (``S`` the sum of
