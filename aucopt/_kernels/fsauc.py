@@ -32,7 +32,7 @@ from ._prox import clip
 from ._prox_l1l2 import EXACT, project_l1l2
 from ._rows import row_axpy, row_dot
 from ._state import F64, I64, D, Dim
-from ._stats import add_to_class_sums
+from ._stats import add_weighted_to_class_sums
 from ._twins import specialises
 from .solam import saddle_partials
 
@@ -56,8 +56,8 @@ class FsaucState(NamedTuple):
     alpha: F64[1]  # dual iterate
     alpha1: F64[1]  # dual centre of the current stage
     alpha_hat: F64[1]  # dual output of the last completed stage
-    run_count: I64[2]  # T-, T+ of the received examples (all stages, or the current one)
-    run_sum: F64[2, D]  # A-, A+: their class sums
+    run_count: F64[2]  # T-, T+: weight of the received examples (all stages, or the current one)
+    run_sum: F64[2, D]  # A-, A+: their weighted class sums
     run_sqmax: F64[1]  # their largest squared row norm (not used by the steps)
     radius: F64[1]  # primal radius r_k of the stage
     dual_radius: F64[1]  # dual radius D_k
@@ -151,8 +151,8 @@ def _end_stage(st, hp):
     st.alpha[0] = ahat
     st.alpha1[0] = ahat
     if not hp.global_stats:
-        counts[0] = 0
-        counts[1] = 0
+        counts[0] = 0.0
+        counts[1] = 0.0
         for c in range(2):
             for j in range(d):
                 sums[c, j] = 0.0
@@ -215,16 +215,17 @@ def _dual_step(al, dal, eta, center, dual_radius, box_alpha):
 
 
 @njit(inline="always")
-def _partials(counts, v, alpha, s, positive):
+def _partials(counts, v, alpha, s, positive, weight):
     """Return ``g, da, db, dalpha`` at the current iterate and ``(a, b, alpha)`` (both kernels).
 
-    The class counts already include the example (``p_hat = T+ / (T+ + T-)``).
+    The class weights already include the example (``p_hat = T+ / (T+ + T-)``); the
+    partials are scaled by its sample weight (notes.md#sample-weights).
     """
     d = v.shape[0] - 2
     p = counts[1] / (counts[0] + counts[1])
     a, b, al = v[d], v[d + 1], alpha[0]
     g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
-    return g, da, db, dal, a, b, al
+    return weight * g, weight * da, weight * db, weight * dal, a, b, al
 
 
 @njit(inline="always")
@@ -248,7 +249,7 @@ def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn
     ----------
     st : FsaucState
         The state; updated. ``run_count``, ``run_sum`` hold ``T-, T+`` and ``A-, A+``
-        of the received examples (global or per stage).
+        (weight and weighted sums) of the received examples (global or per stage).
     scratch : ndarray of shape (4, d + 2)
         Scratch rows of the projection.
     work : ndarray of shape (1,)
@@ -277,9 +278,11 @@ def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn
     w = v[:d]
     for i in order:
         positive = y[i] > 0
-        add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, 1 if positive else 0)
+        weight = abs(y[i])
+        add_weighted_to_class_sums(counts, sums, sqmax, data, indices, indptr, i,
+                                   1 if positive else 0, weight)
         s = row_dot(w, data, indices, indptr, i)
-        g, da, db, dal, a, b, al = _partials(counts, v, alpha, s, positive)
+        g, da, db, dal, a, b, al = _partials(counts, v, alpha, s, positive, weight)
         if exploding(g):
             return t, DIVERGED
         eta = eta_k[0]
@@ -309,7 +312,7 @@ def fsauc_epoch(st, scratch, work, data, indices, indptr, y, order, hp, t, learn
 def fsauc_epoch_dense(st, scratch, work, X, y, order, hp, t, learn):
     """:func:`fsauc_epoch` for dense rows ``X`` (n, d), one sweep over ``w`` per step.
 
-    The sweep adds ``w`` to the stage sum and ``x`` to its class sum, takes the
+    The sweep adds ``w`` to the stage sum and ``x`` (weighted) to its class sum, takes the
     gradient step and accumulates ``||w||_1``, ``||w - c||^2``, ``||x||^2`` and
     the score of the next row, which is exact unless the step needed the
     projection routine or ended a stage (then it is recomputed). Parameters and
@@ -329,8 +332,9 @@ def fsauc_epoch_dense(st, scratch, work, X, y, order, hp, t, learn):
         nxt = order[idx + 1] if idx + 1 < m else i
         positive = y[i] > 0
         c = 1 if positive else 0
-        counts[c] += 1
-        g, da, db, dal, a, b, al = _partials(counts, v, alpha, s, positive)
+        weight = abs(y[i])
+        counts[c] += weight
+        g, da, db, dal, a, b, al = _partials(counts, v, alpha, s, positive, weight)
         if exploding(g):
             return t, DIVERGED
         eta = eta_k[0]
@@ -345,7 +349,7 @@ def fsauc_epoch_dense(st, scratch, work, X, y, order, hp, t, learn):
             xj = X[i, j]
             wj = w[j]
             v_sum[j] += wj
-            sums[c, j] += xj
+            sums[c, j] += weight * xj
             sq += xj * xj
             wj += coef * xj
             w[j] = wj

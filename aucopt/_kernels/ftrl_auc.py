@@ -27,7 +27,7 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import _row_function
-from ._state import F64, I64, D
+from ._state import F64, D
 from .spam import spam_gradient_coef
 
 __all__ = ["N_COLUMNS", "W", "FtrlAucState", "ftrl_auc_epoch", "ftrl_weight", "row_entry",
@@ -44,7 +44,7 @@ class FtrlAucState(NamedTuple):
 
     pack: F64[D, N_COLUMNS]  # per feature: z, n, w, sum of the negatives, sum of the positives
     dots: F64[2]  # w . (sum of the negatives), w . (sum of the positives)
-    run_count: I64[2]  # samples per class in the class sums (negatives first)
+    run_count: F64[2]  # sample weight per class in the class sums (negatives first)
 
 
 def _dense_span(data, indices, indptr, i):
@@ -106,12 +106,14 @@ def ftrl_auc_epoch(pack, dots, counts, data, indices, indptr, y, order, hp, t, l
     dots : ndarray of shape (2,)
         ``w . (sum of the negatives)`` and ``w . (sum of the positives)``, maintained
         at O(nnz) and kept between calls (nothing here is O(d)).
-    counts : ndarray of shape (2,), int64
-        Samples per class (negatives first) in the class sums.
+    counts : ndarray of shape (2,), float64
+        Sample weight per class (negatives first) in the class sums.
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`): dense or CSR, one body.
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed weights: the sign is the class, the magnitude the sample weight, which
+        weighs the row in the class statistics and scales its gradient
+        (notes.md#sample-weights; ``±1`` when unweighted).
     order : ndarray of shape (m,), int64
         Rows to visit, in this order.
     hp : FtrlAucHyper
@@ -131,19 +133,20 @@ def ftrl_auc_epoch(pack, dots, counts, data, indices, indptr, y, order, hp, t, l
     dot_neg, dot_pos = dots[0], dots[1]
     for i in order:
         positive = y[i] > 0
+        weight = abs(y[i])
         col = SUM_POS if positive else SUM_NEG
         lo, hi = row_span(data, indices, indptr, i)
         s = 0.0
         if learn:
-            counts[col - SUM_NEG] += 1
+            counts[col - SUM_NEG] += weight
             for k in range(lo, hi):
                 j, x = row_entry(k, data, indices, indptr, i)
-                pack[j, col] += x
+                pack[j, col] += weight * x
                 s += pack[j, W] * x
             if positive:
-                dot_pos += s
+                dot_pos += weight * s
             else:
-                dot_neg += s
+                dot_neg += weight * s
         else:
             for k in range(lo, hi):
                 j, x = row_entry(k, data, indices, indptr, i)
@@ -151,7 +154,7 @@ def ftrl_auc_epoch(pack, dots, counts, data, indices, indptr, y, order, hp, t, l
         if counts[0] == 0 or counts[1] == 0:
             continue  # no pair of opposite classes yet: the gradient is zero
         p = counts[1] / (counts[0] + counts[1])
-        g = spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
+        g = weight * spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
         if exploding(g):
             return t, DIVERGED
         t += 1

@@ -36,7 +36,7 @@ from ._prox import clip, project_l2_ball
 from ._prox_l1l2 import project_l1_ball_warm
 from ._reduce import combine4
 from ._rows import row_axpy, row_dot
-from ._state import F64, I64, D
+from ._state import F64, D
 from ._twins import specialises
 
 __all__ = ["BALL_L2", "BALL_L1", "NEEDS_FOLD", "SolamState", "SolamLazyState", "SolamScales",
@@ -57,7 +57,7 @@ class SolamState(NamedTuple):
     ab_avg: F64[2]  # gamma-weighted average of (a, b)
     alpha_avg: F64[1]  # gamma-weighted average of alpha
     gamma_sum: F64[1]  # sum of the step sizes so far
-    seen: I64[2]  # examples received per class (negatives first), for p_hat
+    seen: F64[2]  # sample weight received per class (negatives first), for p_hat
 
 
 class SolamLazyState(NamedTuple):
@@ -73,7 +73,7 @@ class SolamLazyState(NamedTuple):
     ab_avg: F64[2]
     alpha_avg: F64[1]
     gamma_sum: F64[1]
-    seen: I64[2]
+    seen: F64[2]
 
 
 class SolamScales(NamedTuple):
@@ -132,17 +132,21 @@ def _store(st, sc):
 
 
 @njit(inline="always")
-def _advance(sc, s, positive, t, sk):
+def _advance(sc, s, label, t, sk):
     """Count the example and take the scalar part of step ``t + 1`` (all three kernels).
+
+    A weighted example (notes.md#sample-weights) adds its weight to the class
+    weight that gives ``p_hat``, and its partial derivatives are scaled by it.
 
     Parameters
     ----------
     sc : tuple
-        ``(a, b, alpha, a_avg, b_avg, alpha_avg, sum gamma, n_neg, n_pos)``.
+        ``(a, b, alpha, a_avg, b_avg, alpha_avg, sum gamma, W_neg, W_pos)``, ``W`` the
+        weight received per class.
     s : float
         Score ``w_t . x``.
-    positive : bool
-        Whether ``y = +1``.
+    label : float
+        Signed weight ``y``: the sign is the class, the magnitude the sample weight.
     t : int
         Steps done before this one.
     sk : SolamScales
@@ -160,12 +164,15 @@ def _advance(sc, s, positive, t, sk):
         the iterate before the step added, ``sum gamma`` and the counts.
     """
     a, b, al, a_avg, b_avg, al_avg, gsum, n_neg, n_pos = sc
+    positive = label > 0
+    weight = abs(label)
     if positive:
-        n_pos += 1
+        n_pos += weight
     else:
-        n_neg += 1
+        n_neg += weight
     p = n_pos / (n_neg + n_pos)  # p_hat_t includes the current example
     g, da, db, dal = saddle_partials(s, a, b, al, p, positive)
+    g, da, db, dal = weight * g, weight * da, weight * db, weight * dal
     if exploding(g):
         return g, 0.0, 0.0, (a, b, al, a_avg, b_avg, al_avg, gsum, n_neg, n_pos)
     gamma = sk.eta0 / np.sqrt(t + 1)
@@ -180,6 +187,16 @@ def _advance(sc, s, positive, t, sk):
     b_avg += c * (b - b_avg)
     al_avg += c * (al - al_avg)
     return g, gamma, c, (a_new, b_new, al_new, a_avg, b_avg, al_avg, gsum, n_neg, n_pos)
+
+
+@njit(inline="always")
+def _shrinkage(gamma, label, lam):
+    """Return regSOLAM's factor ``1 - gamma w_i lam`` of ``w`` (``dF_lam/dw = dF/dw + lam w``).
+
+    The whole ``F_lam`` of a row, the thesis' ``lam/2 ||w||^2`` included, is scaled by its
+    sample weight ``w_i = |label|`` (notes.md#sample-weights); 1 for SOLAM (``lam = 0``).
+    """
+    return 1.0 - gamma * (abs(label) * lam)
 
 
 @njit(cache=True, nogil=True)
@@ -222,12 +239,12 @@ def solam_epoch(st, data, indices, indptr, y, order, hp, sk, t, learn):
     theta = 0.0  # l1 threshold of the last projection (warm start of the next)
     for i in order:
         s = row_dot(w, data, indices, indptr, i)
-        g, gamma, c, sc = _advance(sc, s, y[i] > 0, t, sk)
+        g, gamma, c, sc = _advance(sc, s, y[i], t, sk)
         if exploding(g):
             status = DIVERGED
             break
         t += 1
-        shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
+        shrink = _shrinkage(gamma, y[i], hp.lam)
         for j in range(d):
             wj = w[j]
             w_avg[j] += c * (wj - w_avg[j])
@@ -308,12 +325,12 @@ def solam_epoch_dense(st, X, y, order, hp, sk, t, learn):
     for idx in range(m):
         i = order[idx]
         nxt = order[idx + 1] if idx + 1 < m else i
-        g, gamma, c, sc = _advance(sc, s, y[i] > 0, t, sk)
+        g, gamma, c, sc = _advance(sc, s, y[i], t, sk)
         if exploding(g):
             status = DIVERGED
             break
         t += 1
-        shrink = 1.0 - gamma * hp.lam  # regSOLAM: dF_lam/dw = dF/dw + lam w
+        shrink = _shrinkage(gamma, y[i], hp.lam)
         ahead = order[min(idx + _AHEAD, m - 1)]
         norm, s_next = _dense_sweep(w, w_avg, scale, c, shrink, -gamma * g, X[i], X[nxt],
                                     X[ahead], l2)
@@ -368,7 +385,7 @@ def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, lear
     between calls.
 
     Exact lazy form of :func:`solam_epoch` with ``sk.ball == BALL_L2``: the
-    iterate is kept as ``w = sigma v`` so that the shrinkage ``1 - gamma lam``
+    iterate is kept as ``w = sigma v`` so that the shrinkage (:func:`_shrinkage`)
     and the projection ``R / ||w||`` only change the scalar ``sigma``;
     ``||v||^2`` is updated on the touched coordinates; the ``gamma``-weighted
     sum of the iterates is kept as ``acc + S v - b`` (``S`` the sum of
@@ -410,7 +427,8 @@ def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, lear
     idx = start
     while idx < m:
         pending = _out_of_range(sigma)
-        if pending or _out_of_range(sigma * (1.0 - sk.eta0 / np.sqrt(t + 1) * hp.lam)):
+        shrink = _shrinkage(sk.eta0 / np.sqrt(t + 1), y[order[idx]], hp.lam)
+        if pending or _out_of_range(sigma * shrink):
             if not may_fold:
                 status = NEEDS_FOLD
                 break
@@ -422,13 +440,13 @@ def solam_epoch_lazy(st, data, indices, indptr, y, order, start, hp, sk, t, lear
         s = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             s += vb[indices[k], 0] * data[k]
-        g, gamma, c, sc = _advance(sc, sigma * s, y[i] > 0, t, sk)
+        g, gamma, c, sc = _advance(sc, sigma * s, y[i], t, sk)
         if exploding(g):
             status = DIVERGED
             break
         t += 1
         s_sum += gamma * sigma  # add gamma_t w_t to the sum before the update
-        sigma *= 1.0 - gamma * hp.lam
+        sigma *= shrink
         if _out_of_range(sigma):
             vsq = _fold(vb, acc, s_sum, sigma)
             s_sum, sigma = 0.0, 1.0

@@ -20,7 +20,7 @@ from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
 from ._rows import inline_row_function, row_axpy, row_axpy_dot, row_dot, row_sqnorm
 from ._schedules import step_size
-from ._state import F64, I64, D
+from ._state import F64, D
 
 __all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "UnivariateState", "univariate_derivative",
            "univariate_epoch", "univariate_fold"]
@@ -35,7 +35,7 @@ class UnivariateState(NamedTuple):
     w: F64[D]  # weights up to their scale
     scale: F64[1]  # the weights are scale * w: the l2 prox only shrinks the scalar
     b: F64[1]  # bias (not penalised)
-    run_count: I64[2]  # running class counts (weights="online")
+    run_count: F64[2]  # running class weights (weights="online")
     run_sqmax: F64[1]  # largest squared row norm seen (weights="online")
 
 
@@ -77,9 +77,9 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
     st : UnivariateState
         ``w``, ``scale`` and ``b`` are updated (the running counts are read through
         ``counts`` and ``sqmax``).
-    counts : ndarray of shape (2,), int64
-        Class counts defining the weights ``n / (2 n_y)``: the running ones of ``st``
-        or the training data's.
+    counts : ndarray of shape (2,), float64
+        Total sample weight per class (the counts when unweighted), which defines the
+        class weights ``n / (2 n_y)``: the running ones of ``st`` or the training data's.
     sqmax : ndarray of shape (1,)
         Largest squared row norm of the same rows (for ``eta="auto"``).
     data, indices, indptr, y, order
@@ -115,10 +115,13 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
     while idx < m:
         i = order[idx]
         idx += 1
-        yt = y[i]
+        yt = 1.0 if y[i] > 0 else -1.0
         c = 1 if yt > 0 else 0
+        # the sample weight (notes.md#sample-weights) counts in the class weights and scales
+        # the row's whole step, the proximal step of the penalty included
+        sample_weight = abs(y[i])
         if learn and hp.online:
-            counts[c] += 1
+            counts[c] += sample_weight
             sq = row_sqnorm(data, indices, indptr, i)
             if sq > sqmax[0]:
                 sqmax[0] = sq
@@ -130,7 +133,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         else:
             dot = row_dot(w, data, indices, indptr, i)
         margin = yt * (v_scale * dot + b[0])
-        g = weight * univariate_derivative(loss, margin) * yt
+        g = weight * univariate_derivative(loss, margin) * yt * sample_weight
         if exploding(g):
             status = DIVERGED
             break
@@ -139,7 +142,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         eta = step_size(hp.schedule, base, 0.5, t)
         prev, coef = i, -eta * g / v_scale  # O(nnz) on CSR rows
         b[0] -= eta * g
-        v_scale /= 1.0 + eta * hp.lam  # proximal step of (lam/2)||w||^2
+        v_scale /= 1.0 + eta * (sample_weight * hp.lam)  # prox of (w_i lam / 2)||w||^2
         if not np.isfinite(b[0]):
             status = DIVERGED
             break

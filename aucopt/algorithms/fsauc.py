@@ -27,7 +27,7 @@ from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .solam import KAPPA, RADII, ZETAS, R, kappa_of
+from .solam import KAPPA, RADII, ZETAS, R, kappa_of, weights_of_counts
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
 
@@ -188,9 +188,11 @@ def _restart(state: dict, hp) -> int:
 
 
 def upgrade_state(state: dict) -> None:
-    """Unpack ``sched`` and ``counters`` of files saved before FSAUC had named fields."""
+    """Unpack ``sched`` and ``counters`` of files saved before FSAUC had named fields; class
+    counts saved as rows become weights."""
     split_packed(state, "sched", ("radius", "dual_radius", "beta", "eta", "kappa"))
     split_packed(state, "counters", ("n0", "stage", "stage_steps", "root_steps"))
+    weights_of_counts(state, "run_count")
 
 
 def check_state(state: dict, params: dict, n_features: int) -> None:
@@ -267,6 +269,7 @@ FSAUC = register(
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA1),
         warm_keys=("v_hat", "alpha_hat"),
         equivalence_params={"kappa": 4.0, "n_samples_hint": 600},
+        weights="steps",
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation "
         "split; delta = 0.1 (notes.md#fsauc-unstated). n: fit uses max_iter * n_samples; "
         "partial_fit takes n_samples_hint, else it starts with the first chunk and restarts "

@@ -10,6 +10,7 @@ from ._calibrate import StepCalibration, regularised
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from .solam import weights_of_counts
 
 __all__ = ["AUTO_ALPHA", "PARAMS", "FtrlAucHyper", "FTRL_AUC", "ALPHAS", "LAM1S", "hyper"]
 
@@ -107,6 +108,11 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense
                           rows.indices, rows.indptr, y, order, hp, t, learn)
 
 
+def upgrade_state(state: dict) -> None:
+    """Class counts of files saved before sample weights (int64 rows) become weights."""
+    weights_of_counts(state, "run_count")
+
+
 def warm_values(state: dict) -> dict:
     """Return the per-feature FTRL state for ``warm_start=True``, without the class sums.
 
@@ -147,6 +153,8 @@ FTRL_AUC = register(
         warm_values=warm_values,
         column_keys=("pack",),
         equivalence_params={},
+        upgrade_state=upgrade_state,
+        weights="steps",
         notes="Grid of the authors' experiment code: alpha (their gamma) in "
         "{1e-5, 5e-5, ..., 1, 5}, lam1 in {1e-8, ..., 5}, beta = 1, lam2 = 0. One pass in the "
         "paper; online class statistics (p and the class means include the current sample).",

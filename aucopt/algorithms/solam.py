@@ -29,7 +29,8 @@ from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 
 __all__ = ["PARAMS", "L1_PARAMS", "REG_PARAMS", "R", "ETA0", "KAPPA", "SolamHyper", "AUTO_ETA0",
-           "kappa_of", "iterates", "hyper", "SOLAM", "SOLAM_L1", "REG_SOLAM"]
+           "kappa_of", "iterates", "hyper", "weights_of_counts", "SOLAM", "SOLAM_L1",
+           "REG_SOLAM"]
 
 PAPER_SOLAM = (
     "Y. Ying, L. Wen, S. Lyu. Stochastic online AUC maximization. NIPS 2016; described in "
@@ -127,9 +128,22 @@ def _to_lazy(state: dict) -> None:
                  s_sum=np.zeros(1), vsq=np.array([w @ w]))
 
 
+def weights_of_counts(state: dict, key: str) -> None:
+    """Convert, in place, class counts saved as int64 rows to float64 sample weights.
+
+    Files saved before sample weights (notes.md#sample-weights) hold the rows per
+    class, which are the weights of an unweighted fit.
+    """
+    count = state.get(key)
+    if isinstance(count, np.ndarray) and count.dtype == np.int64:
+        state[key] = count.astype(np.float64)
+
+
 def upgrade_state(state: dict) -> None:
-    """Unpack the ``lazy`` array of lazy-form files saved before it was split."""
+    """Unpack the ``lazy`` array of lazy-form files saved before it was split; class counts
+    saved as rows become weights."""
     split_packed(state, "lazy", ("sigma", "s_sum", "vsq"))
+    weights_of_counts(state, "seen")
 
 
 def _fresh_lazy(state: dict, params: dict) -> None:
@@ -230,6 +244,7 @@ _COMMON = dict(
     upgrade_state=upgrade_state,
     plain_form=plain_form,
     equivalence_params={"kappa": 4.0},
+    weights="steps",
 )
 
 SOLAM = register(

@@ -19,6 +19,7 @@ from ._calibrate import StepCalibration, regularised
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from .solam import weights_of_counts
 
 __all__ = ["PARAMS", "UnivariateHyper", "AUTO_ETA", "LOSSES", "UNI_EXP", "UNI_SQU", "hyper"]
 
@@ -111,6 +112,11 @@ def coef(state, params) -> np.ndarray:
     return state["w"] * state["scale"][0]
 
 
+def upgrade_state(state: dict) -> None:
+    """Running class counts of files saved before sample weights (int64 rows) become weights."""
+    weights_of_counts(state, "run_count")
+
+
 def warm_values(state: dict) -> dict:
     """Return the entries ``warm_start=True`` reuses: the weights and the bias."""
     return {"w": coef(state, None), "b": state["b"]}
@@ -134,6 +140,8 @@ _COMMON = dict(
     warm_values=warm_values,
     column_keys=("w",),
     equivalence_params={"weights": "online"},
+    upgrade_state=upgrade_state,
+    weights="steps",
     notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "
     "Kotlowski et al. (balanced). eta='auto' is calibrated on the data.",
 )

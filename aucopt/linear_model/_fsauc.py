@@ -65,7 +65,9 @@ class FSAUCClassifier(BaseAUCClassifier):
     averaged model then ranks worse than chance). Cost per example:
     O(d) plus the projection (O(d log d); the exact method adds a root search,
     about 10-40 projections onto :math:`\Omega_1`, only on steps that leave
-    the ball).
+    the ball). With ``sample_weight``, :math:`T_\pm`, :math:`A_\pm` and :math:`\hat p` are
+    weight sums and an example's partial derivatives are scaled by its weight; the stage
+    length still counts examples (notes.md#sample-weights).
 
     References
     ----------

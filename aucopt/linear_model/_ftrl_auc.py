@@ -70,7 +70,9 @@ class FTRLAUCClassifier(BaseAUCClassifier):
     [-1, 1] still improves AUC. :math:`\lambda_1` acts on sums of gradients:
     its useful size grows with the stream length. Cost O(nnz) per sample on
     CSR input (O(d) per sample on dense input), with nothing O(d) per
-    ``partial_fit`` call; memory 5 floats per feature.
+    ``partial_fit`` call; memory 5 floats per feature. With ``sample_weight``,
+    :math:`p` and the class means are weighted and a sample's gradient (in :math:`z_j`
+    and :math:`n_j`) is scaled by its weight (notes.md#sample-weights).
 
     References
     ----------

@@ -58,6 +58,8 @@ class SOLAMClassifier(BaseAUCClassifier):
     inactive the saddle point is
     :math:`w^* = \Sigma_2^{-1}\mu`, :math:`a^* = w^{*\top} m_+`,
     :math:`b^* = w^{*\top} m_-`, :math:`\alpha^* = b^* - a^*` (notes.md#closed-forms).
+    With ``sample_weight``, :math:`\hat p_t` is the positive share of the weight received
+    and an example's partial derivatives are scaled by its weight (notes.md#sample-weights).
 
     References
     ----------

@@ -70,6 +70,9 @@ class UniExpClassifier(BaseAUCClassifier):
 
     Cost O(nnz) per sample on CSR rows (the l2 shrinkage is applied lazily as
     a scale factor kept between ``partial_fit`` calls), memory O(d).
+    ``sample_weight`` is not the ``weights`` parameter: the class counts
+    :math:`n_\pm` become sums of the sample weights, and an example's step is scaled by
+    its weight (notes.md#sample-weights).
 
     References
     ----------

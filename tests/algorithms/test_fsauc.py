@@ -43,6 +43,29 @@ def test_matches_reference_same_order(projection, stats, decay, german, as_forma
         assert est._state["root_steps"][0] > 0
 
 
+@pytest.mark.parametrize("stats", ["global", "local"])
+def test_weighted_steps_match_reference_same_order(stats, german, as_format):
+    """notes.md#sample-weights: T+-, A+- and p_hat are weighted, a row's partials are scaled
+    by its weight. (On the code before weights, they were refused.)"""
+    X, y = german[0][:400], german[1][:400]
+    weight = np.random.default_rng(1).uniform(0.1, 3.0, len(y))
+    params = dict(R=0.5, eta1=0.5, stats=stats, n_samples_hint=100)
+    est = FSAUCClassifier(max_iter=2, random_state=3, **params)
+    est.fit(as_format(X), y, sample_weight=weight)
+    kappa = np.sqrt(max(float(x @ x) for x in X))
+    out = ref.fsauc(X, y, _orders(3, len(y), 2), R=0.5, kappa=kappa, eta1=0.5, n=100,
+                    stats=stats, sample_weight=weight)
+    plain = ref.fsauc(X, y, _orders(3, len(y), 2), R=0.5, kappa=kappa, eta1=0.5, n=100,
+                      stats=stats)
+    assert est.t_ == 800 and out["stages"] == 8
+    if stats == "global":
+        assert_allclose(est._state["run_count"], 2 * np.array([weight[y < 0].sum(),
+                                                               weight[y > 0].sum()]))
+    assert_allclose(est._state["v_hat"], out["v_hat"], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["alpha_hat"], [out["alpha_hat"]], rtol=1e-10, atol=1e-13)
+    assert not np.allclose(out["v_hat"], plain["v_hat"], rtol=1e-3)  # the weights matter
+
+
 def test_partial_fit_with_hint_matches_reference_across_stages(german):
     X, y = german
     est = FSAUCClassifier(R=1.0, eta1=0.02, kappa=5.0, n_samples_hint=300)

@@ -36,6 +36,23 @@ def test_matches_reference_same_order(lam1, lam2, german, as_format):
         assert np.any(w == 0.0)  # the l1 branch of the closed form is exercised
 
 
+def test_weighted_steps_match_reference_same_order(german, as_format):
+    """notes.md#sample-weights: p and the class means are weighted, a row's gradient is scaled
+    by its weight, on the first pass and the later ones. (Refused before weights.)"""
+    X, y = german[0][:300], german[1][:300]
+    weight = np.random.default_rng(2).uniform(0.1, 3.0, len(y))
+    params = dict(alpha=0.2, beta=0.5, lam1=3.0, lam2=0.5)
+    est = FTRLAUCClassifier(**params, max_iter=2, random_state=7)
+    est.fit(as_format(X), y, sample_weight=weight)
+    w, z, n, t = ref.ftrl_auc(X, y, _orders(7, len(y), 2), sample_weight=weight, **params)
+    plain = ref.ftrl_auc(X, y, _orders(7, len(y), 2), **params)[0]
+    assert est.t_ == t
+    assert_allclose(est._state["run_count"], [weight[y < 0].sum(), weight[y > 0].sum()])
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["pack"][:, N], n, rtol=1e-10, atol=1e-13)
+    assert np.any(w == 0.0) and not np.allclose(w, plain, rtol=1e-3)
+
+
 def test_sparse_rows_match_reference_in_chunks():
     """CSR with many zeros, fed as three partial_fit chunks (one pass, online statistics)."""
     X, y = make_auc_problem(400, 30, sparsity=0.8, separation=1.5, random_state=4)

@@ -5,6 +5,8 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
+import aucopt
+import aucopt.io
 from aucopt._kernels.solam import FOLD_BELOW as _FOLD_BELOW
 from aucopt._kernels.solam import saddle_partials
 from aucopt.algorithms.solam import iterates
@@ -50,6 +52,47 @@ def test_matches_reference_same_order(algorithm, eta0, german, as_format):
         assert 0.18 < np.abs(out["w"]).sum() <= 0.2 + 1e-12  # measured 0.19-0.199
     elif algorithm == "solam":
         assert 0.18 < np.linalg.norm(out["w"]) <= 0.2 + 1e-12
+
+
+@pytest.mark.parametrize("algorithm", list(CASES))
+def test_weighted_steps_match_reference_same_order(algorithm, german, as_format):
+    """notes.md#sample-weights: p_hat is the positive share of the weight, a row's partials
+    are scaled by its weight. (On the code before weights, they were refused.)"""
+    X, y = german[0][:300], german[1][:300]
+    weight = np.random.default_rng(0).uniform(0.1, 3.0, len(y))
+    cls, params, ref_params = CASES[algorithm]
+    est = cls(eta0=0.05, max_iter=2, random_state=4, **params)
+    est.fit(as_format(X), y, sample_weight=weight)
+    kappa = np.sqrt(max(float(x @ x) for x in X))
+    out = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=0.05, sample_weight=weight,
+                    **ref_params)
+    plain = ref.solam(X, y, _orders(4, len(y), 2), kappa=kappa, zeta=0.05, **ref_params)
+    assert est.t_ == out["t"] == 600
+    assert_allclose(est._state["seen"], [weight[y < 0].sum() * 2, weight[y > 0].sum() * 2],
+                    rtol=1e-12)
+    assert_allclose(est.coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], out["w"], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["ab"], [out["a"], out["b"]], rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["alpha_avg"], [out["alpha_bar"]], rtol=1e-10, atol=1e-13)
+    assert not np.allclose(out["w_bar"], plain["w_bar"], rtol=1e-3)  # the weights matter
+
+
+def test_weighted_lazy_kernel_folds_like_the_dense_kernel(german):
+    """The weighted shrinkage 1 - gamma w_i lam decides the folds of the lazy CSR kernel."""
+    X, y = german[0][:300], german[1][:300]
+    weight = np.random.default_rng(5).uniform(0.1, 3.0, len(y))
+    models = [RegSOLAMClassifier(lam=0.5, eta0=0.5, random_state=0) for _ in range(2)]
+    for chunk in np.array_split(np.arange(300), 3):
+        models[0].partial_fit(X[chunk], y[chunk], classes=[-1, 1], sample_weight=weight[chunk])
+        models[1].partial_fit(sp.csr_matrix(X[chunk]), y[chunk], classes=[-1, 1],
+                              sample_weight=weight[chunk])
+    for got, expected in zip(iterates(models[1]._state), iterates(models[0]._state)):
+        assert_allclose(got, expected, rtol=1e-9, atol=1e-14)
+    kappa = np.sqrt(max(float(x @ x) for x in X))
+    out = ref.solam(X, y, [np.arange(300)], R=2.0, kappa=kappa, zeta=0.5, lam=0.5,
+                    sample_weight=weight)
+    assert np.prod(out["scales"]) < _FOLD_BELOW
+    assert_allclose(models[0].coef_[0], out["w_bar"], rtol=1e-10, atol=1e-13)
 
 
 def test_fixed_kappa_and_warm_start_match_reference(german):
@@ -184,3 +227,25 @@ def test_lazy_sparse_kernel_equals_dense_kernel(case, german):
         assert np.prod(scales) < _FOLD_BELOW and np.all(scales > 0.5)
     else:
         assert scales[0] == 0.0
+
+
+# the class counts of the saddle-function family and the univariate methods, int64 rows in files
+# saved before sample weights (the upgrade is shared: aucopt.algorithms.solam.weights_of_counts)
+OLD_COUNTS = {"solam": ("seen", {}), "fsauc": ("run_count", {}), "ftrl-auc": ("run_count", {}),
+              "uni-squ": ("run_count", {"weights": "online"})}
+
+
+@pytest.mark.parametrize("algorithm", list(OLD_COUNTS))
+def test_files_with_int64_class_counts_still_load(algorithm, tmp_path):
+    key, params = OLD_COUNTS[algorithm]
+    X, y = make_auc_problem(200, 6, random_state=5)
+    est = aucopt.make(algorithm, random_state=0, **params).fit(X[:150], y[:150])
+    aucopt.io.save(est, tmp_path / "m")
+    npz = dict(np.load(tmp_path / "m.npz"))
+    npz[f"state__{key}"] = npz[f"state__{key}"].astype(np.int64)  # the earlier layout
+    np.savez(tmp_path / "m.npz", **npz)
+    old = aucopt.io.load(tmp_path / "m")
+    assert old._state[key].dtype == np.float64
+    for model in (old, est):
+        model.partial_fit(X[150:], y[150:])
+    np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))

@@ -35,6 +35,37 @@ def test_matches_reference_same_order(loss, weights, german, as_format):
     assert_allclose(est._state["b"][0], b, rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.parametrize("weights", ["train", "online"])
+@pytest.mark.parametrize("loss", ["exp", "squ"])
+def test_weighted_steps_match_reference_same_order(loss, weights, german, as_format):
+    """notes.md#sample-weights: the class weights n / (2 n_y) come from weight sums and a
+    row's step is scaled by its weight. (Refused before weights.)"""
+    X, y = german[0][:300], german[1][:300]
+    weight = np.random.default_rng(3).uniform(0.1, 3.0, len(y))
+    est = CLASSES[loss](eta=0.005, weights=weights, lam=1e-2, max_iter=2, random_state=6)
+    est.fit(as_format(X), y, sample_weight=weight)
+    w, b, t = ref.univariate(X, y, _orders(6, len(y), 2), loss=loss, eta=0.005, lam=1e-2,
+                             weights=weights, sample_weight=weight)
+    plain = ref.univariate(X, y, _orders(6, len(y), 2), loss=loss, eta=0.005, lam=1e-2,
+                           weights=weights)[0]
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["b"][0], b, rtol=1e-10, atol=1e-13)
+    assert not np.allclose(w, plain, rtol=1e-3)
+
+
+def test_weighted_proximal_steps_fold_like_the_reference(as_format):
+    """lam = 50: the lazy scale, shrunk by 1 + eta w_i lam per row, is folded often."""
+    X, y = make_auc_problem(200, 5, pos_rate=0.25, random_state=3)
+    weight = np.random.default_rng(4).uniform(0.1, 3.0, len(y))
+    est = UniSquClassifier(eta=0.01, lam=50.0, schedule="constant", shuffle=False, max_iter=2)
+    est.fit(as_format(X), y, sample_weight=weight)
+    w, b, t = ref.univariate(X, y, [np.arange(len(y))] * 2, loss="squ", eta=0.01,
+                             schedule="constant", lam=50.0, sample_weight=weight)
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["b"][0], b, rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.parametrize("lam", [1e-6, 50.0])  # 50: the lazy l2 scale is folded often
 @pytest.mark.parametrize("loss", ["exp", "squ"])
 def test_constant_schedule_matches_reference(loss, lam, as_format):

@@ -73,14 +73,17 @@ def project_alternating(v, c, r, R, box, rounds=100):
 
 
 def fsauc(X, y, orders, *, R, kappa, eta1, n, delta=0.1, decay="capped", stats="global",
-          projection="exact"):
+          projection="exact", sample_weight=None):
     """Run FSAUC on the stream ``concat(orders)`` with budget ``n``.
 
     Stages of n0 = n // m examples; examples after the m-th stage continue in
     further stages (the output after stage m is v_hat_m). Returns a dict.
+    ``sample_weight`` (notes.md#sample-weights): T and A are the weight and the weighted
+    sum of each class, and the partials of F at row i are scaled by its weight.
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     d = X.shape[1]
+    weights = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     stream = np.concatenate(orders)
     m = 1 if n < 3 else max(1, math.floor(0.5 * math.log2(2 * n / math.log2(n))) - 1)
     n0 = max(1, n // m)
@@ -105,10 +108,11 @@ def fsauc(X, y, orders, *, R, kappa, eta1, n, delta=0.1, decay="capped", stats="
             T = {1: 0, -1: 0}
         iterates = []
         for i in stream[pos:pos + n0]:
-            A[int(y[i])] = A[int(y[i])] + X[i]
-            T[int(y[i])] += 1
+            A[int(y[i])] = A[int(y[i])] + weights[i] * X[i]
+            T[int(y[i])] += weights[i]
             p_hat = T[1] / (T[1] + T[-1])
-            dw, da, db, dalpha = partials(v[:d], v[d], v[d + 1], alpha, X[i], y[i], p_hat)
+            dw, da, db, dalpha = (weights[i] * g for g in
+                                  partials(v[:d], v[d], v[d + 1], alpha, X[i], y[i], p_hat))
             iterates.append(v.copy())
             step = v - eta * np.concatenate([dw, [da, db]])
             v = project(step, v1, r, R, R * kappa)

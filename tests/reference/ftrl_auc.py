@@ -25,7 +25,8 @@ def weights(z, n, alpha, beta, lam1, lam2):
     return np.where(np.abs(z) <= lam1, 0.0, w)
 
 
-def ftrl_auc(X, y, orders, *, alpha, beta=1.0, lam1=0.0, lam2=0.0, z0=None, n0=None):
+def ftrl_auc(X, y, orders, *, alpha, beta=1.0, lam1=0.0, lam2=0.0, z0=None, n0=None,
+             sample_weight=None):
     """Run FTRL-AUC over the passes ``orders``; return ``(w, z, n, t)``.
 
     Parameters
@@ -35,6 +36,8 @@ def ftrl_auc(X, y, orders, *, alpha, beta=1.0, lam1=0.0, lam2=0.0, z0=None, n0=N
     orders : list of int arrays, one per pass (the first pass sees new data)
     alpha, beta, lam1, lam2 : FTRL-Proximal hyperparameters
     z0, n0 : initial per-coordinate state (warm start), zeros by default
+    sample_weight : optional weights (notes.md#sample-weights): p and the class means are
+        weighted, and the gradient of row i is scaled by its weight
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -51,15 +54,23 @@ def ftrl_auc(X, y, orders, *, alpha, beta=1.0, lam1=0.0, lam2=0.0, z0=None, n0=N
             pos, neg = idx[y[idx] > 0], idx[y[idx] < 0]
             if pos.size == 0 or neg.size == 0:
                 continue
-            p = pos.size / idx.size
             w = weights(z, n, alpha, beta, lam1, lam2)
-            a, b = w @ X[pos].mean(axis=0), w @ X[neg].mean(axis=0)
+            if sample_weight is None:
+                p = pos.size / idx.size
+                a, b = w @ X[pos].mean(axis=0), w @ X[neg].mean(axis=0)
+            else:
+                sw = np.asarray(sample_weight, dtype=float)
+                p = sw[pos].sum() / sw[idx].sum()
+                a = w @ np.average(X[pos], axis=0, weights=sw[pos])
+                b = w @ np.average(X[neg], axis=0, weights=sw[neg])
             alpha_f = b - a
             x = X[i]
             if y[i] > 0:
                 G = 2 * (1 - p) * (w @ x - a) * x - 2 * (1 + alpha_f) * (1 - p) * x
             else:
                 G = 2 * p * (w @ x - b) * x + 2 * (1 + alpha_f) * p * x
+            if sample_weight is not None:
+                G = sample_weight[i] * G
             t += 1
             sigma = (np.sqrt(n + G**2) - np.sqrt(n)) / alpha
             z = z + G - sigma * w

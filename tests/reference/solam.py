@@ -38,7 +38,7 @@ def partials(w, a, b, alpha, x, y, p):
     return dw, da, db, dalpha
 
 
-def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
+def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None, sample_weight=None):
     """Run SOLAM over the passes ``orders`` (one stream); return a dict of the iterates.
 
     Parameters
@@ -49,6 +49,9 @@ def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
     ball : "l2" or "l1" (the w constraint)
     lam : regSOLAM's l2 weight (0 for SOLAM); dF_lam/dw = dF/dw + lam w
     state : optional dict (w, a, b, alpha) to start from
+    sample_weight : optional weights (notes.md#sample-weights): p_hat is the positive share
+        of the weight received, and the partials of F_lam at row i (lam w included) are
+        scaled by its weight
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     st = state or {}
@@ -57,12 +60,22 @@ def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
     w_bar, a_bar, b_bar, alpha_bar = np.zeros_like(w), 0.0, 0.0, 0.0
     gamma_bar, p_hat, t = 0.0, 0.0, 0
     scales = []  # l2 ball: the factor (1 - gamma lam) min(1, R / ||step||) of each step
+    received = {1: 0.0, -1: 0.0}  # weight received per class (sample_weight given)
     for order in orders:
         for i in order:
             t += 1
-            p_hat = ((t - 1) * p_hat + float(y[i] == 1)) / t
-            dw, da, db, dalpha = partials(w, a, b, alpha, X[i], y[i], p_hat)
-            dw = dw + lam * w
+            if sample_weight is None:
+                p_hat = ((t - 1) * p_hat + float(y[i] == 1)) / t
+                dw, da, db, dalpha = partials(w, a, b, alpha, X[i], y[i], p_hat)
+                dw = dw + lam * w
+                weight = 1.0
+            else:
+                weight = sample_weight[i]
+                received[int(y[i])] += weight
+                p_hat = received[1] / (received[1] + received[-1])
+                dw, da, db, dalpha = partials(w, a, b, alpha, X[i], y[i], p_hat)
+                dw = weight * (dw + lam * w)
+                da, db, dalpha = weight * da, weight * db, weight * dalpha
             gamma = zeta / np.sqrt(t)
             # gamma-weighted average of v_1 .. v_t
             new_bar = gamma_bar + gamma
@@ -73,7 +86,8 @@ def solam(X, y, orders, *, R, kappa, zeta, ball="l2", lam=0.0, state=None):
             gamma_bar = new_bar
             step = w - gamma * dw
             w = project_l1_ball(step, R) if ball == "l1" else project_l2_ball(step, R)
-            scales.append((1 - gamma * lam) * min(1.0, R / max(np.linalg.norm(step), 1e-300)))
+            ball_scale = min(1.0, R / max(np.linalg.norm(step), 1e-300))
+            scales.append((1 - gamma * weight * lam) * ball_scale)
             a = np.clip(a - gamma * da, -R * kappa, R * kappa)
             b = np.clip(b - gamma * db, -R * kappa, R * kappa)
             alpha = np.clip(alpha + gamma * dalpha, -2 * R * kappa, 2 * R * kappa)  # ascent

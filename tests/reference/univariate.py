@@ -9,32 +9,36 @@ from scipy.optimize import minimize
 
 
 def univariate(X, y, orders, *, loss, eta, auto=None, schedule="inv_sqrt", lam=0.0,
-               weights="train"):
+               weights="train", sample_weight=None):
     """Run the weighted univariate SGD; return ``(w, b, t)``.
 
     ``eta="auto"`` uses ``auto / (M^2 + 1)``; ``weights="train"`` uses the
     class counts and M^2 of all of X, ``"online"`` those of the samples seen
-    so far including the current one.
+    so far including the current one. ``sample_weight`` (notes.md#sample-weights):
+    the class counts are sums of the sample weights and row i's step, the proximal step of
+    the penalty included, is scaled by its weight (M^2 stays the largest squared row norm).
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
+    sw = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     w, b, t = np.zeros(X.shape[1]), 0.0, 0
     seen = list(range(len(y))) if weights == "train" else []
     for p, order in enumerate(orders):
         for i in order:
             if weights == "online" and p == 0:
                 seen.append(i)
-            n_pos = int(np.sum(y[seen] > 0))
-            n_y = n_pos if y[i] > 0 else len(seen) - n_pos
-            weight = len(seen) / (2.0 * n_y)
+            seen_w = sw[seen]
+            n_pos = seen_w[y[seen] > 0].sum()
+            n_y = n_pos if y[i] > 0 else seen_w.sum() - n_pos
+            weight = seen_w.sum() / (2.0 * n_y)
             m = y[i] * (w @ X[i] + b)
             dl = -np.exp(-m) if loss == "exp" else -2.0 * (1.0 - m)
-            g = weight * dl * y[i]
+            g = weight * dl * y[i] * sw[i]
             t += 1
             m2 = max(X[j] @ X[j] for j in seen)
             scale = auto / (m2 + 1.0) if eta == "auto" else eta
             eta_t = scale / np.sqrt(t) if schedule == "inv_sqrt" else scale
-            w = (w - eta_t * g * X[i]) / (1.0 + eta_t * lam)
+            w = (w - eta_t * g * X[i]) / (1.0 + eta_t * sw[i] * lam)
             b = b - eta_t * g
     return w, b, t
 
