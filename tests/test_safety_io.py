@@ -73,6 +73,8 @@ def _edit_json(base, edit):
     ("fsauc", "state__n0", lambda a: a * 0, "inconsistent"),
     ("spam-l2", "state__w", None, "missing"),
     ("spam-l2", "attr__coef_", lambda a: a[:, :3], "coef_"),
+    ("spdam", "attr__coef_", lambda a: np.full_like(a, 1e308), "beyond"),  # inf scores before
+    ("spam-l2", "attr__intercept_", lambda a: a - 1e200, "beyond"),
 ])
 def test_item1_load_rejects_tampered_arrays(tmp_path, problem, algorithm, key, change, match):
     base = _saved(tmp_path, algorithm, *problem[:2])

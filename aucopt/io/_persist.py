@@ -26,7 +26,7 @@ from ..algorithms import get_algorithm
 from ..algorithms._data import upgrade_data_stats
 from ..exceptions import ModelFileError
 from ..utils._random import generator_state, restore_generator
-from ._validate import check_attributes, check_state, read_arrays, read_meta
+from ._validate import LARGEST_COEF, check_attributes, check_state, read_arrays, read_meta
 
 __all__ = ["save", "load", "FORMAT_VERSION"]
 
@@ -183,8 +183,11 @@ def load(path):
     estimator._set_coef()  # formed from the validated state when read ...
     saved = [attrs.get("coef_"), attrs.get("intercept_")]
     if spec.coef is not None and all(isinstance(a, np.ndarray) for a in saved):
-        if not all(np.isfinite(a).all() for a in saved):
-            raise ModelFileError(f"{npz_path}: coef_ or intercept_ holds NaN or infinity.")
+        if not all(np.isfinite(a).all() and np.abs(a).max(initial=0.0) <= LARGEST_COEF
+                   for a in saved):
+            raise ModelFileError(f"{npz_path}: coef_ or intercept_ holds NaN, infinity or "
+                                 f"values beyond ±{LARGEST_COEF:g}, which no fit produces and "
+                                 "whose scores overflow; the file is damaged or was edited.")
         # ... unless the file has them: a model saved by `aucopt fit --preprocess` carries the
         # scaling folded into them; the next learning call forms them from the state again
         estimator.coef_, estimator.intercept_ = saved

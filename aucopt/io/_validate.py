@@ -34,14 +34,20 @@ from ..algorithms._distributed import STRATEGIES
 from ..exceptions import ModelFileError
 from ..utils._random import make_generator
 
-__all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "read_meta", "read_arrays", "check_attributes",
-           "check_state"]
+__all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "LARGEST_COEF", "read_meta", "read_arrays",
+           "check_attributes", "check_state"]
 
 MAX_JSON_BYTES = 64 * 2**20
 MAX_EXPANSION = 4  # arrays may declare at most this many times the .npz file's size
 _META_TYPES = {"format": str, "format_version": int, "algorithm": str, "class": str,
                "params": dict, "attributes": dict, "rng_state": dict}
 _SCALAR_ATTRS = {"n_features_in_": 1, "t_": 0, "n_iter_": 0}  # name -> smallest value
+
+
+# Largest |coef_| or |intercept_| a file may hold: a fit stops when its margins pass 1e12
+# (EXPLODE_LIMIT), and folding a preprocessing scale into coef_ multiplies by at most ~1e125
+# (features below that are refused as tiny-scaled); beyond it scores overflow float64.
+LARGEST_COEF = 1e150
 
 
 def read_meta(json_path) -> dict:
