@@ -127,6 +127,7 @@ _COMMON = dict(
     state=(VrspamState,),
     step_param="eta",
     warm_keys=("w", "started"),
+    weights="steps",
     **BATCH,
 )
 
