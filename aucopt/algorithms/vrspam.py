@@ -74,7 +74,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 def _spam_start(state, rows: RowData, y, order, params) -> int:
     """Set ``state["w"]`` to the averaged iterate of one SPAM pass (Johnson-Zhang practice)."""
     spam_params = {"beta": params["beta"], "beta1": params.get("beta1", 0.0),
-                   "eta0": params["eta0"], "t0": 0.0, "schedule": "inv_sqrt", "power_t": 0.5,
+                   "eta0": params["eta0"], "schedule": "inv_sqrt", "power_t": 0.5,
                    "stats": "train", "warmup": 0.1, "output": "average"}
     tmp = spam.init_state(rows.n_features, rows.n_samples, spam_params)
     tmp.update({key: state[key] for key in ("data_count", "data_sum", "data_sqmax")})

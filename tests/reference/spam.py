@@ -31,7 +31,7 @@ def _statistics(X, y, seen, decay=0.0, sample_weight=None):
     return p, w_pos @ X[pos] / w_pos.sum(), w_neg @ X[neg] / w_neg.sum(), m2
 
 
-def _step(schedule, t, eta0, beta, power_t, m2, t0=0.0):
+def _step(schedule, t, eta0, beta, power_t, m2, t0):
     if schedule == "inv_sqrt":
         c = 4.0 / m2 if eta0 == "auto" else eta0
         return c / np.sqrt(t + t0)
@@ -42,7 +42,7 @@ def _step(schedule, t, eta0, beta, power_t, m2, t0=0.0):
 
 
 def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", power_t=0.5,
-         stats="train", n_warmup=0, w0=None, decay=0.0, t0=0.0, sample_weight=None):
+         stats="train", n_warmup=0, w0=None, decay=0.0, t0=100.0, sample_weight=None):
     """Run SPAM over the passes ``orders``; return ``(w_last, w_average, t)``.
 
     Parameters
@@ -52,7 +52,8 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
     orders : list of int arrays, one per pass (the first pass sees new data)
     beta, beta1 : l2 and l1 weights
     eta0 : float or "auto" (4 / max squared row norm of the statistics' rows)
-    schedule : "inv_sqrt" (eta0 / sqrt(t + t0)), "theory_poly" or "theory_1_over_t"
+    schedule : "inv_sqrt" (eta0 / sqrt(t + t0); the papers' schedule is t0 = 0),
+        "theory_poly" or "theory_1_over_t"
     stats : "train" (all rows of X), "online" (rows seen, including the
         current one) or "warmup" (the first n_warmup rows seen, no step on them)
     decay : exponential forgetting of the "online" statistics (rows weighted by
