@@ -298,7 +298,8 @@ SPAM_L2 = register(
         grid={"beta": BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Thesis grid: beta in 10^[-5:5] by 5-fold CV; the step schedule is not "
-        "stated in the thesis (notes.md#spam-step): eta_t = eta0/sqrt(t) with averaging.",
+        "stated in the thesis (notes.md#spam-step): eta_t = eta0/sqrt(t + t0) with averaging "
+        "(t0 = 0 is the authors' code; the default offset is our extension).",
         **_COMMON,
     )
 )
