@@ -53,7 +53,7 @@ def test_weighted_matches_weighted_reference(penalty, german, as_format):
 
 def test_spam_start_is_one_spam_pass(german):
     X, y = german
-    spam = SPAML2Classifier(beta=1e-3, max_iter=1, random_state=2).fit(X, y)
+    spam = SPAML2Classifier(beta=1e-3, max_iter=1, t0=0.0, random_state=2).fit(X, y)
     est = VRSPAML2Classifier(beta=1e-3, max_iter=1, inner=1, eta=1e-12, tol=0.0,
                              eta0=spam.eta0_, random_state=2).fit(X, y)
     # one inner step with a negligible step leaves the SPAM pass's average in place

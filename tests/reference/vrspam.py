@@ -34,7 +34,7 @@ def vrspam(X, y, picks, *, beta, beta1=0.0, eta, w0=None, spam_order=None, sampl
     if w0 is not None:
         w_tilde = np.array(w0, dtype=float)
     elif spam_order is not None:
-        _, w_tilde, _ = spam_ref.spam(X, y, [spam_order], beta=beta, beta1=beta1,
+        _, w_tilde, _ = spam_ref.spam(X, y, [spam_order], beta=beta, beta1=beta1, t0=0.0,
                                       sample_weight=sample_weight)
     else:
         w_tilde = np.zeros(X.shape[1])
