@@ -87,7 +87,7 @@ PARAMS = (
     Param("warmup", 0.1, (Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None)),
           "float or int", """
         Warm-up size for ``stats="warmup"``: a fraction of the first data
-        given, or a number of samples."""),
+        given, or a number of samples (counted in sample weight when weighted)."""),
     Param("decay", 0.0, (Interval(Real, 0, 1, closed="left"),), "float in [0, 1)", r"""
         Exponential forgetting of the running class statistics of
         ``stats="online"`` (our extension for drifting streams, not in the

@@ -40,20 +40,21 @@ def test_matches_reference_same_order(stats, penalty, german, as_format):
     assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
-@pytest.mark.parametrize("stats", ["train", "online", "warmup"])
+@pytest.mark.parametrize("stats, decay", [("train", 0.0), ("online", 0.0), ("warmup", 0.0),
+                                          ("online", 0.05)])
 @pytest.mark.parametrize("penalty", ["l2", "net"])
-def test_weighted_matches_weighted_reference(stats, penalty, german, as_format):
+def test_weighted_matches_weighted_reference(stats, decay, penalty, german, as_format):
     """Issue #19: weighted statistics, each step scaled by its row's weight (notes.md)."""
     X, y = german
     X, y = X[:300], y[:300]
     sw = np.random.default_rng(1).uniform(0.2, 3.0, size=len(y))
-    params = dict(beta=1e-3, stats=stats, warmup=30, max_iter=2, random_state=7)
+    params = dict(beta=1e-3, stats=stats, warmup=30, decay=decay, max_iter=2, random_state=7)
     beta1 = 1e-3 if penalty == "net" else 0.0
     est = (SPAMNetClassifier(beta1=beta1, **params) if penalty == "net"
            else SPAML2Classifier(**params))
     est.fit(as_format(X), y, sample_weight=sw)
     w, w_bar, t = ref.spam(X, y, _orders(7, len(y), 2), beta=1e-3, eta0=est.eta0_, beta1=beta1,
-                           stats=stats, n_warmup=30, t0=est.t0, sample_weight=sw)
+                           stats=stats, n_warmup=30, decay=decay, t0=est.t0, sample_weight=sw)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
     assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
