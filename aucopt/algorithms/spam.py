@@ -44,7 +44,7 @@ PAPER = (
 # calibrate on, the kernel uses AUTO_ETA0 / M^2, M^2 the largest squared row norm seen.
 AUTO_ETA0 = 4.0
 # Offset of the "inv_sqrt" schedule eta0 / sqrt(t + t0) (see the Param's doc).
-T0 = 100.0
+T0 = 30.0
 
 STATS_MODES = {"train": STATS_TRAIN, "online": STATS_ONLINE, "warmup": STATS_WARMUP}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "theory_poly": INV_POWER, "theory_1_over_t": INV_LINEAR}

@@ -42,7 +42,7 @@ def _step(schedule, t, eta0, beta, power_t, m2, t0):
 
 
 def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", power_t=0.5,
-         stats="train", n_warmup=0, w0=None, decay=0.0, t0=100.0, sample_weight=None):
+         stats="train", n_warmup=0, w0=None, decay=0.0, t0=30.0, sample_weight=None):
     """Run SPAM over the passes ``orders``; return ``(w_last, w_average, t)``.
 
     Parameters
