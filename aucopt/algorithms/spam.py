@@ -63,7 +63,10 @@ PARAMS = (
         :math:`C/\sqrt{t}` the first steps are the largest, and on imbalanced data one
         early minority-class row (whose step is about ``1/p`` times a majority row's)
         then sets much of the averaged iterate. The default was measured on
-        docs/robustness.md's cases; it does not depend on the data size, so ``fit``,
+        docs/robustness.md's cases (1% positives with a positive first: 0.052 AUC short of
+        the least-squares optimum with ``t0=0``, at most 0.004 with 30 over six sample
+        orders) and on streams fed in chunks (larger offsets make the first-chunk
+        calibration choose larger steps). It does not depend on the data size, so ``fit``,
         ``partial_fit`` and a stream see the same schedule. Ignored by the theoretical
         schedules.""", kernel=float),
     Param("schedule", "inv_sqrt", (Options(str, set(SCHEDULES)),),
