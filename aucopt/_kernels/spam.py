@@ -17,9 +17,9 @@ from ._checks import DIVERGED, OK, exploding
 from ._lanes import add4, lane, load4, mul4, prefetch, splat4, store4, sub4
 from ._reduce import combine4, dot_unrolled
 from ._rows import inline_row_function, row_axpy, row_dot, row_dot3, row_dot3_unrolled
-from ._schedules import INV_LINEAR, INV_POWER, step_size
+from ._schedules import INV_LINEAR, INV_POWER, INV_SQRT, step_size
 from ._state import F64, I64, D
-from ._stats import add_to_class_sums
+from ._stats import add_weighted_to_class_sums
 from ._twins import specialises
 
 __all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "NEEDS_FOLD", "SpamState",
@@ -37,7 +37,7 @@ class SpamState(NamedTuple):
     w: F64[D]  # last iterate w_t
     w_avg: F64[D]  # uniform running average of the iterates w_2 .. w_{t+1}
     dots: F64[2]  # w . sums[0], w . sums[1] of the statistics in use, carried between calls
-    run_count: F64[2]  # running class counts (weights, with decay)
+    run_count: F64[2]  # running class weight sums (with decay)
     run_sum: F64[2, D]  # running class sums
     run_sqmax: F64[1]  # largest squared row norm of the running statistics
     n_warmup: I64[1]  # rows that only estimate the statistics (stats="warmup")
@@ -57,7 +57,7 @@ class SpamLazyState(NamedTuple):
 class ClassStats(NamedTuple):
     """Class statistics a step reads: the training data's or the running ones."""
 
-    count: F64[2]  # class counts (int64 for the training data's)
+    count: F64[2]  # class weight sums (row counts when unweighted)
     sum: F64[2, D]  # class sums
     sqmax: F64[1]  # largest squared row norm
 
@@ -113,8 +113,9 @@ def _joins_statistics(hp, learn, counts, n_warmup):
 
 @njit(inline="always")
 def _step(hp, sqmax, t):
-    """Return ``(eta_t, 1/(1 + eta_t beta))`` of update ``t``."""
-    eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, t)
+    """Return ``(eta_t, 1/(1 + eta_t beta))`` of update ``t`` (``"inv_sqrt"``: at ``t + t0``)."""
+    at = t + hp.t0 if hp.schedule == INV_SQRT else float(t)
+    eta = step_size(hp.schedule, _step_scale(hp, sqmax[0]), hp.power_t, at)
     return eta, 1.0 / (1.0 + eta * hp.beta)
 
 
@@ -202,6 +203,8 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
         ``st`` (online and warm-up modes, updated here) or the training data's.
     data, indices, indptr, y, order
         Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
+        ``|y_i|`` is the row's sample weight (notes.md#sample-weights): it weighs the row
+        in the running statistics and scales its step.
     hp : SpamHyper
         The kernel scalars (:data:`aucopt.algorithms.spam.PARAMS`). With ``decay > 0``
         (``STATS_ONLINE`` only) the counts and sums are multiplied by ``1 - decay``
@@ -239,13 +242,14 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
         i = order[idx]
         positive = y[i] > 0
         c = 1 if positive else 0
+        weight = abs(y[i])
         added = _joins_statistics(hp, learn, counts, n_warmup)
         if added:
             if hp.decay > 0.0:  # (the pending l2 step, if any, reads no sums)
                 _forget(keep, counts, sums)
                 dot_neg *= keep
                 dot_pos *= keep
-            add_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c)
+            add_weighted_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c, weight)
         xs_neg = xs_pos = 0.0
         if not scaling:
             s = row_dot(w, data, indices, indptr, i)
@@ -258,16 +262,16 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
             s, xs_neg, xs_pos = row_dot3_unrolled(w, sums[0], sums[1], data, indices, indptr, i)
         if added:
             if positive:
-                dot_pos += s
+                dot_pos += weight * s
             else:
-                dot_neg += s
+                dot_neg += weight * s
             if hp.stats == STATS_WARMUP:
                 continue  # a warm-up sample only estimates the statistics
         if counts[0] == 0 or counts[1] == 0:
             continue  # no pair of opposite classes yet: the loss is zero
         n_seen = counts[0] + counts[1]
         p = counts[1] / n_seen
-        g = spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
+        g = weight * spam_gradient_coef(s, dot_pos / counts[1], dot_neg / counts[0], p, positive)
         if exploding(g):
             dots[0], dots[1] = dot_neg, dot_pos
             return t, DIVERGED  # the pending step, if any, was done by this row's sweep
@@ -357,12 +361,13 @@ def spam_lazy_add_rows(pack, lazy, data, indices, indptr, y):
     """
     for i in range(y.shape[0]):
         c = 1 if y[i] > 0 else 0
+        weight = abs(y[i])  # notes.md#sample-weights
         vx = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             j = indices[k]
-            pack[j, _SUM_NEG + c] += data[k]
+            pack[j, _SUM_NEG + c] += weight * data[k]
             vx += pack[j, _V] * data[k]
-        lazy[DOT_NEG + c] += vx
+        lazy[DOT_NEG + c] += weight * vx
 
 
 @specialises(spam_epoch)
@@ -420,26 +425,27 @@ def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, h
         idx += 1
         positive = y[i] > 0
         c = 1 if positive else 0
+        weight = abs(y[i])  # the sample weight (notes.md#sample-weights)
         if _joins_statistics(hp, learn, counts, n_warmup):
             if hp.decay > 0.0:
                 counts[0] *= keep
                 counts[1] *= keep
                 sigma *= keep
-            counts[c] += 1
+            counts[c] += weight
             sq = 0.0
             vx = 0.0
             for k in range(indptr[i], indptr[i + 1]):
                 j = indices[k]
                 x = data[k]
-                pack[j, _SUM_NEG + c] += x / sigma
+                pack[j, _SUM_NEG + c] += weight * x / sigma
                 sq += x * x
                 vx += pack[j, _V] * x
             if sq > sqmax[0]:
                 sqmax[0] = sq
             if positive:
-                dot_pos += vx / sigma
+                dot_pos += weight * vx / sigma
             else:
-                dot_neg += vx / sigma
+                dot_neg += weight * vx / sigma
             if hp.stats == STATS_WARMUP:
                 continue
         if counts[0] == 0 or counts[1] == 0:
@@ -450,7 +456,7 @@ def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, h
         vx = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             vx += pack[indices[k], _V] * data[k]
-        g = spam_gradient_coef(s * vx, a, bb, p, positive)
+        g = weight * spam_gradient_coef(s * vx, a, bb, p, positive)
         if exploding(g):
             status = DIVERGED
             break

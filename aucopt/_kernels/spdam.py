@@ -7,7 +7,9 @@ consistent reformulation of Natole 2020, Algorithm 21 (an SPDC method with mini-
 ``xbar_i = c_{y_i} (x_i - m_{y_i})``, ``c_+ = sqrt(2/p)``, ``c_- = sqrt(2/(1-p))``,
 ``g(w) = (b.w)^2 + 2 b.w + (lam/2)||w||^2``, ``b = m- - m+``, whose primal is
 the pairwise square loss ``(1/(n+ n-)) sum (1 - w.(x_i - x_j))^2 + (lam/2)||w||^2``
-minus the constant 1.
+minus the constant 1. With sample weights ``w_i = |y_i|`` (notes.md#sample-weights) the
+statistics ``p, m+, m-`` are weighted and the sum is ``(1/W) sum_i w_i (...)``, ``W = sum_i
+w_i``: the same problem with ``xbar_i`` scaled by ``r_i = sqrt(n w_i / W)`` (1 unweighted).
 """
 
 from typing import NamedTuple
@@ -37,6 +39,7 @@ class SpdamProblem(NamedTuple):
     """What the iterations of one ``fit`` read: fixed by the data and the step parameters."""
 
     scale: F64[2]  # c_-, c_+ (negatives first)
+    root: F64[ANY]  # r_i = sqrt(n w_i / W) of each row (ones when unweighted)
     means: F64[2, D]  # class means m-, m+
     b: F64[D]  # m- - m+
     sigma: float  # dual step
@@ -53,12 +56,13 @@ def spdam_iterations(st, problem, data, indices, indptr, y, batches, hp):
     st : SpdamState
         ``w``, ``w_bar``, ``u`` and ``dual`` are updated.
     problem : SpdamProblem
-        Coupling scales, class means, ``b`` and the step parameters
+        Coupling scales, row weight factors, class means, ``b`` and the step parameters
         ``sigma, tau, theta`` (Natole 2020, Algorithm 21).
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed sample weights (the sign is the class; their size enters through
+        ``problem.root``).
     batches : ndarray of shape (T, m), int64
         The sampled index sets, one per iteration (without replacement).
     hp : SpdamHyper
@@ -90,9 +94,10 @@ def spdam_iterations(st, problem, data, indices, indptr, y, batches, hp):
         dm[1] = 0.0
         for i in batches[it]:
             k = 1 if y[i] > 0 else 0
-            s = scale[k] * (row_dot(w_bar, data, indices, indptr, i) - (wm1 if k else wm0))
+            c_i = scale[k] * problem.root[i]
+            s = c_i * (row_dot(w_bar, data, indices, indptr, i) - (wm1 if k else wm0))
             new = (problem.sigma * s + dual[i]) / (1.0 + problem.sigma)
-            delta = (new - dual[i]) * scale[k] / n
+            delta = (new - dual[i]) * c_i / n
             dual[i] = new
             row_axpy(delta, du, data, indices, indptr, i)
             dm[k] += delta

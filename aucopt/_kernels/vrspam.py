@@ -7,7 +7,10 @@ Algorithm 17.
 Objective (finite sum over the stored training set, training-set ``p, m+, m-``):
 ``min_w (1/n) sum_i F_i(w) + Omega(w)`` whose gradient is ``(1/n) sum_i G(w; z_i)``
 with SPAM's ``G`` (:func:`aucopt._kernels.spam.spam_gradient_coef`) and
-``Omega(w) = (beta/2)||w||^2 + beta1 ||w||_1``.
+``Omega(w) = (beta/2)||w||^2 + beta1 ||w||_1``. With sample weights ``w_i = |y_i|``
+(notes.md#sample-weights) the sum is ``(1/W) sum_i w_i F_i``, ``W = sum_i w_i``, and the
+statistics are weighted: the full gradient weighs each row by ``w_i / W``, and an inner step
+on a row drawn uniformly is scaled by ``n w_i / W`` (an unbiased estimate; 1 when unweighted).
 """
 
 from typing import NamedTuple
@@ -62,15 +65,16 @@ def vrspam_step(hp, sqmax):
 def vrspam_snapshot(snap, stats, data, indices, indptr, y, n_total):
     """Add the rows' share of the full gradient at the snapshot ``snap.w_ref`` to ``snap.mu``.
 
-    Writes the scores ``snap.s_ref[i] = x_i . w_ref`` and adds ``G(w_ref; z_i) / n_total``
-    for every row: with ``n_total`` the size of the whole training set, the
-    shares of disjoint parts of it sum to the full gradient (map-reduce).
+    Writes the scores ``snap.s_ref[i] = x_i . w_ref`` and adds ``|y_i| G(w_ref; z_i) / n_total``
+    for every row: with ``n_total`` the total sample weight of the whole training set (its
+    size when unweighted), the shares of disjoint parts of it sum to the full gradient
+    (map-reduce).
     """
     w_ref, mu, s_ref = snap
     a_ref, b_ref, p = _class_dots(w_ref, stats.count, stats.sum)
     for i in range(y.shape[0]):
         s_ref[i] = row_dot(w_ref, data, indices, indptr, i)
-        g = spam_gradient_coef(s_ref[i], a_ref, b_ref, p, y[i] > 0)
+        g = abs(y[i]) * spam_gradient_coef(s_ref[i], a_ref, b_ref, p, y[i] > 0)
         row_axpy(g / n_total, mu, data, indices, indptr, i)
 
 
@@ -79,19 +83,26 @@ def vrspam_inner(w, snap, stats, data, indices, indptr, y, picks, hp, t):
     """Run the inner proximal SVRG loop over ``picks`` from ``w`` (snapshot ``snap``).
 
     ``snap`` holds the full gradient and the snapshot scores of these rows
-    (:func:`vrspam_snapshot`). Returns ``(t, status)`` as :func:`vrspam_stage`.
+    (:func:`vrspam_snapshot`). Returns ``(t, status)`` as :func:`vrspam_stage`. A row
+    drawn uniformly from these rows moves by ``|y_i| / mean |y|`` times its unweighted
+    step (1 when unweighted).
     """
     w_ref, mu, s_ref = snap
     counts, sums = stats.count, stats.sum
     eta = vrspam_step(hp, stats.sqmax)
     d = w.shape[0]
     a_ref, b_ref, p = _class_dots(w_ref, counts, sums)
+    total = 0.0
+    for i in range(y.shape[0]):
+        total += abs(y[i])
+    mean_weight = total / y.shape[0]
     for i in picks:
         a, b, _ = _class_dots(w, counts, sums)
         positive = y[i] > 0
         s = row_dot(w, data, indices, indptr, i)
         g = spam_gradient_coef(s, a, b, p, positive)
         g -= spam_gradient_coef(s_ref[i], a_ref, b_ref, p, positive)
+        g *= abs(y[i]) / mean_weight
         if exploding(g):
             return t, DIVERGED
         row_axpy(-eta * g, w, data, indices, indptr, i)
@@ -122,7 +133,8 @@ def vrspam_stage(w, snap, stats, data, indices, indptr, y, picks, hp, t):
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed sample weights: the sign is the class, ``|y_i|`` the weight (``±1``
+        unweighted; notes.md#sample-weights).
     picks : ndarray of shape (m,), int64
         The inner loop's sample indices, drawn uniformly with replacement.
     hp : VrspamHyper
@@ -139,5 +151,5 @@ def vrspam_stage(w, snap, stats, data, indices, indptr, y, picks, hp, t):
     """
     snap.w_ref[:] = w
     snap.mu[:] = 0.0
-    vrspam_snapshot(snap, stats, data, indices, indptr, y, y.shape[0])
+    vrspam_snapshot(snap, stats, data, indices, indptr, y, stats.count[0] + stats.count[1])
     return vrspam_inner(w, snap, stats, data, indices, indptr, y, picks, hp, t)

@@ -66,8 +66,8 @@ def batch_length(params: dict, n_samples: int) -> int:
     return max(1, min(n_samples, int(size)))
 
 
-def centred_scales(rows: RowData, y, means, p):
-    """Return ``(c_-, c_+)`` and ``max_i ||xbar_i||`` for ``xbar_i = c_y (x_i - m_y)``.
+def centred_scales(rows: RowData, y, means, p, root2=None):
+    """Return ``(c_-, c_+)`` and ``max_i ||xbar_i||`` for ``xbar_i = r_i c_y (x_i - m_y)``.
 
     Parameters
     ----------
@@ -76,7 +76,9 @@ def centred_scales(rows: RowData, y, means, p):
     means : ndarray of shape (2, d)
         ``m-``, ``m+``.
     p : float
-        Fraction of positives.
+        Fraction of positives (of the sample weight).
+    root2 : ndarray of shape (n,), optional
+        ``r_i^2 = n w_i / W`` of weighted rows (notes.md#sample-weights); None: 1.
 
     Returns
     -------
@@ -94,7 +96,10 @@ def centred_scales(rows: RowData, y, means, p):
     k = (y > 0).astype(np.intp)
     cross = np.asarray(X @ means.T)[np.arange(rows.n_samples), k]
     centred = sq - 2.0 * cross + np.einsum("ij,ij->i", means, means)[k]
-    return scale, float(np.sqrt(np.max(scale[k] ** 2 * np.maximum(centred, 0.0))))
+    norms2 = scale[k] ** 2 * np.maximum(centred, 0.0)
+    if root2 is not None:
+        norms2 = norms2 * root2
+    return scale, float(np.sqrt(np.max(norms2)))
 
 
 def step_parameters(lam: float, n: int, m: int, kappa: float, thesis: bool):
@@ -156,13 +161,15 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
     n = rows.n_samples
     counts, sums = state["data_count"], state["data_sum"]
     means = sums / counts[:, None]
-    p = counts[1] / n
-    scale, kappa_bar = centred_scales(rows, y, means, p)
+    total = counts[0] + counts[1]  # the sample weight; n when unweighted
+    p = counts[1] / total
+    root2 = np.abs(y) * (n / total)  # r_i^2 (notes.md#sample-weights): ones when unweighted
+    scale, kappa_bar = centred_scales(rows, y, means, p, root2)
     m = batch_length(params, n)
     thesis = params["params"] == "thesis"
-    kappa = np.sqrt(state["data_sqmax"][0]) if thesis else kappa_bar
+    kappa = np.sqrt(state["data_sqmax"][0] * root2.max()) if thesis else kappa_bar
     hp = hyper(params)
-    problem = SpdamProblem(scale, means, means[0] - means[1],
+    problem = SpdamProblem(scale, np.sqrt(root2), means, means[0] - means[1],
                            *step_parameters(hp.lam, n, m, kappa, thesis))
     state["w_bar"][...] = state["w"]
     state["u"][...] = 0.0
@@ -205,6 +212,7 @@ SPDAM = register(
         quick_grid={"lam": (1e-4, 1e-3, 1e-2, 1e-1, 1.0)},
         step_param=None,
         warm_keys=("w",),
+        weights="steps",
         notes="Thesis grid lam in 10^[-5:1] by 5-fold CV, m = 10% of n. The consistent "
         "reformulation of Natole 2020, Algorithm 21 (notes.md#spdam-reformulation) with the "
         "thesis' printed sigma by default (measured faster, see the estimator); "

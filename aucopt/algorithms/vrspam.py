@@ -18,7 +18,7 @@ from ._params import AUTO, KernelScalars, Param, auto_step
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["AUTO_ETA", "PARAMS", "NET_PARAMS", "VrspamHyper", "VRSPAM_L2", "VRSPAM_NET",
+__all__ = ["AUTO_ETA", "START_T0", "PARAMS", "NET_PARAMS", "VrspamHyper", "VRSPAM_L2", "VRSPAM_NET",
            "hyper", "inner_steps"]
 
 PAPER = (
@@ -30,6 +30,9 @@ PAPER = (
 # component gradients (Dan & Sahoo, Lemma 2), the usual Prox-SVRG condition
 # (notes.md#vrspam-defaults).
 AUTO_ETA = 1.0 / 32.0
+# The SPAM start runs the papers' schedule eta0 / sqrt(t) (SPAM's offset t0 = 0): VRSPAM's
+# results do not move with SPAM's default offset (aucopt.linear_model.SPAML2Classifier).
+START_T0 = 0.0
 
 
 PARAMS = (
@@ -74,7 +77,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 def _spam_start(state, rows: RowData, y, order, params) -> int:
     """Set ``state["w"]`` to the averaged iterate of one SPAM pass (Johnson-Zhang practice)."""
     spam_params = {"beta": params["beta"], "beta1": params.get("beta1", 0.0),
-                   "eta0": params["eta0"], "schedule": "inv_sqrt", "power_t": 0.5,
+                   "eta0": params["eta0"], "t0": START_T0, "schedule": "inv_sqrt", "power_t": 0.5,
                    "stats": "train", "warmup": 0.1, "output": "average"}
     tmp = spam.init_state(rows.n_features, rows.n_samples, spam_params)
     tmp.update({key: state[key] for key in ("data_count", "data_sum", "data_sqmax")})
@@ -127,6 +130,7 @@ _COMMON = dict(
     state=(VrspamState,),
     step_param="eta",
     warm_keys=("w", "started"),
+    weights="steps",
     **BATCH,
 )
 

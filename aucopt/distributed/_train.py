@@ -325,8 +325,8 @@ def _spam_twin(est):
 
     params = est.get_params(deep=False)
     twin = make("spam-net" if "beta1" in params else "spam-l2", beta=params["beta"],
-                eta0=params["eta0"], schedule="inv_sqrt", power_t=0.5, stats="train",
-                warmup=0.1, output="average", shuffle=est.shuffle,
+                eta0=params["eta0"], t0=vrspam.START_T0, schedule="inv_sqrt", power_t=0.5,
+                stats="train", warmup=0.1, output="average", shuffle=est.shuffle,
                 random_state=est.random_state, **({"beta1": params["beta1"]}
                                                   if "beta1" in params else {}))
     twin.n_features_in_ = est.n_features_in_

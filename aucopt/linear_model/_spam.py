@@ -43,7 +43,8 @@ class SPAML2Classifier(BaseAUCClassifier):
     -----
     Paper grid: :math:`\beta \in 10^{[-5:5]}` tuned by 5-fold CV on 80/20
     splits (20 runs). The thesis does not state the step schedule (notes.md#spam-step);
-    ``"inv_sqrt"`` with averaging is the authors' code. The class statistics
+    ``"inv_sqrt"`` with averaging and ``t0=0`` is the authors' code (the default offset
+    ``t0`` is our extension, see the parameter). The class statistics
     must be known in advance (notes.md#spam-class-statistics); ``stats="online"`` is the pure
     streaming deviation. Cost O(d) per dense sample; O(nnz) per CSR sample
     (SPAM-L2: the shrinkage, the class-mean terms and the average are kept
@@ -68,6 +69,7 @@ class SPAML2Classifier(BaseAUCClassifier):
         *,
         beta=1e-4,
         eta0="auto",
+        t0=30.0,
         schedule="inv_sqrt",
         power_t=0.5,
         stats="train",
@@ -126,6 +128,7 @@ class SPAMNetClassifier(SPAML2Classifier):
         beta=1e-4,
         beta1=1e-4,
         eta0="auto",
+        t0=30.0,
         schedule="inv_sqrt",
         power_t=0.5,
         stats="train",

@@ -49,7 +49,10 @@ class SPDAMClassifier(BaseAUCClassifier):
     ``params="thesis"`` keeps the printed
     step. Small :math:`\lambda` makes the contraction factor
     :math:`\theta` close to 1 (slow); cost O(m nnz + d) per iteration, memory
-    O(n + d) besides the data. Not a streaming method.
+    O(n + d) besides the data. Not a streaming method. ``sample_weight``
+    (notes.md#sample-weights) weighs the statistics and scales row :math:`i`'s coupling
+    row by :math:`\sqrt{n w_i / W}`: the primal is then the weighted objective, so integer
+    weights reach the minimiser of the repeated rows, not their iterates.
 
     References
     ----------

@@ -50,6 +50,9 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     the defaults follow Prox-SVRG practice (:math:`\eta = 1/(4L)`,
     :math:`m = 2n`). Cost per stage O(n nnz + m d); memory O(n + d) besides
     the data. Not a streaming method: it needs the stored training set.
+    ``sample_weight`` (notes.md#sample-weights) weighs the finite sum and its statistics;
+    an inner step on a row drawn uniformly is scaled by :math:`n w_i / W`, so integer
+    weights reach the minimiser of the repeated rows, not their iterates.
 
     References
     ----------

@@ -10,6 +10,7 @@ from aucopt.algorithms.spam import iterates
 from aucopt.datasets import make_auc_problem, make_preprocessor
 from aucopt.exceptions import DivergenceError
 from aucopt.linear_model import SPAML2Classifier, SPAMNetClassifier
+from aucopt.metrics import roc_auc_score
 
 from ..reference import spam as ref
 
@@ -32,24 +33,68 @@ def test_matches_reference_same_order(stats, penalty, german, as_format):
         est = SPAML2Classifier(**params)
     est.fit(as_format(X), y)
     w, w_bar, t = ref.spam(X, y, _orders(7, len(y), 3), beta=1e-3, eta0=est.eta0_,
-                           beta1=1e-3 if penalty == "net" else 0.0, stats=stats, n_warmup=30)
+                           beta1=1e-3 if penalty == "net" else 0.0, stats=stats, n_warmup=30,
+                           t0=est.t0)
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
     assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
-@pytest.mark.parametrize(
-    "schedule, eta0", [("inv_sqrt", 0.05), ("theory_poly", "auto"), ("theory_1_over_t", "auto")]
-)
-def test_schedules_match_reference(schedule, eta0, as_format):
+@pytest.mark.parametrize("stats, decay", [("train", 0.0), ("online", 0.0), ("warmup", 0.0),
+                                          ("online", 0.05)])
+@pytest.mark.parametrize("penalty", ["l2", "net"])
+def test_weighted_matches_weighted_reference(stats, decay, penalty, german, as_format):
+    """Issue #19: weighted statistics, each step scaled by its row's weight (notes.md)."""
+    X, y = german
+    X, y = X[:300], y[:300]
+    sw = np.random.default_rng(1).uniform(0.2, 3.0, size=len(y))
+    params = dict(beta=1e-3, stats=stats, warmup=30, decay=decay, max_iter=2, random_state=7)
+    beta1 = 1e-3 if penalty == "net" else 0.0
+    est = (SPAMNetClassifier(beta1=beta1, **params) if penalty == "net"
+           else SPAML2Classifier(**params))
+    est.fit(as_format(X), y, sample_weight=sw)
+    w, w_bar, t = ref.spam(X, y, _orders(7, len(y), 2), beta=1e-3, eta0=est.eta0_, beta1=beta1,
+                           stats=stats, n_warmup=30, decay=decay, t0=est.t0, sample_weight=sw)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("schedule, eta0, t0", [
+    ("inv_sqrt", 0.05, 0.0), ("inv_sqrt", 0.05, 7.0), ("theory_poly", "auto", 100.0),
+    ("theory_1_over_t", "auto", 100.0)])
+def test_schedules_match_reference(schedule, eta0, t0, as_format):
     X, y = make_auc_problem(300, 5, separation=1.5, random_state=3)
     X = make_preprocessor("l2-rows").fit_transform(X)  # M = 1 keeps the theory steps stable
-    est = SPAML2Classifier(beta=0.5, eta0=eta0, schedule=schedule, power_t=0.6, output="last",
-                           shuffle=False, max_iter=2).fit(as_format(X), y)
+    est = SPAML2Classifier(beta=0.5, eta0=eta0, t0=t0, schedule=schedule, power_t=0.6,
+                           output="last", shuffle=False, max_iter=2).fit(as_format(X), y)
     orders = [np.arange(len(y))] * 2
-    w, _, t = ref.spam(X, y, orders, beta=0.5, eta0=eta0, schedule=schedule, power_t=0.6)
+    w, _, t = ref.spam(X, y, orders, beta=0.5, eta0=eta0, schedule=schedule, power_t=0.6,
+                       t0=est.t0)
     assert est.t_ == t == 600
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("estimator", [SPAML2Classifier, SPAMNetClassifier])
+def test_rare_positive_first_does_not_set_the_average(estimator):
+    """Issue #16: 1% positives and a positive row first (docs/robustness.md, positives-1%).
+
+    A positive's step is about 1/p times a negative's; with eta0/sqrt(t) the first
+    steps are the largest, so that row set much of the averaged iterate (0.06 AUC
+    short of the least-squares optimum here). The default offset t0 keeps it close.
+    """
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 8))
+    score = X @ rng.normal(size=8) + 0.5 * np.sqrt(8) * rng.normal(size=6000)
+    y = np.where(score > np.quantile(score, 0.99), 1, -1)
+    first = np.flatnonzero(y[:3000] > 0)[0]
+    order = np.r_[first, np.delete(np.arange(3000), first)]  # a positive first
+    Xtr, ytr, Xte, yte = X[order], y[order], X[3000:], y[3000:]
+    best = roc_auc_score(yte, Xte @ ref.closed_form(Xtr, ytr, 1e-4))
+    est = estimator(shuffle=False).fit(Xtr, ytr)
+    assert est.score(Xte, yte) > best - 0.01
+    paper = estimator(shuffle=False, t0=0.0).fit(Xtr, ytr)  # the papers' schedule
+    assert paper.score(Xte, yte) < best - 0.03
 
 
 def test_warm_start_continues_from_last_iterate(german):
@@ -58,7 +103,7 @@ def test_warm_start_continues_from_last_iterate(german):
     w_first = iterates(est._state)[0].copy()
     est.fit(X[500:], y[500:])
     _, w_bar, t = ref.spam(X[500:], y[500:], _orders(1, 500, 2), beta=1e-4, w0=w_first,
-                          eta0=est.eta0_)
+                          eta0=est.eta0_, t0=est.t0)
     assert est.t_ == t  # fit restarts the counter
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
 

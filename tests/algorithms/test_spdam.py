@@ -42,6 +42,30 @@ def test_odd_batch_size_wraps_around(german, as_format):
 
 
 @pytest.mark.parametrize("params", ["rederived", "thesis"])
+def test_weighted_matches_weighted_reference(params, german, as_format):
+    """Issue #19: weighted statistics, coupling rows scaled by sqrt(n w_i / W)."""
+    X, y = german
+    X, y = X[:300], y[:300]
+    sw = np.random.default_rng(4).uniform(0.2, 3.0, size=len(y))
+    est = SPDAMClassifier(lam=1e-2, batch_size=0.1, params=params, tol=0.0, max_iter=3,
+                          random_state=3).fit(as_format(X), y, sample_weight=sw)
+    w = ref.spdam(X, y, _batches(3, 300, 30, 3), lam=1e-2, thesis=params == "thesis",
+                  sample_weight=sw)
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+def test_integer_weights_converge_to_the_closed_form_of_repeated_rows():
+    """The weighted problem is the problem of the repeated rows: same minimiser."""
+    X, y = make_auc_problem(300, 6, separation=1.0, random_state=2)
+    sw = np.arange(300) % 3 + 1.0
+    rep = np.repeat(np.arange(300), sw.astype(int))
+    w_star = ref.closed_form(X[rep], np.where(y[rep] > 0, 1.0, -1.0), 1e-2)
+    est = SPDAMClassifier(lam=1e-2, batch_size=30, params="rederived", tol=1e-12, max_iter=2000,
+                          random_state=0).fit(X, y, sample_weight=sw)
+    assert_allclose(est.coef_[0], w_star, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("params", ["rederived", "thesis"])
 def test_converges_to_the_closed_form(params):
     X, y = make_auc_problem(400, 6, separation=1.0, random_state=1)
     ys = np.where(y > 0, 1.0, -1.0)

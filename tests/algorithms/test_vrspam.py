@@ -35,9 +35,25 @@ def test_matches_reference_same_draws(penalty, init, german, as_format):
     assert_allclose(est.coef_[0], snaps[-1], rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.parametrize("penalty", ["l2", "net"])
+def test_weighted_matches_weighted_reference(penalty, german, as_format):
+    """Issue #19: weighted statistics and full gradient, inner steps scaled by n w_i / W."""
+    X, y = german
+    X, y = X[:150], y[:150]
+    sw = np.random.default_rng(2).uniform(0.2, 3.0, size=len(y))
+    beta1 = 1e-3 if penalty == "net" else 0.0
+    params = dict(beta=1e-3, eta=0.01, inner=100, tol=0.0, max_iter=2, random_state=5)
+    est = (VRSPAMNetClassifier(beta1=beta1, **params) if penalty == "net"
+           else VRSPAML2Classifier(**params)).fit(as_format(X), y, sample_weight=sw)
+    order, picks = _draws(5, len(y), 100, 2)
+    snaps = ref.vrspam(X, y, picks, beta=1e-3, beta1=beta1, eta=0.01, spam_order=order,
+                       sample_weight=sw)
+    assert_allclose(est.coef_[0], snaps[-1], rtol=1e-10, atol=1e-13)
+
+
 def test_spam_start_is_one_spam_pass(german):
     X, y = german
-    spam = SPAML2Classifier(beta=1e-3, max_iter=1, random_state=2).fit(X, y)
+    spam = SPAML2Classifier(beta=1e-3, max_iter=1, t0=0.0, random_state=2).fit(X, y)
     est = VRSPAML2Classifier(beta=1e-3, max_iter=1, inner=1, eta=1e-12, tol=0.0,
                              eta0=spam.eta0_, random_state=2).fit(X, y)
     # one inner step with a negligible step leaves the SPAM pass's average in place

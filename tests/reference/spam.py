@@ -7,30 +7,34 @@ sample, class statistics recomputed from the samples seen, dense arrays only.
 import numpy as np
 
 
-def _statistics(X, y, seen, decay=0.0):
+def _statistics(X, y, seen, decay=0.0, sample_weight=None):
     """Return p, m+, m-, M^2 of the rows ``seen`` (None when a class is missing).
 
-    With ``decay``, the k-th of N rows seen weighs ``(1 - decay)^(N - 1 - k)``.
+    With ``decay``, the k-th of N rows seen weighs ``(1 - decay)^(N - 1 - k)``; with
+    ``sample_weight``, row i also weighs ``sample_weight[i]`` (weighted proportion and
+    means, notes.md#sample-weights).
     """
     idx = np.asarray(seen, dtype=int)
     pos, neg = idx[y[idx] > 0], idx[y[idx] < 0]
     if pos.size == 0 or neg.size == 0:
         return None
     m2 = max(float(X[i] @ X[i]) for i in idx)
-    if decay == 0.0:
+    if decay == 0.0 and sample_weight is None:
         p = pos.size / idx.size
         return p, X[pos].mean(axis=0), X[neg].mean(axis=0), m2
     weight = (1.0 - decay) ** np.arange(idx.size - 1, -1, -1)
+    if sample_weight is not None:
+        weight = weight * sample_weight[idx]
     is_pos = y[idx] > 0
     w_pos, w_neg = weight[is_pos], weight[~is_pos]
     p = w_pos.sum() / weight.sum()
     return p, w_pos @ X[pos] / w_pos.sum(), w_neg @ X[neg] / w_neg.sum(), m2
 
 
-def _step(schedule, t, eta0, beta, power_t, m2):
+def _step(schedule, t, eta0, beta, power_t, m2, t0):
     if schedule == "inv_sqrt":
         c = 4.0 / m2 if eta0 == "auto" else eta0
-        return c / np.sqrt(t)
+        return c / np.sqrt(t + t0)
     if schedule == "theory_poly":  # Theorem 4.1
         return beta / (128.0 * m2**2) / t**power_t
     c_tilde = beta / (1.0 + beta**2 / (128.0 * m2**2)) ** 2  # Theorem 4.2
@@ -38,7 +42,7 @@ def _step(schedule, t, eta0, beta, power_t, m2):
 
 
 def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", power_t=0.5,
-         stats="train", n_warmup=0, w0=None, decay=0.0):
+         stats="train", n_warmup=0, w0=None, decay=0.0, t0=30.0, sample_weight=None):
     """Run SPAM over the passes ``orders``; return ``(w_last, w_average, t)``.
 
     Parameters
@@ -48,11 +52,14 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
     orders : list of int arrays, one per pass (the first pass sees new data)
     beta, beta1 : l2 and l1 weights
     eta0 : float or "auto" (4 / max squared row norm of the statistics' rows)
-    schedule : "inv_sqrt", "theory_poly" or "theory_1_over_t"
+    schedule : "inv_sqrt" (eta0 / sqrt(t + t0); the papers' schedule is t0 = 0),
+        "theory_poly" or "theory_1_over_t"
     stats : "train" (all rows of X), "online" (rows seen, including the
         current one) or "warmup" (the first n_warmup rows seen, no step on them)
     decay : exponential forgetting of the "online" statistics (rows weighted by
         (1 - decay)^age)
+    sample_weight : None or positive weights: weighted statistics, row i's step
+        scaled by its weight, warm-up counted in weight (notes.md#sample-weights)
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -64,10 +71,10 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
         for i in order:
             if epoch == 0 and stats == "online":
                 seen.append(i)
-            if epoch == 0 and stats == "warmup" and len(seen) < n_warmup:
+            if epoch == 0 and stats == "warmup" and _weight(seen, sample_weight) < n_warmup:
                 seen.append(i)
                 continue
-            st = _statistics(X, y, seen, decay) if seen else None
+            st = _statistics(X, y, seen, decay, sample_weight) if seen else None
             if st is None:
                 continue
             p, m_pos, m_neg, m2 = st
@@ -78,12 +85,18 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
                 G = 2 * (1 - p) * (w @ x - a) * x - 2 * (1 + alpha) * (1 - p) * x
             else:
                 G = 2 * p * (w @ x - b) * x + 2 * (1 + alpha) * p * x
+            if sample_weight is not None:
+                G = sample_weight[i] * G
             t += 1
-            eta = _step(schedule, t, eta0, beta, power_t, m2)
+            eta = _step(schedule, t, eta0, beta, power_t, m2, t0)
             w_hat = w - eta * G
             w = np.sign(w_hat) * np.maximum(np.abs(w_hat) - eta * beta1, 0.0) / (1 + eta * beta)
             w_bar = w_bar + (w - w_bar) / t
     return w, w_bar, t
+
+
+def _weight(seen, sample_weight):
+    return len(seen) if sample_weight is None else float(np.sum(sample_weight[seen]))
 
 
 def closed_form(X, y, beta):

@@ -16,18 +16,27 @@ def step_parameters(lam, n, m, kappa, thesis=False):
     return sigma, tau, theta
 
 
-def spdam(X, y, batches, *, lam, thesis=False, w0=None):
-    """Run one iteration per index set in ``batches``; return the last primal iterate."""
+def spdam(X, y, batches, *, lam, thesis=False, w0=None, sample_weight=None):
+    """Run one iteration per index set in ``batches``; return the last primal iterate.
+
+    ``sample_weight``: weighted ``p, m+, m-`` and the sum ``(1/W) sum_i w_i (...)``, i.e.
+    the coupling rows scaled by ``sqrt(n w_i / W)``; the thesis' ``kappa`` becomes
+    ``max ||x_i|| sqrt(max_i n w_i / W)`` (notes.md#sample-weights).
+    """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
     n, d = X.shape
-    p = np.mean(y > 0)
-    m_pos, m_neg = X[y > 0].mean(0), X[y < 0].mean(0)
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    pos, neg = y > 0, y < 0
+    p = sw[pos].sum() / sw.sum()
+    m_pos, m_neg = sw[pos] @ X[pos] / sw[pos].sum(), sw[neg] @ X[neg] / sw[neg].sum()
     b = m_neg - m_pos
-    Xbar = np.where((y > 0)[:, None], np.sqrt(2 / p) * (X - m_pos),
-                    np.sqrt(2 / (1 - p)) * (X - m_neg))
+    root = np.sqrt(n * sw / sw.sum())[:, None]
+    Xbar = root * np.where(pos[:, None], np.sqrt(2 / p) * (X - m_pos),
+                           np.sqrt(2 / (1 - p)) * (X - m_neg))
     m = len(batches[0])
-    kappa = np.linalg.norm(X, axis=1).max() if thesis else np.linalg.norm(Xbar, axis=1).max()
+    kappa = (np.linalg.norm(X, axis=1).max() * root.max() if thesis
+             else np.linalg.norm(Xbar, axis=1).max())
     sigma, tau, theta = step_parameters(lam, n, m, kappa, thesis)
     beta = np.zeros(n)
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=float)
@@ -49,7 +58,7 @@ def spdam(X, y, batches, *, lam, thesis=False, w0=None):
 
 def closed_form(X, y, lam):
     """Return the minimiser ``(Sigma2 + lam/2 I)^-1 mu`` of Natole 2020, Algorithm 21's
-    objective."""
+    objective (unweighted: integer weights are tested by repeating rows)."""
     X = np.asarray(X, dtype=float)
     pos, neg = X[y > 0], X[y < 0]
     mu = pos.mean(0) - neg.mean(0)

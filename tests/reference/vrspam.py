@@ -15,30 +15,36 @@ def gradient(X, y, w, p, m_pos, m_neg, i):
     return 2 * p * (w @ x - b) * x + 2 * (1 + alpha) * p * x
 
 
-def vrspam(X, y, picks, *, beta, beta1=0.0, eta, w0=None, spam_order=None):
+def vrspam(X, y, picks, *, beta, beta1=0.0, eta, w0=None, spam_order=None, sample_weight=None):
     """Run one stage per entry of ``picks``; return the list of snapshots.
 
     ``spam_order``: when given (and ``w0`` is None), start from the averaged
     iterate of one SPAM pass over that order with the training statistics.
+    ``sample_weight``: the finite sum ``(1/W) sum_i w_i F_i`` with weighted statistics;
+    the full gradient weighs row i by ``w_i / W``, an inner step on a uniformly drawn
+    row is scaled by ``n w_i / W`` (notes.md#sample-weights).
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(y)
-    p = np.mean(y > 0)
-    m_pos, m_neg = X[y > 0].mean(0), X[y < 0].mean(0)
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    pos, neg = y > 0, y < 0
+    p = sw[pos].sum() / sw.sum()
+    m_pos, m_neg = sw[pos] @ X[pos] / sw[pos].sum(), sw[neg] @ X[neg] / sw[neg].sum()
     if w0 is not None:
         w_tilde = np.array(w0, dtype=float)
     elif spam_order is not None:
-        _, w_tilde, _ = spam_ref.spam(X, y, [spam_order], beta=beta, beta1=beta1)
+        _, w_tilde, _ = spam_ref.spam(X, y, [spam_order], beta=beta, beta1=beta1, t0=0.0,
+                                      sample_weight=sample_weight)
     else:
         w_tilde = np.zeros(X.shape[1])
     snapshots = []
     for stage_picks in picks:
-        mu = sum(gradient(X, y, w_tilde, p, m_pos, m_neg, i) for i in range(n)) / n
+        mu = sum(sw[i] * gradient(X, y, w_tilde, p, m_pos, m_neg, i) for i in range(n)) / sw.sum()
         w = w_tilde.copy()
         for i in stage_picks:
-            v = (gradient(X, y, w, p, m_pos, m_neg, i)
-                 - gradient(X, y, w_tilde, p, m_pos, m_neg, i) + mu)
+            v = (n * sw[i] / sw.sum() * (gradient(X, y, w, p, m_pos, m_neg, i)
+                                         - gradient(X, y, w_tilde, p, m_pos, m_neg, i)) + mu)
             w_hat = w - eta * v
             w = np.sign(w_hat) * np.maximum(np.abs(w_hat) - eta * beta1, 0) / (1 + eta * beta)
         w_tilde = w
