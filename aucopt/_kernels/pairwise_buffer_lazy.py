@@ -14,7 +14,13 @@ from numba import njit
 from ._buffers import all_finite, pair_loss_derivative, rsx_update
 from ._checks import DIVERGED, OK, exploding
 from ._twins import specialises
-from .pairwise_buffer import arrival, buffer_derivatives, eta_at, pairwise_buffer_epoch
+from .pairwise_buffer import (
+    arrival,
+    buffer_derivatives,
+    eta_at,
+    pair_sign,
+    pairwise_buffer_epoch,
+)
 
 __all__ = ["FOLD_BELOW", "NEEDS_FOLD", "LAZY_T", "fifo_epoch_lazy", "fifo_lazy_fold",
            "rsx_epoch_lazy"]
@@ -224,17 +230,18 @@ def fifo_epoch_lazy(st, data, indices, indptr, y, order, start, hp, t):
             break
         i, yt = arrival(order, idx, y, st.seen)
         idx += 1
-        if st.size[0] > 0 and st.buf_y[0] != yt:
+        b_y = st.buf_y[0]
+        if st.size[0] > 0 and (b_y > 0) != (yt > 0):
             vx = _lazy_row_dot(pack, data, indices, indptr, i)
             vp = _prev_dot(pack, prev, prev_idx, st.prev_nnz[0])
             if exploding(s * vx):
                 status = DIVERGED
                 break
-            g = pair_loss_derivative(hp.loss, yt * s * (vx - vp))
+            g = pair_loss_derivative(hp.loss, pair_sign(yt) * s * (vx - vp))
             t += 1
             eta = eta_at(hp, t)
-            if g != 0.0:  # w -= eta y g (x_t - x_prev)
-                coef = eta * yt * g / s
+            if g != 0.0:  # w -= eta y |y_prev| g (x_t - x_prev), y = +-w (signed weights)
+                coef = eta * yt * g * abs(b_y) / s
                 for k in range(indptr[i], indptr[i + 1]):
                     vsq = _lazy_move(pack, indices[k], -coef * data[k], s_sum, vsq)
                 vsq = _prev_move(pack, prev, prev_idx, st.prev_nnz[0], coef, s_sum, vsq)

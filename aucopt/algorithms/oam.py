@@ -20,6 +20,7 @@ from ._spec import AlgorithmSpec, RowData
 __all__ = [
     "PARAMS", "OamHyper", "AUTO_C", "C_GRID", "BLOCK", "run_in_blocks", "new_slots",
     "match_slots", "buffer_size", "max_memory", "auto_scaled", "OAM_SEQ", "OAM_GRA", "hyper",
+    "check_weights", "unit_weights",
 ]
 
 PAPER = (
@@ -225,6 +226,30 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
     check_slots(state, (2, capacity), n_features)
     if (state["size"] > capacity).any():
         raise ValueError(f"reservoir sizes {state['size'].tolist()} exceed buffer_size={capacity}")
+    check_weights(state["buf_w"], np.arange(capacity) < state["size"][:, None])
+
+
+def check_weights(weights: np.ndarray, stored: np.ndarray) -> None:
+    """Raise ValueError unless the sample weights of a loaded state's stored rows (the mask
+    ``stored``) are positive and every weight is >= 0."""
+    if (weights < 0).any() or (weights[stored] <= 0).any():
+        raise ValueError("the sample weights of the stored rows (buf_w / sv_w) must be "
+                         "positive; the file is corrupt or was not written by aucopt.io.save")
+
+
+def unit_weights(state: dict, key: str, like: str) -> None:
+    """Give a state saved before sample weights the weights ``key`` of its stored rows: ones.
+
+    Used by specs' ``upgrade_state``: ``state[key]`` becomes ``ones_like(state[like])`` if
+    absent (every row stored then had weight 1); anything else is left for the checks.
+    """
+    if key not in state and isinstance(state.get(like), np.ndarray):
+        state[key] = np.ones_like(state[like], dtype=np.float64)
+
+
+def upgrade_state(state: dict) -> None:
+    """Add the weights ``buf_w`` (ones) of the rows stored by a file saved before weights."""
+    unit_weights(state, "buf_w", "buf_sq")
 
 
 def _runner(update: str):
@@ -272,6 +297,8 @@ _COMMON = dict(
     step_param="C",
     warm_keys=("w",),
     equivalence_params={"C": 0.05},
+    upgrade_state=upgrade_state,
+    weights="steps",
 )
 
 OAM_SEQ = register(

@@ -257,7 +257,7 @@ def test_reservoir_keeps_each_item_with_probability_N_over_t(layout):
         size = 0
         u = rng.random((n_items, 2))
         for i in range(n_items):
-            size = reservoir_update(buf_sq, size, i + 1, u[i, 0], u[i, 1], *rows, i, *slots)
+            size, _ = reservoir_update(buf_sq, size, i + 1, u[i, 0], u[i, 1], *rows, i, *slots)
         assert size == capacity
         kept[slots[0][:, 0].astype(int) - 1] += 1
     freq = kept / runs
