@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
+from sklearn.base import clone
 
 from aucopt._kernels._buffers import Buffer, rsx_update
+from aucopt.algorithms._fast import generic_kernels
 from aucopt.algorithms.pairwise_buffer import iterates
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
@@ -92,6 +94,9 @@ def test_weighted_matches_weighted_reference(policy, params, german, as_format):
     assert not np.allclose(w, ref.pairwise_ogd(X, y, orders, draws, **run)[0], rtol=1e-3)
     stored = est._state["buf_y"]
     assert np.all(np.isin(np.abs(stored), sw))
+    with generic_kernels():  # the generic kernel, not its specialised twins
+        generic = clone(est).fit(as_format(X), y, sample_weight=sw)
+    assert_allclose(iterates(generic._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
 def test_kar_repopulation_inside_a_later_chunk(german):
