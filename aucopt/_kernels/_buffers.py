@@ -31,6 +31,7 @@ __all__ = [
     "pair_derivatives",
     "pair_step",
     "all_finite",
+    "label_sign",
 ]
 
 SQUARE = 0  # phi(m) = (1 - m)^2
@@ -161,6 +162,12 @@ def rsx_update(buf, spare, size, seen, draws, label, data, indices, indptr, i):
     return size
 
 
+@njit(inline="always")
+def label_sign(y):
+    """Return the class of a signed weight ``y = +-w`` as +-1.0 (notes.md#sample-weights)."""
+    return 1.0 if y > 0 else -1.0
+
+
 @njit(cache=True, nogil=True)
 def pair_loss_derivative(loss, margin):
     """Return ``phi'(margin)`` of the pairwise surrogate ``phi`` (code ``loss``).
@@ -222,7 +229,7 @@ def pair_derivatives(v, vx, scale, buf_y, size, opposite_only, y, loss, g, bval,
     a = 0.0
     pairs = 0
     positive = y > 0
-    sign = 1.0 if positive else -1.0
+    sign = label_sign(y)
     for j in range(size):
         g[j] = 0.0
         if opposite_only and (buf_y[j] > 0) == positive:

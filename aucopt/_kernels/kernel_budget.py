@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ._buffers import label_sign
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_sqnorm, row_to_dense
 from ._state import BOOL, F64, I64, D, Dim
@@ -139,7 +140,7 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
     for pos in range(order.shape[0]):
         i = order[pos]
         yi = y[i]
-        sign = 1.0 if yi > 0 else -1.0
+        sign = label_sign(yi)
         own = 1 if yi > 0 else 0
         opp = 1 - own
         own0, opp0 = (budget if own == 0 else 0), (budget if opp == 0 else 0)

@@ -22,7 +22,14 @@ from typing import NamedTuple
 
 from numba import njit
 
-from ._buffers import HINGE, all_finite, pair_derivatives, pair_step, reservoir_update
+from ._buffers import (
+    HINGE,
+    all_finite,
+    label_sign,
+    pair_derivatives,
+    pair_step,
+    reservoir_update,
+)
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm
 from ._slots import class_slots, slot_axpy, slot_dot, slot_row_dot
@@ -89,7 +96,7 @@ def _sequential(w, buf_sq, buf_w, size, c_t, yt, data, indices, indptr, i, slots
     bval, bidx, bnnz = slots
     xsq = row_sqnorm(data, indices, indptr, i)
     score = row_dot(w, data, indices, indptr, i)
-    sign = 1.0 if yt > 0 else -1.0
+    sign = label_sign(yt)
     c_row = c_t * abs(yt)
     for j in range(size):
         margin = sign * (score - slot_dot(w, bval, bidx, bnnz, j))

@@ -31,6 +31,7 @@ from numba import njit
 from ._buffers import (
     Buffer,
     all_finite,
+    label_sign,
     pair_derivatives,
     pair_loss_derivative,
     pair_step,
@@ -47,7 +48,7 @@ from ._state import ANY, F64, I64, SIGNED_I64, D, Dim
 from ._twins import specialises
 
 __all__ = ["FIFO", "RSX", "FifoState", "FifoLazyState", "KarState", "PairWork",
-           "pairwise_buffer_epoch", "fifo_epoch_dense", "pair_sign"]
+           "pairwise_buffer_epoch", "fifo_epoch_dense"]
 
 FIFO = 0
 RSX = 1
@@ -118,12 +119,6 @@ def arrival(order, r, y, seen):
     i = order[r]
     seen[0] += 1
     return i, y[i]
-
-
-@njit(inline="always")
-def pair_sign(y):
-    """Return the label of a signed weight ``y = +-w`` as +-1.0."""
-    return 1.0 if y > 0 else -1.0
 
 
 @njit(inline="always")
@@ -314,7 +309,7 @@ def fifo_epoch_dense(st, data, indices, indptr, y, order, hp, t):
                 status = DIVERGED
                 break
             if (b_y > 0) != (yt > 0):  # same-label pairs carry no AUC loss: no step
-                g = pair_loss_derivative(hp.loss, pair_sign(yt) * (sx - sb))
+                g = pair_loss_derivative(hp.loss, label_sign(yt) * (sx - sb))
                 t += 1
                 eta = eta_at(hp, t)
                 shrink = 1.0 / (1.0 + eta * hp.lam) if hp.lam > 0.0 else 1.0

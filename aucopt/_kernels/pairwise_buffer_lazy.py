@@ -11,16 +11,10 @@ the running sum of the iterates is ``acc + S v - b`` (``S`` the sum of the scale
 import numpy as np
 from numba import njit
 
-from ._buffers import all_finite, pair_loss_derivative, rsx_update
+from ._buffers import all_finite, label_sign, pair_loss_derivative, rsx_update
 from ._checks import DIVERGED, OK, exploding
 from ._twins import specialises
-from .pairwise_buffer import (
-    arrival,
-    buffer_derivatives,
-    eta_at,
-    pair_sign,
-    pairwise_buffer_epoch,
-)
+from .pairwise_buffer import arrival, buffer_derivatives, eta_at, pairwise_buffer_epoch
 
 __all__ = ["FOLD_BELOW", "NEEDS_FOLD", "LAZY_T", "fifo_epoch_lazy", "fifo_lazy_fold",
            "rsx_epoch_lazy"]
@@ -237,7 +231,7 @@ def fifo_epoch_lazy(st, data, indices, indptr, y, order, start, hp, t):
             if exploding(s * vx):
                 status = DIVERGED
                 break
-            g = pair_loss_derivative(hp.loss, pair_sign(yt) * s * (vx - vp))
+            g = pair_loss_derivative(hp.loss, label_sign(yt) * s * (vx - vp))
             t += 1
             eta = eta_at(hp, t)
             if g != 0.0:  # w -= eta y |y_prev| g (x_t - x_prev), y = +-w (signed weights)
