@@ -17,13 +17,13 @@ from .._kernels.kernel_budget import FIFO, RESERVOIR, ProjectionPPState, project
 from .._kernels.sparse_kernel import SparseKernelState
 from ..utils._param_validation import Interval, Options
 from . import _sparse_kernel as sparse
+from ._buffer_weights import check_weights, unit_weights
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
 from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
-from .oam import check_weights, unit_weights
 
 __all__ = ["PARAMS", "ProjectionPPHyper", "SparseKernelHyper", "PROJECTION_PP", "SPARSE_KERNEL",
            "hyper"]

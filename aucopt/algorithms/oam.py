@@ -11,6 +11,7 @@ from .._kernels._checks import OK
 from .._kernels._state import view, zeros
 from .._kernels.oam import GRADIENT, SEQUENTIAL, OamState, oam_epoch
 from ..utils._param_validation import Interval
+from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
 from ._params import KernelScalars, Param, auto_step, common
@@ -20,7 +21,6 @@ from ._spec import AlgorithmSpec, RowData
 __all__ = [
     "PARAMS", "OamHyper", "AUTO_C", "C_GRID", "BLOCK", "run_in_blocks", "new_slots",
     "match_slots", "buffer_size", "max_memory", "auto_scaled", "OAM_SEQ", "OAM_GRA", "hyper",
-    "check_weights", "unit_weights",
 ]
 
 PAPER = (
@@ -227,24 +227,6 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
     if (state["size"] > capacity).any():
         raise ValueError(f"reservoir sizes {state['size'].tolist()} exceed buffer_size={capacity}")
     check_weights(state["buf_w"], np.arange(capacity) < state["size"][:, None])
-
-
-def check_weights(weights: np.ndarray, stored: np.ndarray) -> None:
-    """Raise ValueError unless the sample weights of a loaded state's stored rows (the mask
-    ``stored``) are positive and every weight is >= 0."""
-    if (weights < 0).any() or (weights[stored] <= 0).any():
-        raise ValueError("the sample weights of the stored rows (buf_w / sv_w) must be "
-                         "positive; the file is corrupt or was not written by aucopt.io.save")
-
-
-def unit_weights(state: dict, key: str, like: str) -> None:
-    """Give a state saved before sample weights the weights ``key`` of its stored rows: ones.
-
-    Used by specs' ``upgrade_state``: ``state[key]`` becomes ``ones_like(state[like])`` if
-    absent (every row stored then had weight 1); anything else is left for the checks.
-    """
-    if key not in state and isinstance(state.get(like), np.ndarray):
-        state[key] = np.ones_like(state[like], dtype=np.float64)
 
 
 def upgrade_state(state: dict) -> None:
