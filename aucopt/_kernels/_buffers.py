@@ -31,6 +31,7 @@ __all__ = [
     "pair_derivatives",
     "pair_step",
     "all_finite",
+    "label_sign",
 ]
 
 SQUARE = 0  # phi(m) = (1 - m)^2
@@ -45,19 +46,20 @@ class Buffer(NamedTuple):
     idx: np.ndarray | None  # slot indices (None: dense slots)
     nnz: np.ndarray | None  # slot lengths (None: dense slots)
     sq: np.ndarray  # squared norms of the stored rows
-    y: np.ndarray  # labels of the stored rows
+    y: np.ndarray  # signed weights of the stored rows, +-w (the sign is the label)
 
 
 @njit(cache=True, nogil=True)
 def reservoir_update(buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, i, bval, bidx,
                      bnnz):
-    """Offer row ``i`` to a reservoir of capacity N (notes.md#reservoir); return the new size.
+    """Offer row ``i`` to a reservoir of capacity N (notes.md#reservoir).
 
     ``seen`` counts the items offered so far, including this one. While the
     reservoir is not full the row is appended; otherwise, with probability
     ``N / seen`` (``u_coin < N / seen``), it replaces the slot
     ``floor(u_slot * N)``. Every item offered is then kept with probability
-    ``N / seen`` (Vitter's algorithm R).
+    ``N / seen`` (Vitter's algorithm R). Admission counts rows: a sample weight
+    does not change it (the caller stores the weight in the returned slot).
 
     Parameters
     ----------
@@ -76,17 +78,20 @@ def reservoir_update(buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, 
 
     Returns
     -------
-    int
+    size : int
         Items stored after this call.
+    slot : int
+        The slot row ``i`` was written to, -1 if it was not kept.
     """
     capacity = bval.shape[0]
     if size < capacity:
         buf_sq[size] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, size)
-        return size + 1
+        return size + 1, size
     if u_coin * seen < capacity:
         slot = min(int(u_slot * capacity), capacity - 1)
         buf_sq[slot] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, slot)
-    return size
+        return size, slot
+    return size, -1
 
 
 @njit(cache=True, nogil=True)
@@ -122,7 +127,9 @@ def rsx_update(buf, spare, size, seen, draws, label, data, indices, indptr, i):
     draws : ndarray of shape (s,)
         Uniforms in [0, 1), one per slot.
     label : float
-        Label of row ``i``.
+        Signed weight of row ``i`` (``+-w``, the sign is the label); it travels with the
+        row. The draws do not depend on the weights: every slot holds a uniform draw
+        from the rows seen (notes.md#sample-weights).
     data, indices, indptr, i
         The offered row.
 
@@ -155,6 +162,12 @@ def rsx_update(buf, spare, size, seen, draws, label, data, indices, indptr, i):
     return size
 
 
+@njit(inline="always")
+def label_sign(y):
+    """Return the class of a signed weight ``y = +-w`` as +-1.0 (notes.md#sample-weights)."""
+    return 1.0 if y > 0 else -1.0
+
+
 @njit(cache=True, nogil=True)
 def pair_loss_derivative(loss, margin):
     """Return ``phi'(margin)`` of the pairwise surrogate ``phi`` (code ``loss``).
@@ -173,11 +186,14 @@ def pair_loss_derivative(loss, margin):
 def pair_derivatives(v, vx, scale, buf_y, size, opposite_only, y, loss, g, bval, bidx, bnnz):
     """Derivatives of the pairwise losses of the current example against a buffer.
 
-    The iterate is ``w = scale * v``. For each stored row ``b_j``
-    (``j < size``; with ``opposite_only`` only the rows with ``buf_y[j] != y``)
-    the margin is ``m_j = y scale (v.x_t - v.b_j)`` and ``g[j] = phi'(m_j)``
-    (0 for the rows skipped). The gradient of ``sum_j phi(m_j)`` in ``w`` is
-    ``y (a x_t - sum_j g[j] b_j)`` with ``a = sum_j g[j]``.
+    The iterate is ``w = scale * v``; ``y`` and ``buf_y`` are signed weights
+    ``+-w`` (the sign is the label, notes.md#sample-weights). For each stored row
+    ``b_j`` (``j < size``; with ``opposite_only`` only the rows of the other sign)
+    the margin is ``m_j = sign(y) scale (v.x_t - v.b_j)`` and
+    ``g[j] = |buf_y[j]| phi'(m_j)`` (0 for the rows skipped). The gradient of the
+    weighted sum ``|y| sum_j |buf_y[j]| phi(m_j)`` in ``w`` is
+    ``y (a x_t - sum_j g[j] b_j)`` with ``a = sum_j g[j]``. Unit weights give the
+    unweighted bits.
 
     Parameters
     ----------
@@ -188,13 +204,14 @@ def pair_derivatives(v, vx, scale, buf_y, size, opposite_only, y, loss, g, bval,
     scale : float
         ``w = scale * v``.
     buf_y : ndarray
-        Buffer labels (read only with ``opposite_only``).
+        Signed weights of the stored rows (their labels are read only with
+        ``opposite_only``; positive weights when all rows are compared).
     size : int
         Stored rows.
     opposite_only : bool
         Skip rows with the label ``y``.
     y : float
-        Label of the current example.
+        Signed weight of the current example.
     loss : int
         ``SQUARE`` or ``HINGE``.
     g : ndarray of shape (capacity,)
@@ -211,12 +228,15 @@ def pair_derivatives(v, vx, scale, buf_y, size, opposite_only, y, loss, g, bval,
     """
     a = 0.0
     pairs = 0
+    positive = y > 0
+    sign = label_sign(y)
     for j in range(size):
         g[j] = 0.0
-        if opposite_only and buf_y[j] == y:
+        if opposite_only and (buf_y[j] > 0) == positive:
             continue
         pairs += 1
-        g[j] = pair_loss_derivative(loss, y * scale * (vx - slot_dot(v, bval, bidx, bnnz, j)))
+        margin = sign * scale * (vx - slot_dot(v, bval, bidx, bnnz, j))
+        g[j] = pair_loss_derivative(loss, margin) * abs(buf_y[j])
         a += g[j]
     return a, pairs
 

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from ._buffers import label_sign
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_sqnorm, row_to_dense
 from ._state import BOOL, F64, I64, D, Dim
@@ -35,6 +36,7 @@ class ProjectionPPState(NamedTuple):
     """KOIL's state: two buffers of ``budget`` support vectors (positives first)."""
 
     alpha: F64[SLOTS]  # coefficients of the support vectors
+    sv_w: F64[SLOTS]  # their sample weights (1 in files saved before weights)
     sv: F64[SLOTS, D]  # support vectors (dense rows)
     sv_sq: F64[SLOTS]  # their squared norms
     gram: F64[SLOTS, SLOTS]  # kernel matrix of the occupied slots
@@ -98,6 +100,13 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
     Slots ``[0, budget)`` hold positive support vectors, ``[budget, 2 budget)``
     negative ones (``used`` marks the occupied slots).
 
+    Sample weights (notes.md#sample-weights) arrive as signed labels ``y = +-w``: the
+    pair of row ``t`` with a violated support vector ``j`` moves ``alpha_j`` by
+    ``-eta y_t w_j`` and adds ``eta y_t w_j`` to the new coefficient (the loss of that pair
+    weighted by ``w_t w_j``); a step without pairs is ``eta y_t``. A stored vector keeps
+    its row's weight in ``sv_w``, also when it absorbs a removed vector's coefficient;
+    the nearest-neighbour choice, admission and replacement ignore the weights.
+
     Parameters
     ----------
     st : ProjectionPPState
@@ -105,7 +114,8 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
     inv2s2 : float
         ``1 / (2 sigma^2)``.
     data, indices, indptr, y, order
-        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
+        Rows, signed weights ``+-w`` and visiting order: the common kernel arguments
+        (:mod:`aucopt._kernels`).
     draws : ndarray of shape (m, 2)
         Uniforms per visited row: ``draws[k, 0] < B / seen`` admits the row to
         a full reservoir, ``floor(draws[k, 1] B)`` is the slot it replaces.
@@ -119,7 +129,7 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
     t, status : int
         The number of examples processed after this call, and ``OK`` or ``DIVERGED``.
     """
-    alpha, sv, sv_sq, gram, used = st.alpha, st.sv, st.sv_sq, st.gram, st.used
+    alpha, sv_w, sv, sv_sq, gram, used = st.alpha, st.sv_w, st.sv, st.sv_sq, st.gram, st.used
     size, head, seen = st.size, st.head, st.seen
     slots = alpha.shape[0]
     kt = np.zeros(slots)  # kernel values of the new row
@@ -130,6 +140,7 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
     for pos in range(order.shape[0]):
         i = order[pos]
         yi = y[i]
+        sign = label_sign(yi)
         own = 1 if yi > 0 else 0
         opp = 1 - own
         own0, opp0 = (budget if own == 0 else 0), (budget if opp == 0 else 0)
@@ -145,7 +156,7 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
                 if used[k]:
                     f_s += alpha[k] * gram[j, k]
             fsv[j] = f_s
-            if 1.0 - yi * (f_x - f_s) > 0.0:
+            if 1.0 - sign * (f_x - f_s) > 0.0:
                 picked[n_viol] = j
                 n_viol += 1
         # 2. gradient step: shrink, then the new weight and the k nearest violators
@@ -165,9 +176,11 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
                             best = b
                     picked[a], picked[best] = picked[best], picked[a]
                 n_viol = hp.n_neighbors
-            a_t = hp.eta * n_viol * yi
+            pair_weight = 0.0  # n_viol with unit weights
             for a in range(n_viol):
-                alpha[picked[a]] -= hp.eta * yi
+                pair_weight += sv_w[picked[a]]
+                alpha[picked[a]] -= hp.eta * yi * sv_w[picked[a]]
+            a_t = hp.eta * pair_weight * yi
         t += 1
         if exploding(a_t):
             return t, DIVERGED
@@ -178,6 +191,7 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
             slot = own0 + size[own]
             _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i)
             alpha[slot] = a_t
+            sv_w[slot] = abs(yi)
             size[own] += 1
             continue
         if hp.replacement == FIFO:
@@ -194,6 +208,7 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
             fsv[slot] = kt[slot]  # the new row now sits in that slot
             _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i)
             alpha[slot] = a_t
+            sv_w[slot] = abs(yi)
             sim = fsv
         else:  # the new row is not stored: its weight goes to its most similar vector
             removed = a_t

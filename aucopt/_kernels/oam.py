@@ -8,6 +8,11 @@ class keeps a reservoir of N examples; a new example is compared with the
 reservoir of the other class, every comparison weighted by
 ``C_t = C max(1, N_opp^t / N)`` (notes.md#oam).
 
+Sample weights (notes.md#sample-weights) arrive as signed labels ``y = +-w``: the
+comparison of row ``t`` with a stored row ``j`` has the cost ``C_t w_t w_j`` (each
+stored row keeps its weight in ``buf_w``). Admission to a reservoir and the counts in
+``C_t`` count rows and ignore the weights.
+
 One kernel body serves dense and sparse reservoir slots
 (:mod:`aucopt._kernels._slots`): with CSR rows and sparse slots a visit costs
 O(N nnz), never O(d).
@@ -17,7 +22,14 @@ from typing import NamedTuple
 
 from numba import njit
 
-from ._buffers import HINGE, all_finite, pair_derivatives, pair_step, reservoir_update
+from ._buffers import (
+    HINGE,
+    all_finite,
+    label_sign,
+    pair_derivatives,
+    pair_step,
+    reservoir_update,
+)
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_axpy, row_dot, row_sqnorm
 from ._slots import class_slots, slot_axpy, slot_dot, slot_row_dot
@@ -44,6 +56,7 @@ class OamState(NamedTuple):
     buf_idx: I64[2, N, ANY]  # slot feature indices (sparse slots; width 0 when dense)
     buf_nnz: I64[2, N]  # slot row lengths (sparse slots)
     buf_sq: F64[2, N]  # squared norms of the stored rows
+    buf_w: F64[2, N]  # sample weights of the stored rows (1 in files saved before weights)
     size: I64[2]  # rows stored per reservoir
     seen: I64[2]  # examples received per class (N_-^t, N_+^t)
 
@@ -75,12 +88,18 @@ def oam_seq_pair(margin, usq, c_t):
 
 
 @njit(cache=True, nogil=True)
-def _sequential(w, buf_sq, size, c_t, yt, data, indices, indptr, i, bval, bidx, bnnz):
-    """OAM_seq (thesis Alg. 6): proximal steps against the first ``size`` slots in order."""
+def _sequential(w, buf_sq, buf_w, size, c_t, yt, data, indices, indptr, i, slots):
+    """OAM_seq (thesis Alg. 6): proximal steps against the first ``size`` slots in order.
+
+    ``yt = +-w_t``; the comparison with slot ``j`` has the cost ``c_t w_t buf_w[j]``.
+    """
+    bval, bidx, bnnz = slots
     xsq = row_sqnorm(data, indices, indptr, i)
     score = row_dot(w, data, indices, indptr, i)
+    sign = label_sign(yt)
+    c_row = c_t * abs(yt)
     for j in range(size):
-        margin = yt * (score - slot_dot(w, bval, bidx, bnnz, j))
+        margin = sign * (score - slot_dot(w, bval, bidx, bnnz, j))
         if exploding(margin):
             return DIVERGED
         if margin >= 1.0:
@@ -88,7 +107,7 @@ def _sequential(w, buf_sq, size, c_t, yt, data, indices, indptr, i, bval, bidx, 
         usq = xsq - 2.0 * slot_row_dot(data, indices, indptr, i, bval, bidx, bnnz, j) + buf_sq[j]
         if usq <= _ZERO_PAIR * (xsq + buf_sq[j]):
             continue  # x_t = b_j: no pair direction
-        step = yt * oam_seq_pair(margin, usq, c_t)
+        step = sign * oam_seq_pair(margin, usq, c_row * buf_w[j])
         row_axpy(step, w, data, indices, indptr, i)
         slot_axpy(-step, w, bval, bidx, bnnz, j)
         score = row_dot(w, data, indices, indptr, i)  # w moved: O(nnz) for CSR rows
@@ -96,17 +115,20 @@ def _sequential(w, buf_sq, size, c_t, yt, data, indices, indptr, i, bval, bidx, 
 
 
 @njit(cache=True, nogil=True)
-def _gradient(w, c_t, yt, g, acc, data, indices, indptr, i, bval, bidx, bnnz):
-    """OAM_gra (thesis Alg. 7): ``w += (c_t/2) y_t sum_{active j} (x_t - b_j)``.
+def _gradient(w, buf_w, c_t, yt, g, acc, data, indices, indptr, i, slots):
+    """OAM_gra (thesis Alg. 7): ``w += (c_t/2) y_t sum_{active j} buf_w[j] (x_t - b_j)``.
 
-    ``g`` is the scratch of the derivatives, one per stored row of the slots.
+    ``yt = +-w_t`` (signed weight); ``g`` is the scratch of the derivatives, one per
+    stored row of the slots.
     """
+    bval, bidx, bnnz = slots
     score = row_dot(w, data, indices, indptr, i)
     if exploding(score):
         return DIVERGED
-    # every stored row is compared (no labels are read: g stands in for them)
-    a, _ = pair_derivatives(w, score, 1.0, g, g.shape[0], False, yt, HINGE, g, bval, bidx, bnnz)
-    if a != 0.0:  # gradient of the hinge sum: y (a x_t - sum_j g_j b_j), a = -#active
+    # every stored row is compared (all of the other class): buf_w gives their weights
+    a, _ = pair_derivatives(w, score, 1.0, buf_w, g.shape[0], False, yt, HINGE, g, bval, bidx,
+                            bnnz)
+    if a != 0.0:  # gradient of the hinge sum: y (a x_t - sum_j g_j b_j), a = -active weight
         pair_step(0.5 * c_t * yt, a, w, acc, data, indices, indptr, i, bval, bidx, bnnz, g)
     return OK
 
@@ -121,7 +143,7 @@ def oam_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t, up
     Parameters
     ----------
     st : OamState
-        The state; ``w``, ``buf_sq``, ``size`` and ``seen`` are read here.
+        The state; ``w``, ``buf_sq``, ``buf_w``, ``size`` and ``seen`` are read here.
     slots : tuple
         The reservoirs' slots in the layout of the rows: dense ``(buf, None, None)``
         with ``buf`` of shape (2, N, d), or sparse ``(buf, buf_idx, buf_nnz)`` (see
@@ -130,7 +152,8 @@ def oam_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t, up
         Scratch ``(g, acc)``: ``g`` of shape (N,) (OAM_gra's hinge derivatives) and
         ``acc`` of shape (d,) for OAM_gra with dense slots (else unused).
     data, indices, indptr, y, order
-        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
+        Rows, signed weights ``+-w`` and visiting order: the common kernel arguments
+        (:mod:`aucopt._kernels`).
     draws : ndarray of shape (m, 2)
         Uniforms in [0, 1): reservoir coin flip and slot for each visit.
     hp : OamHyper
@@ -147,7 +170,7 @@ def oam_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t, up
     status : int
         ``OK`` or ``DIVERGED``.
     """
-    w, buf_sq, size, seen = st.w, st.buf_sq, st.size, st.seen
+    w, buf_sq, buf_w, size, seen = st.w, st.buf_sq, st.buf_w, st.size, st.seen
     buf, buf_idx, buf_nnz = slots
     g, acc = work
     capacity = buf.shape[1]
@@ -159,18 +182,20 @@ def oam_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t, up
         seen[c] += 1
         c_t = hp.C * max(1.0, seen[o] / capacity)  # notes.md#oam
         bval, bidx, bnnz = class_slots(buf, buf_idx, buf_nnz, c)
-        size[c] = reservoir_update(buf_sq[c], size[c], seen[c], draws[r, 0], draws[r, 1], data,
-                                   indices, indptr, i, bval, bidx, bnnz)
+        size[c], slot = reservoir_update(buf_sq[c], size[c], seen[c], draws[r, 0], draws[r, 1],
+                                         data, indices, indptr, i, bval, bidx, bnnz)
+        if slot >= 0:
+            buf_w[c, slot] = abs(yt)
         if size[o] == 0:
             continue  # nothing of the other class yet: the loss is zero
         t += 1
-        bval, bidx, bnnz = class_slots(buf, buf_idx, buf_nnz, o)
+        other = class_slots(buf, buf_idx, buf_nnz, o)
         if update == SEQUENTIAL:
-            status = _sequential(w, buf_sq[o], size[o], c_t, yt, data, indices, indptr, i, bval,
-                                 bidx, bnnz)
+            status = _sequential(w, buf_sq[o], buf_w[o], size[o], c_t, yt, data, indices, indptr,
+                                 i, other)
         else:
-            status = _gradient(w, c_t, yt, g[:size[o]], acc, data, indices, indptr, i, bval,
-                               bidx, bnnz)
+            status = _gradient(w, buf_w[o], c_t, yt, g[:size[o]], acc, data, indices, indptr, i,
+                               other)
         if status != OK:
             return t, status
     if not all_finite(w):

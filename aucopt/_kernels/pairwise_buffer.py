@@ -13,6 +13,11 @@ Step on example ``z_t`` with the buffer B of earlier examples:
 ``w <- Pi_R(prox_{eta_t (lam/2)||.||^2}(w - eta_t/|B| sum_{z in B, y != y_t}
 grad phi(y_t w.(x_t - x))))``; then z_t enters the buffer.
 
+Sample weights (notes.md#sample-weights) arrive as signed labels ``+-w``: the pair of
+``z_t`` with a stored ``z`` is weighted by ``w_t w_z`` (``|B|`` still counts rows), a
+stored row keeps its signed weight in ``buf_y``, and the buffer policies do not look
+at the weights (FIFO keeps the previous row, RS-x draws uniformly over the rows seen).
+
 The generic kernel :func:`pairwise_buffer_epoch` serves every input; its specialised
 twins are :func:`fifo_epoch_dense` here and the O(s nnz) kernels on CSR rows of
 :mod:`aucopt._kernels.pairwise_buffer_lazy`.
@@ -26,6 +31,7 @@ from numba import njit
 from ._buffers import (
     Buffer,
     all_finite,
+    label_sign,
     pair_derivatives,
     pair_loss_derivative,
     pair_step,
@@ -56,7 +62,7 @@ class FifoState(NamedTuple):
     w: F64[D]  # last iterate
     w_avg: F64[D]  # uniform average of the iterates after each step
     buf_sq: F64[1]  # squared norm of the previous example
-    buf_y: F64[1]  # its label
+    buf_y: F64[1]  # its signed weight +-w (the sign is its label)
     size: I64[1]  # examples stored (0 or 1)
     seen: I64[1]  # examples received
     buf: F64[1, D]  # the previous example, dense
@@ -85,7 +91,7 @@ class KarState(NamedTuple):
     w: F64[D]  # last iterate
     w_avg: F64[D]  # uniform average of the iterates after each step
     buf_sq: F64[S]  # squared norms of the stored rows
-    buf_y: F64[S]  # their labels
+    buf_y: F64[S]  # their signed weights +-w (the sign is the label)
     size: I64[1]  # rows stored
     seen: I64[1]  # examples received
     buf: F64[S, ANY]  # slot values (sparse: width K, the longest row; dense: width d)
@@ -109,7 +115,7 @@ def eta_at(hp, t):
 
 @njit(inline="always")
 def arrival(order, r, y, seen):
-    """Return row ``order[r]`` and its label; count it as received."""
+    """Return row ``order[r]`` and its signed weight ``+-w``; count it as received."""
     i = order[r]
     seen[0] += 1
     return i, y[i]
@@ -302,12 +308,12 @@ def fifo_epoch_dense(st, data, indices, indptr, y, order, hp, t):
             if exploding(sx):
                 status = DIVERGED
                 break
-            if b_y != yt:  # same-label pairs carry no AUC loss: no step
-                g = pair_loss_derivative(hp.loss, yt * (sx - sb))
+            if (b_y > 0) != (yt > 0):  # same-label pairs carry no AUC loss: no step
+                g = pair_loss_derivative(hp.loss, label_sign(yt) * (sx - sb))
                 t += 1
                 eta = eta_at(hp, t)
                 shrink = 1.0 / (1.0 + eta * hp.lam) if hp.lam > 0.0 else 1.0
-                sq = _fifo_move(w, X[i], b, -eta * yt * g, shrink)
+                sq = _fifo_move(w, X[i], b, -eta * yt * g * abs(b_y), shrink)
                 norm = np.sqrt(sq)
                 scale = hp.radius / norm if 0.0 < hp.radius < norm else 1.0
                 inv_t = 1.0 / t

@@ -11,7 +11,7 @@ the running sum of the iterates is ``acc + S v - b`` (``S`` the sum of the scale
 import numpy as np
 from numba import njit
 
-from ._buffers import all_finite, pair_loss_derivative, rsx_update
+from ._buffers import all_finite, label_sign, pair_loss_derivative, rsx_update
 from ._checks import DIVERGED, OK, exploding
 from ._twins import specialises
 from .pairwise_buffer import arrival, buffer_derivatives, eta_at, pairwise_buffer_epoch
@@ -224,17 +224,18 @@ def fifo_epoch_lazy(st, data, indices, indptr, y, order, start, hp, t):
             break
         i, yt = arrival(order, idx, y, st.seen)
         idx += 1
-        if st.size[0] > 0 and st.buf_y[0] != yt:
+        b_y = st.buf_y[0]
+        if st.size[0] > 0 and (b_y > 0) != (yt > 0):
             vx = _lazy_row_dot(pack, data, indices, indptr, i)
             vp = _prev_dot(pack, prev, prev_idx, st.prev_nnz[0])
             if exploding(s * vx):
                 status = DIVERGED
                 break
-            g = pair_loss_derivative(hp.loss, yt * s * (vx - vp))
+            g = pair_loss_derivative(hp.loss, label_sign(yt) * s * (vx - vp))
             t += 1
             eta = eta_at(hp, t)
-            if g != 0.0:  # w -= eta y g (x_t - x_prev)
-                coef = eta * yt * g / s
+            if g != 0.0:  # w -= eta y |y_prev| g (x_t - x_prev), y = +-w (signed weights)
+                coef = eta * yt * g * abs(b_y) / s
                 for k in range(indptr[i], indptr[i + 1]):
                     vsq = _lazy_move(pack, indices[k], -coef * data[k], s_sum, vsq)
                 vsq = _prev_move(pack, prev, prev_idx, st.prev_nnz[0], coef, s_sum, vsq)

@@ -4,6 +4,11 @@ Kakkar, Shevade, Sundararajan, Garg, "A sparse non-linear classifier design
 using AUC optimization", SDM 2017: the model is a Gaussian expansion over a basis
 of training points (:mod:`aucopt._kernels.kernel_budget`), grown one point at a
 time, with the coefficients refitted by Newton steps on the rankSVM objective.
+
+Sample weights (notes.md#sample-weights) arrive as signed labels ``y = +-w``: the pair
+of a positive ``i`` and a negative ``j`` counts with ``w_i w_j`` and the mean over the
+pairs divides by ``sum w_i w_j``. The rows are passed around as ``classes =
+(pos_idx, neg_idx, weight)``, ``weight`` the ``|y|`` of every row.
 """
 
 from typing import NamedTuple
@@ -34,13 +39,16 @@ class SparseKernelState(NamedTuple):
 
 
 @njit(cache=True, nogil=True)
-def _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum):
-    """Squared-hinge pair loss ``sum_{i+, j-} max(0, 1 - s_i + s_j)^2`` in O(n log n).
+def _pair_terms(s, classes, grad_s, count, first):
+    """Squared-hinge pair loss ``sum_{i+, j-} w_i w_j max(0, 1 - s_i + s_j)^2`` in O(n log n).
 
-    Writes ``dL/ds`` into ``grad_s``, the number of active partners into
-    ``count`` and returns the loss. ``act_sum[i]`` receives, for a positive
-    ``i``, the sum of ``s_j`` over its active negatives (used by the Hessian).
+    Writes ``dL/ds`` into ``grad_s`` and, for every row ``k``, the weight of its active
+    pairs ``w_k sum_{active partners} w`` into ``count`` (with unit weights: the number
+    of active partners); returns the loss. ``first[i]`` receives, for a positive ``i``,
+    the position of its first active negative in the order of the negatives' scores
+    (its active negatives are the ones from there on; used by the Hessian).
     """
+    pos_idx, neg_idx, weight = classes
     n_neg = neg_idx.shape[0]
     n_pos = pos_idx.shape[0]
     s_neg = np.empty(n_neg)
@@ -50,8 +58,9 @@ def _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum):
     suffix_cnt = np.zeros(n_neg + 1)
     suffix_sum = np.zeros(n_neg + 1)
     for a in range(n_neg - 1, -1, -1):
-        suffix_cnt[a] = suffix_cnt[a + 1] + 1.0
-        suffix_sum[a] = suffix_sum[a + 1] + s_neg[neg_sorted[a]]
+        wj = weight[neg_idx[neg_sorted[a]]]
+        suffix_cnt[a] = suffix_cnt[a + 1] + wj
+        suffix_sum[a] = suffix_sum[a + 1] + wj * s_neg[neg_sorted[a]]
     loss = 0.0
     for k in range(s.shape[0]):
         grad_s[k] = 0.0
@@ -68,12 +77,14 @@ def _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum):
                 lo = mid + 1
         c = suffix_cnt[lo]
         ssum = suffix_sum[lo]
-        count[i] = c
-        act_sum[i] = ssum
+        wi = weight[i]
+        count[i] = wi * c
+        first[i] = lo
         m = 1.0 - s[i]
-        # sum_j (m + s_j)^2 = c m^2 + 2 m S1 + S2; S2 is accumulated on the negatives' side
-        loss += c * m * m + 2.0 * m * ssum
-        grad_s[i] = -2.0 * (c * m + ssum)
+        # sum_j w_j (m + s_j)^2 = c m^2 + 2 m S1 + S2 (c, S1 weighted sums); S2 is
+        # accumulated on the negatives' side
+        loss += wi * (c * m * m + 2.0 * m * ssum)
+        grad_s[i] = -2.0 * wi * (c * m + ssum)
     s_pos = np.empty(n_pos)
     for a in range(n_pos):
         s_pos[a] = s[pos_idx[a]]
@@ -81,8 +92,9 @@ def _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum):
     prefix_cnt = np.zeros(n_pos + 1)
     prefix_sum = np.zeros(n_pos + 1)
     for a in range(n_pos):
-        prefix_cnt[a + 1] = prefix_cnt[a] + 1.0
-        prefix_sum[a + 1] = prefix_sum[a] + s_pos[pos_sorted[a]]
+        wi = weight[pos_idx[pos_sorted[a]]]
+        prefix_cnt[a + 1] = prefix_cnt[a] + wi
+        prefix_sum[a + 1] = prefix_sum[a] + wi * s_pos[pos_sorted[a]]
     for a in range(n_neg):
         j = neg_idx[a]
         thr = s[j] + 1.0  # active positives: s_i < s_j + 1
@@ -96,15 +108,18 @@ def _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum):
         c = prefix_cnt[lo]
         m = 1.0 + s[j]
         psum = prefix_sum[lo]
-        count[j] = c
-        loss += c * s[j] * s[j]
-        grad_s[j] = 2.0 * (c * m - psum)
+        wj = weight[j]
+        count[j] = wj * c
+        first[j] = lo
+        loss += wj * c * s[j] * s[j]
+        grad_s[j] = 2.0 * wj * (c * m - psum)
     return loss
 
 
 @njit(cache=True, nogil=True)
-def _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, lam, scale):
-    """Return ``lam/2 b'Kb + scale * loss(K_nJ b)`` and fill ``s``, ``grad_s``."""
+def _objective(beta, m, kb, gram, s, classes, grad_s, count, first, lam, scale):
+    """Return ``lam/2 b'Kb + scale * loss(K_nJ b)`` and fill ``s``, ``grad_s``, ``count``,
+    ``first`` (see :func:`_pair_terms`)."""
     n = s.shape[0]
     for i in range(n):
         v = 0.0
@@ -115,7 +130,7 @@ def _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, l
     for a in range(m):
         for b in range(m):
             reg += beta[a] * gram[a, b] * beta[b]
-    return 0.5 * lam * reg + scale * _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum)
+    return 0.5 * lam * reg + scale * _pair_terms(s, classes, grad_s, count, first)
 
 
 @njit(cache=True, nogil=True)
@@ -146,18 +161,18 @@ def _cholesky_solve(h, g, out):
 
 
 @njit(cache=True, nogil=True)
-def _newton(beta, m, kb, gram, pos_idx, neg_idx, lam, scale, max_newton, tol):
+def _newton(beta, m, kb, gram, classes, lam, scale, max_newton, tol):
     """Minimise the objective over ``beta[:m]`` by Newton steps with backtracking."""
     n = kb.shape[0]
     s = np.empty(n)
     grad_s = np.empty(n)
     count = np.empty(n)
-    act_sum = np.empty(n)
+    first = np.zeros(n, dtype=np.int64)
     g = np.empty(m)
     h = np.empty((m, m))
     step = np.empty(m)
     trial = np.empty(m)
-    obj = _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, lam, scale)
+    obj = _objective(beta, m, kb, gram, s, classes, grad_s, count, first, lam, scale)
     it = 0
     while it < max_newton:
         it += 1
@@ -169,8 +184,8 @@ def _newton(beta, m, kb, gram, pos_idx, neg_idx, lam, scale, max_newton, tol):
             for i in range(n):
                 v += scale * kb[i, a] * grad_s[i]
             g[a] = v
-        # Hessian: lam K_JJ + 2 scale sum_active (k_i - k_j)(k_i - k_j)'
-        _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count)
+        # Hessian: lam K_JJ + 2 scale sum_active w_i w_j (k_i - k_j)(k_i - k_j)'
+        _pair_hessian(h, m, kb, s, classes, count, first)
         for a in range(m):
             for b in range(m):
                 h[a, b] = lam * gram[a, b] + 2.0 * scale * h[a, b]
@@ -185,31 +200,41 @@ def _newton(beta, m, kb, gram, pos_idx, neg_idx, lam, scale, max_newton, tol):
         while True:
             for a in range(m):
                 trial[a] = beta[a] - lr * step[a]
-            new = _objective(trial, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum,
-                             lam, scale)
+            new = _objective(trial, m, kb, gram, s, classes, grad_s, count, first, lam, scale)
             if new <= obj - 0.25 * lr * decrease or lr < 1e-10:
                 break
             lr *= 0.5
         for a in range(m):
             beta[a] = trial[a]
         obj = new
-    _objective(beta, m, kb, gram, s, pos_idx, neg_idx, grad_s, count, act_sum, lam, scale)
-    return obj, s, grad_s, count, it
+    _objective(beta, m, kb, gram, s, classes, grad_s, count, first, lam, scale)
+    return obj, s, grad_s, count, first, it
 
 
 @njit(cache=True, nogil=True)
-def _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count):
-    """``h = sum_active (k_i - k_j)(k_i - k_j)'`` over active pairs, O(n m^2 + n log n)."""
-    n_neg = neg_idx.shape[0]
-    s_neg = np.empty(n_neg)
-    for a in range(n_neg):
+def _negatives_by_score(s, neg_idx):
+    """Return the positions in ``neg_idx`` ordered by the score ``s`` (ascending)."""
+    s_neg = np.empty(neg_idx.shape[0])
+    for a in range(neg_idx.shape[0]):
         s_neg[a] = s[neg_idx[a]]
-    neg_sorted = np.argsort(s_neg)
-    suffix = np.zeros((n_neg + 1, m))  # suffix sums of k_j over negatives sorted by score
+    return np.argsort(s_neg)
+
+
+@njit(cache=True, nogil=True)
+def _pair_hessian(h, m, kb, s, classes, count, first):
+    """``h = sum_active w_i w_j (k_i - k_j)(k_i - k_j)'`` over active pairs, O(n m^2 + n log n).
+
+    ``count`` and ``first`` are those of :func:`_pair_terms` at the current scores.
+    """
+    pos_idx, neg_idx, weight = classes
+    n_neg = neg_idx.shape[0]
+    neg_sorted = _negatives_by_score(s, neg_idx)
+    suffix = np.zeros((n_neg + 1, m))  # suffix sums of w_j k_j over negatives sorted by score
     for a in range(n_neg - 1, -1, -1):
         j = neg_idx[neg_sorted[a]]
+        wj = weight[j]
         for b in range(m):
-            suffix[a, b] = suffix[a + 1, b] + kb[j, b]
+            suffix[a, b] = suffix[a + 1, b] + wj * kb[j, b]
     for a in range(m):
         for b in range(m):
             h[a, b] = 0.0
@@ -221,14 +246,15 @@ def _pair_hessian(h, m, kb, s, pos_idx, neg_idx, count):
             v = c * kb[k, a]
             for b in range(m):
                 h[a, b] += v * kb[k, b]
-    for a_pos in range(pos_idx.shape[0]):  # cross part: - k_i (sum_active k_j)' - transpose
+    for a_pos in range(pos_idx.shape[0]):  # cross: - w_i k_i (sum_active w_j k_j)' - transpose
         i = pos_idx[a_pos]
         if count[i] == 0.0:
             continue
-        lo = n_neg - int(count[i])
+        lo = first[i]
+        wi = weight[i]
         for a in range(m):
             for b in range(m):
-                cross = kb[i, a] * suffix[lo, b]
+                cross = wi * kb[i, a] * suffix[lo, b]
                 h[a, b] -= cross
                 h[b, a] -= cross
 
@@ -251,7 +277,7 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
     inv2s2 : float
         ``1 / (2 sigma^2)``.
     data, indices, indptr, y
-        Training rows and labels in {-1, +1}.
+        Training rows and signed weights ``+-w`` (unweighted: labels in {-1, +1}).
     candidates : ndarray of shape (B, kappa), int64
         Random candidate rows for each addition (drawn by the caller).
     hp : SparseKernelHyper
@@ -284,14 +310,22 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
         else:
             neg_idx[b] = i
             b += 1
-    scale = 1.0 / (n_pos * (n - n_pos))  # mean over the pairs
+    weight = np.abs(y)
+    w_pos = w_neg = 0.0  # class weight sums (unweighted: the class sizes)
+    for i in range(n):
+        if y[i] > 0:
+            w_pos += weight[i]
+        else:
+            w_neg += weight[i]
+    classes = (pos_idx, neg_idx, weight)
+    scale = 1.0 / (w_pos * w_neg)  # mean over the pairs, weighted by w_i w_j
     is_basis = np.zeros(n, dtype=np.bool_)
     col = np.empty(n)
     s = np.zeros(n)
     grad_s = np.empty(n)
     count = np.empty(n)
-    act_sum = np.empty(n)
-    _pair_terms(s, pos_idx, neg_idx, grad_s, count, act_sum)
+    first = np.zeros(n, dtype=np.int64)
+    _pair_terms(s, classes, grad_s, count, first)
     total_newton = 0
     m = 0
     for stage in range(budget):
@@ -311,7 +345,7 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
             g *= scale
             for j in range(m):  # regulariser cross term lam sum_j beta_j k(s_j, x_cand)
                 g += hp.lam * beta[j] * col[basis_idx[j]]
-            hh = hp.lam + 2.0 * scale * _quad_form(col, s, pos_idx, neg_idx, count)  # k(x,x)=1
+            hh = hp.lam + 2.0 * scale * _quad_form(col, s, classes, count, first)  # k(x,x)=1
             gain = g * g / (2.0 * hh)
             if gain > best_gain:
                 best, best_gain = cand, gain
@@ -330,8 +364,8 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
         gram[m, m] = 1.0
         beta[m] = 0.0
         m += 1
-        obj, s, grad_s, count, it = _newton(beta, m, kb, gram, pos_idx, neg_idx, hp.lam, scale,
-                                            hp.max_newton, hp.tol)
+        obj, s, grad_s, count, first, it = _newton(beta, m, kb, gram, classes, hp.lam, scale,
+                                                   hp.max_newton, hp.tol)
         total_newton += it
         if exploding(obj):
             return m, total_newton, DIVERGED
@@ -339,22 +373,23 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
 
 
 @njit(cache=True, nogil=True)
-def _quad_form(col, s, pos_idx, neg_idx, count):
-    """Return ``sum_active (c_i - c_j)^2`` over the active pairs of the scores ``s``."""
+def _quad_form(col, s, classes, count, first):
+    """Return ``sum_active w_i w_j (c_i - c_j)^2`` over the active pairs of the scores ``s``.
+
+    ``count`` and ``first`` are those of :func:`_pair_terms` at the scores ``s``.
+    """
+    pos_idx, neg_idx, weight = classes
     n_neg = neg_idx.shape[0]
-    s_neg = np.empty(n_neg)
-    for a in range(n_neg):
-        s_neg[a] = s[neg_idx[a]]
-    neg_sorted = np.argsort(s_neg)
-    suffix = np.zeros(n_neg + 1)
+    neg_sorted = _negatives_by_score(s, neg_idx)
+    suffix = np.zeros(n_neg + 1)  # suffix sums of w_j c_j over the negatives sorted by score
     for a in range(n_neg - 1, -1, -1):
-        suffix[a] = suffix[a + 1] + col[neg_idx[neg_sorted[a]]]
+        j = neg_idx[neg_sorted[a]]
+        suffix[a] = suffix[a + 1] + weight[j] * col[j]
     total = 0.0
     for k in range(col.shape[0]):
         total += count[k] * col[k] * col[k]
     for a in range(pos_idx.shape[0]):
         i = pos_idx[a]
-        c = count[i]
-        if c > 0.0:
-            total -= 2.0 * col[i] * suffix[n_neg - int(c)]
+        if count[i] > 0.0:
+            total -= 2.0 * weight[i] * col[i] * suffix[first[i]]
     return total

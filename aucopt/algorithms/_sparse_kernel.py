@@ -77,7 +77,8 @@ def _dense_rows(rows: RowData, idx: np.ndarray) -> np.ndarray:
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Greedy basis selection with Newton refits on all rows (``order`` is not used).
 
-    Draws, per addition, ``rng.choice(n, min(59, n), replace=False)`` candidates.
+    Draws, per addition, ``rng.choice(n, min(59, n), replace=False)`` candidates (uniform
+    over the rows, whatever their weights; the weights ``|y|`` weigh the pairs).
     """
     inv2s2 = inverse_width(state, rows, params)
     budget = min(int(params["budget"]), rows.n_samples)
@@ -105,7 +106,9 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     state["active"][:m] = True
     state["n_iter"][0] = m
     scores = decision(state, params, rows)
-    state["mean_score"][:] = scores[y < 0].mean(), scores[y > 0].mean()
+    neg = y < 0  # y = +-w: the class means are weighted (notes.md#sample-weights)
+    state["mean_score"][:] = (np.average(scores[neg], weights=-y[neg]),
+                              np.average(scores[~neg], weights=y[~neg]))
     return t + n_newton, status
 
 

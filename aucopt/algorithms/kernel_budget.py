@@ -17,6 +17,7 @@ from .._kernels.kernel_budget import FIFO, RESERVOIR, ProjectionPPState, project
 from .._kernels.sparse_kernel import SparseKernelState
 from ..utils._param_validation import Interval, Options
 from . import _sparse_kernel as sparse
+from ._buffer_weights import check_weights, unit_weights
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
 from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param, codes, common
@@ -88,6 +89,12 @@ def projection_pp_check_state(state: dict, params: dict, n_features: int) -> Non
     if (state["size"] > budget).any() or (state["head"] >= budget).any():
         raise ValueError(f"buffer counters size={state['size'].tolist()}, "
                          f"head={state['head'].tolist()} do not fit budget={budget}")
+    check_weights(state["sv_w"], state["used"])
+
+
+def projection_pp_upgrade_state(state: dict) -> None:
+    """Add the weights ``sv_w`` (ones) of the support vectors of a file saved before weights."""
+    unit_weights(state, "sv_w", "alpha")
 
 
 def projection_pp_run(state, rows: RowData, y, order, params, t, learn, rng=None):
@@ -105,12 +112,15 @@ def projection_pp_decision(state, params, rows: RowData) -> np.ndarray:
 
 
 def projection_pp_mean_scores(state, params):
-    """Return the mean score of the positive and of the negative support vectors."""
-    used, budget = state["used"], int(params["budget"])
+    """Return the mean score of the positive and of the negative support vectors, weighted by
+    their sample weights (notes.md#sample-weights)."""
+    used, budget, weight = state["used"], int(params["budget"]), state["sv_w"]
     f_sv = state["gram"][:, used] @ state["alpha"][used]
     pos, neg = used[:budget], used[budget:]
-    return (float(f_sv[:budget][pos].mean()) if pos.any() else None,
-            float(f_sv[budget:][neg].mean()) if neg.any() else None)
+    return (float(np.average(f_sv[:budget][pos], weights=weight[:budget][pos]))
+            if pos.any() else None,
+            float(np.average(f_sv[budget:][neg], weights=weight[budget:][neg]))
+            if neg.any() else None)
 
 
 PROJECTION_PP = register(
@@ -129,6 +139,8 @@ PROJECTION_PP = register(
         "opposite buffer from the Gram matrix)",
         init_state=projection_pp_init_state,
         check_state=projection_pp_check_state,
+        upgrade_state=projection_pp_upgrade_state,
+        weights="steps",
         run=projection_pp_run,
         coef=None,
         decision=projection_pp_decision,
@@ -171,6 +183,7 @@ SPARSE_KERNEL = register(
         quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         step_param=None,
         epochs_by_base=False,
+        weights="steps",
         notes="AlQuabeh et al. 2024 grid lam in 10^[-8:-1]; budget and kernel width are not "
               "reported.",
     )

@@ -11,6 +11,7 @@ from .._kernels._checks import OK
 from .._kernels._state import view, zeros
 from .._kernels.oam import GRADIENT, SEQUENTIAL, OamState, oam_epoch
 from ..utils._param_validation import Interval
+from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
 from ._params import KernelScalars, Param, auto_step, common
@@ -225,6 +226,12 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
     check_slots(state, (2, capacity), n_features)
     if (state["size"] > capacity).any():
         raise ValueError(f"reservoir sizes {state['size'].tolist()} exceed buffer_size={capacity}")
+    check_weights(state["buf_w"], np.arange(capacity) < state["size"][:, None])
+
+
+def upgrade_state(state: dict) -> None:
+    """Add the weights ``buf_w`` (ones) of the rows stored by a file saved before weights."""
+    unit_weights(state, "buf_w", "buf_sq")
 
 
 def _runner(update: str):
@@ -272,6 +279,8 @@ _COMMON = dict(
     step_param="C",
     warm_keys=("w",),
     equivalence_params={"C": 0.05},
+    upgrade_state=upgrade_state,
+    weights="steps",
 )
 
 OAM_SEQ = register(

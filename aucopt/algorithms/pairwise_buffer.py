@@ -301,6 +301,7 @@ _COMMON = dict(
     warm_values=warm_values,
     equivalence_params={"eta": 0.05},
     family="pairwise_buffer",
+    weights="steps",  # buf_y keeps the signed weights +-w of the stored rows
 )
 
 OGD_FIFO = register(

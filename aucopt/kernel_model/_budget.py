@@ -64,7 +64,11 @@ class ProjectionPPClassifier(BaseAUCClassifier):
     averaged coefficients the code also keeps are not used (its evaluation
     scores the last ones). AlQuabeh et al. 2024 grid for all methods: :math:`\eta \in
     2^{[-8:-1]}`, :math:`\lambda \in 10^{[-8:-1]}`. Memory O(Bd + B²), cost
-    O(B nnz + B²) per sample and O(B nnz) per prediction.
+    O(B nnz + B²) per sample and O(B nnz) per prediction. ``sample_weight``: the
+    pair of :math:`x_t` with a violated support vector :math:`s` is weighted by
+    :math:`w_t w_s` (a step without pairs by :math:`w_t`); a support vector keeps its
+    row's weight, also after absorbing a removed vector's coefficient; admission and
+    replacement ignore the weights (notes.md#sample-weights).
 
     References
     ----------
@@ -148,7 +152,10 @@ class SparseKernelClassifier(BaseAUCClassifier):
     machines with reduced classifier complexity", on which such greedy kernel
     methods are built), the defaults ``budget=50`` and :math:`\sigma` by the
     total variance. Memory: the model holds ``budget`` points, O(Bd + B²);
-    fitting holds the n x B kernel columns.
+    fitting holds the n x B kernel columns. ``sample_weight``: the pair mean
+    weighs the pair :math:`(i, j)` by :math:`w_i w_j`; candidates are drawn
+    uniformly over the rows, so integer weights equal row duplication in the
+    objective but not in the draws (notes.md#sample-weights).
 
     References
     ----------

@@ -75,6 +75,10 @@ class OAMSeqClassifier(BaseAUCClassifier):
     * Reservoir draws (coin and slot, two uniforms per arrival) come from the
       estimator's generator, so runs are reproducible and ``partial_fit``
       over chunks equals ``fit`` (with a numeric ``C``).
+    * ``sample_weight``: the comparison of :math:`x_t` with a stored :math:`x`
+      costs :math:`C_t w_t w_x` (the cap of the step becomes :math:`C_t w_t w_x/2`);
+      the reservoirs admit rows and :math:`C_t` counts them as without weights,
+      a stored row keeping its weight (notes.md#sample-weights).
 
     Cost per sample: O(N nnz) on CSR input (N the size of the other class's
     reservoir, nnz the length of the rows): the reservoirs store CSR rows
@@ -140,7 +144,8 @@ class OAMGraClassifier(OAMSeqClassifier):
     Paper setting and the decisions on :math:`C_t` (notes.md#oam) as in
     :class:`OAMSeqClassifier`. The factor :math:`1/2` of the step is the
     thesis' Algorithm 7 (Yang et al.'s re-implementation omits it, which is
-    the same method with C doubled). Unlike OAM_seq the step is not capped by
+    the same method with C doubled); with ``sample_weight`` each active pair's
+    term is weighted by :math:`w_t w_x`. Unlike OAM_seq the step is not capped by
     the passive-aggressive length, so C must shrink with the scale of the
     features (``"auto"`` does this). With ``buffer_size`` at least the
     number of examples of each class the reservoirs hold every past example,

@@ -62,7 +62,9 @@ class OGDFIFOClassifier(BaseAUCClassifier):
       or :math:`\eta/\sqrt{t}`; the online default here is
       :math:`\eta/\sqrt{t}`, t counting steps;
     * output: the average of the iterates (the code's "naive average"; here
-      the average over steps, not over arrivals).
+      the average over steps, not over arrivals);
+    * ``sample_weight``: the pair of :math:`x_t` with the previous example is
+      weighted by :math:`w_t w_{t-1}` (notes.md#sample-weights).
 
     Cost O(nnz) per sample on CSR rows (the l2 shrinkage and the projection
     act on a scale factor, the average is kept lazily; O(d) once per call),
@@ -148,6 +150,9 @@ class KarClassifier(OGDFIFOClassifier):
       AlQuabeh et al. 2024 lists an l2 regulariser (``lam``).
     * Loss: square (default) or hinge; step :math:`\eta/\sqrt{t}` (OLP's
       analysis) or constant; output the average of the iterates.
+    * ``sample_weight``: the pair of :math:`x_t` with a stored :math:`x` is
+      weighted by :math:`w_t w_x`; :math:`|B|` counts rows and RS-x draws as
+      without weights, a stored row keeping its weight (notes.md#sample-weights).
 
     Cost per sample O(s nnz) on CSR input (nnz the length of the rows): the
     buffer stores CSR rows sparsely (index/value slots as wide as the longest

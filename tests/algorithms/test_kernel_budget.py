@@ -6,10 +6,12 @@ from numpy.testing import assert_allclose
 from scipy.optimize import minimize
 
 import aucopt
+from aucopt._kernels.sparse_kernel import _pair_hessian, _pair_terms, _quad_form
 from aucopt.kernel_model import ProjectionPPClassifier, SparseKernelClassifier
 
 from ..reference import kernel_budget as ref
 from .test_aogd import circles_problem, xor_problem
+from .test_oam import assert_old_files_load_with_unit_weights, positive_weights
 
 
 def _passes(seed, n, n_passes):
@@ -39,6 +41,33 @@ def test_projection_pp_matches_reference_same_order_and_draws(replacement, germa
               for x in X[:20]]
     assert_allclose(est.decision_function(as_format(X[:20])) - est.intercept_[0], scores,
                     rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("replacement", ["reservoir", "fifo"])
+def test_projection_pp_weighted_matches_weighted_reference(replacement, german, as_format):
+    """Sample weights: a violated pair (t, j) moves the coefficients by eta w_t w_j; support
+    vectors keep their rows' weights in sv_w (notes.md#sample-weights)."""
+    X, y = german
+    X, y = X[:250], y[:250]
+    sw = positive_weights(len(y), seed=2)
+    params = dict(budget=12, n_neighbors=3, eta=0.1, lam=0.3, bandwidth=2.5,
+                  replacement=replacement)
+    est = ProjectionPPClassifier(**params, max_iter=2, random_state=4)
+    est.fit(as_format(X), y, sample_weight=sw)
+    run = dict(eta=0.1, lam=0.3, k=3, budget=12, sigma=2.5, replacement=replacement)
+    alpha, sv, t = ref.projection_pp(X, y, _passes(4, len(y), 2), sample_weight=sw, **run)
+    plain, _, _ = ref.projection_pp(X, y, _passes(4, len(y), 2), **run)
+    assert est.t_ == t == 500
+    assert_allclose(est._state["sv"], sv, rtol=0, atol=0)
+    assert_allclose(est._state["alpha"], alpha, rtol=1e-10, atol=1e-13)
+    assert not np.allclose(alpha, plain, rtol=1e-3)
+    rows = [np.flatnonzero((X == s).all(axis=1))[0] for s in sv]  # the row of each vector
+    assert_allclose(est._state["sv_w"], sw[rows], rtol=0)
+
+
+def test_projection_pp_old_files_load_with_unit_weights(tmp_path):
+    assert_old_files_load_with_unit_weights(
+        lambda: ProjectionPPClassifier(budget=30, random_state=0), "sv_w", tmp_path)
 
 
 def test_projection_pp_memory_is_bounded_by_the_budget():
@@ -100,3 +129,59 @@ def test_sparse_kernel_model_size_is_the_budget(german):
     est = SparseKernelClassifier(budget=10, random_state=0).fit(X, y)
     assert est._state["basis"].shape == (10, X.shape[1]) and est.n_iter_ == 10
     assert est.score(X, y) > 0.75
+
+
+def _brute_pair_terms(s, y, w, col):
+    """The weighted squared-hinge pair sums by brute force over every (i+, j-) pair."""
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    loss, grad, quad = 0.0, np.zeros(len(s)), 0.0
+    hess = np.zeros((col.shape[1],) * 2)
+    for i in pos:
+        for j in neg:
+            m = 1.0 - s[i] + s[j]
+            if m > 0:
+                loss += w[i] * w[j] * m * m
+                grad[i] -= 2 * w[i] * w[j] * m
+                grad[j] += 2 * w[i] * w[j] * m
+                diff = col[i] - col[j]
+                quad += w[i] * w[j] * diff[0] ** 2
+                hess += w[i] * w[j] * np.outer(diff, diff)
+    return loss, grad, quad, hess
+
+
+def test_sparse_kernel_weighted_pair_sums_equal_brute_force():
+    """The O(n log n) weighted sums of the Newton refit (loss, gradient, the gain's quadratic
+    form, the Hessian) equal the sums over all pairs weighted by w_i w_j."""
+    rng = np.random.default_rng(0)
+    n, m = 40, 3
+    y = np.where(rng.random(n) < 0.4, 1.0, -1.0)
+    w = positive_weights(n, seed=3)
+    s, col = rng.standard_normal(n), rng.standard_normal((n, m))
+    classes = (np.flatnonzero(y > 0), np.flatnonzero(y < 0), w)
+    grad, count, first = np.empty(n), np.empty(n), np.zeros(n, dtype=np.int64)
+    loss = _pair_terms(s, classes, grad, count, first)
+    hess = np.empty((m, m))
+    _pair_hessian(hess, m, col, s, classes, count, first)
+    quad = _quad_form(np.ascontiguousarray(col[:, 0]), s, classes, count, first)
+    expected = _brute_pair_terms(s, y, w, col)
+    for got, want in zip((loss, grad, quad, hess), expected, strict=True):
+        assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_kernel_weighted_newton_reaches_the_weighted_optimum(german):
+    """With sample weights the refit minimises the pair mean weighted by w_i w_j."""
+    X, y = german
+    X, y = X[:300], y[:300]
+    sw = positive_weights(len(y), seed=4)
+    est = SparseKernelClassifier(budget=6, lam=1e-2, bandwidth=3.0, random_state=0)
+    est.fit(X, y, sample_weight=sw)
+    basis, beta = est._state["basis"], est._state["beta"]
+    objective = lambda b: ref.sparse_objective(b, basis, X, y, 3.0, 1e-2, sw)  # noqa: E731
+    best = minimize(objective, np.zeros(6), method="BFGS", options={"gtol": 1e-10})
+    assert objective(beta) <= best.fun + 1e-9
+    assert_allclose(beta, best.x, rtol=1e-4, atol=1e-4)
+    scores = est.decision_function(X) - est.intercept_[0]
+    assert_allclose(est._state["mean_score"], [np.average(scores[y < 0], weights=sw[y < 0]),
+                                               np.average(scores[y > 0], weights=sw[y > 0])])
+    unweighted = lambda b: ref.sparse_objective(b, basis, X, y, 3.0, 1e-2)  # noqa: E731
+    assert unweighted(beta) > minimize(unweighted, beta, method="BFGS").fun + 1e-7

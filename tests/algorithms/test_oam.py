@@ -153,6 +153,31 @@ def assert_resume_after_load_equals_never_stopping(make, tmp_path):
         np.testing.assert_array_equal(resumed._state[key], value, err_msg=key)
 
 
+def positive_weights(n, seed=0):
+    """Sample weights in [0.2, 3): not integers, far from one (notes.md#sample-weights)."""
+    return np.random.default_rng(seed).uniform(0.2, 3.0, n)
+
+
+def assert_old_files_load_with_unit_weights(make, key, tmp_path):
+    """A file saved before sample weights (no entry ``key``, the stored rows' weights) loads
+    with weights one and goes on learning as the model saved; negative weights are refused."""
+    X, y = make_auc_problem(200, 6, random_state=1)
+    est = make().partial_fit(X[:120], y[:120], classes=[-1, 1])
+    save(est, tmp_path / "m")
+    npz = dict(np.load(tmp_path / "m.npz"))
+    npz.pop(f"state__{key}")
+    np.savez(tmp_path / "m.npz", **npz)
+    old = load(tmp_path / "m")
+    assert_allclose(old._state[key], np.ones_like(est._state[key]), rtol=0)
+    old.partial_fit(X[120:], y[120:])
+    est.partial_fit(X[120:], y[120:])
+    np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
+    npz[f"state__{key}"] = -np.ones_like(est._state[key])
+    np.savez(tmp_path / "m.npz", **npz)
+    with pytest.raises(ValueError, match="sample weights of the stored rows"):
+        load(tmp_path / "m")
+
+
 def assert_small_memory_at_a_million_features(est, capacity):
     """A CSR fit at d = 10^6 allocates O(d + capacity nnz), never O(capacity d)."""
     d, n, nnz = 10**6, 600, 50
@@ -195,6 +220,31 @@ def test_matches_reference_same_order_and_draws(update, german, as_format):
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
     assert np.all(est._state["size"] == 7)  # both reservoirs full: replacements happened
+
+
+@pytest.mark.parametrize("update", ["sequential", "gradient"])
+def test_weighted_matches_weighted_reference(update, german, as_format):
+    """Sample weights: the comparison of row t with a stored row j costs C_t w_t w_j; the
+    reservoirs admit rows as without weights (notes.md#sample-weights)."""
+    X, y = german
+    X, y = X[:300], y[:300]
+    sw = positive_weights(len(y))
+    est = CLASSES[update](C=0.05, buffer_size=7, max_iter=2, random_state=3)
+    est.fit(as_format(X), y, sample_weight=sw)
+    orders, draws = _orders_and_draws(3, len(y), 2, 2)
+    w, t = ref.oam(X, y, orders, draws, C=0.05, buffer_size=7, update=update, sample_weight=sw)
+    plain, _ = ref.oam(X, y, orders, draws, C=0.05, buffer_size=7, update=update)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    assert not np.allclose(w, plain, rtol=1e-3)  # the weights matter
+    stored = est._state["buf_w"]
+    assert np.all(np.isin(stored, sw)) and len(np.unique(stored)) > 2
+
+
+@pytest.mark.parametrize("update", ["sequential", "gradient"])
+def test_old_files_load_with_unit_weights(update, tmp_path):
+    assert_old_files_load_with_unit_weights(lambda: CLASSES[update](C=0.05, random_state=0),
+                                            "buf_w", tmp_path)
 
 
 @pytest.mark.parametrize("update", ["sequential", "gradient"])
@@ -257,7 +307,7 @@ def test_reservoir_keeps_each_item_with_probability_N_over_t(layout):
         size = 0
         u = rng.random((n_items, 2))
         for i in range(n_items):
-            size = reservoir_update(buf_sq, size, i + 1, u[i, 0], u[i, 1], *rows, i, *slots)
+            size, _ = reservoir_update(buf_sq, size, i + 1, u[i, 0], u[i, 1], *rows, i, *slots)
         assert size == capacity
         kept[slots[0][:, 0].astype(int) - 1] += 1
     freq = kept / runs

@@ -4,8 +4,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
+from sklearn.base import clone
 
 from aucopt._kernels._buffers import Buffer, rsx_update
+from aucopt.algorithms._fast import generic_kernels
 from aucopt.algorithms.pairwise_buffer import iterates
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
@@ -21,6 +23,7 @@ from .test_oam import (
     assert_resume_after_load_equals_never_stopping,
     assert_small_memory_at_a_million_features,
     growing_sparse_stream,
+    positive_weights,
 )
 
 
@@ -65,6 +68,35 @@ def test_kar_matches_reference_same_order_and_draws(params, german, as_format):
     assert est.t_ == t
     assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
     assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("params", PARAMS)
+@pytest.mark.parametrize("policy", ["fifo", "rsx"])
+def test_weighted_matches_weighted_reference(policy, params, german, as_format):
+    """Sample weights: the pair of row t with a stored row j is weighted by w_t w_j, the
+    buffer divides by its row count and keeps its rows as without weights; the stored
+    rows' weights live in buf_y as +-w (notes.md#sample-weights)."""
+    X, y = german
+    X, y = X[:300], y[:300]
+    sw = positive_weights(len(y), seed=1)
+    if policy == "fifo":
+        est, size, seed = OGDFIFOClassifier(eta=0.05, max_iter=2, random_state=4, **params), 1, 4
+    else:
+        est, size, seed = KarClassifier(eta=0.05, buffer_size=7, max_iter=2, random_state=5,
+                                        **params), 7, 5
+    est.fit(as_format(X), y, sample_weight=sw)
+    orders, draws = _orders_and_draws(seed, len(y), 2, 0 if policy == "fifo" else size)
+    run = dict(eta=0.05, policy=policy, buffer_size=size, **params)
+    w, w_bar, t = ref.pairwise_ogd(X, y, orders, draws, sample_weight=sw, **run)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+    assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
+    assert not np.allclose(w, ref.pairwise_ogd(X, y, orders, draws, **run)[0], rtol=1e-3)
+    stored = est._state["buf_y"]
+    assert np.all(np.isin(np.abs(stored), sw))
+    with generic_kernels():  # the generic kernel, not its specialised twins
+        generic = clone(est).fit(as_format(X), y, sample_weight=sw)
+    assert_allclose(iterates(generic._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
 def test_kar_repopulation_inside_a_later_chunk(german):

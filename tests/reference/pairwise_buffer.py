@@ -30,28 +30,35 @@ def dphi(loss, m):
 
 
 def pairwise_ogd(X, y, orders, draws=None, *, eta, lam=0.0, loss="square", radius=None,
-                 schedule="inv_sqrt", policy="fifo", buffer_size=1):
-    """Run the buffered OGD over the passes ``orders``; return ``(w_last, w_average, t)``."""
+                 schedule="inv_sqrt", policy="fifo", buffer_size=1, sample_weight=None):
+    """Run the buffered OGD over the passes ``orders``; return ``(w_last, w_average, t)``.
+
+    ``sample_weight`` (notes.md#sample-weights): the pair of the arriving row ``t`` with a
+    stored row ``b`` is weighted by ``w_t w_b``; the buffer still divides by its number of
+    rows and keeps its rows as without weights.
+    """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     w = np.zeros(X.shape[1])
     w_bar = np.zeros(X.shape[1])
     buffer = []
     t = seen = 0
     for p, order in enumerate(orders):
         for r, i in enumerate(order):
-            x, yt = X[i], float(y[i])
+            x, yt, wt = X[i], float(y[i]), weight[i]
             seen += 1
-            opposite = [(b, yb) for b, yb in buffer if yb != yt]
+            opposite = [(b, wb) for b, yb, wb in buffer if yb != yt]
             if opposite:
                 t += 1
                 eta_t = eta / np.sqrt(t) if schedule == "inv_sqrt" else eta
-                grad = sum(dphi(loss, yt * (w @ (x - b))) * yt * (x - b) for b, _ in opposite)
+                grad = sum(wt * wb * dphi(loss, yt * (w @ (x - b))) * yt * (x - b)
+                           for b, wb in opposite)
                 w = (w - eta_t * grad / len(buffer)) / (1.0 + eta_t * lam)
                 if radius is not None and np.linalg.norm(w) > radius:
                     w = w * radius / np.linalg.norm(w)
                 w_bar = w_bar + (w - w_bar) / t
             if policy == "fifo":
-                buffer = [(x.copy(), yt)]
+                buffer = [(x.copy(), yt, wt)]
             else:
-                rsx_update(buffer, (x.copy(), yt), buffer_size, seen, draws[p][r])
+                rsx_update(buffer, (x.copy(), yt, wt), buffer_size, seen, draws[p][r])
     return w, w_bar, t
