@@ -11,8 +11,13 @@ Each spec declares how in a :class:`StepCalibration` (its ``calibration``
 field): the objective, and the centre of the ladder as ``unit / (m2 + offset) **
 power`` where ``m2`` is the mean squared row norm of the sample (the mean, not the
 largest norm, so that a few outlying rows do not set every step). The ladder is
-``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``, extended by up to
-``MAX_EXTEND`` steps beyond an end while the best step is at that end.
+``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``, climbed from its
+smallest step until the objective has risen twice past its minimum, and extended by
+up to ``MAX_EXTEND`` steps beyond an end while the best step is at that end.
+
+With sample weights (labels ``y = ±w``, notes.md#sample-weights) the objectives
+weigh a row by ``w_i`` and a pair by ``w_i w_j``: integer weights give the objective
+of the sample with duplicated rows, and unit weights the unweighted one bit for bit.
 
 This module is pure NumPy on top of the specs; the estimators call
 :func:`calibrate_step` (fit, first usable ``partial_fit`` chunk).
@@ -78,7 +83,8 @@ class StepCalibration:
     objective : callable
         ``objective(scores, w, params, y) -> float``: the algorithm's regularised
         objective given the model's scores on the sample, its weight vector ``w``
-        (None for non-linear models) and the labels in {-1, +1}; lower is better.
+        (None for non-linear models) and the signed weights ``y = ±w`` (``±1``
+        unweighted); lower is better.
     unit, offset, power : float
         The ladder's centre is ``unit / (m2 + offset) ** power``, ``m2`` the mean
         squared row norm of the sample (``power = 0.5`` for steps that scale with
