@@ -299,16 +299,16 @@ def sample_rows(rows: RowData, y: np.ndarray, size: int = SAMPLE_ROWS):
 
 
 def _mean_sq_norm(rows: RowData, y: np.ndarray) -> float:
-    """Return the mean squared row norm, rows weighted by ``|y|``."""
-    data = rows.data
+    """Return the mean squared row norm, rows weighted by ``|y|`` (bit for bit the
+    unweighted mean when every weight is 1)."""
+    data, weights = rows.data, np.abs(y)
     if rows.is_sparse:
-        values = data[rows.indptr[0]:rows.indptr[-1]]
-        row_of = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
-        norms = np.bincount(row_of, weights=values * values, minlength=rows.n_samples)
+        data = data[rows.indptr[0]:rows.indptr[-1]]
+        weighted = data * np.repeat(weights, np.diff(rows.indptr))
+        total = data @ weighted
     else:
-        norms = np.einsum("ij,ij->i", data, data)
-    weights = np.abs(y)
-    return float(np.sum(weights * norms) / np.sum(weights))
+        total = np.einsum("ij,ij->", data, data * weights[:, None])
+    return float(total) / float(np.sum(weights))
 
 
 def _any_nonzero(rows: RowData, block: int = 4096) -> bool:
