@@ -213,7 +213,7 @@ def best_scale_loss(scores: np.ndarray, y: np.ndarray, loss: str,
     if not sd > 0:
         return float(measure(scores, y, loss))
     unit = scores / sd
-    if loss == "square":  # (t - c g)^2 / h + c^2 v: t = 1, h = 1 pairwise; t = 2, h = 2
+    if loss == "square":  # (t - c g)^2 / t + c^2 v: t = 1 pairwise, t = 2 univariate
         gap, vp, vn = _class_gap(unit, y)
         t = 1.0 if kind == "pairwise" else 2.0
         c = min(max(t * gap / (gap * gap + t * (vp + vn)), 0.0), MAX_SCALE)
