@@ -87,22 +87,41 @@ def test_weighted_mean_squared_norm_of_dense_and_sparse_rows():
     assert_allclose(_mean_sq_norm(as_rows(sp.csr_matrix(X)), y), expected, rtol=1e-12)
 
 
-@pytest.mark.parametrize("best", range(-2, 6))
-def test_the_ladder_stops_after_two_rises_past_the_minimum(monkeypatch, best):
-    """A unimodal objective over the ladder: the search stops after two steps out of reach of
-    the lowest, and chooses as the full ladder would."""
-    spec = get_algorithm("opauc")
+def _ladder_problem():
     rng = np.random.default_rng(0)
-    X, y = rng.normal(size=(300, 3)), np.where(rng.random(300) < 0.5, 1.0, -1.0)
-    params = aucopt.make("opauc").get_params()
+    return rng.normal(size=(300, 3)), np.where(rng.random(300) < 0.5, 1.0, -1.0)
+
+
+def _rung_objective(monkeypatch, spec, X, y, values):
+    """Make every brief run return ``values(rung)``, the rung counted from the centre."""
     centre = spec.calibration.centre(_mean_sq_norm(as_rows(X), y))
 
     def rung(step):
         return round(np.log(step / centre) / np.log(LADDER_RATIO))
 
     monkeypatch.setattr("aucopt.algorithms._calibrate._brief_run",
-                        lambda spec, params, *args: 1.0 + (rung(params["eta"]) - best) ** 2)
-    step, trials = calibrate_step(spec, params, as_rows(X), y)
+                        lambda spec, params, *args: values(rung(params[spec.step_param])))
+    return rung
+
+
+def test_a_scale_free_objective_climbs_the_whole_ladder(monkeypatch):
+    """Flat over the steps too small to leave the first direction, then up, then down where
+    the steps converge (measured: SOLAM on an inner fold of 1% positives)."""
+    spec, (X, y) = get_algorithm("solam"), _ladder_problem()
+    measured = dict(zip(range(-2, 4), (0.17135, 0.18102, 0.18674, 0.16263, 0.17692, 0.29015)))
+    rung = _rung_objective(monkeypatch, spec, X, y, lambda k: measured.get(k, 1.0))
+    step, trials = calibrate_step(spec, aucopt.make("solam").get_params(), as_rows(X), y)
+    assert rung(step) == 1
+    assert sorted(rung(s) for s in trials) == list(range(-2, 4))
+
+
+@pytest.mark.parametrize("best", range(-2, 6))
+def test_the_ladder_stops_after_two_rises_past_the_minimum(monkeypatch, best):
+    """A unimodal objective over the ladder: the search stops after two steps out of reach of
+    the lowest, and chooses as the full ladder would."""
+    spec, (X, y) = get_algorithm("opauc"), _ladder_problem()
+    rung = _rung_objective(monkeypatch, spec, X, y, lambda k: 1.0 + (k - best) ** 2)
+    step, trials = calibrate_step(spec, aucopt.make("opauc").get_params(), as_rows(X), y)
     assert rung(step) == best
     # climbed from the ladder's bottom (-2) to two rungs past the best or the top (3); one
     # rung beyond an end of the ladder while the best is at that end
@@ -110,11 +129,11 @@ def test_the_ladder_stops_after_two_rises_past_the_minimum(monkeypatch, best):
     assert sorted(rung(s) for s in trials) == list(range(min(-2, best - 1), top + 1))
 
 
-@pytest.mark.parametrize("algorithm_id", ["solam", "fsauc", "opauc", "spam-l2", "uni-squ",
+@pytest.mark.parametrize("algorithm_id", ["opauc", "ftrl-auc", "spam-l2", "uni-squ",
                                           "ogd-fifo"])
 def test_leaving_the_ladder_early_chooses_as_the_whole_ladder(monkeypatch, algorithm_id):
-    """On real brief runs (heavy-tailed columns, 5% positives) the objective rises past its
-    minimum and stays up: the early stop saves runs without changing the step."""
+    """On real brief runs (heavy-tailed columns, 7% positives) a regularised objective rises
+    past its minimum and stays up: the early stop saves runs without changing the step."""
     rng = np.random.default_rng(3)
     X = rng.lognormal(size=(1500, 6)) * rng.choice([1.0, 20.0], size=6)
     y = np.where(X @ rng.normal(size=6) > np.quantile(X @ rng.normal(size=6), 0.95), 1.0, -1.0)
