@@ -11,8 +11,13 @@ Each spec declares how in a :class:`StepCalibration` (its ``calibration``
 field): the objective, and the centre of the ladder as ``unit / (m2 + offset) **
 power`` where ``m2`` is the mean squared row norm of the sample (the mean, not the
 largest norm, so that a few outlying rows do not set every step). The ladder is
-``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``, extended by up to
-``MAX_EXTEND`` steps beyond an end while the best step is at that end.
+``centre * LADDER_RATIO ** k`` for ``k`` in ``LADDER_POWERS``, climbed from its
+smallest step until a regularised objective has risen twice past its minimum, and
+extended by up to ``MAX_EXTEND`` steps beyond an end while the best step is at that end.
+
+With sample weights (labels ``y = ±w``, notes.md#sample-weights) the objectives
+weigh a row by ``w_i`` and a pair by ``w_i w_j``: integer weights give the objective
+of the sample with duplicated rows, and unit weights the unweighted one bit for bit.
 
 This module is pure NumPy on top of the specs; the estimators call
 :func:`calibrate_step` (fit, first usable ``partial_fit`` chunk).
@@ -20,10 +25,10 @@ This module is pure NumPy on top of the specs; the estimators call
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 import numpy as np
 import scipy.sparse as sp
@@ -78,7 +83,8 @@ class StepCalibration:
     objective : callable
         ``objective(scores, w, params, y) -> float``: the algorithm's regularised
         objective given the model's scores on the sample, its weight vector ``w``
-        (None for non-linear models) and the labels in {-1, +1}; lower is better.
+        (None for non-linear models) and the signed weights ``y = ±w`` (``±1``
+        unweighted); lower is better.
     unit, offset, power : float
         The ladder's centre is ``unit / (m2 + offset) ** power``, ``m2`` the mean
         squared row norm of the sample (``power = 0.5`` for steps that scale with
@@ -86,6 +92,9 @@ class StepCalibration:
     brief : dict
         Hyperparameters overridden for the brief runs (e.g. ``{"max_iter": 1}``
         for solvers that handle their passes themselves).
+    share : float
+        Share of the usual sample (:func:`calibrate_step`) that the brief runs use:
+        below 1 for the buffer-based methods, whose updates cost O(buffer x d) each.
     """
 
     objective: Callable[..., float]
@@ -93,6 +102,7 @@ class StepCalibration:
     offset: float = 0.0
     power: float = 1.0
     brief: dict = None
+    share: float = 1.0
 
     def centre(self, m2: float) -> float:
         """Return the centre of the ladder for mean squared row norm ``m2``."""
@@ -105,54 +115,114 @@ class StepCalibration:
 
 
 # ------------------------------------------------------------------ objectives
-def pairwise_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
-    """Return the mean over positive-negative pairs of ``loss(s+ - s-)`` (exact, O(n log n)).
+def _classes(scores: np.ndarray, y: np.ndarray):
+    """Return ``(s+, w+), (s-, w-)``: each class's scores and sample weights (``y = ±w``)."""
+    pos = y > 0
+    weights = np.abs(y).astype(np.float64)
+    return (scores[pos], weights[pos]), (scores[~pos], weights[~pos])
 
-    ``"square"``: ``(1 - (s+ - s-))^2`` from the class moments; ``"hinge"``:
-    ``max(0, 1 - (s+ - s-))`` from the sorted negative scores.
+
+def _moments(s: np.ndarray, w: np.ndarray) -> tuple[float, float]:
+    """Return the weighted mean and variance (``np.mean``/``np.var`` bit for bit when w = 1)."""
+    total = np.sum(w)
+    mean = np.sum(w * s) / total
+    dev = s - mean
+    return mean, np.sum(w * (dev * dev)) / total
+
+
+def _class_gap(scores, y) -> tuple[float, float, float]:
+    """Return the gap between the weighted class means and the two weighted variances."""
+    (pos, wp), (neg, wn) = _classes(scores, y)
+    (mp, vp), (mn, vn) = _moments(pos, wp), _moments(neg, wn)
+    return mp - mn, vp, vn
+
+
+def pairwise_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
+    """Return the weighted mean over positive-negative pairs of ``loss(s+ - s-)`` (exact).
+
+    A pair weighs ``w+ w-`` (``y = ±w``, notes.md#sample-weights), so integer weights
+    give the loss of the sample with duplicated rows. ``"square"``: ``(1 - (s+ - s-))^2``
+    from the weighted class moments, O(n); ``"hinge"``: ``max(0, 1 - (s+ - s-))`` from
+    the sorted negative scores, O(n log n).
     """
-    pos, neg = scores[y > 0], scores[y < 0]
     if loss == "square":
-        gap = pos.mean() - neg.mean()
-        return float((1.0 - gap) ** 2 + pos.var() + neg.var())
-    neg = np.sort(neg)
-    tail = np.concatenate([np.cumsum(neg[::-1])[::-1], [0.0]])  # sum of neg[k:]
-    first = np.searchsorted(neg, pos - 1.0, side="right")  # negatives with 1 - s+ + s- > 0
-    count = neg.size - first
-    return float(np.sum(count * (1.0 - pos) + tail[first]) / (pos.size * neg.size))
+        gap, vp, vn = _class_gap(scores, y)
+        return float((1.0 - gap) ** 2 + vp + vn)
+    return _HingePairs(scores, y)(1.0)
+
+
+class _HingePairs:
+    """The weighted pairwise hinge loss of ``c * scores`` for any ``c > 0``, sorted once.
+
+    Multiplying by ``c > 0`` keeps the order of the negative scores, so the sort and
+    the weights' suffix sums are shared by every ``c`` (the best-scale search).
+    """
+
+    def __init__(self, scores, y):
+        (self.pos, self.wp), (neg, wn) = _classes(scores, y)
+        order = np.argsort(neg, kind="stable")
+        self.neg, self.wn = neg[order], wn[order]
+        self.count = np.concatenate([np.cumsum(self.wn[::-1])[::-1], [0.0]])  # w of neg[k:]
+        self.norm = np.sum(self.wp) * np.sum(self.wn)
+
+    def __call__(self, c: float) -> float:
+        neg, pos = c * self.neg, c * self.pos
+        tail = np.concatenate([np.cumsum((self.wn * neg)[::-1])[::-1], [0.0]])
+        first = np.searchsorted(neg, pos - 1.0, side="right")  # pairs with 1 - s+ + s- > 0
+        return float(np.sum(self.wp * (self.count[first] * (1.0 - pos) + tail[first]))
+                     / self.norm)
 
 
 def univariate_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
     """Return the class-balanced univariate loss at the best bias (closed form).
 
     ``"exp"``: ``mean+ e^-(s+b) + mean- e^(s+b)``, minimised at ``2 sqrt(A B)``;
-    ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``.
+    ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``. The means are weighted
+    by ``w`` (``y = ±w``).
     """
-    pos, neg = scores[y > 0], scores[y < 0]
-    if loss == "exp":
-        shift = 0.5 * (pos.min() + neg.max())  # the bias does not change the minimum
-        with np.errstate(over="ignore"):
-            a, b = np.mean(np.exp(shift - pos)), np.mean(np.exp(neg - shift))
-        return float(2.0 * np.sqrt(a * b))
-    gap = pos.mean() - neg.mean()
-    return float(0.5 * (2.0 - gap) ** 2 + pos.var() + neg.var())
+    if loss == "square":
+        gap, vp, vn = _class_gap(scores, y)
+        return float(0.5 * (2.0 - gap) ** 2 + vp + vn)
+    (pos, wp), (neg, wn) = _classes(scores, y)
+    shift = 0.5 * (pos.min() + neg.max())  # the bias does not change the minimum
+    with np.errstate(over="ignore"):
+        a = np.sum(wp * np.exp(shift - pos)) / np.sum(wp)
+        b = np.sum(wn * np.exp(neg - shift)) / np.sum(wn)
+    return float(2.0 * np.sqrt(a * b))
 
 
-def best_scale_loss(scores: np.ndarray, y: np.ndarray, loss) -> float:
+def best_scale_loss(scores: np.ndarray, y: np.ndarray, loss: str,
+                    kind: str = "pairwise") -> float:
     """Return ``min over c >= 0 of loss(c * scores, y)``: the loss of the direction alone.
 
-    ``loss(scores, y)`` is a convex loss of the scores (e.g. a partial
-    :func:`pairwise_loss`). The scores are divided by their standard deviation
-    and ``c`` is searched in ``[0, MAX_SCALE]`` (bounded Brent), so the value does
-    not change when the scores are multiplied by a positive number.
+    The scores are divided by their standard deviation and ``c`` is searched in
+    ``[0, MAX_SCALE]``, so the value does not change when the scores are multiplied by
+    a positive number. The square losses are quadratic in ``c``, minimised in closed
+    form; the others by bounded Brent.
+
+    Parameters
+    ----------
+    scores, y : ndarray
+        Scores and signed weights ``y = ±w``.
+    loss : str
+        Loss name (see :func:`pairwise_loss`, :func:`univariate_loss`).
+    kind : {"pairwise", "univariate"}
     """
+    measure = pairwise_loss if kind == "pairwise" else univariate_loss
     sd = float(np.std(scores))
     if not sd > 0:
-        return float(loss(scores, y))
+        return float(measure(scores, y, loss))
     unit = scores / sd
-    found = minimize_scalar(lambda c: loss(c * unit, y), bounds=(0.0, MAX_SCALE),
-                            method="bounded", options={"xatol": 1e-4})
-    return float(min(found.fun, loss(0.0 * unit, y)))
+    if loss == "square":  # (t - c g)^2 / t + c^2 v: t = 1 pairwise, t = 2 univariate
+        gap, vp, vn = _class_gap(unit, y)
+        t = 1.0 if kind == "pairwise" else 2.0
+        c = min(max(t * gap / (gap * gap + t * (vp + vn)), 0.0), MAX_SCALE)
+        return float((t - c * gap) ** 2 / t + c * c * (vp + vn))
+    at = _HingePairs(unit, y) if kind == "pairwise" and loss == "hinge" else (
+        lambda c: measure(c * unit, y, loss))
+    found = minimize_scalar(at, bounds=(0.0, MAX_SCALE), method="bounded",
+                            options={"xatol": 1e-4})
+    return float(min(found.fun, measure(0.0 * unit, y, loss)))
 
 
 def regularised(loss, *, kind="pairwise", l2=None, l1=None):
@@ -185,7 +255,7 @@ def regularised(loss, *, kind="pairwise", l2=None, l1=None):
     def objective(scores, w, params, y) -> float:
         name = loss(params) if callable(loss) else loss
         if l2 is None and l1 is None:
-            return best_scale_loss(scores, y, partial(measure, loss=name))
+            return best_scale_loss(scores, y, name, kind)
         value = measure(scores, y, name)
         if w is not None and l2 is not None:
             value += 0.5 * float(params.get(l2, 0.0)) * float(w @ w)
@@ -228,10 +298,17 @@ def sample_rows(rows: RowData, y: np.ndarray, size: int = SAMPLE_ROWS):
     return as_rows(rows.data[pick]), y[pick]
 
 
-def _mean_sq_norm(rows: RowData) -> float:
-    data = rows.data
-    return float(np.einsum("ij,ij->", data, data) if data.ndim == 2 else data @ data) / max(
-        rows.n_samples, 1)
+def _mean_sq_norm(rows: RowData, y: np.ndarray) -> float:
+    """Return the mean squared row norm, rows weighted by ``|y|`` (bit for bit the
+    unweighted mean when every weight is 1)."""
+    data, weights = rows.data, np.abs(y)
+    if rows.is_sparse:
+        data = data[rows.indptr[0]:rows.indptr[-1]]
+        weighted = data * np.repeat(weights, np.diff(rows.indptr))
+        total = data @ weighted
+    else:
+        total = np.einsum("ij,ij->", data, data * weights[:, None])
+    return float(total) / float(np.sum(weights))
 
 
 def _any_nonzero(rows: RowData, block: int = 4096) -> bool:
@@ -248,32 +325,39 @@ def usable(rows: RowData, y: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------- calibration
-def _brief_run(spec, params, rows, y, passes) -> float:
+@functools.cache
+def _blas():
+    """The BLAS thread pools (found once: a lookup costs milliseconds)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController().select(user_api="blas")
+
+
+def _brief_run(spec, params, rows, y, passes, stats) -> float:
     """Run ``spec`` briefly on ``rows`` from a fresh state; return its objective (inf if it fails).
 
     The brief run makes the fit's passes (at most :data:`MAX_PASSES`), because the
     best step depends on the length of the schedule (e.g. ``eta0 / sqrt(t)`` with
-    averaging favours larger steps over more passes).
+    averaging favours larger steps over more passes). ``stats`` are the sample's data
+    statistics (:func:`~aucopt.algorithms._data.observe_data`), copied into the state.
     """
     rng = np.random.default_rng(_SEED)
     state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
-    state.update(new_data_stats(rows.n_features))
-    observe_data(state, rows, y)
+    state.update({key: value.copy() for key, value in stats.items()})
     t = 0
-    with np.errstate(all="ignore"):
-        for epoch in range(passes):
-            t, status = spec.run(state, rows, y, rng.permutation(rows.n_samples), params, t,
-                                 epoch == 0, rng)
-            if status != OK:
-                return np.inf
-        if spec.coef is None:
-            w, scores = None, spec.decision(state, params, rows)
-        else:
-            w = spec.coef(state, params)
-            scores = np.asarray(_matrix(rows) @ w).ravel()
-        if not np.all(np.isfinite(scores)):
+    for epoch in range(passes):
+        t, status = spec.run(state, rows, y, rng.permutation(rows.n_samples), params, t,
+                             epoch == 0, rng)
+        if status != OK:
             return np.inf
-        value = spec.calibration.objective(scores, w, params, y)
+    if spec.coef is None:
+        w, scores = None, spec.decision(state, params, rows)
+    else:
+        w = spec.coef(state, params)
+        scores = np.asarray(_matrix(rows) @ w).ravel()
+    if not np.all(np.isfinite(scores)):
+        return np.inf
+    value = spec.calibration.objective(scores, w, params, y)
     return value if np.isfinite(value) else np.inf
 
 
@@ -281,9 +365,37 @@ def _scale_free(spec) -> bool:
     return bool(getattr(spec.calibration.objective, "scale_free", False))
 
 
+def _near(trials: dict) -> list[float]:
+    """Return the steps whose objective is within :data:`TOLERANCE` of the lowest, in order."""
+    finite = {k: v for k, v in trials.items() if np.isfinite(v)}
+    if not finite:
+        return []
+    low = min(finite.values())
+    return sorted(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+
+
+def _past_the_best(trials: dict) -> bool:
+    """Whether the two largest steps tried are both out of reach of the best so far.
+
+    The ladder is climbed from its smallest step; once two steps in a row are neither
+    finite nor within :data:`TOLERANCE` of the lowest objective, the objective has
+    risen twice past its minimum and larger steps cannot change the choice. Not for a
+    ``scale_free`` objective: it is flat over the steps too small to leave the first
+    direction, can rise past them and fall again at steps large enough to converge
+    (SOLAM on 1% positives: 0.171, 0.181, 0.187, then 0.163 at 64 times the first step).
+    """
+    near = _near(trials)
+    return len(trials) >= 3 and bool(near) and near[-1] < sorted(trials)[-2]
+
+
 def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
                    passes: int = 1) -> tuple[float, dict]:
     """Return the calibrated value of ``spec.step_param`` and the trials.
+
+    The ladder is climbed from its smallest step and, unless the objective is
+    ``scale_free``, left once the objective has risen twice past its minimum
+    (:func:`_past_the_best`); then it is extended by up to
+    :data:`MAX_EXTEND` steps beyond an end while the best step is at that end.
 
     Parameters
     ----------
@@ -293,10 +405,11 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         The estimator's hyperparameters (the step is ``"auto"``).
     rows : RowData
         Training rows; a sample of at most :data:`SAMPLE_ROWS` updates per brief
-        run is used (``SAMPLE_ROWS / passes`` rows, at least :data:`MIN_SAMPLE`). Check
-        :func:`usable` first.
+        run is used (``SAMPLE_ROWS / passes`` rows, at least :data:`MIN_SAMPLE`, times
+        the calibration's ``share``). Check :func:`usable` first.
     y : ndarray
-        Labels in {-1, +1}.
+        Signed weights: ``±1``, or ``±w_i`` with sample weights (notes.md#sample-weights);
+        the objective weighs rows by ``w_i`` and pairs by ``w_i w_j``.
     passes : int, default=1
         Passes the estimator will make over the data (``max_iter`` for ``fit``, 1
         for ``partial_fit`` and for solvers that run their own iterations); each
@@ -306,35 +419,41 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     -------
     step : float or None
         None when the sample's mean squared row norm underflows to 0 (the spec's own
-        scale rule then applies). Otherwise the smallest step of the ladder whose
-        objective after a brief run is within :data:`TOLERANCE` (relative) of the
-        lowest; for a ``scale_free`` objective (see :func:`regularised`) the middle
-        one of those steps.
+        scale rule then applies). Otherwise the smallest step tried whose objective
+        after a brief run is within :data:`TOLERANCE` (relative) of the lowest; for a
+        ``scale_free`` objective (see :func:`regularised`) the middle one of those steps.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
     passes = max(1, min(passes, MAX_PASSES))
-    rows, y = sample_rows(rows, y, max(SAMPLE_ROWS // passes, MIN_SAMPLE))
+    size = max(SAMPLE_ROWS // passes, MIN_SAMPLE)
+    rows, y = sample_rows(rows, y, round(spec.calibration.share * size))
+    scale = _mean_sq_norm(rows, y)
+    if not scale > 0:  # values so small that their squares underflow: no scale to centre on
+        return None, {}
     brief = {**params, **(spec.calibration.brief or {})}
+    stats = new_data_stats(rows.n_features)
+    observe_data(stats, rows, y)
     trials = {}
 
     def trial(step):
-        trials[step] = _brief_run(spec, {**brief, spec.step_param: step}, rows, y, passes)
+        trials[step] = _brief_run(spec, {**brief, spec.step_param: step}, rows, y, passes,
+                                  stats)
 
-    scale = _mean_sq_norm(rows)
-    if not scale > 0:  # values so small that their squares underflow: no scale to centre on
-        return None, trials
-    for step in spec.calibration.ladder(scale):
-        trial(step)
-    for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
-        best = min(trials, key=trials.get)
-        if not np.isfinite(trials[best]) or min(trials) < best < max(trials):
-            break
-        trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
-    finite = {k: v for k, v in trials.items() if np.isfinite(v)}
-    if finite:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
-        low = min(finite.values())
-        near = sorted(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+    # a sample this small gains nothing from BLAS threads, which only wait when the
+    # other cores are busy (OPAUC^pca's covariance: 50x slower with 2 threads on 2 busy cores)
+    with np.errstate(all="ignore"), _blas().limit(limits=1):
+        for step in spec.calibration.ladder(scale):
+            trial(step)
+            if not _scale_free(spec) and _past_the_best(trials):
+                break
+        for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
+            best = min(trials, key=trials.get)
+            if not np.isfinite(trials[best]) or min(trials) < best < max(trials):
+                break
+            trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
+    near = _near(trials)
+    if near:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
         # a scale-free objective scores every step too small to leave the first direction
         # (the class-mean difference) alike: there the middle of the near steps is chosen
         best = near[(len(near) - 1) // 2 if _scale_free(spec) else 0]

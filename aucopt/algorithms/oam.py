@@ -288,7 +288,7 @@ OAM_SEQ = register(
         id="oam-seq",
         name="OAM_seq",
         run=_runner("sequential"),
-        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"]),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"], share=0.5),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
         "the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
@@ -305,7 +305,7 @@ OAM_GRA = register(
         id="oam-gra",
         name="OAM_gra",
         run=_runner("gradient"),
-        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"]),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"], share=0.5),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "
         "over the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},

@@ -347,7 +347,7 @@ KAR = register(
         state=(KarState,),
         run=_runner("kar", RSX),
         check_state=_check_state(0),
-        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"]),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"], share=0.8),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
         notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer "

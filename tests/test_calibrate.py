@@ -1,0 +1,147 @@
+"""The calibration of ``"auto"`` steps: weighted objectives, the ladder search, the sample.
+
+Its accuracy on data nobody tuned it for is tests/test_robustness.py; its cost is
+benchmarks/robustness.py (docs/robustness.md).
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+
+import aucopt
+from aucopt.algorithms import get_algorithm
+from aucopt.algorithms._calibrate import (
+    LADDER_RATIO,
+    _mean_sq_norm,
+    best_scale_loss,
+    calibrate_step,
+    pairwise_loss,
+    regularised,
+    univariate_loss,
+)
+from aucopt.algorithms._data import as_rows
+
+OBJECTIVES = [  # (name, objective hook) as the specs declare them
+    ("pairwise square", regularised("square")),
+    ("pairwise hinge", regularised("hinge")),
+    ("pairwise square + l2 + l1", regularised("square", l2="lam", l1="lam1")),
+    ("pairwise hinge + l2", regularised("hinge", l2="lam")),
+    ("univariate exp + l2", regularised("exp", kind="univariate", l2="lam")),
+    ("univariate square + l2", regularised("square", kind="univariate", l2="lam")),
+]
+
+
+def _scores(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    sign = np.where(rng.random(n) < 0.3, 1.0, -1.0)
+    return sign + 1.5 * rng.normal(size=n), sign, rng.integers(1, 4, size=n)
+
+
+@pytest.mark.parametrize("name, objective", OBJECTIVES, ids=[o[0] for o in OBJECTIVES])
+def test_weighted_objective_equals_the_objective_on_duplicated_rows(name, objective):
+    """Integer weights ``k`` (labels ``y = ±k``) count a row ``k`` times, a pair ``k_i k_j``
+    times (notes.md#sample-weights)."""
+    scores, sign, k = _scores()
+    w, params = np.array([0.5, -2.0, 1.0]), {"lam": 0.1, "lam1": 0.01}
+    weighted = objective(scores, w, params, sign * k)
+    duplicated = objective(np.repeat(scores, k), w, params, np.repeat(sign, k))
+    # the scale-free hinge is minimised over the scale numerically (Brent, xatol 1e-4)
+    assert_allclose(weighted, duplicated, rtol=1e-6 if name == "pairwise hinge" else 1e-12)
+
+
+def test_unit_weights_give_the_unweighted_objectives_bit_for_bit():
+    scores, sign, _ = _scores()
+    pos, neg = scores[sign > 0], scores[sign < 0]
+    gap = pos.mean() - neg.mean()
+    assert pairwise_loss(scores, sign, "square") == (1.0 - gap) ** 2 + pos.var() + neg.var()
+    assert univariate_loss(scores, sign, "square") == 0.5 * (2.0 - gap) ** 2 + pos.var() + \
+        neg.var()
+    order = np.sort(neg)
+    tail = np.concatenate([np.cumsum(order[::-1])[::-1], [0.0]])
+    first = np.searchsorted(order, pos - 1.0, side="right")
+    hinge = np.sum((order.size - first) * (1.0 - pos) + tail[first]) / (pos.size * neg.size)
+    assert pairwise_loss(scores, sign, "hinge") == hinge
+    shift = 0.5 * (pos.min() + neg.max())
+    exp = 2.0 * np.sqrt(np.mean(np.exp(shift - pos)) * np.mean(np.exp(neg - shift)))
+    assert univariate_loss(scores, sign, "exp") == exp
+
+
+@pytest.mark.parametrize("kind", ["pairwise", "univariate"])
+def test_closed_form_best_scale_of_the_square_loss_matches_a_search(kind):
+    scores, sign, k = _scores(seed=1)
+    measure = pairwise_loss if kind == "pairwise" else univariate_loss
+    unit = scores / np.std(scores)
+    grid = np.linspace(0.0, 5.0, 50001)
+    searched = min(measure(c * unit, sign * k, "square") for c in grid)
+    assert_allclose(best_scale_loss(scores, sign * k, "square", kind), searched, rtol=1e-7)
+
+
+def test_weighted_mean_squared_norm_of_dense_and_sparse_rows():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(7, 4)) * (rng.random((7, 4)) < 0.5)
+    X[-1] = X[2] = 0.0  # empty rows, one of them last
+    y = np.array([1.0, -2.0, 3.0, -1.0, 0.5, -1.0, 2.0])
+    expected = np.sum(np.abs(y) * (X**2).sum(axis=1)) / np.abs(y).sum()
+    assert_allclose(_mean_sq_norm(as_rows(X), y), expected, rtol=1e-12)
+    assert_allclose(_mean_sq_norm(as_rows(sp.csr_matrix(X)), y), expected, rtol=1e-12)
+
+
+def _ladder_problem():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(300, 3)), np.where(rng.random(300) < 0.5, 1.0, -1.0)
+
+
+def _rung_objective(monkeypatch, spec, X, y, values):
+    """Make every brief run return ``values(rung)``, the rung counted from the centre."""
+    centre = spec.calibration.centre(_mean_sq_norm(as_rows(X), y))
+
+    def rung(step):
+        return round(np.log(step / centre) / np.log(LADDER_RATIO))
+
+    monkeypatch.setattr("aucopt.algorithms._calibrate._brief_run",
+                        lambda spec, params, *args: values(rung(params[spec.step_param])))
+    return rung
+
+
+def test_a_scale_free_objective_climbs_the_whole_ladder(monkeypatch):
+    """Flat over the steps too small to leave the first direction, then up, then down where
+    the steps converge (measured: SOLAM on an inner fold of 1% positives)."""
+    spec, (X, y) = get_algorithm("solam"), _ladder_problem()
+    measured = dict(zip(range(-2, 4), (0.17135, 0.18102, 0.18674, 0.16263, 0.17692, 0.29015)))
+    rung = _rung_objective(monkeypatch, spec, X, y, lambda k: measured.get(k, 1.0))
+    step, trials = calibrate_step(spec, aucopt.make("solam").get_params(), as_rows(X), y)
+    assert rung(step) == 1
+    assert sorted(rung(s) for s in trials) == list(range(-2, 4))
+
+
+@pytest.mark.parametrize("best", range(-2, 6))
+def test_the_ladder_stops_after_two_rises_past_the_minimum(monkeypatch, best):
+    """A unimodal objective over the ladder: the search stops after two steps out of reach of
+    the lowest, and chooses as the full ladder would."""
+    spec, (X, y) = get_algorithm("opauc"), _ladder_problem()
+    rung = _rung_objective(monkeypatch, spec, X, y, lambda k: 1.0 + (k - best) ** 2)
+    step, trials = calibrate_step(spec, aucopt.make("opauc").get_params(), as_rows(X), y)
+    assert rung(step) == best
+    # climbed from the ladder's bottom (-2) to two rungs past the best or the top (3); one
+    # rung beyond an end of the ladder while the best is at that end
+    top = min(best + 2, 3) if best < 3 else best + 1
+    assert sorted(rung(s) for s in trials) == list(range(min(-2, best - 1), top + 1))
+
+
+@pytest.mark.parametrize("algorithm_id", ["opauc", "ftrl-auc", "spam-l2", "uni-squ",
+                                          "ogd-fifo"])
+def test_leaving_the_ladder_early_chooses_as_the_whole_ladder(monkeypatch, algorithm_id):
+    """On real brief runs (heavy-tailed columns, 7% positives) a regularised objective rises
+    past its minimum and stays up: the early stop saves runs without changing the step."""
+    rng = np.random.default_rng(3)
+    X = rng.lognormal(size=(1500, 6)) * rng.choice([1.0, 20.0], size=6)
+    y = np.where(X @ rng.normal(size=6) > np.quantile(X @ rng.normal(size=6), 0.95), 1.0, -1.0)
+    X = (X - X.mean(0)) / X.std(0)
+    spec, params = get_algorithm(algorithm_id), aucopt.make(algorithm_id).get_params()
+    step, trials = calibrate_step(spec, params, as_rows(X), y)
+    monkeypatch.setattr("aucopt.algorithms._calibrate._past_the_best", lambda trials: False)
+    whole, every = calibrate_step(spec, params, as_rows(X), y)
+    assert step == whole
+    assert set(trials) < set(every)  # fewer runs
+    assert all(trials[s] == every[s] for s in trials)
