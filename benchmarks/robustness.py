@@ -39,19 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 BUFFER = {"oam-seq", "oam-gra", "ogd-fifo", "kar"}  # buffer-based: bar 0.03
 KERNEL = {"aogd", "projection-pp", "sparse-kernel"}  # non-linear: no bar against a linear optimum
 # why an id stays short of the bar, where the cause is measured (shown under "Short of the bar")
-NOTES = {
-    "spam-l2": "on `positives-1%` the sample order of `random_state=0` puts a positive first: "
-    "with 1% positives a positive's step is about 100 times a negative's, and `eta0 / sqrt(t)` "
-    "gives the first steps the largest weight, so that one row sets much of the averaged "
-    "iterate. Over `random_state` 0-5 the default gaps are -0.052, -0.005, -0.004, +0.000, "
-    "-0.005, -0.002 (`stats=\"online\"`: -0.000, -0.122, -0.018, -0.042, -0.040, -0.044). "
-    "A NumPy transcription of the same updates with the schedule `0.39 / sqrt(t + n)` "
-    "(`n` the training rows) stays within 0.0012 on all six orders; with `eta0 / sqrt(t)` no "
-    "`eta0` from 0.003 to 3 does on the first.",
-}
-NOTES["spam-net"] = ("the same cause as `spam-l2` (the same updates and an l1 step); default "
-                     "gaps over `random_state` 0-5: -0.052, -0.005, -0.004, +0.000, -0.005, "
-                     "-0.002.")
+# why an id falls short of its bar, where the report should say it (none known)
+NOTES: dict[str, str] = {}
 # the scaling make_preprocessor's docstring advises for each kind of data
 SCHEME = {"outlier-rows": "l2-rows", "unscaled-1e4": "none"}
 

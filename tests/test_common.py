@@ -27,8 +27,9 @@ from .conftest import ALGORITHMS, STREAMING
 # Every expected failure carries its reason, derived from the spec's declared facts.
 _WEIGHT_CHECKS = ("check_sample_weight_equivalence_on_dense_data",
                   "check_sample_weight_equivalence_on_sparse_data")
-_ONE_STEP = ("a one-pass method scales a row's step by its weight: k copies are k steps, "
-             "not one step of weight k (docs/algorithms/notes.md#sample-weights)")
+_ONE_STEP = ("a stochastic method scales a row's step by its weight (and draws rows, not "
+             "weight): k copies of a row are not one row of weight k, step for step "
+             "(docs/algorithms/notes.md#sample-weights)")
 
 
 def _expected_failed_checks(algorithm_id: str) -> dict[str, str]:
