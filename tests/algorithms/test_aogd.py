@@ -159,19 +159,3 @@ def test_weighted_auto_bandwidth_equals_repeated_rows(german, as_format):
     assert weighted._state["bandwidth"][0] != AOGDClassifier(random_state=0).fit(
         as_format(X), y)._state["bandwidth"][0]
 
-
-def test_files_saved_with_an_integer_phi_count_still_load(tmp_path):
-    """``phi_count`` was int64 (rows averaged) before sample weights; such files load."""
-    X, y = xor_problem(120, 0)
-    est = AOGDClassifier(n_components=20, random_state=0).fit(X, y)
-    base = tmp_path / "aogd"
-    aucopt.io.save(est, base)
-    npz = dict(np.load(f"{base}.npz"))
-    npz["state__phi_count"] = npz["state__phi_count"].astype(np.int64)
-    np.savez(f"{base}.npz", **npz)
-    old = aucopt.io.load(base)
-    assert old._state["phi_count"].dtype == np.float64
-    np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
-    old.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
-    est.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
-    np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))

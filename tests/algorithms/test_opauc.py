@@ -281,9 +281,10 @@ def test_weighted_pca_equals_pca_of_repeated_rows(german, as_format):
     assert_allclose(weighted, repeated, atol=1e-9)
 
 
-@pytest.mark.parametrize("algorithm", ["opauc", "opauc-r", "adaoam"])
-def test_files_saved_with_integer_class_counts_still_load(algorithm, tmp_path):
-    """``count`` was int64 (rows per class) before sample weights; such files load."""
+@pytest.mark.parametrize("algorithm, key", [("opauc", "count"), ("opauc-r", "count"),
+                                            ("adaoam", "count"), ("aogd", "phi_count")])
+def test_files_saved_with_integer_class_counts_still_load(algorithm, key, tmp_path):
+    """The class counts were int64 (rows) before sample weights; such files load."""
     import aucopt
 
     X, y = make_auc_problem(120, 5, random_state=1)
@@ -291,10 +292,10 @@ def test_files_saved_with_integer_class_counts_still_load(algorithm, tmp_path):
     base = tmp_path / algorithm
     aucopt.io.save(est, base)
     npz = dict(np.load(f"{base}.npz"))
-    npz["state__count"] = npz["state__count"].astype(np.int64)
+    npz[f"state__{key}"] = npz[f"state__{key}"].astype(np.int64)
     np.savez(f"{base}.npz", **npz)
     old = aucopt.io.load(base)
-    assert old._state["count"].dtype == np.float64
+    assert old._state[key].dtype == np.float64
     np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
     old.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
     est.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
