@@ -213,20 +213,23 @@ def _syrk_lower_jit(a, v, k):
 
 
 @njit(cache=True, nogil=True)
-def welford_deferred(count, mean, scatter, pending, n_pending, x):
-    """Add the dense vector ``x`` to one class's mean and scatter matrix
-    (notes.md#opauc-covariance).
+def welford_deferred(count, mean, scatter, pending, n_pending, x, weight=1.0):
+    """Add the dense vector ``x`` with sample weight ``weight`` to one class's mean and
+    scatter matrix (notes.md#opauc-covariance, notes.md#sample-weights).
 
-    Welford's update with the rank-one term deferred: ``T <- T + 1``,
-    ``c <- c_old + (x - c_old)/T`` now; the row ``sqrt(1 - 1/T)(x - c_old)``
-    goes to ``pending`` and a full ``pending`` is folded into ``scatter``.
-    ``(scatter + P^T P) / T`` with ``P = pending[:n_pending[0]]`` (lower
-    triangle) then equals ``numpy.cov(X.T, bias=True)``.
+    Welford's update in its weighted form (West 1979) with the rank-one term
+    deferred: ``T <- T + v``, ``c <- c_old + (v/T)(x - c_old)`` now; the row
+    ``sqrt(v (1 - v/T))(x - c_old)`` goes to ``pending`` and a full ``pending`` is
+    folded into ``scatter``. ``(scatter + P^T P) / T`` with ``P = pending[:n_pending[0]]``
+    (lower triangle) then equals the weighted covariance
+    ``numpy.cov(X.T, aweights=v, bias=True)``: an integer weight ``k`` gives the
+    statistics of ``k`` copies of ``x``. The weight 1.0 gives the bits of the
+    unweighted update (``v/T = 1/T``, ``v (1 - v/T) = 1 - 1/T``).
 
     Parameters
     ----------
-    count : ndarray of shape (1,), int64
-        Samples of this class, incremented.
+    count : ndarray of shape (1,), float64
+        Total weight of this class (the number of samples when unweighted), increased.
     mean : ndarray of shape (d,)
         Class mean, updated.
     scatter : ndarray of shape (d, d)
@@ -237,10 +240,12 @@ def welford_deferred(count, mean, scatter, pending, n_pending, x):
         Rows of ``pending`` in use, updated.
     x : ndarray of shape (d,)
         The new sample.
+    weight : float
+        Its sample weight ``v > 0``.
     """
-    count[0] += 1
-    inv_t = 1.0 / count[0]
-    scale = np.sqrt(1.0 - inv_t)
+    count[0] += weight
+    inv_t = weight / count[0]
+    scale = np.sqrt(weight * (1.0 - inv_t))
     row = pending[n_pending[0]]
     for j in range(x.shape[0]):
         u = x[j] - mean[j]

@@ -11,6 +11,10 @@ the ``H_t`` norm. The class covariances are OPAUC's: lower triangles of scatter
 matrices with deferred rank-one updates, multiplied by BLAS
 (:func:`aucopt._kernels.opauc.sample_gradient`), so a step costs one
 symmetric d x d product plus O(d) work.
+
+Sample weights (notes.md#sample-weights, signed labels ``y = ±v``): the class
+statistics are OPAUC's weighted ones and the gradient of the row is ``v g_t``,
+which is what enters both ``G`` and the step (AdaGrad on the weighted objective).
 """
 
 from typing import NamedTuple
@@ -128,17 +132,19 @@ def adaoam_epoch(st, data, indices, indptr, y, order, hp, t, learn):
     radius = 1.0 / np.sqrt(hp.lam)
     for i in order:
         row_to_dense(xbuf, data, indices, indptr, i)
-        ready, dw = sample_gradient(arrays, y[i] > 0, hp.lam, learn)
+        ready, dw = sample_gradient(arrays, y[i], hp.lam, learn)
         if not ready:
             continue
         if exploding(dw):
             return t, DIVERGED
         eta = hp.eta / np.sqrt(max(sqmax[0], 1e-300)) if hp.auto_eta else hp.eta
+        weight = abs(y[i])  # the row's gradient is weight * g (notes.md#sample-weights)
         for j in range(w.shape[0]):
-            gsq[j] += g[j] * g[j]
+            gj = weight * g[j]
+            gsq[j] += gj * gj
             hbuf[j] = hp.delta + np.sqrt(gsq[j])
             if hbuf[j] > 0.0:
-                w[j] -= eta * g[j] / hbuf[j]
+                w[j] -= eta * gj / hbuf[j]
             else:
                 hbuf[j] = 1.0  # zero gradient history and delta = 0: Euclidean weight
         project_l2_ball_diag(w, hbuf, radius)

@@ -11,6 +11,11 @@ Bernoulli probability ``q``).
 Model: ``f(x) = w . phi(x)`` with ``phi(x) = sqrt(2/D) [sin(U x), cos(U x)]``
 (Rahimi & Recht 2007); loss of a pair ``(phi, y), (phi', -y)``:
 ``(1 - y w.(phi - phi'))^2 + (lam/2)||w||^2``.
+
+Sample weights (notes.md#sample-weights) arrive in the signed labels ``y = ±v``: the
+running means are weighted means of ``phi``, a representative keeps its signed weight
+in ``rep_label``, the step against the mean is scaled by ``v`` and the step against a
+representative of weight ``v'`` by ``v v'``. Labels ``±1`` give the unweighted bits.
 """
 
 from typing import NamedTuple
@@ -20,7 +25,7 @@ from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
 from ._rows import _row_function
-from ._state import F64, I64, D, Dim
+from ._state import F64, D, Dim
 
 __all__ = ["PER_CLASS", "GLOBAL", "AOGDState", "rff_row", "rff_scores", "aogd_epoch"]
 
@@ -34,10 +39,10 @@ class AOGDState(NamedTuple):
     freq: F64[D, Dim("half")]  # transposed frequencies U^T, divided by the bandwidth once fixed
     bandwidth: F64[1]  # Gaussian width sigma, 0 until the first pass fixes it
     w: F64[Dim("dim")]  # weights on the random features
-    phi_count: I64[2]  # samples averaged into phi_mean (per class; "global" uses slot 0)
+    phi_count: F64[2]  # weight averaged into phi_mean (rows, unweighted; "global": slot 0)
     phi_mean: F64[2, Dim("dim")]  # running means of phi (per class; "global" uses row 0)
     rep: F64[2, Dim("dim")]  # random representatives phi_hat (per class; "global": row 0)
-    rep_label: F64[2]  # label of each representative, 0 while it is unset
+    rep_label: F64[2]  # signed weight ±v of each representative, 0 while it is unset
 
 
 def _dense_project(z, freq_t, data, indices, indptr, i):
@@ -126,7 +131,8 @@ def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
     phi : ndarray of shape (D,)
         Scratch for the feature map.
     data, indices, indptr, y, order
-        Rows, labels and visiting order: the common kernel arguments (:mod:`aucopt._kernels`).
+        Rows, signed sample weights (``±1`` unweighted) and visiting order: the common
+        kernel arguments (:mod:`aucopt._kernels`).
     coins : ndarray of shape (m,)
         Uniform draws in [0, 1), one per visited row: the representative of the
         row's class (or the global one) is replaced when ``coins[k] < q``.
@@ -149,6 +155,8 @@ def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
     for pos in range(order.shape[0]):
         i = order[pos]
         yi = y[i]
+        sign = 1.0 if yi > 0 else -1.0
+        weight = abs(yi)
         own = 1 if yi > 0 else 0
         rff_row(phi, st.freq, data, indices, indptr, i)
         if hp.averaging == GLOBAL:
@@ -158,16 +166,18 @@ def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
             slot, other = own, 1 - own
             ready = counts[other] > 0
         if ready:
-            g1 = _pair_step(w, phi, means[other], yi, hp.eta, hp.lam)  # average-based step
+            # average-based step
+            g1 = _pair_step(w, phi, means[other], sign, hp.eta * weight, hp.lam)
             g2 = 0.0
-            if rep_label[other] != yi:  # random-example step; same-label pairs are skipped
-                g2 = _pair_step(w, phi, reps[other], yi, gamma, hp.lam)
+            if rep_label[other] * sign < 0.0:  # random-example step; same-label pairs skipped
+                g2 = _pair_step(w, phi, reps[other], sign, gamma * weight * abs(rep_label[other]),
+                                hp.lam)
             if exploding(g1) or exploding(g2):
                 return t, DIVERGED
             t += 1
         if learn:
-            counts[slot] += 1
-            inv = 1.0 / counts[slot]
+            counts[slot] += weight
+            inv = weight / counts[slot]
             for k in range(dim):
                 means[slot, k] += (phi[k] - means[slot, k]) * inv
         if rep_label[slot] == 0.0 or coins[pos] < hp.q:

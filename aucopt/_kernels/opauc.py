@@ -8,6 +8,11 @@ Per-step loss (Algorithm 1): with ``c, S`` the mean and covariance (1/T
 normalisation) of the class opposite to ``y_t`` and ``delta = x_t - c``, the
 gradient is ``g = lam w - y_t delta + delta (delta . w) + S w``.
 
+Sample weights (notes.md#sample-weights) arrive in the signed labels ``y = ±v``:
+the class statistics are weighted (a row of weight ``v`` counts as ``v`` copies
+of it in the means, covariances and sketches) and the step on the row is scaled
+by ``v``. Labels ``±1`` give the unweighted bits.
+
 * :func:`opauc_epoch`: full covariance (``opauc``), and full OPAUC after a
   random feature subset or a linear map (``opauc-f``, ``opauc-rp``,
   ``opauc-pca``); O(k^2) per step in the k-dimensional working space, no
@@ -63,7 +68,7 @@ class OpaucState(NamedTuple):
     """OPAUC's state in its k-dimensional working space (AdaOAM's begins with the same)."""
 
     w: F64[K]  # iterate (the last one is the output, notes.md#opauc-output)
-    count: I64[2]  # samples per class (0 negative, 1 positive)
+    count: F64[2]  # total sample weight per class (0 negative, 1 positive): rows, unweighted
     mean: F64[2, K]  # class means
     sqmax: F64[1]  # largest squared norm of the working vectors seen (eta="auto")
     xbuf: F64[K]  # scratch: the working vector of the row, then delta = x - c
@@ -90,10 +95,10 @@ class OpaucSketchState(NamedTuple):
     """OPAUCr's state: class means and Gaussian sketches of the class covariances."""
 
     w: F64[D]  # iterate
-    count: I64[2]  # samples per class
+    count: F64[2]  # total sample weight per class (rows, unweighted)
     mean: F64[2, D]  # class means
-    sketch_z: F64[2, RANK, D]  # sketches Z^T per class: Z <- Z + x a^T
-    sketch_sum: F64[2, RANK]  # column sums s <- s + a of the sketches
+    sketch_z: F64[2, RANK, D]  # sketches Z^T per class: Z <- Z + sqrt(v) x a^T
+    sketch_sum: F64[2, RANK]  # column sums s <- s + sqrt(v) a of the sketches
     sqmax: F64[1]  # largest squared row norm seen (eta="auto")
     g: F64[D]  # scratch
     u: F64[RANK]  # scratch
@@ -159,7 +164,7 @@ def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, posit
     x : ndarray of shape (d,)
         Current sample (dense), overwritten by ``delta = x - mean``.
     mean, scatter, pending, n_pending, count
-        Statistics of the class opposite to the sample (``count`` = T > 0).
+        Statistics of the class opposite to the sample (``count`` = T > 0, its weight).
     positive : bool
         Whether ``y = +1``.
     lam : float
@@ -182,8 +187,9 @@ def opauc_step_gradient(g, w, x, mean, scatter, pending, n_pending, count, posit
 
 
 @njit(cache=True, nogil=True)
-def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c, learn):
-    """Add ``xbuf`` (class index ``c``) to the deferred Welford statistics when ``learn``.
+def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c, weight, learn):
+    """Add ``xbuf`` (class index ``c``, sample weight ``weight``) to the deferred Welford
+    statistics when ``learn``.
 
     The statistics are in the scatter form of
     :func:`aucopt._kernels._stats.welford_deferred`; ``sqmax`` is raised to
@@ -195,7 +201,7 @@ def observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
         if sq > sqmax[0]:
             sqmax[0] = sq
         welford_deferred(counts[c:c + 1], means[c], scatter[c], pending[c],
-                         n_pending[c:c + 1], xbuf)
+                         n_pending[c:c + 1], xbuf, weight)
     return counts[1 - c] > 0
 
 
@@ -210,19 +216,22 @@ def step_arrays(st):
 
 
 @njit(inline="always")
-def sample_gradient(arrays, positive, lam, learn):
+def sample_gradient(arrays, label, lam, learn):
     """Observe the working vector ``xbuf`` of a sample and write its gradient into ``g``.
 
     The step logic OPAUC and AdaOAM share: the sample joins its class statistics
-    (:func:`observe_deferred`), then, if the opposite class has been seen,
-    :func:`opauc_step_gradient`. ``arrays`` are those of the state that
-    :func:`step_arrays` returns. Returns ``(ready, delta . w)``; ``ready`` is False
-    (and no gradient written) while the opposite class is empty: ``L_t = 0``
-    (notes.md#opauc-first-examples).
+    (:func:`observe_deferred`) with the weight ``|label|``, then, if the opposite
+    class has been seen, :func:`opauc_step_gradient` (the gradient of one unweighted
+    copy of the sample; the caller scales the step by the weight). ``arrays`` are
+    those of the state that :func:`step_arrays` returns. Returns ``(ready, delta . w)``;
+    ``ready`` is False (and no gradient written) while the opposite class is empty:
+    ``L_t = 0`` (notes.md#opauc-first-examples).
     """
     counts, means, scatter, pending, n_pending, sqmax, xbuf, g, w = arrays
+    positive = label > 0
     c = 1 if positive else 0
-    if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c, learn):
+    if not observe_deferred(counts, means, scatter, pending, n_pending, sqmax, xbuf, c,
+                            abs(label), learn):
         return False, 0.0
     o = 1 - c
     return True, opauc_step_gradient(g, w, xbuf, means[o], scatter[o], pending[o],
@@ -245,11 +254,11 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
     For each sample: load its (possibly reduced) vector, add it to its class
     statistics by Welford (only when ``learn``; notes.md#opauc-covariance), skip
     while the opposite class is empty (notes.md#opauc-first-examples), else
-    ``w <- w - eta g`` with the gradient of :func:`opauc_step_gradient` (current
-    opposite-class statistics). Per sample: one symmetric product over a k x k
-    triangle, a rank-one update deferred and folded in blocks of ``DEFER`` rows
-    (:func:`aucopt._kernels._stats.welford_deferred`), O(DEFER k) for the
-    pending rows; no k x k temporaries.
+    ``w <- w - eta v g`` with the gradient of :func:`opauc_step_gradient` (current
+    opposite-class statistics) and ``v`` the sample weight. Per sample: one
+    symmetric product over a k x k triangle, a rank-one update deferred and
+    folded in blocks of ``DEFER`` rows (:func:`aucopt._kernels._stats.welford_deferred`),
+    O(DEFER k) for the pending rows; no k x k temporaries.
 
     Parameters
     ----------
@@ -260,7 +269,7 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
     data, indices, indptr : arrays
         Rows (see :mod:`aucopt._kernels._rows`).
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed sample weights ``±v`` (``±1`` unweighted; notes.md#sample-weights).
     order : ndarray of int64
         Rows to visit, in this order.
     hp : OpaucHyper
@@ -281,12 +290,13 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
     mode = map_mode(rm)
     for i in order:
         load_sample(xbuf, rowbuf, features, proj, mode, data, indices, indptr, i)
-        ready, dw = sample_gradient(arrays, y[i] > 0, hp.lam, learn)
+        ready, dw = sample_gradient(arrays, y[i], hp.lam, learn)
         if not ready:
             continue
         if exploding(dw):
             return t, DIVERGED
         eta = hp.eta / max(sqmax[0], 1e-300) if hp.auto_eta else hp.eta
+        eta *= abs(y[i])  # the row's weight (notes.md#sample-weights)
         for j in range(w.shape[0]):
             w[j] -= eta * g[j]
         t += 1
@@ -299,7 +309,7 @@ def _sketch_cov_times(st, o, centering):
 
     ``st.sketch_z[o]`` has shape (rank, d) (the transpose of the paper's Z, so each
     sketch column is contiguous), ``st.sketch_sum[o]`` holds the sketch column sums
-    ``s`` and ``st.count[o]`` is T; ``st.u`` is a (rank,) scratch.
+    ``s`` and ``st.count[o]`` is T (the class weight); ``st.u`` is a (rank,) scratch.
     """
     g, u, w = st.g, st.u, st.w
     z, s, mean = st.sketch_z[o], st.sketch_sum[o], st.mean[o]
@@ -339,6 +349,11 @@ def _sketch_cov_times(st, o, centering):
 def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn):
     """Run OPAUCr (Gao et al. 2013, Eqs. 6-11) over ``order``, in place; O(rank d) per step.
 
+    A row of weight ``v`` adds ``sqrt(v) x a^T`` to its class sketch and ``sqrt(v) a`` to
+    the column sums: ``E[Z Z^T]`` gains ``v x x^T``, and ``sqrt(v) a`` has the law of the
+    sum of ``v`` independent sketch rows, so an integer weight is ``v`` copies of the row
+    in distribution. Its step is scaled by ``v`` (notes.md#sample-weights).
+
     Parameters
     ----------
     st : OpaucSketchState
@@ -360,19 +375,21 @@ def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn
     for pos in range(order.shape[0]):
         i = order[pos]
         positive = y[i] > 0
+        weight = abs(y[i])
         c = 1 if positive else 0
         if learn:
             sq = row_sqnorm(data, indices, indptr, i)
             if sq > sqmax[0]:
                 sqmax[0] = sq
-            counts[c] += 1
-            inv_t = 1.0 / counts[c]
+            counts[c] += weight
+            inv_t = weight / counts[c]
             mean = means[c]
             for j in range(d):
                 mean[j] *= 1.0 - inv_t
             row_axpy(inv_t, mean, data, indices, indptr, i)
+            root = np.sqrt(weight)
             for r in range(rank):
-                a = sketch[pos, r]
+                a = sketch[pos, r] * root
                 row_axpy(a, zs[c, r], data, indices, indptr, i)
                 ssum[c, r] += a
         o = 1 - c
@@ -387,6 +404,7 @@ def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn
             return t, DIVERGED
         coef = dw - 1.0 if positive else dw + 1.0
         eta = hp.eta / max(sqmax[0], 1e-300) if hp.auto_eta else hp.eta
+        eta *= weight
         # g = S_hat w + lam w + delta (dw - y), delta = x - c: the x part goes sparse
         for j in range(d):
             w[j] -= eta * (g[j] + hp.lam * w[j] - mean[j] * coef)

@@ -13,7 +13,15 @@ from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .opauc import LAM, MAX_MEMORY, _blas_pools, check_covariance_memory, check_state, coef
+from .opauc import (
+    LAM,
+    MAX_MEMORY,
+    _blas_pools,
+    check_covariance_memory,
+    check_state,
+    coef,
+    upgrade_state,
+)
 
 __all__ = ["AdaoamHyper", "AUTO_ETA", "PARAMS", "hyper", "ADAOAM"]
 
@@ -86,6 +94,8 @@ ADAOAM = register(AlgorithmSpec(
     coef=coef,
     state=(AdaoamState,),
     check_state=check_state,
+    upgrade_state=upgrade_state,
+    weights="steps",
     step_param="eta",
     calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.5),
     warm_keys=("w",),

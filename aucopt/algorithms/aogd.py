@@ -96,15 +96,29 @@ hyper = KernelScalars("AOGDHyper", __name__, PARAMS)
 AOGDHyper = hyper.type
 
 
-def auto_bandwidth(rows: RowData) -> float:
+def auto_bandwidth(rows: RowData, weights=None) -> float:
     """Return ``sigma`` with ``sigma^2`` = the total variance of ``rows`` (O(nnz)).
 
     ``sigma^2 = mean ||x||^2 - ||mean x||^2`` is half the mean squared distance
     between two rows, so ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))`` is about
     ``exp(-1)`` for a typical pair. Falls back to 1 for constant data (a variance
     below 1e-12 of the mean squared norm, whatever the scale of the features).
+    With sample ``weights`` the means are weighted (integer weights: the bandwidth of
+    repeated rows, notes.md#sample-weights); all-ones weights take the unweighted path.
     """
     n = max(rows.n_samples, 1)
+    if weights is not None and not (weights == 1.0).all():
+        n = float(weights.sum())
+        per_value = (np.repeat(weights, np.diff(rows.indptr)) if rows.is_sparse
+                     else weights[:, None])
+        weighted = rows.data * per_value
+        if rows.is_sparse:
+            mean = np.bincount(rows.indices, weights=weighted, minlength=rows.n_features) / n
+        else:
+            mean = weighted.sum(axis=0) / n
+        sq = float(np.sum(weighted * rows.data)) / n
+        var = sq - float(mean @ mean)
+        return float(np.sqrt(var)) if var > 1e-12 * sq else 1.0
     if rows.is_sparse:
         values = rows.data
         mean = np.bincount(rows.indices, weights=values, minlength=rows.n_features) / n
@@ -151,8 +165,9 @@ def draw_frequencies(n_components: int, n_features: int, rng,
     return out
 
 
-def fix_bandwidth(state: dict, rows: RowData, params: dict) -> None:
-    """On the first call, set ``state["bandwidth"]`` and divide the frequencies by it.
+def fix_bandwidth(state: dict, rows: RowData, params: dict, y) -> None:
+    """On the first call, set ``state["bandwidth"]`` (``"auto"``: of the rows weighted by
+    their sample weights ``|y|``) and divide the frequencies by it.
 
     The frequencies are then made read-only: no kernel writes them, and the
     estimator shares read-only state arrays between its state and the working copy
@@ -160,7 +175,7 @@ def fix_bandwidth(state: dict, rows: RowData, params: dict) -> None:
     """
     if state["bandwidth"][0] <= 0:
         bw = params["bandwidth"]
-        sigma = auto_bandwidth(rows) if bw == "auto" else float(bw)
+        sigma = auto_bandwidth(rows, np.abs(y)) if bw == "auto" else float(bw)
         state["bandwidth"][0] = sigma
         state["freq"] /= sigma
     state["freq"].flags.writeable = False
@@ -199,11 +214,19 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     Draw order per call: ``rng.random(len(order))`` (one uniform per visited
     row; the representative is replaced when it is below ``q``).
     """
-    fix_bandwidth(state, rows, params)
+    fix_bandwidth(state, rows, params, y)
     coins = rng.random(order.shape[0])
     phi = np.empty(state["w"].shape[0])
     return select(aogd_epoch)(view(AOGDState, state), phi, rows.data, rows.indices, rows.indptr,
                               y, order, coins, hyper(params), t, learn)
+
+
+def upgrade_state(state: dict) -> None:
+    """Convert the int64 ``phi_count`` of files saved before sample weights to float64
+    (the total weight averaged, the same number for an unweighted fit)."""
+    count = state.get("phi_count")
+    if isinstance(count, np.ndarray) and count.dtype == np.int64:
+        state["phi_count"] = count.astype(np.float64)
 
 
 def mean_scores(state, params):
@@ -233,6 +256,8 @@ AOGD = register(
         coef=None,
         decision=rff_decision,
         mean_scores=mean_scores,
+        upgrade_state=upgrade_state,
+        weights="steps",
         grid={"eta": tuple(2.0**k for k in range(-8, 0)),
               "lam": tuple(10.0**k for k in range(-8, 0))},
         quick_grid={"eta": (2.0**-7, 2.0**-5, 2.0**-3), "lam": (1e-6, 1e-4, 1e-2)},

@@ -1,4 +1,13 @@
-"""MBA: mini-batch AUC optimisation by sampled pair statistics (Natole 2020, Algorithm 16)."""
+"""MBA: mini-batch AUC optimisation by sampled pair statistics (Natole 2020, Algorithm 16).
+
+Sample weights (notes.md#sample-weights, signed labels ``y = ±v``): the objective
+depends on the data through the pair statistics ``mu``, ``Sigma``, weighted by the
+products ``v_i v_j``. ``pairs="all"`` computes them from the weighted class moments
+(integer weights: the statistics of repeated rows, exactly); ``pairs="sampled"`` draws
+each row of a pair with probability proportional to its weight, so a pair is drawn
+with probability proportional to ``v_i v_j`` and the sampled statistics estimate the
+weighted ones (repeated rows give the same law, not the same draws).
+"""
 
 from __future__ import annotations
 
@@ -63,16 +72,28 @@ def _dense(M) -> np.ndarray:
     return np.asarray(M.toarray() if sp.issparse(M) else M, dtype=np.float64)
 
 
+def _draw(members, weights, size, rng):
+    """Return ``size`` draws with replacement from ``members``, with probabilities
+    proportional to ``weights`` (uniform ``rng.integers`` draws when all are 1)."""
+    if (weights == 1.0).all():
+        return members[rng.integers(0, members.size, size=size)]
+    cumulative = np.cumsum(weights)
+    picks = np.searchsorted(cumulative, rng.random(size) * cumulative[-1], side="right")
+    return members[np.minimum(picks, members.size - 1)]  # u * total may round up to total
+
+
 def pair_statistics(rows: RowData, y, n_pairs: int, n_rounds: int, rng):
     """Return the sampled U-statistics ``(mu_S, Sigma_S)`` of Algorithm 16.
 
     Each round draws ``n_pairs`` positive and ``n_pairs`` negative indices
-    uniformly with replacement (positives first) and pairs them in order.
+    with replacement (positives first), with probabilities proportional to the
+    sample weights (uniformly when unweighted), and pairs them in order.
 
     Parameters
     ----------
     rows : RowData
-    y : ndarray of shape (n,) in {-1, +1}
+    y : ndarray of shape (n,)
+        Signed sample weights ``±v`` (``±1`` unweighted).
     n_pairs, n_rounds : int
         Pairs per round ``B`` and rounds ``T``.
     rng : numpy.random.Generator
@@ -86,8 +107,8 @@ def pair_statistics(rows: RowData, y, n_pairs: int, n_rounds: int, rng):
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     mu, sigma = np.zeros(rows.n_features), np.zeros((rows.n_features, rows.n_features))
     for _ in range(n_rounds):
-        i = pos[rng.integers(0, pos.size, size=n_pairs)]
-        j = neg[rng.integers(0, neg.size, size=n_pairs)]
+        i = _draw(pos, y[pos], n_pairs, rng)
+        j = _draw(neg, -y[neg], n_pairs, rng)
         diff = X[i] - X[j]
         mu += np.asarray(diff.sum(axis=0)).ravel()
         sigma += _dense(diff.T @ diff)
@@ -95,13 +116,27 @@ def pair_statistics(rows: RowData, y, n_pairs: int, n_rounds: int, rng):
     return mu / total, sigma / total
 
 
+def _moments(Z, weights):
+    """Return the mean and the second moment ``E[x x']`` of the rows of ``Z``, weighted
+    by ``weights`` (the plain ones when all are 1)."""
+    if (weights == 1.0).all():
+        return np.asarray(Z.mean(axis=0)).ravel(), _dense(Z.T @ Z) / Z.shape[0]
+    total = float(weights.sum())
+    scaled = sp.diags(weights) @ Z if sp.issparse(Z) else Z * weights[:, None]
+    return np.asarray(Z.T @ weights).ravel() / total, _dense(Z.T @ scaled) / total
+
+
 def all_pair_statistics(rows: RowData, y):
     """Return ``mu = m+ - m-`` and ``Sigma = E[(x+ - x-)(x+ - x-)']`` over every pair.
+
+    A pair counts with the product of its sample weights, so the class means
+    and second moments are weighted.
 
     Parameters
     ----------
     rows : RowData
-    y : ndarray of shape (n,) in {-1, +1}
+    y : ndarray of shape (n,)
+        Signed sample weights ``±v`` (``±1`` unweighted).
 
     Returns
     -------
@@ -109,12 +144,8 @@ def all_pair_statistics(rows: RowData, y):
     sigma : ndarray of shape (d, d)
     """
     X = _matrix(rows)
-    parts = []
-    for label in (1, -1):
-        Z = X[y == label]
-        mean = np.asarray(Z.mean(axis=0)).ravel()
-        parts.append((mean, _dense(Z.T @ Z) / Z.shape[0]))
-    (m_pos, s_pos), (m_neg, s_neg) = parts
+    (m_pos, s_pos), (m_neg, s_neg) = (_moments(X[members], np.abs(y[members]))
+                                       for members in (y > 0, y < 0))
     cross = np.outer(m_pos, m_neg)
     return m_pos - m_neg, s_pos + s_neg - cross - cross.T
 
@@ -215,6 +246,7 @@ MBA = register(
         warm_keys=("w",),
         notes="Not used in the papers' experiments, so no grid is published: lam1, lam2 are "
         "tuned on powers of ten. B and T are not given in the thesis.",
+        weights="steps",
         **BATCH,
     )
 )

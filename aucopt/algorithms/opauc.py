@@ -43,6 +43,7 @@ __all__ = [
     "check_covariance_memory",
     "covariance_state",
     "class_covariance",
+    "upgrade_state",
     "DEFER",
     "OPAUC",
     "OPAUC_R",
@@ -165,7 +166,8 @@ def covariance_state(k: int, params: dict) -> dict[str, np.ndarray]:
 
 
 def class_covariance(state: dict, c: int) -> np.ndarray:
-    """Return the full covariance (1/T normalisation) of class index ``c`` of an OPAUC state.
+    """Return the full covariance (1/T normalisation, T the class weight) of class index ``c``
+    of an OPAUC state.
 
     Parameters
     ----------
@@ -181,7 +183,19 @@ def class_covariance(state: dict, c: int) -> np.ndarray:
     lower = np.tril(state["scatter"][c])
     pending = state["pending"][c, :state["n_pending"][c]]
     scatter = lower + np.tril(lower, -1).T + pending.T @ pending
-    return scatter / max(int(state["count"][c]), 1)
+    count = float(state["count"][c])
+    return scatter / count if count > 0 else scatter
+
+
+def upgrade_state(state: dict) -> None:
+    """Convert the int64 class counts of files saved before sample weights to float64.
+
+    ``count`` is now the total sample weight per class (notes.md#sample-weights), the
+    same number for an unweighted fit.
+    """
+    count = state.get("count")
+    if isinstance(count, np.ndarray) and count.dtype == np.int64:
+        state["count"] = count.astype(np.float64)
 
 
 # ----------------------------------------------------------------- opauc (full)
@@ -206,10 +220,11 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One pass of OPAUC or of a reduced variant (see :func:`aucopt._kernels.opauc.opauc_epoch`).
 
     The reduced variants work in the space of their column subset (``features``) or
-    linear map (``proj``); OPAUC^pca fits its components on the first rows given.
+    linear map (``proj``); OPAUC^pca fits its components on the first rows given,
+    weighted by their sample weights ``|y|``.
     """
     if "pca_fitted" in state and not state["pca_fitted"][0]:
-        state["proj"][...] = pca_components(rows, state["proj"].shape[0])
+        state["proj"][...] = pca_components(rows, state["proj"].shape[0], np.abs(y))
         state["pca_fitted"][0] = 1
     rm = RowMap(state.get("rowbuf", _EMPTY_ROW), state.get("features", _EMPTY_FEATURES),
                 state.get("proj", _EMPTY_PROJ))
@@ -308,20 +323,31 @@ def init_pca_state(n_features, n_samples, params, rng=None):
     return state
 
 
-def pca_components(rows: RowData, k: int) -> np.ndarray:
+def pca_components(rows: RowData, k: int, weights=None) -> np.ndarray:
     """Return the top-``k`` principal axes of the rows as a (k, d) array (rows orthonormal).
 
     The covariance (1/n) sum (x - m)(x - m)^T is formed (d x d, the memory
     limit was checked for k <= d) and diagonalised; the sign of each axis is
     fixed so that its largest-magnitude entry is positive (deterministic).
+    With sample ``weights`` ``v`` the mean and covariance are weighted,
+    ``sum v (x - m)(x - m)^T / sum v`` (integer weights: the PCA of repeated rows;
+    notes.md#sample-weights); all-ones weights take the unweighted path.
     """
     d = rows.n_features
+    if weights is not None and (weights == 1.0).all():
+        weights = None
+    X = rows.data
     if rows.is_sparse:
         X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.n_samples, d))
+    if weights is not None:
+        total = float(weights.sum())
+        mean = np.asarray(X.T @ weights).ravel() / total
+        gram = X.T @ (X.multiply(weights[:, None]) if rows.is_sparse else X * weights[:, None])
+        gram = np.asarray(gram.toarray() if sp.issparse(gram) else gram) / total
+    elif rows.is_sparse:
         mean = np.asarray(X.mean(axis=0)).ravel()
         gram = np.asarray((X.T @ X).toarray()) / rows.n_samples
     else:
-        X = rows.data
         mean = X.mean(axis=0)
         gram = X.T @ X / rows.n_samples
     cov = gram - np.outer(mean, mean)
@@ -369,6 +395,8 @@ _COMMON = dict(
     warm_keys=("w",),
     equivalence_params={},
     check_state=check_state,
+    upgrade_state=upgrade_state,
+    weights="steps",
     state=(OpaucState,),
     grid={"eta": _ETAS, "lam": _LAMS},
     quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5), "lam": (1e-4, 1e-2)},

@@ -56,7 +56,10 @@ class AOGDClassifier(BaseAUCClassifier):
     are drawn from ``random_state`` when fitting starts and kept in the state,
     so a saved model scores identically. Cost: O(D nnz) per sample for the
     feature map plus O(D) for the steps; scoring costs the same per row. The
-    output is the last iterate :math:`w_T`, as in Algorithm 1.
+    output is the last iterate :math:`w_T`, as in Algorithm 1. With ``sample_weight``
+    (notes.md#sample-weights) the averages and the ``"auto"`` bandwidth are weighted,
+    the step against the average is scaled by the row's weight and the step against a
+    representative by the product of both weights.
 
     References
     ----------

@@ -64,7 +64,10 @@ class AdaOAMClassifier(BaseAUCClassifier):
     ``grid``, :math:`\delta = 10^{-8}` (the usual AdaGrad smoothing), and
     No step until both classes were seen
     (as OPAUC, notes.md#opauc-first-examples); last-iterate output. Cost O(d^2) per sample: the
-    covariance term is OPAUC's (one symmetric BLAS product per sample).
+    covariance term is OPAUC's (one symmetric BLAS product per sample). With
+    ``sample_weight`` the class statistics are OPAUC's weighted ones and a row's
+    gradient is scaled by its weight before it enters :math:`G` and the step
+    (notes.md#sample-weights).
 
     References
     ----------

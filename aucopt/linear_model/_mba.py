@@ -46,6 +46,10 @@ class MBAClassifier(BaseAUCClassifier):
     defaults (the original paper's point is that the needed number of pairs
     does not grow with :math:`n_+ n_-`). Memory O(:math:`d^2`); the sampled
     statistics cost O(:math:`BTd^2`) (sparse products on CSR input).
+    ``sample_weight`` weighs a pair by the product of its rows' weights
+    (notes.md#sample-weights): ``pairs="all"`` uses the weighted class moments,
+    exactly those of repeated rows, and ``pairs="sampled"`` draws each row with
+    probability proportional to its weight.
 
     References
     ----------

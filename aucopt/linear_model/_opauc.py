@@ -56,6 +56,8 @@ class OPAUCClassifier(BaseAUCClassifier):
     output (notes.md#opauc-output). Cost O(d^2) per sample and memory O(d^2); CSR rows are
     accepted (each row is densified into a scratch buffer, the d^2 work
     dominates). ``partial_fit`` over chunks equals one ``fit`` pass.
+    ``sample_weight`` weighs the class means and covariances (weight k: k copies
+    of the row) and scales the row's step (notes.md#sample-weights).
 
     References
     ----------
@@ -115,7 +117,9 @@ class OPAUCrClassifier(BaseAUCClassifier):
     O(rank d), cost O(rank d) per sample; CSR rows are never densified (the
     sketch update costs O(rank nnz)). The sketch rows are drawn per pass over
     new data, in visiting order, so ``partial_fit`` over chunks equals one
-    ``fit`` pass with the same ``random_state``.
+    ``fit`` pass with the same ``random_state``. A row of ``sample_weight`` v enters
+    its class sketch as :math:`\sqrt{v}\, x a^\top` (in law, v copies of the row) and
+    its step is scaled by v (notes.md#sample-weights).
 
     References
     ----------
@@ -273,7 +277,8 @@ class OPAUCpcaClassifier(OPAUCfClassifier):
     the first chunk would make chunked learning differ from ``fit``); for
     streams use :class:`OPAUCrpClassifier` or :class:`OPAUCrClassifier`. The
     PCA diagonalises the d x d covariance (exact; memory checked against
-    ``max_memory_gb``); each axis has its largest entry positive.
+    ``max_memory_gb``); each axis has its largest entry positive. With
+    ``sample_weight`` the PCA is that of the weighted covariance (notes.md#sample-weights).
 
     References
     ----------

@@ -64,3 +64,18 @@ def test_ranks_like_the_least_squares_optimum(german):
 
     ls = roc_auc_score(yte, Xte @ ref_opauc.closed_form(Xtr, ytr, 1e-2))
     assert AdaOAMClassifier(random_state=0).fit(Xtr, ytr).score(Xte, yte) > ls - 0.02
+
+
+def test_weighted_matches_weighted_reference(german, as_format):
+    """Weighted class statistics; the row's gradient v g enters G and the step."""
+    X, y = german
+    X, y = X[:200], y[:200]
+    sw = np.random.default_rng(4).uniform(0.2, 3.0, len(y))
+    est = AdaOAMClassifier(eta=0.05, lam=1e-3, delta=1e-3, max_iter=2, random_state=2)
+    est.fit(as_format(X), y, sample_weight=sw)
+    w, t = ref.adaoam(X, y, _orders(2, len(y), 2), eta=0.05, lam=1e-3, delta=1e-3,
+                      sample_weight=sw)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    plain = ref.adaoam(X, y, _orders(2, len(y), 2), eta=0.05, lam=1e-3, delta=1e-3)[0]
+    assert not np.allclose(w, plain, rtol=1e-3)

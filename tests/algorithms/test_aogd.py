@@ -129,3 +129,33 @@ def test_partial_fit_shares_the_read_only_frequencies(german, as_format):
     est.partial_fit(as_format(X[100:200]), y[100:200])
     assert est._state["freq"] is freq
     assert not AOGDClassifier(random_state=0).fit(X[:50], y[:50])._state["freq"].flags.writeable
+
+
+@pytest.mark.parametrize("averaging", ["per_class", "global"])
+def test_weighted_matches_weighted_reference(averaging, german, as_format):
+    """Weighted means; steps scaled by v (mean) and v v' (representative of weight v')."""
+    X, y = german
+    X, y = X[:200], y[:200]
+    sw = np.random.default_rng(6).uniform(0.2, 3.0, len(y))
+    params = dict(n_components=40, bandwidth=3.0, eta=0.05, eta_random=0.02, lam=1e-3, q=0.3,
+                  averaging=averaging)
+    est = AOGDClassifier(**params, max_iter=2, random_state=5)
+    est.fit(as_format(X), y, sample_weight=sw)
+    G, passes = _draws(5, len(y), X.shape[1], 40, 2)
+    w, t = ref.aogd(X, y, G / 3.0, passes, eta=0.05, gamma=0.02, lam=1e-3, q=0.3,
+                    averaging=averaging, sample_weight=sw)
+    assert est.t_ == t
+    assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
+    assert_allclose(est._state["phi_count"].sum(), sw.sum(), rtol=1e-13)
+
+
+def test_weighted_auto_bandwidth_equals_repeated_rows(german, as_format):
+    X, y = german
+    sw = np.arange(len(y)) % 3 + 1.0
+    rep = np.repeat(np.arange(len(y)), sw.astype(int))
+    weighted = AOGDClassifier(random_state=0).fit(as_format(X), y, sample_weight=sw)
+    repeated = AOGDClassifier(random_state=0).fit(as_format(X[rep]), y[rep])
+    assert_allclose(weighted._state["bandwidth"], repeated._state["bandwidth"], rtol=1e-12)
+    assert weighted._state["bandwidth"][0] != AOGDClassifier(random_state=0).fit(
+        as_format(X), y)._state["bandwidth"][0]
+

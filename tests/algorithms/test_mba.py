@@ -80,3 +80,49 @@ def test_memory_limit_refuses_before_allocating():
     X, y = make_auc_problem(50, 5, random_state=0)
     with pytest.raises(ValueError, match="max_memory_gb.*spam-net"):
         MBAClassifier(max_memory_gb=1e-9).fit(X, y)
+
+
+def _weighted_rounds(seed, n, v_pos, v_neg, batch, rounds):
+    """Replay the weighted draws: inverse-CDF picks, P(row) proportional to its weight."""
+    rng = np.random.default_rng(seed)
+    rng.permutation(n)
+
+    def pick(v):
+        return np.searchsorted(np.cumsum(v), rng.random(batch) * v.sum(), side="right")
+
+    return [(pick(v_pos), pick(v_neg)) for _ in range(rounds)]
+
+
+def test_weighted_sampled_statistics_match_reference(german, as_format):
+    X, y = german
+    X, y = X[:300], y[:300]
+    sw = np.random.default_rng(3).uniform(0.2, 3.0, len(y))
+    est = MBAClassifier(lam2=1e-3, batch_size=50, max_iter=4, random_state=9)
+    est.fit(as_format(X), y, sample_weight=sw)
+    rounds = _weighted_rounds(9, len(y), sw[y > 0], sw[y < 0], 50, 4)
+    mu, sigma = ref.pair_statistics(X, y, rounds)
+    assert_allclose(est.coef_[0], np.linalg.solve(sigma + 1e-3 * np.eye(X.shape[1]), mu),
+                    rtol=1e-10, atol=1e-12)
+
+
+def test_weighted_draws_follow_the_weights():
+    from aucopt.algorithms.mba import _draw
+
+    v = np.array([1.0, 3.0, 0.5, 0.5])
+    picks = _draw(np.arange(10, 14), v, 200_000, np.random.default_rng(0))
+    assert_allclose(np.bincount(picks - 10, minlength=4) / 200_000, v / v.sum(), atol=0.005)
+
+
+def test_weighted_all_pairs_are_the_weighted_pair_statistics(as_format):
+    """Every pair counted with w_i w_j; integer weights equal repeated rows."""
+    X, y = make_auc_problem(90, 5, separation=1.0, random_state=2)
+    sw = np.random.default_rng(1).uniform(0.2, 3.0, len(y))
+    est = MBAClassifier(pairs="all", lam2=1e-2).fit(as_format(X), y, sample_weight=sw)
+    mu, sigma = ref.all_pairs(X, y, sample_weight=sw)
+    assert_allclose(est.coef_[0], np.linalg.solve(sigma + 1e-2 * np.eye(5), mu), rtol=1e-10)
+    k = np.arange(len(y)) % 3 + 1
+    rep = np.repeat(np.arange(len(y)), k)
+    weighted = MBAClassifier(pairs="all", lam2=1e-2).fit(as_format(X), y, sample_weight=k * 1.0)
+    repeated = MBAClassifier(pairs="all", lam2=1e-2).fit(as_format(X[rep]), y[rep])
+    assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=1e-10,
+                    atol=1e-12)

@@ -177,3 +177,126 @@ def test_reduced_variants_map_back_and_rank_well(cls, german, as_format):
 def test_pca_is_batch_only():
     assert not hasattr(OPAUCpcaClassifier(), "partial_fit")
     assert hasattr(OPAUCrpClassifier(), "partial_fit")
+
+
+# ---------------------------------------------------------------- sample weights
+def _sample_weights(n, seed=0):
+    """Positive non-integer weights (none dropped, none equal to 1)."""
+    return np.random.default_rng(seed).uniform(0.2, 3.0, n)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_weighted_welford_equals_weighted_cov_and_repeated_rows(jit):
+    """West's weighted update: numpy's aweights covariance; weight k = k copies of the row."""
+    from aucopt._kernels._stats import welford_deferred
+
+    update = welford_deferred if jit else getattr(welford_deferred, "py_func", welford_deferred)
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 3)) * [1, 10, 0.1] + 100.0
+    v = rng.integers(1, 4, size=40).astype(float)
+    v[::5] = rng.uniform(0.1, 2.0, size=8)  # and non-integer weights
+
+    def run(rows, weights):
+        count, mean, n_pending = np.zeros(1), np.zeros(3), np.zeros(1, np.int64)
+        scatter, pending = np.zeros((3, 3)), np.zeros((4, 3))
+        for x, weight in zip(rows, weights, strict=True):
+            update(count, mean, scatter, pending, n_pending, x, weight)
+        state = {"scatter": scatter[None], "pending": pending[None], "n_pending": n_pending,
+                 "count": count}
+        return count[0], mean, class_covariance(state, 0)
+
+    count, mean, cov = run(X, v)
+    assert_allclose(count, v.sum(), rtol=1e-15)
+    assert_allclose(mean, np.average(X, axis=0, weights=v), rtol=1e-13)
+    assert_allclose(cov, np.cov(X.T, aweights=v, bias=True), rtol=1e-9, atol=1e-12)
+    whole = v == np.round(v)
+    rep = np.repeat(np.flatnonzero(whole), v[whole].astype(int))
+    _, mean_w, cov_w = run(X[whole], v[whole])
+    _, mean_r, cov_r = run(X[rep], np.ones(len(rep)))
+    assert_allclose(mean_w, mean_r, rtol=1e-13)
+    assert_allclose(cov_w, cov_r, rtol=1e-9, atol=1e-12)
+
+
+def test_weighted_opauc_matches_weighted_reference(german, as_format):
+    X, y = german
+    X, y = X[:200], y[:200]
+    sw = _sample_weights(len(y))
+    est = OPAUCClassifier(eta=2.0**-8, lam=1e-2, max_iter=2, random_state=5)
+    est.fit(as_format(X), y, sample_weight=sw)
+    w, t = ref.opauc(X, y, _orders(5, len(y), 2), eta=2.0**-8, lam=1e-2, sample_weight=sw)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+    for c, sign in ((0, -1), (1, 1)):
+        rows = y == sign
+        assert_allclose(est._state["count"][c], sw[rows].sum(), rtol=1e-13)
+        assert_allclose(class_covariance(est._state, c),
+                        np.cov(X[rows].T, aweights=sw[rows], bias=True), rtol=1e-9, atol=1e-13)
+
+
+@pytest.mark.parametrize("centering", ["unbiased", "paper"])
+def test_weighted_opauc_r_matches_weighted_reference(centering, german, as_format):
+    X, y = german
+    X, y = X[:200], y[:200]
+    sw, rank = _sample_weights(len(y), 1), 5
+    est = OPAUCrClassifier(rank=rank, eta=2.0**-8, lam=1e-2, centering=centering, max_iter=2,
+                           random_state=3).fit(as_format(X), y, sample_weight=sw)
+    rng = np.random.default_rng(3)
+    first = rng.permutation(len(y))
+    sketch = rng.standard_normal((len(y), rank)) / np.sqrt(rank)
+    second = rng.permutation(len(y))
+    w, t = ref.opauc_r(X, y, [first, second], sketch, eta=2.0**-8, lam=1e-2,
+                       centering=centering, sample_weight=sw)
+    assert est.t_ == t
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("cls", [OPAUCfClassifier, OPAUCrpClassifier, OPAUCpcaClassifier])
+def test_weighted_reduced_variants_match_the_reference_in_their_space(cls, german, as_format):
+    """OPAUC on the reduced rows; OPAUC^pca's axes are those of the weighted covariance."""
+    X, y = german
+    X, y = X[:200], y[:200]
+    sw = _sample_weights(len(y), 2)
+    est = cls(n_components=8, eta=2.0**-8, lam=1e-2, shuffle=False, random_state=0)
+    est.fit(as_format(X), y, sample_weight=sw)
+    state = est._state
+    Z = X[:, state["features"]] if "features" in state else X @ state["proj"].T
+    w, t = ref.opauc(Z, y, [np.arange(len(y))], eta=2.0**-8, lam=1e-2, sample_weight=sw)
+    assert est.t_ == t
+    assert_allclose(state["w"], w, rtol=1e-10, atol=1e-13)
+    if cls is OPAUCpcaClassifier:
+        values, vectors = np.linalg.eigh(np.cov(X.T, aweights=sw, bias=True))
+        top = vectors[:, ::-1][:, :8]
+        assert_allclose(np.abs(state["proj"] @ top), np.eye(8), atol=1e-8)
+
+
+def test_weighted_pca_equals_pca_of_repeated_rows(german, as_format):
+    from aucopt.algorithms._data import as_rows
+    from aucopt.algorithms.opauc import pca_components
+
+    X = german[0][:150]
+    sw = np.arange(150) % 3 + 1.0
+    rep = np.repeat(np.arange(150), sw.astype(int))
+    weighted = pca_components(as_rows(as_format(X)), 6, sw)
+    repeated = pca_components(as_rows(as_format(X[rep])), 6)
+    assert_allclose(weighted, repeated, atol=1e-9)
+
+
+@pytest.mark.parametrize("algorithm, key", [("opauc", "count"), ("opauc-r", "count"),
+                                            ("adaoam", "count"), ("aogd", "phi_count")])
+def test_files_saved_with_integer_class_counts_still_load(algorithm, key, tmp_path):
+    """The class counts were int64 (rows) before sample weights; such files load."""
+    import aucopt
+
+    X, y = make_auc_problem(120, 5, random_state=1)
+    est = aucopt.make(algorithm, eta=0.01, random_state=0).fit(X, y)
+    base = tmp_path / algorithm
+    aucopt.io.save(est, base)
+    npz = dict(np.load(f"{base}.npz"))
+    npz[f"state__{key}"] = npz[f"state__{key}"].astype(np.int64)
+    np.savez(f"{base}.npz", **npz)
+    old = aucopt.io.load(base)
+    assert old._state[key].dtype == np.float64
+    np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
+    old.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
+    est.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
+    np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))

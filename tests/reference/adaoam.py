@@ -23,9 +23,14 @@ def project_diag(v, h, r, iters=200):
     return h * v / (h + 0.5 * (lo + hi))
 
 
-def adaoam(X, y, orders, *, eta, lam, delta):
-    """Run AdaOAM over the passes ``orders``; return ``(w, t)``."""
+def adaoam(X, y, orders, *, eta, lam, delta, sample_weight=None):
+    """Run AdaOAM over the passes ``orders``; return ``(w, t)``.
+
+    With ``sample_weight`` the class statistics are weighted and the gradient of a row of
+    weight ``v`` is ``v`` times the unweighted one, in ``G`` and in the step.
+    """
     X = np.asarray(X, dtype=float)
+    v = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     d = X.shape[1]
     w = np.zeros(d)
     G = np.zeros(d)
@@ -40,10 +45,11 @@ def adaoam(X, y, orders, *, eta, lam, delta):
                 sq.append(X[i] @ X[i])
             if not seen[-yi]:
                 continue
-            rows = X[seen[-yi]]
-            c, S = rows.mean(0), np.atleast_2d(np.cov(rows.T, bias=True))
+            rows, weights = X[seen[-yi]], v[seen[-yi]]
+            c = np.average(rows, axis=0, weights=weights)
+            S = np.atleast_2d(np.cov(rows.T, aweights=weights, bias=True))
             dx = X[i] - c
-            g = lam * w - yi * dx + dx * (dx @ w) + S @ w
+            g = v[i] * (lam * w - yi * dx + dx * (dx @ w) + S @ w)
             G += g * g
             H = delta + np.sqrt(G)
             step = 0.2 / np.sqrt(max(sq)) if eta == "auto" else eta

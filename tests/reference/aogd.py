@@ -22,15 +22,18 @@ def grad(w, phi, y, other, lam):
     return -2.0 * (1.0 - y * (w @ delta)) * y * delta + lam * w
 
 
-def aogd(X, y, U, passes, *, eta, gamma, lam, q, averaging="per_class"):
+def aogd(X, y, U, passes, *, eta, gamma, lam, q, averaging="per_class", sample_weight=None):
     """Run AOGD; ``passes`` is a list of ``(order, uniforms)`` (one uniform per visit).
 
-    Returns ``(w, t)``.
+    With ``sample_weight`` the class means are weighted means, the average-based step of
+    a row of weight ``v`` is scaled by ``v`` and the random-example step by ``v v'``,
+    ``v'`` the weight of the representative. Returns ``(w, t)``.
     """
     Phi = features(X, U)
+    v = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     w = np.zeros(Phi.shape[1])
     seen = {1: [], -1: [], 0: []}  # rows averaged per class (0: all, for "global")
-    rep = {}  # class (or 0) -> (phi, label)
+    rep = {}  # class (or 0) -> (phi, label, weight)
     t = 0
     for p, (order, uniforms) in enumerate(passes):
         for i, u in zip(order, uniforms, strict=True):
@@ -38,14 +41,14 @@ def aogd(X, y, U, passes, *, eta, gamma, lam, q, averaging="per_class"):
             key_own = yi if averaging == "per_class" else 0
             key_other = -yi if averaging == "per_class" else 0
             if seen[key_other]:
-                mean = Phi[seen[key_other]].mean(axis=0)
-                w = w - eta * grad(w, Phi[i], yi, mean, lam)
-                rep_phi, rep_y = rep[key_other]
+                mean = np.average(Phi[seen[key_other]], axis=0, weights=v[seen[key_other]])
+                w = w - eta * v[i] * grad(w, Phi[i], yi, mean, lam)
+                rep_phi, rep_y, rep_v = rep[key_other]
                 if rep_y != yi:
-                    w = w - gamma * grad(w, Phi[i], yi, rep_phi, lam)
+                    w = w - gamma * v[i] * rep_v * grad(w, Phi[i], yi, rep_phi, lam)
                 t += 1
             if p == 0:
                 seen[key_own].append(i)
             if key_own not in rep or u < q:
-                rep[key_own] = (Phi[i].copy(), yi)
+                rep[key_own] = (Phi[i].copy(), yi, v[i])
     return w, t

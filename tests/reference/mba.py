@@ -5,7 +5,7 @@ import numpy as np
 
 def pair_statistics(X, y, rounds):
     """Return ``(mu_S, Sigma_S)`` from ``rounds``: a list of (positive, negative) index arrays
-    into the positive and negative rows."""
+    into the positive and negative rows (weighted sampling is in how they were drawn)."""
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     pos, neg = X[y > 0], X[y < 0]
     d = X.shape[1]
@@ -19,11 +19,17 @@ def pair_statistics(X, y, rounds):
     return mu, sigma
 
 
-def all_pairs(X, y):
-    """Return ``(mu, Sigma)`` by enumerating every positive-negative pair."""
+def all_pairs(X, y, sample_weight=None):
+    """Return ``(mu, Sigma)`` by enumerating every positive-negative pair, each counted with
+    the product of its sample weights."""
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     diffs = (X[y > 0][:, None, :] - X[y < 0][None, :, :]).reshape(-1, X.shape[1])
-    return diffs.mean(0), diffs.T @ diffs / len(diffs)
+    if sample_weight is None:
+        return diffs.mean(0), diffs.T @ diffs / len(diffs)
+    v = np.asarray(sample_weight, float)
+    pair_weights = np.outer(v[y > 0], v[y < 0]).ravel()
+    pair_weights = pair_weights / pair_weights.sum()
+    return pair_weights @ diffs, diffs.T @ (diffs * pair_weights[:, None])
 
 
 def objective(sigma, mu, w, lam1, lam2):

@@ -5,6 +5,10 @@ Written from the paper's equations (Gao et al. 2013, Section 3), independently o
 class statistics are
 recomputed from the samples seen (numpy mean / cov with 1/T normalisation) and
 the sketched covariance is formed as a d x d matrix. Dense only.
+
+With ``sample_weight`` (notes.md#sample-weights) the class statistics are the weighted
+mean and covariance of the rows seen (``numpy.cov`` with ``aweights``), a sketch row is
+``sqrt(v) a`` and the step on a row of weight ``v`` is ``v`` times the unweighted one.
 """
 
 import numpy as np
@@ -25,18 +29,25 @@ def objective(X, y, w, lam):
     return 0.5 * lam * w @ w + 0.5 * np.mean((1.0 - diff) ** 2)
 
 
-def _stats(X, idx):
-    rows = X[np.asarray(idx, dtype=int)]
-    return rows.mean(0), np.atleast_2d(np.cov(rows.T, bias=True))
+def _stats(X, idx, v):
+    idx = np.asarray(idx, dtype=int)
+    rows, weights = X[idx], v[idx]
+    cov = np.cov(rows.T, aweights=weights, bias=True)
+    return np.average(rows, axis=0, weights=weights), np.atleast_2d(cov)
+
+
+def _weights(y, sample_weight):
+    return np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
 
 
 def _eta(eta, sq_seen):
     return 0.1 / max(sq_seen) if eta == "auto" else eta
 
 
-def opauc(X, y, orders, *, eta, lam, w0=None):
+def opauc(X, y, orders, *, eta, lam, w0=None, sample_weight=None):
     """Run OPAUC over the passes ``orders`` (the first sees new data); return ``(w, t)``."""
     X = np.asarray(X, dtype=float)
+    v = _weights(y, sample_weight)
     w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
     seen = {1: [], -1: []}
     sq = []
@@ -49,17 +60,18 @@ def opauc(X, y, orders, *, eta, lam, w0=None):
                 sq.append(X[i] @ X[i])
             if not seen[-yi]:
                 continue
-            c, S = _stats(X, seen[-yi])
+            c, S = _stats(X, seen[-yi], v)
             delta = X[i] - c
             g = lam * w - yi * delta + delta * (delta @ w) + S @ w
-            w = w - _eta(eta, sq) * g
+            w = w - _eta(eta, sq) * v[i] * g
             t += 1
     return w, t
 
 
-def opauc_r(X, y, orders, sketch, *, eta, lam, centering="unbiased"):
+def opauc_r(X, y, orders, sketch, *, eta, lam, centering="unbiased", sample_weight=None):
     """Run OPAUCr; ``sketch[k]`` is ``a_t`` of the k-th sample of the first pass."""
     X = np.asarray(X, dtype=float)
+    v = _weights(y, sample_weight)
     d, rank = X.shape[1], sketch.shape[1]
     w = np.zeros(d)
     T = {1: 0, -1: 0}
@@ -72,10 +84,10 @@ def opauc_r(X, y, orders, sketch, *, eta, lam, centering="unbiased"):
         for k, i in enumerate(order):
             yi = 1 if y[i] > 0 else -1
             if epoch == 0:
-                a = sketch[k]
+                a = np.sqrt(v[i]) * sketch[k]
                 sq.append(X[i] @ X[i])
-                T[yi] += 1
-                c[yi] = c[yi] + (X[i] - c[yi]) / T[yi]
+                T[yi] += v[i]
+                c[yi] = c[yi] + v[i] * (X[i] - c[yi]) / T[yi]
                 Z[yi] = Z[yi] + np.outer(X[i], a)
                 s[yi] = s[yi] + a
             o = -yi
@@ -89,6 +101,6 @@ def opauc_r(X, y, orders, sketch, *, eta, lam, centering="unbiased"):
                 S_hat = Z[o] @ Z[o].T / T[o] - c_hat @ c_hat.T
             delta = X[i] - c[o]
             g = lam * w - yi * delta + delta * (delta @ w) + S_hat @ w
-            w = w - _eta(eta, sq) * g
+            w = w - _eta(eta, sq) * v[i] * g
             t += 1
     return w, t
