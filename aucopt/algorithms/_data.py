@@ -11,8 +11,8 @@ from .._kernels.spam import lazy_iterates
 from ._fast import select
 from ._spec import RowData
 
-__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "class_mean_scores",
-           "scaled_iterates", "drop_lazy_form", "split_packed"]
+__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "counts_as_weights",
+           "class_mean_scores", "scaled_iterates", "drop_lazy_form", "split_packed"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
@@ -102,15 +102,18 @@ def new_data_stats(n_features: int) -> dict[str, np.ndarray]:
     }
 
 
-def upgrade_data_stats(state: dict) -> None:
-    """Convert, in place, the row counts of a file saved before sample weights to weights.
+def counts_as_weights(state: dict, *keys: str) -> None:
+    """Convert, in place, class counts saved as int64 rows into float64 sample weights.
 
-    ``data_count`` was int64 (rows per class); it is now the total sample weight per
-    class, float64, which is the same number for an unweighted fit.
+    Files saved before sample weights (notes.md#sample-weights) hold the rows per class
+    in these entries (the estimator's ``data_count``, a family's own counts); the weights
+    of an unweighted fit are the same numbers. Used by :func:`aucopt.io.load` and the
+    specs' ``upgrade_state``.
     """
-    count = state.get("data_count")
-    if isinstance(count, np.ndarray) and count.dtype == np.int64:
-        state["data_count"] = count.astype(np.float64)
+    for key in keys:
+        count = state.get(key)
+        if isinstance(count, np.ndarray) and count.dtype == np.int64:
+            state[key] = count.astype(np.float64)
 
 
 def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:

@@ -12,6 +12,7 @@ import numpy as np
 from .._kernels._state import view, zeros
 from .._kernels.aogd import GLOBAL, PER_CLASS, AOGDState, aogd_epoch, rff_scores
 from ..utils._param_validation import Interval, Options
+from ._data import counts_as_weights
 from ._fast import select
 from ._memory import check_memory
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, codes, common
@@ -224,9 +225,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
 def upgrade_state(state: dict) -> None:
     """Convert the int64 ``phi_count`` of files saved before sample weights to float64
     (the total weight averaged, the same number for an unweighted fit)."""
-    count = state.get("phi_count")
-    if isinstance(count, np.ndarray) and count.dtype == np.int64:
-        state["phi_count"] = count.astype(np.float64)
+    counts_as_weights(state, "phi_count")
 
 
 def mean_scores(state, params):

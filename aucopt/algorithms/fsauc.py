@@ -21,13 +21,13 @@ from .._kernels.fsauc import (
 )
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
-from ._data import split_packed
+from ._data import counts_as_weights, split_packed
 from ._fast import specialised
 from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
-from .solam import KAPPA, RADII, ZETAS, R, kappa_of, weights_of_counts
+from .solam import KAPPA, RADII, ZETAS, R, kappa_of
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
 
@@ -192,7 +192,7 @@ def upgrade_state(state: dict) -> None:
     counts saved as rows become weights."""
     split_packed(state, "sched", ("radius", "dual_radius", "beta", "eta", "kappa"))
     split_packed(state, "counters", ("n0", "stage", "stage_steps", "root_steps"))
-    weights_of_counts(state, "run_count")
+    counts_as_weights(state, "run_count")
 
 
 def check_state(state: dict, params: dict, n_features: int) -> None:

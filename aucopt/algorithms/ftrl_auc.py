@@ -7,10 +7,10 @@ import numpy as np
 from .._kernels._state import zeros
 from .._kernels.ftrl_auc import SUM_NEG, FtrlAucState, W, ftrl_auc_epoch
 from ._calibrate import StepCalibration, regularised
+from ._data import counts_as_weights
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .solam import weights_of_counts
 
 __all__ = ["AUTO_ALPHA", "PARAMS", "FtrlAucHyper", "FTRL_AUC", "ALPHAS", "LAM1S", "hyper"]
 
@@ -110,7 +110,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense
 
 def upgrade_state(state: dict) -> None:
     """Class counts of files saved before sample weights (int64 rows) become weights."""
-    weights_of_counts(state, "run_count")
+    counts_as_weights(state, "run_count")
 
 
 def warm_values(state: dict) -> dict:

@@ -25,6 +25,7 @@ from .._kernels.opauc import (
 )
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
+from ._data import counts_as_weights
 from ._fast import select
 from ._memory import check_memory
 from ._params import POSITIVE, KernelScalars, Param, auto_step, codes, common
@@ -193,9 +194,7 @@ def upgrade_state(state: dict) -> None:
     ``count`` is now the total sample weight per class (notes.md#sample-weights), the
     same number for an unweighted fit.
     """
-    count = state.get("count")
-    if isinstance(count, np.ndarray) and count.dtype == np.int64:
-        state["count"] = count.astype(np.float64)
+    counts_as_weights(state, "count")
 
 
 # ----------------------------------------------------------------- opauc (full)

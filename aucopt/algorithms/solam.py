@@ -21,7 +21,7 @@ from .._kernels.solam import (
     solam_lazy_iterates,
 )
 from ._calibrate import StepCalibration, regularised
-from ._data import drop_lazy_form, split_packed
+from ._data import counts_as_weights, drop_lazy_form, split_packed
 from ._fast import specialised
 from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
@@ -29,7 +29,7 @@ from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 
 __all__ = ["PARAMS", "L1_PARAMS", "REG_PARAMS", "R", "ETA0", "KAPPA", "SolamHyper", "AUTO_ETA0",
-           "kappa_of", "iterates", "hyper", "weights_of_counts", "SOLAM", "SOLAM_L1",
+           "kappa_of", "iterates", "hyper", "SOLAM", "SOLAM_L1",
            "REG_SOLAM"]
 
 PAPER_SOLAM = (
@@ -128,22 +128,11 @@ def _to_lazy(state: dict) -> None:
                  s_sum=np.zeros(1), vsq=np.array([w @ w]))
 
 
-def weights_of_counts(state: dict, key: str) -> None:
-    """Convert, in place, class counts saved as int64 rows to float64 sample weights.
-
-    Files saved before sample weights (notes.md#sample-weights) hold the rows per
-    class, which are the weights of an unweighted fit.
-    """
-    count = state.get(key)
-    if isinstance(count, np.ndarray) and count.dtype == np.int64:
-        state[key] = count.astype(np.float64)
-
-
 def upgrade_state(state: dict) -> None:
     """Unpack the ``lazy`` array of lazy-form files saved before it was split; class counts
     saved as rows become weights."""
     split_packed(state, "lazy", ("sigma", "s_sum", "vsq"))
-    weights_of_counts(state, "seen")
+    counts_as_weights(state, "seen")
 
 
 def _fresh_lazy(state: dict, params: dict) -> None:
@@ -278,7 +267,7 @@ SOLAM_L1 = register(
         "active",
         run=_runner(BALL_L1, regularised=False),
         params=L1_PARAMS,
-        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
+        calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0, share=0.5),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], zeta in 2^[-10:1:10]; SOLAM with the l2 "

@@ -16,10 +16,10 @@ from .._kernels.univariate import (
 )
 from ..utils._param_validation import Options
 from ._calibrate import StepCalibration, regularised
+from ._data import counts_as_weights
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .solam import weights_of_counts
 
 __all__ = ["PARAMS", "UnivariateHyper", "AUTO_ETA", "LOSSES", "UNI_EXP", "UNI_SQU", "hyper"]
 
@@ -114,7 +114,7 @@ def coef(state, params) -> np.ndarray:
 
 def upgrade_state(state: dict) -> None:
     """Running class counts of files saved before sample weights (int64 rows) become weights."""
-    weights_of_counts(state, "run_count")
+    counts_as_weights(state, "run_count")
 
 
 def warm_values(state: dict) -> dict:

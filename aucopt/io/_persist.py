@@ -23,7 +23,7 @@ import numpy as np
 from .._api import make
 from .._version import __version__
 from ..algorithms import get_algorithm
-from ..algorithms._data import upgrade_data_stats
+from ..algorithms._data import counts_as_weights
 from ..exceptions import ModelFileError
 from ..utils._random import generator_state, restore_generator
 from ._validate import LARGEST_COEF, check_attributes, check_state, read_arrays, read_meta
@@ -159,7 +159,7 @@ def load(path):
         raise ModelFileError(f"{json_path}: {exc}") from None
     arrays = read_arrays(npz_path)
     state = {k[len(_STATE):]: v for k, v in arrays.items() if k.startswith(_STATE)}
-    upgrade_data_stats(state)
+    counts_as_weights(state, "data_count")
     if spec.upgrade_state is not None:
         spec.upgrade_state(state)  # entries renamed since an earlier version; checked below
     attrs = {k[len(_ATTR):]: v for k, v in arrays.items() if k.startswith(_ATTR)}

@@ -230,7 +230,7 @@ def test_lazy_sparse_kernel_equals_dense_kernel(case, german):
 
 
 # the class counts of the saddle-function family and the univariate methods, int64 rows in files
-# saved before sample weights (the upgrade is shared: aucopt.algorithms.solam.weights_of_counts)
+# saved before sample weights (the upgrade is shared: aucopt.algorithms._data.counts_as_weights)
 OLD_COUNTS = {"solam": ("seen", {}), "fsauc": ("run_count", {}), "ftrl-auc": ("run_count", {}),
               "uni-squ": ("run_count", {"weights": "online"})}
 
