@@ -33,14 +33,8 @@ _ONE_STEP = ("a stochastic method scales a row's step by its weight (and draws r
 
 
 def _expected_failed_checks(algorithm_id: str) -> dict[str, str]:
-    weights = get_algorithm(algorithm_id).weights
-    if weights == "steps":
+    if get_algorithm(algorithm_id).weights == "steps":
         return dict.fromkeys(_WEIGHT_CHECKS, _ONE_STEP)
-    if weights is None:
-        return dict.fromkeys(_WEIGHT_CHECKS + ("check_sample_weights_list",
-                                               "check_sample_weights_not_overwritten",
-                                               "check_sample_weights_not_adjusted"),
-                             "sample weights other than 0 and 1 are not supported yet")
     return {}
 
 

@@ -146,8 +146,8 @@ class AlgorithmSpec:
         (notes.md#sample-weights): ``"statistics"``, the model depends on the data through
         weighted statistics only, so integer weights equal row duplication exactly;
         ``"steps"``, a stochastic step on a row is scaled by its weight (duplication holds
-        for the statistics, not step for step). None: the estimator refuses a
-        ``sample_weight`` other than zeros and ones.
+        for the statistics, not step for step, or a method draws rows). Every algorithm
+        declares one (``tests/test_sample_weight.py``).
     row_kernel : callable or None
         ``row_kernel(state, params) -> (kernel, fixed, held) | None``: a compiled update of
         one streaming row, ``kernel(*fixed, data, indices, indptr, y, t) -> (t, status)``,

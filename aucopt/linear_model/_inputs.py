@@ -152,12 +152,6 @@ class InputChecks:
             X, signed, weights = X[keep], signed[keep], weights[keep]
         if (weights == 1.0).all():
             return X, signed
-        spec = self._spec()
-        if spec.weights is None:
-            raise NotImplementedError(
-                f"{type(self).__name__} ({spec.id!r}) does not support sample weights other "
-                "than 0 and 1 yet; duplicate or drop rows instead."
-            )
         return X, signed * weights
 
     def _plain_rows(self, X, y):
