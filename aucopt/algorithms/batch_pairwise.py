@@ -107,23 +107,28 @@ def check_gram_memory(d: int, params: dict, n_matrices: int, name: str, alternat
 
 
 def class_statistics(X, y):
-    """Return ``(c+, c-, S+, S-)``: class means and 1/n_class covariances (d x d).
+    """Return ``(c+, c-, S+, S-)``: weighted class means and covariances (d x d).
 
-    Dense input is centred per class; CSR input uses ``X_c^T X_c / n_c - c c^T`` from
+    ``y`` holds the signed weights ``±w_i`` (notes.md#sample-weights): each class's
+    mean and covariance are weighted by ``w_i / sum_class w`` (1/n_class for unit
+    weights), so an integer weight ``k`` gives the statistics of ``k`` copies. Dense
+    input is centred per class; CSR input uses ``X_c^T W_c X_c / W - c c^T`` from
     sparse products, so X is never densified (only the d x d results are dense).
     """
     stats = []
     for mask in (y > 0, y < 0):
         Xc = X[mask]
-        n_c = Xc.shape[0]
+        v = np.abs(y[mask])
+        total = v.sum()
         if sp.issparse(Xc):
-            mean = np.asarray(Xc.mean(axis=0)).ravel()
-            gram = (Xc.T @ Xc).toarray() / n_c
+            weighted = sp.diags(v) @ Xc
+            mean = np.asarray(weighted.sum(axis=0)).ravel() / total
+            gram = (Xc.T @ weighted).toarray() / total
             cov = gram - np.outer(mean, mean)
         else:
-            mean = Xc.mean(axis=0)
+            mean = (Xc * v[:, None]).sum(axis=0) / total
             centred = Xc - mean
-            cov = centred.T @ centred / n_c
+            cov = (centred * v[:, None]).T @ centred / total
         stats.append((mean, cov))
     (c_pos, s_pos), (c_neg, s_neg) = stats
     return c_pos, c_neg, s_pos, s_neg
@@ -195,6 +200,7 @@ def run_svm_perf(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 _COMMON = dict(
     family="batch_pairwise",
+    weights="statistics",
     paper=PAPER_D0,
     coef=coef,
     state=(BatchPairwiseState,),

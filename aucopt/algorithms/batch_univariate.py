@@ -48,9 +48,14 @@ PAPER = (
 
 
 def class_weights(y: np.ndarray) -> np.ndarray:
-    """Return the balanced sample weights ``1/n+`` (positives) and ``1/n-`` (negatives)."""
+    """Return the balanced weights ``v_i / W+`` (positives) and ``v_i / W-`` (negatives).
+
+    ``y`` holds the signed sample weights ``±v_i`` (notes.md#sample-weights); ``W+-`` are
+    their class sums, so each class has total weight 1 (``1/n+-`` for unit weights).
+    """
     pos = y > 0
-    return np.where(pos, 1.0 / pos.sum(), 1.0 / (~pos).sum())
+    v = np.abs(y)
+    return np.where(pos, v / v[pos].sum(), v / v[~pos].sum())
 
 
 def balanced_logistic(wb, X, y, a, lam):
@@ -62,9 +67,9 @@ def balanced_logistic(wb, X, y, a, lam):
         ``w`` followed by the intercept ``b`` (not penalised).
     X : ndarray or CSR matrix of shape (n, d)
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed sample weights ``±v_i``; only the sign (the class) is read here.
     a : ndarray of shape (n,)
-        Sample weights (:func:`class_weights`).
+        Balanced weights (:func:`class_weights`).
     lam : float
         l2 weight.
 
@@ -74,9 +79,10 @@ def balanced_logistic(wb, X, y, a, lam):
     grad : ndarray of shape (d + 1,)
     """
     w, b = wb[:-1], wb[-1]
-    margins = y * (np.asarray(X @ w).ravel() + b)
+    sign = np.sign(y)
+    margins = sign * (np.asarray(X @ w).ravel() + b)
     value = a @ np.logaddexp(0.0, -margins) + 0.5 * lam * (w @ w)
-    coeff = -a * y * expit(-margins)
+    coeff = -a * sign * expit(-margins)
     grad = np.empty_like(wb)
     grad[:-1] = np.asarray(X.T @ coeff).ravel() + lam * w
     grad[-1] = coeff.sum()
@@ -111,7 +117,7 @@ def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
     """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
     a = class_weights(y)
     centre = np.asarray(X.T @ (0.5 * a)).ravel()       # (c+ + c-)/2
-    rhs = 2.0 * np.asarray(X.T @ (a * y)).ravel()       # 2 mu (sum_i a_i y_i = 0)
+    rhs = 2.0 * np.asarray(X.T @ (a * np.sign(y))).ravel()  # 2 mu (sum_i a_i sign_i = 0)
 
     def matvec(v):
         u = a * (np.asarray(X @ v).ravel() - centre @ v)
@@ -224,6 +230,7 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 _COMMON = dict(
     family="batch_univariate",
+    weights="statistics",
     paper=PAPER,
     source="Kotlowski et al., ICML 2011 (batch baseline of Gao et al., ICML 2013)",
     streaming=False,

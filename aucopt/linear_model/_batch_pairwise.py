@@ -49,7 +49,10 @@ class LSSVMClassifier(BaseAUCClassifier):
     8,000 random examples (``max_train`` in
     :func:`aucopt.model_selection.evaluate_fold`). Dense input is centred per
     class; for CSR the covariance is :math:`X_c^\top X_c/n_c - c c^\top`, which
-    loses digits when the means are large compared with the spread.
+    loses digits when the means are large compared with the spread. With
+    ``sample_weight`` the class means and covariances are weighted (each pair
+    counts :math:`v_iv_j` times, notes.md#sample-weights), so integer weights
+    equal duplicated rows exactly.
 
     References
     ----------
@@ -121,7 +124,10 @@ class SVMORClassifier(BaseAUCClassifier):
     most ``max_iter`` cuts (worst case :math:`O(1/(\lambda\,\mathrm{tol}))`;
     measured on german.numer: 30 cuts at :math:`\lambda = 2^{-4}`, 330 at
     :math:`2^{-10}` for ``tol=1e-4``). If ``max_iter`` stops the solve, the
-    gap reached is kept in the state (``_state["gap"]``). Paper grid
+    gap reached is kept in the state (``_state["gap"]``). With ``sample_weight``
+    each pair counts :math:`v_iv_j` times in the loss and in every cut (per-pair
+    costs, notes.md#sample-weights): integer weights equal duplicated rows up
+    to the solver's tolerance. Paper grid
     (Gao et al. 2013, Section 6.1): :math:`\lambda \in 2^{[-10:10]}`, 5-fold CV, at most 8,000
     training examples.
 

@@ -53,7 +53,10 @@ class UniLogBatchClassifier(BaseAUCClassifier):
     weight 1; a common factor only
     rescales :math:`\lambda`). The intercept is unpenalised, as in standard
     logistic regression: without it the ranking would depend on where the
-    origin of the features is. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
+    origin of the features is. With ``sample_weight`` a row's term is weighted
+    by :math:`v_i` over its class's weight sum (each class still has total
+    weight 1; notes.md#sample-weights), so integer weights equal duplicated
+    rows. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
     2^{[-10:10]}` by 5-fold CV, at most 8,000 training examples. Cost
     :math:`O(\mathrm{nnz})` per iteration, memory :math:`O(d)` plus the data.
 
