@@ -40,7 +40,8 @@ import scipy.sparse as sp
 
 from ._spec import RowData
 
-__all__ = ["as_matrix", "most_violated_roc", "pairwise_hinge", "simplex_qp", "cutting_plane"]
+__all__ = ["as_matrix", "class_totals", "most_violated_roc", "pairwise_hinge", "simplex_qp",
+           "cutting_plane"]
 
 
 def as_matrix(rows: RowData):
@@ -85,7 +86,7 @@ def most_violated_roc(scores: np.ndarray, y: np.ndarray, kappa: float = 2.0):
     """
     pos = y > 0
     v = np.abs(y)
-    w_pos, w_neg = _class_totals(y)
+    w_pos, w_neg = class_totals(y)
     adjusted = kappa * scores + np.where(pos, -0.5, 0.5)
     order = np.argsort(-adjusted, kind="stable")
     pos_sorted = pos[order]
@@ -102,7 +103,7 @@ def most_violated_roc(scores: np.ndarray, y: np.ndarray, kappa: float = 2.0):
     return swapped, c
 
 
-def _class_totals(y: np.ndarray) -> tuple[float, float]:
+def class_totals(y: np.ndarray) -> tuple[float, float]:
     """Return the class weight sums ``(W+, W-)`` of the signed weights ``y``."""
     pos = y > 0
     return float(y[pos].sum()), float(-y[~pos].sum())
@@ -110,7 +111,7 @@ def _class_totals(y: np.ndarray) -> tuple[float, float]:
 
 def _cut(X, y, w, kappa):
     """Return ``(delta, g, risk)``: the most violated cut at w and the exact R(w)."""
-    w_pos, w_neg = _class_totals(y)
+    w_pos, w_neg = class_totals(y)
     pairs = w_pos * w_neg
     swapped, c = most_violated_roc(np.asarray(X @ w).ravel(), y, kappa)
     c_true = y * np.where(y > 0, w_neg, w_pos)             # Psi(x, y) of the true ranking

@@ -15,8 +15,8 @@ import scipy.sparse as sp
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._batch import BATCH, batch_common, max_memory_gb
-from ._cutting_plane import as_matrix, cutting_plane
+from ._batch import BATCH, batch_common, best_lam, effective_size, gcv_lam, gcv_path, max_memory_gb
+from ._cutting_plane import as_matrix, class_totals, cutting_plane
 from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -33,6 +33,9 @@ __all__ = [
     "class_statistics",
     "ls_svm_solution",
     "ls_svm_from_statistics",
+    "ls_svm_gcv",
+    "resolve_lam",
+    "upgrade_state",
     "B_LS_SVM",
     "B_SVM_OR",
     "SVM_PERF",
@@ -46,12 +49,13 @@ PAPER_D0 = (
 # Gao et al. 2013, Section 6.1 / Gao et al. 2013, Section 6.1: batch lam in 2^[-10:10]
 LAMS = tuple(2.0**k for k in range(-10, 11))
 
-LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.")
 _IGNORED = dict(shuffle="Ignored (the solution does not depend on the sample order).",
                 random_state="Unused (deterministic); kept for the common estimator API.",
                 verbose="Log one line when the solve is done.")
 LS_SVM_PARAMS = (
-    LAM,
+    gcv_lam("the pairwise least-squares problem (one observation per pair, sample size "
+            "4 n+ n- / n)"),
     max_memory_gb("""
         Limit on the dense d x d matrices (three are formed); above it ``fit``
         raises before allocating. CSR input is never densified (only the
@@ -81,7 +85,8 @@ SVM_PERF_PARAMS = (
     *_CUTS,
 )
 
-# The kernel scalars of the three solvers (B-LS-SVM has no tol).
+# The solvers' scalars (no kernel: NumPy/SciPy run the solves; lam is read by the specs,
+# B-LS-SVM has no tol).
 hyper = KernelScalars("BatchPairwiseHyper", __name__, SVM_OR_PARAMS)
 BatchPairwiseHyper = hyper.type
 
@@ -92,6 +97,7 @@ class BatchPairwiseState(NamedTuple):
     w: F64[D]  # scoring vector
     n_iter: I64[1]  # solves (1) or cutting planes of the last fit
     gap: F64[1]  # certified duality gap reached by the cutting-plane method (0 for B-LS-SVM)
+    lam: F64[1]  # l2 weight of the last solve (lam, or the value "auto" chose)
 
 
 def check_gram_memory(d: int, params: dict, n_matrices: int, name: str, alternative: str):
@@ -155,6 +161,30 @@ def ls_svm_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
     return scipy.linalg.solve(system, mu, assume_a="pos", overwrite_a=True)
 
 
+def ls_svm_gcv(c_pos, c_neg, s_pos, s_neg, w_pos, w_neg):
+    """Return ``(lams, values)``: GCV of B-LS-SVM's pairwise least-squares problem.
+
+    The objective is ``(1/2) [E_pairs (1 - w.(x_i - x_j))^2 + lam ||w||^2]`` (pairs
+    weighted by ``v_i v_j``), a ridge problem with ``G = S+ + S- + mu mu^T``,
+    ``h = mu`` and ``t = lam`` (:func:`~aucopt.algorithms._batch.gcv_path`), no
+    intercept; the sample size is :func:`~aucopt.algorithms._batch.effective_size`
+    of the class weight sums ``w_pos, w_neg`` (the pairs are not independent).
+    """
+    mu = c_pos - c_neg
+    return gcv_path(s_pos + s_neg + np.outer(mu, mu), mu, 0.0, effective_size(w_pos, w_neg))
+
+
+def resolve_lam(lam, gcv, stats, totals) -> float:
+    """Return ``lam`` as a number: for ``"auto"``, the GCV choice of ``gcv(*stats, *totals)``.
+
+    ``stats`` are the class statistics ``(c+, c-, S+, S-)`` (not modified), ``totals``
+    the class weight sums ``(W+, W-)``.
+    """
+    if isinstance(lam, str) and lam == "auto":
+        return best_lam(*gcv(*stats, *totals))
+    return float(lam)
+
+
 # ------------------------------------------------------------------------ states
 def _init_state(n_features, n_samples, params, rng=None):
     return zeros(BatchPairwiseState, n_features)
@@ -171,20 +201,30 @@ def coef(state, params) -> np.ndarray:
     return state["w"]
 
 
+def upgrade_state(state: dict) -> None:
+    """Give files saved before ``lam_`` existed a ``lam`` entry of 0 (``lam_`` then reads
+    the parameter, a number in those versions)."""
+    state.setdefault("lam", np.zeros(1))
+
+
 def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-LS-SVM: the closed form on the data given (``order`` and ``max_iter`` unused)."""
-    state["w"][:] = ls_svm_solution(as_matrix(rows), y, hyper(params).lam)
+    stats = class_statistics(as_matrix(rows), y)
+    lam = resolve_lam(params["lam"], ls_svm_gcv, stats, class_totals(y))
+    state["w"][:] = ls_svm_from_statistics(*stats, lam)
+    state["lam"][0] = lam
     state["n_iter"][0] = 1
     return t + 1, OK
 
 
 def _run_cutting_plane(state, rows, params, y, t, kappa):
-    hp = hyper(params)
-    w, n_iter, gap = cutting_plane(as_matrix(rows), y, hp.lam, kappa=kappa, tol=hp.tol,
+    lam = float(params["lam"])
+    w, n_iter, gap = cutting_plane(as_matrix(rows), y, lam, kappa=kappa, tol=hyper(params).tol,
                                    max_iter=int(params["max_iter"]), w0=state["w"])
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap
+    state["lam"][0] = lam
     return t + n_iter, OK
 
 
@@ -204,6 +244,7 @@ _COMMON = dict(
     paper=PAPER_D0,
     coef=coef,
     state=(BatchPairwiseState,),
+    upgrade_state=upgrade_state,
     step_param=None,
     equivalence_params={},
     grid={"lam": LAMS},

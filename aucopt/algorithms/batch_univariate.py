@@ -21,11 +21,12 @@ from scipy.special import expit
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._cutting_plane import as_matrix
+from ._batch import effective_size, gcv_lam, gcv_path
+from ._cutting_plane import as_matrix, class_totals
 from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .batch_pairwise import LAMS, check_gram_memory, class_statistics
+from .batch_pairwise import LAMS, check_gram_memory, class_statistics, resolve_lam, upgrade_state
 
 __all__ = [
     "LOG_PARAMS",
@@ -36,6 +37,7 @@ __all__ = [
     "balanced_logistic",
     "uni_squ_solution",
     "uni_squ_from_statistics",
+    "uni_squ_gcv",
     "UNI_LOG_BATCH",
     "UNI_SQU_BATCH",
 ]
@@ -113,6 +115,22 @@ def uni_squ_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
     return w, -0.5 * w @ (c_pos + c_neg)
 
 
+def uni_squ_gcv(c_pos, c_neg, s_pos, s_neg, w_pos, w_neg):
+    """Return ``(lams, values)``: GCV of the balanced square loss over the rows.
+
+    With the balanced weights halved (``a_i / 2``, summing to 1) the objective is
+    ``2 [E_a (y_i - w.x_i - b)^2 + (lam/4) ||w||^2]``; eliminating ``b`` centres the
+    rows at ``(c+ + c-)/2``, which gives the ridge problem of
+    :func:`~aucopt.algorithms._batch.gcv_path` with ``G = (S+ + S- + mu mu^T/2)/2``,
+    ``h = mu/2``, ``t = lam/4`` and one degree of freedom for ``b``; the sample size
+    is :func:`~aucopt.algorithms._batch.effective_size` of the class weight sums.
+    """
+    mu = c_pos - c_neg
+    G = 0.5 * (s_pos + s_neg + 0.5 * np.outer(mu, mu))
+    t, values = gcv_path(G, 0.5 * mu, 1.0, effective_size(w_pos, w_neg))
+    return 4.0 * t, values
+
+
 def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
     """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
     a = class_weights(y)
@@ -150,7 +168,9 @@ def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
     )
 
 
-LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.")
+# lam of the conjugate-gradient path of uni-squ-batch for "auto" (no d x d matrix to decompose)
+CG_LAM = 1e-4
 LOG_PARAMS = (
     LAM,
     Param("tol", 1e-6, (POSITIVE,), "float", r"""
@@ -161,7 +181,9 @@ LOG_PARAMS = (
                     r"Start from the previous :math:`(w, b)`."),
 )
 SQU_PARAMS = (
-    LAM,
+    gcv_lam(f"""the balanced least-squares problem over the rows (sample size
+        4 n+ n- / n). With the conjugate-gradient solver (above ``max_memory_gb``)
+        ``"auto"`` is {CG_LAM:g}"""),
     LOG_PARAMS[1].replace(default=1e-8, doc="""
         Relative residual of the conjugate-gradient solver, used only when the
         d x d normal equations exceed ``max_memory_gb``."""),
@@ -173,7 +195,7 @@ SQU_PARAMS = (
                     r"Start conjugate gradients from the previous :math:`w`."),
 )
 
-# The solvers' scalars (no kernel: scipy runs the solve)
+# The solvers' scalars (no kernel: scipy runs the solve; lam is read by the specs)
 hyper = KernelScalars("UniBatchHyper", __name__, SQU_PARAMS)
 UniBatchHyper = hyper.type
 
@@ -184,6 +206,7 @@ class UniBatchState(NamedTuple):
     w: F64[D]  # scoring vector
     bias: F64[1]  # the unpenalised intercept b
     n_iter: I64[1]  # iterations of the last solve (1 for the Cholesky solve)
+    lam: F64[1]  # l2 weight of the last solve (lam, or the value "auto" chose)
 
 
 def _init_state(n_features, n_samples, params, rng=None):
@@ -200,8 +223,9 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     X = as_matrix(rows)
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
+    lam = float(params["lam"])
     result = scipy.optimize.minimize(
-        balanced_logistic, x0, args=(X, y, class_weights(y), hp.lam),
+        balanced_logistic, x0, args=(X, y, class_weights(y), lam),
         jac=True, method="L-BFGS-B",
         options={"maxiter": int(params["max_iter"]), "gtol": hp.tol,
                  "ftol": 0.0, "maxcor": 20},
@@ -209,6 +233,7 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     state["w"][:] = result.x[:-1]
     state["bias"][0] = result.x[-1]
     state["n_iter"][0] = result.nit
+    state["lam"][0] = lam
     return t + int(result.nit), OK
 
 
@@ -219,12 +244,16 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     try:
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
-        w, b, n_iter = _uni_squ_cg(X, y, hp.lam, hp.tol, int(params["max_iter"]), state["w"])
+        lam = CG_LAM if params["lam"] == "auto" else float(params["lam"])
+        w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"])
     else:
-        (w, b), n_iter = uni_squ_solution(X, y, hp.lam), 1
+        stats = class_statistics(X, y)
+        lam = resolve_lam(params["lam"], uni_squ_gcv, stats, class_totals(y))
+        (w, b), n_iter = uni_squ_from_statistics(*stats, lam), 1
     state["w"][:] = w
     state["bias"][0] = b
     state["n_iter"][0] = n_iter
+    state["lam"][0] = lam
     return t + n_iter, OK
 
 
@@ -237,6 +266,7 @@ _COMMON = dict(
     sparse=True,
     coef=coef,
     state=(UniBatchState,),
+    upgrade_state=upgrade_state,
     step_param=None,
     warm_keys=("w", "bias"),
     equivalence_params={},

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from sklearn.utils.validation import check_is_fitted
+
 from ._base import BaseAUCClassifier
 
 __all__ = ["LSSVMClassifier", "SVMORClassifier", "SVMPerfClassifier"]
 
 
-class LSSVMClassifier(BaseAUCClassifier):
+class FittedLam:
+    """The ``lam_`` attribute of the batch solvers: the l2 weight of the last ``fit``."""
+
+    @property
+    def lam_(self) -> float:
+        """The l2 weight the last ``fit`` used: ``lam``, or the value ``"auto"`` chose."""
+        check_is_fitted(self)
+        lam = float(self._state["lam"][0])
+        return lam if lam > 0 else float(self.lam)  # files saved before lam_: lam was a number
+
+
+class LSSVMClassifier(FittedLam, BaseAUCClassifier):
     r"""Batch LS-SVM: the exact minimiser of the pairwise square loss (B-LS-SVM).
 
     .. math::
@@ -32,6 +45,8 @@ class LSSVMClassifier(BaseAUCClassifier):
         Always 1.
     t_ : int
         Number of solves (1).
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     See Also
@@ -70,7 +85,7 @@ class LSSVMClassifier(BaseAUCClassifier):
     def __init__(
         self,
         *,
-        lam=1e-4,
+        lam="auto",
         max_memory_gb=2.0,
         max_iter=1,
         shuffle=False,
@@ -81,7 +96,7 @@ class LSSVMClassifier(BaseAUCClassifier):
         self._store(locals())
 
 
-class SVMORClassifier(BaseAUCClassifier):
+class SVMORClassifier(FittedLam, BaseAUCClassifier):
     r"""Batch SVM-OR (RankSVM): l2-regularised pairwise hinge loss, by cutting planes.
 
     .. math::
@@ -106,6 +121,8 @@ class SVMORClassifier(BaseAUCClassifier):
         Cutting planes added by the last ``fit``.
     t_ : int
         Cutting planes added so far.
+    lam_ : float
+        The l2 weight used (``lam``).
     {attributes}
 
     See Also

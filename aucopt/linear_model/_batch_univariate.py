@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ._base import BaseAUCClassifier
+from ._batch_pairwise import FittedLam
 
 __all__ = ["UniLogBatchClassifier", "UniSquBatchClassifier"]
 
 
-class UniLogBatchClassifier(BaseAUCClassifier):
+class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
     r"""Batch Uni-Log: class-balanced l2 logistic regression as a bipartite ranker.
 
     .. math::
@@ -34,6 +35,8 @@ class UniLogBatchClassifier(BaseAUCClassifier):
         L-BFGS iterations of the last ``fit``.
     t_ : int
         L-BFGS iterations so far.
+    lam_ : float
+        The l2 weight used (``lam``).
     {attributes}
 
     See Also
@@ -109,6 +112,8 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
 
     Attributes
     ----------
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     Notes
@@ -138,7 +143,7 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
     def __init__(
         self,
         *,
-        lam=1e-4,
+        lam="auto",
         tol=1e-8,
         max_memory_gb=2.0,
         max_iter=1000,

@@ -7,7 +7,9 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 import aucopt
+from aucopt.algorithms import get_algorithm
 from aucopt.algorithms._cutting_plane import most_violated_roc, pairwise_hinge, simplex_qp
+from aucopt.algorithms.batch_pairwise import class_statistics, ls_svm_gcv
 from aucopt.datasets import make_auc_problem
 
 
@@ -270,3 +272,43 @@ def test_warm_start_from_the_solution_stops_at_once(german):
     est.set_params(tol=1.0).fit(X, y)  # P(w) - D(alpha=e_0) = P(w) <= 1: no cut needed
     assert est.n_iter_ == 0
     assert_allclose(est.coef_, first, rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------- lam="auto" (GCV)
+def test_ls_svm_auto_lam_minimises_gcv_computed_by_brute_force(small):
+    """Refit at every candidate and compute GCV (gamma 1.4) from the explicit weighted pairs."""
+    X, y = small
+    v = _weights(len(y))
+    est = aucopt.make("b-ls-svm").fit(X, y, sample_weight=v)
+    lams, values = ls_svm_gcv(*class_statistics(X, y * v), v[y > 0].sum(), v[y < 0].sum())
+    D, c = _pairs(X, y), _pair_weights(y, v)
+    w_pos, w_neg = v[y > 0].sum(), v[y < 0].sum()
+    n_eff = 4 * w_pos * w_neg / (w_pos + w_neg)
+    gram = D.T @ (c[:, None] * D)
+    brute = []
+    for lam in lams:
+        w = aucopt.make("b-ls-svm", lam=lam).fit(X, y, sample_weight=v).coef_[0]
+        trace = np.trace(np.linalg.solve(gram + lam * np.eye(X.shape[1]), gram))  # tr(hat)
+        brute.append(c @ (1.0 - D @ w) ** 2 / (1.0 - 1.4 * trace / n_eff) ** 2)
+    assert_allclose(values, brute, rtol=1e-8)
+    assert est.lam_ == lams[np.argmin(brute)]
+    assert est.get_params()["lam"] == "auto"
+    assert_allclose(est.coef_, aucopt.make("b-ls-svm", lam=est.lam_).fit(
+        X, y, sample_weight=v).coef_, rtol=1e-12)
+
+
+def test_auto_lam_follows_the_scale_of_the_data_and_a_number_is_kept(small):
+    X, y = small
+    est = aucopt.make("b-ls-svm").fit(X, y)
+    big = aucopt.make("b-ls-svm").fit(1e4 * X, y)
+    assert_allclose(big.lam_, 1e8 * est.lam_, rtol=1e-6)
+    assert_allclose(big.coef_, 1e-4 * est.coef_, rtol=1e-6)
+    assert aucopt.make("b-ls-svm", lam=0.3).fit(X, y).lam_ == 0.3
+
+
+def test_files_saved_before_lam_was_recorded_report_the_parameter(small):
+    X, y = small
+    est = aucopt.make("svm-perf", lam=0.25).fit(X, y)
+    del est._state["lam"]
+    get_algorithm("svm-perf").upgrade_state(est._state)
+    assert est.lam_ == 0.25

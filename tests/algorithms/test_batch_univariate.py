@@ -7,7 +7,8 @@ from numpy.testing import assert_allclose
 from sklearn.linear_model import LogisticRegression
 
 import aucopt
-from aucopt.algorithms.batch_univariate import balanced_logistic, class_weights
+from aucopt.algorithms.batch_pairwise import class_statistics
+from aucopt.algorithms.batch_univariate import balanced_logistic, class_weights, uni_squ_gcv
 
 
 def _objective_terms(X, y, v=None):
@@ -118,3 +119,27 @@ def test_integer_weights_equal_duplicated_rows(german, algorithm_id):
     repeated = aucopt.make(algorithm_id, lam=0.01).fit(X[rep], y[rep])
     assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=1e-8,
                     atol=1e-10)
+
+
+def test_uni_squ_auto_lam_minimises_gcv_computed_by_brute_force():
+    """Refit at every candidate; GCV (gamma 1.4) from the explicit rows, b unpenalised."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((70, 6)) @ rng.standard_normal((6, 6))
+    y = np.where(X[:, 0] + 2 * rng.standard_normal(70) > 0.8, 1, -1)
+    v = rng.uniform(0.2, 3.0, 70)
+    est = aucopt.make("uni-squ-batch").fit(X, y, sample_weight=v)
+    w_pos, w_neg = v[y > 0].sum(), v[y < 0].sum()
+    lams, values = uni_squ_gcv(*class_statistics(X, y * v), w_pos, w_neg)
+    Z, a = _objective_terms(X, y, v)
+    gram = Z.T @ (a[:, None] * Z)
+    n_eff = 4 * w_pos * w_neg / (w_pos + w_neg)
+    brute = []
+    for lam in lams:
+        fit = aucopt.make("uni-squ-batch", lam=lam).fit(X, y, sample_weight=v)
+        wb = np.append(fit.coef_[0], fit._state["bias"][0])
+        penalty = np.diag(np.append(np.full(X.shape[1], lam / 2), 0.0))
+        trace = np.trace(np.linalg.solve(gram + penalty, gram))  # tr(hat), with the intercept
+        brute.append((a / 2) @ (y - Z @ wb) ** 2 / (1.0 - 1.4 * trace / n_eff) ** 2)
+    assert_allclose(values, brute, rtol=1e-8)
+    assert est.lam_ == lams[np.argmin(brute)]
+    assert aucopt.make("uni-squ-batch", lam=0.3).fit(X, y).lam_ == 0.3
