@@ -12,13 +12,15 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse as sp
 
 from .._kernels._checks import OK
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, Param, common
 
 __all__ = ["BATCH", "AUTO_GRID", "batch_common", "max_memory_gb", "stage_tol",
-           "relative_change", "run_stages", "GCV_GAMMA", "gcv_lam", "effective_size",
-           "gcv_path", "best_lam"]
+           "relative_change", "run_stages", "GCV_GAMMA", "GCV_MAX_FEATURES", "gcv_lam",
+           "class_totals", "effective_size", "gcv_path", "best_lam", "spread_lam", "pair_spread",
+           "spread_rule", "lam_by_spread"]
 
 # AlgorithmSpec fields of every batch solver.
 BATCH = dict(streaming=False, sparse=True, epochs_by_base=False)
@@ -116,6 +118,9 @@ AUTO_GRID = 10.0 ** np.linspace(-6.0, 2.0, 65)
 # GCV's weight on the degrees of freedom (Kim and Gu, JRSS-B 2004; mgcv's gamma = 1.4):
 # plain GCV (1.0) tends to the interpolating fit when d approaches the number of rows
 GCV_GAMMA = 1.4
+# above this many features "auto" uses the data-size rule (lam_by_spread's) instead of GCV:
+# the eigendecomposition costs about ten Cholesky factorisations of the system
+GCV_MAX_FEATURES = 2000
 
 
 def gcv_lam(problem: str) -> Param:
@@ -124,8 +129,16 @@ def gcv_lam(problem: str) -> Param:
         l2 weight :math:`\\lambda`. ``"auto"`` (default) picks it by generalised
         cross-validation of {problem} (notes.md#gcv-lam): one eigendecomposition of
         the d x d system, then O(d) per candidate on a log grid from 1e-6 to 100
-        times the system's mean eigenvalue. The value used is ``lam_``; a number is
-        used as given.""")
+        times the system's mean eigenvalue; above {GCV_MAX_FEATURES} features, where the
+        eigendecomposition would cost about ten solves, a multiple of the positive-negative
+        pairs' mean squared distance over 4 n+ n- / n (notes.md#spread-lam). The value
+        used is ``lam_``; a number is used as given.""")
+
+
+def class_totals(y: np.ndarray) -> tuple[float, float]:
+    """Return the class weight sums ``(W+, W-)`` of the signed weights ``y = ±v``."""
+    pos = y > 0
+    return float(y[pos].sum()), float(-y[~pos].sum())
 
 
 def effective_size(w_pos: float, w_neg: float) -> float:
@@ -195,3 +208,41 @@ def best_lam(lams: np.ndarray, values: np.ndarray) -> float:
     if not np.isfinite(values).any():
         return float(lams[-1])
     return float(lams[int(np.argmin(values))])
+
+
+# ------------------------------------------------- lam="auto" (data-size rule)
+def spread_lam(factor: float, doc: str = r"l2 weight :math:`\lambda`.") -> Param:
+    """Declare ``lam``, ``"auto"`` by default: ``factor`` times :func:`pair_spread` / n_eff."""
+    return Param("lam", "auto", (POSITIVE, AUTO), 'float or "auto"', doc + f"""
+        ``"auto"`` (default): :math:`{factor:g}\\,E\\|x_i - x_j\\|^2 / n_{{eff}}`, the
+        mean squared distance of the positive-negative pairs over the sample size
+        :math:`n_{{eff}} = 4 n_+ n_- / n` (notes.md#spread-lam): strong for few rows
+        or few positives, weak for many, and in the units of the data. The value
+        used is ``lam_``; a number is used as given.""")
+
+
+def pair_spread(X, y) -> float:
+    """Return ``E ||x_i - x_j||^2`` over the (i+, j-) pairs weighted by ``v_i v_j``, in O(nnz).
+
+    It is ``E+ ||x||^2 + E- ||x||^2 - 2 c+.c-`` (class-weighted means, ``y = ±v``).
+    """
+    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
+    moments = []
+    for mask in (y > 0, y < 0):
+        v = np.abs(y[mask])
+        total = v.sum()
+        moments.append((np.asarray(X[mask].T @ v).ravel() / total, v @ sq[mask] / total))
+    (c_pos, q_pos), (c_neg, q_neg) = moments
+    return max(float(q_pos + q_neg - 2.0 * c_pos @ c_neg), 0.0)
+
+
+def spread_rule(spread: float, totals: tuple[float, float], factor: float) -> float:
+    """Return ``factor * spread / effective_size(*totals)`` (``spread`` 0 counts as 1)."""
+    return factor * (spread if spread > 0 else 1.0) / effective_size(*totals)
+
+
+def lam_by_spread(lam, X, y, factor: float) -> float:
+    """Return ``lam`` as a number: for ``"auto"``, ``factor`` * :func:`pair_spread` / n_eff."""
+    if not (isinstance(lam, str) and lam == "auto"):
+        return float(lam)
+    return spread_rule(pair_spread(X, y), class_totals(y), factor)

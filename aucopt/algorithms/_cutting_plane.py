@@ -38,10 +38,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._batch import class_totals
 from ._spec import RowData
 
-__all__ = ["as_matrix", "class_totals", "most_violated_roc", "pairwise_hinge", "simplex_qp",
-           "cutting_plane"]
+__all__ = ["as_matrix", "most_violated_roc", "pairwise_hinge", "simplex_qp", "cutting_plane"]
 
 
 def as_matrix(rows: RowData):
@@ -101,12 +101,6 @@ def most_violated_roc(scores: np.ndarray, y: np.ndarray, kappa: float = 2.0):
     c[order] = c_sorted
     swapped = float(v_pos @ neg_before)
     return swapped, c
-
-
-def class_totals(y: np.ndarray) -> tuple[float, float]:
-    """Return the class weight sums ``(W+, W-)`` of the signed weights ``y``."""
-    pos = y > 0
-    return float(y[pos].sum()), float(-y[~pos].sum())
 
 
 def _cut(X, y, w, kappa):

@@ -15,8 +15,21 @@ import scipy.sparse as sp
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._batch import BATCH, batch_common, best_lam, effective_size, gcv_lam, gcv_path, max_memory_gb
-from ._cutting_plane import as_matrix, class_totals, cutting_plane
+from ._batch import (
+    BATCH,
+    GCV_MAX_FEATURES,
+    batch_common,
+    best_lam,
+    class_totals,
+    effective_size,
+    gcv_lam,
+    gcv_path,
+    lam_by_spread,
+    max_memory_gb,
+    spread_lam,
+    spread_rule,
+)
+from ._cutting_plane import as_matrix, cutting_plane
 from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -35,6 +48,7 @@ __all__ = [
     "ls_svm_from_statistics",
     "ls_svm_gcv",
     "resolve_lam",
+    "ls_svm_lam",
     "upgrade_state",
     "B_LS_SVM",
     "B_SVM_OR",
@@ -49,7 +63,6 @@ PAPER_D0 = (
 # Gao et al. 2013, Section 6.1 / Gao et al. 2013, Section 6.1: batch lam in 2^[-10:10]
 LAMS = tuple(2.0**k for k in range(-10, 11))
 
-LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.")
 _IGNORED = dict(shuffle="Ignored (the solution does not depend on the sample order).",
                 random_state="Unused (deterministic); kept for the common estimator API.",
                 verbose="Log one line when the solve is done.")
@@ -67,8 +80,15 @@ LS_SVM_PARAMS = (
 _CUTS = batch_common(max_iter=1000, max_iter_doc="Maximum number of cutting planes (QP solves).",
                      shuffle_default=False, warm_start="Take the first cut at the previous "
                      "solution instead of at zero.", **_IGNORED)
+# lam="auto" = factor * E||x_i - x_j||^2 / n_eff (notes.md#spread-lam), the factor measured on
+# the robustness suite; SVM-perf's problem is SVM-OR's with lam/4, hence 4 times the factor.
+# B-LS-SVM uses it above GCV_MAX_FEATURES only (its GCV choices were 1.5 to 6.6 times the
+# spread over n_eff on the suite).
+LS_SPREAD = 2.0
+SVM_OR_SPREAD = 4.0
+SVM_PERF_SPREAD = 4.0 * SVM_OR_SPREAD
 SVM_OR_PARAMS = (
-    LAM.replace(default=2.0**-10),
+    spread_lam(SVM_OR_SPREAD),
     Param("tol", 1e-4, (POSITIVE,), "float", r"""
         Stop when the certified duality gap :math:`P(w) - D(\alpha)` is at most
         ``tol``; the returned :math:`w` is then within ``tol`` of the optimal
@@ -76,8 +96,7 @@ SVM_OR_PARAMS = (
     *_CUTS,
 )
 SVM_PERF_PARAMS = (
-    LAM.replace(default=2.0**-8, doc=r"""
-        Regularisation :math:`\lambda = 1/C` of the structural SVM."""),
+    spread_lam(SVM_PERF_SPREAD, r"Regularisation :math:`\lambda = 1/C` of the structural SVM."),
     SVM_OR_PARAMS[1].replace(default=1e-3, doc=r"""
         :math:`\varepsilon`: stop when the most violated constraint exceeds
         :math:`\xi` by at most ``tol``, i.e. when the certified duality gap is at
@@ -174,15 +193,27 @@ def ls_svm_gcv(c_pos, c_neg, s_pos, s_neg, w_pos, w_neg):
     return gcv_path(s_pos + s_neg + np.outer(mu, mu), mu, 0.0, effective_size(w_pos, w_neg))
 
 
-def resolve_lam(lam, gcv, stats, totals) -> float:
-    """Return ``lam`` as a number: for ``"auto"``, the GCV choice of ``gcv(*stats, *totals)``.
+def resolve_lam(lam, gcv, stats, totals, spread_factor: float) -> float:
+    """Return ``lam`` as a number; for ``"auto"``, the GCV choice of ``gcv(*stats, *totals)``.
 
     ``stats`` are the class statistics ``(c+, c-, S+, S-)`` (not modified), ``totals``
-    the class weight sums ``(W+, W-)``.
+    the class weight sums ``(W+, W-)``. Above ``GCV_MAX_FEATURES`` features ``"auto"`` is
+    ``spread_factor`` times the pairs' mean squared distance ``tr(S+ + S- + mu mu^T)``
+    over the sample size (:func:`~aucopt.algorithms._batch.spread_rule`).
     """
-    if isinstance(lam, str) and lam == "auto":
-        return best_lam(*gcv(*stats, *totals))
-    return float(lam)
+    if not (isinstance(lam, str) and lam == "auto"):
+        return float(lam)
+    c_pos, c_neg, s_pos, s_neg = stats
+    if len(c_pos) > GCV_MAX_FEATURES:
+        mu = c_pos - c_neg
+        return spread_rule(float(np.trace(s_pos) + np.trace(s_neg) + mu @ mu), totals,
+                           spread_factor)
+    return best_lam(*gcv(*stats, *totals))
+
+
+def ls_svm_lam(lam, stats, totals) -> float:
+    """B-LS-SVM's ``lam`` as a number (:func:`resolve_lam` with :func:`ls_svm_gcv`)."""
+    return resolve_lam(lam, ls_svm_gcv, stats, totals, LS_SPREAD)
 
 
 # ------------------------------------------------------------------------ states
@@ -210,16 +241,17 @@ def upgrade_state(state: dict) -> None:
 def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-LS-SVM: the closed form on the data given (``order`` and ``max_iter`` unused)."""
     stats = class_statistics(as_matrix(rows), y)
-    lam = resolve_lam(params["lam"], ls_svm_gcv, stats, class_totals(y))
+    lam = ls_svm_lam(params["lam"], stats, class_totals(y))
     state["w"][:] = ls_svm_from_statistics(*stats, lam)
     state["lam"][0] = lam
     state["n_iter"][0] = 1
     return t + 1, OK
 
 
-def _run_cutting_plane(state, rows, params, y, t, kappa):
-    lam = float(params["lam"])
-    w, n_iter, gap = cutting_plane(as_matrix(rows), y, lam, kappa=kappa, tol=hyper(params).tol,
+def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
+    X = as_matrix(rows)
+    lam = lam_by_spread(params["lam"], X, y, spread)
+    w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=hyper(params).tol,
                                    max_iter=int(params["max_iter"]), w0=state["w"])
     state["w"][:] = w
     state["n_iter"][0] = n_iter
@@ -230,12 +262,12 @@ def _run_cutting_plane(state, rows, params, y, t, kappa):
 
 def run_svm_or(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-SVM-OR: RankSVM objective, margin 1 (``kappa = 1``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=1.0)
+    return _run_cutting_plane(state, rows, params, y, t, kappa=1.0, spread=SVM_OR_SPREAD)
 
 
 def run_svm_perf(state, rows: RowData, y, order, params, t, learn, rng=None):
     """SVM-perf ROCArea: Joachims (2005) joint feature map (``kappa = 2``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=2.0)
+    return _run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD)
 
 
 _COMMON = dict(

@@ -21,8 +21,8 @@ from scipy.special import expit
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._batch import effective_size, gcv_lam, gcv_path
-from ._cutting_plane import as_matrix, class_totals
+from ._batch import class_totals, effective_size, gcv_lam, gcv_path, lam_by_spread, spread_lam
+from ._cutting_plane import as_matrix
 from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -38,6 +38,7 @@ __all__ = [
     "uni_squ_solution",
     "uni_squ_from_statistics",
     "uni_squ_gcv",
+    "uni_squ_lam",
     "UNI_LOG_BATCH",
     "UNI_SQU_BATCH",
 ]
@@ -131,6 +132,11 @@ def uni_squ_gcv(c_pos, c_neg, s_pos, s_neg, w_pos, w_neg):
     return 4.0 * t, values
 
 
+def uni_squ_lam(lam, stats, totals) -> float:
+    """Uni-Squ's ``lam`` as a number (:func:`~.batch_pairwise.resolve_lam`, :func:`uni_squ_gcv`)."""
+    return resolve_lam(lam, uni_squ_gcv, stats, totals, SQU_SPREAD)
+
+
 def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
     """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
     a = class_weights(y)
@@ -168,11 +174,15 @@ def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
     )
 
 
-LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.")
-# lam of the conjugate-gradient path of uni-squ-batch for "auto" (no d x d matrix to decompose)
-CG_LAM = 1e-4
+# lam="auto" of uni-log-batch: this factor * E||x_i - x_j||^2 / n_eff (notes.md#spread-lam),
+# measured on the robustness suite
+LOG_SPREAD = 2.0
+# lam="auto" of uni-squ-batch above GCV_MAX_FEATURES and on the conjugate-gradient path: the
+# data-size rule with this factor (its GCV choices were 2.8 to 17 times the spread over n_eff
+# on the robustness suite)
+SQU_SPREAD = 4.0
 LOG_PARAMS = (
-    LAM,
+    spread_lam(LOG_SPREAD),
     Param("tol", 1e-6, (POSITIVE,), "float", r"""
         Stop when the largest gradient component (including :math:`b`) is at
         most ``tol`` (L-BFGS-B ``gtol``), or earlier only if the objective stops
@@ -181,9 +191,9 @@ LOG_PARAMS = (
                     r"Start from the previous :math:`(w, b)`."),
 )
 SQU_PARAMS = (
-    gcv_lam(f"""the balanced least-squares problem over the rows (sample size
-        4 n+ n- / n). With the conjugate-gradient solver (above ``max_memory_gb``)
-        ``"auto"`` is {CG_LAM:g}"""),
+    gcv_lam("""the balanced least-squares problem over the rows (sample size
+        4 n+ n- / n); the same data-size rule also with the conjugate-gradient solver
+        (above ``max_memory_gb``)"""),
     LOG_PARAMS[1].replace(default=1e-8, doc="""
         Relative residual of the conjugate-gradient solver, used only when the
         d x d normal equations exceed ``max_memory_gb``."""),
@@ -223,7 +233,7 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     X = as_matrix(rows)
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
-    lam = float(params["lam"])
+    lam = lam_by_spread(params["lam"], X, y, LOG_SPREAD)
     result = scipy.optimize.minimize(
         balanced_logistic, x0, args=(X, y, class_weights(y), lam),
         jac=True, method="L-BFGS-B",
@@ -244,11 +254,11 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     try:
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
-        lam = CG_LAM if params["lam"] == "auto" else float(params["lam"])
+        lam = lam_by_spread(params["lam"], X, y, SQU_SPREAD)
         w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"])
     else:
         stats = class_statistics(X, y)
-        lam = resolve_lam(params["lam"], uni_squ_gcv, stats, class_totals(y))
+        lam = uni_squ_lam(params["lam"], stats, class_totals(y))
         (w, b), n_iter = uni_squ_from_statistics(*stats, lam), 1
     state["w"][:] = w
     state["bias"][0] = b

@@ -17,13 +17,8 @@ from ..algorithms._batch import relative_change
 from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
-from ..algorithms.batch_pairwise import (
-    check_gram_memory,
-    ls_svm_from_statistics,
-    ls_svm_gcv,
-    resolve_lam,
-)
-from ..algorithms.batch_univariate import uni_squ_from_statistics, uni_squ_gcv
+from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics, ls_svm_lam
+from ..algorithms.batch_univariate import uni_squ_from_statistics, uni_squ_lam
 from ..exceptions import DivergenceError
 from ..utils._random import make_generator
 from ._cluster import compute
@@ -76,10 +71,10 @@ def statistics(est, stats, classes, n_features):
     if spec.id == "uni-squ-batch":
         check_gram_memory(n_features, params, 3, "uni-squ-batch with strategy='statistics'",
                           "aucopt.make('uni-squ', ...) with strategy='average'")
-        lam = resolve_lam(lam, uni_squ_gcv, moments, (n_pos, n_neg))
+        lam = uni_squ_lam(lam, moments, (n_pos, n_neg))
         state["w"][:], state["bias"][0] = uni_squ_from_statistics(*moments, lam)
     else:
-        lam = resolve_lam(lam, ls_svm_gcv, moments, (n_pos, n_neg))
+        lam = ls_svm_lam(lam, moments, (n_pos, n_neg))
         state["w"][:] = ls_svm_from_statistics(*moments, lam)
     state["lam"][0] = lam  # lam="auto": the same GCV choice as on one machine
     state["n_iter"][0] = 1

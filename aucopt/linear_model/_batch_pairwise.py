@@ -122,7 +122,7 @@ class SVMORClassifier(FittedLam, BaseAUCClassifier):
     t_ : int
         Cutting planes added so far.
     lam_ : float
-        The l2 weight used (``lam``).
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     See Also
@@ -165,7 +165,7 @@ class SVMORClassifier(FittedLam, BaseAUCClassifier):
     def __init__(
         self,
         *,
-        lam=2.0**-10,
+        lam="auto",
         tol=1e-4,
         max_iter=1000,
         shuffle=False,
@@ -237,7 +237,7 @@ class SVMPerfClassifier(SVMORClassifier):
     def __init__(
         self,
         *,
-        lam=2.0**-8,
+        lam="auto",
         tol=1e-3,
         max_iter=1000,
         shuffle=False,

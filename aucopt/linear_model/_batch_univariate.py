@@ -36,7 +36,7 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
     t_ : int
         L-BFGS iterations so far.
     lam_ : float
-        The l2 weight used (``lam``).
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     See Also
@@ -81,7 +81,7 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
     def __init__(
         self,
         *,
-        lam=1e-4,
+        lam="auto",
         tol=1e-6,
         max_iter=1000,
         shuffle=False,

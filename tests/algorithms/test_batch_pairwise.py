@@ -1,5 +1,8 @@
 """B-LS-SVM, B-SVM-OR and SVM-perf against closed forms and brute-force pairwise solvers."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.optimize
@@ -7,7 +10,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 import aucopt
-from aucopt.algorithms import get_algorithm
+from aucopt.algorithms import batch_pairwise, get_algorithm
 from aucopt.algorithms._cutting_plane import most_violated_roc, pairwise_hinge, simplex_qp
 from aucopt.algorithms.batch_pairwise import class_statistics, ls_svm_gcv
 from aucopt.datasets import make_auc_problem
@@ -312,3 +315,44 @@ def test_files_saved_before_lam_was_recorded_report_the_parameter(small):
     del est._state["lam"]
     get_algorithm("svm-perf").upgrade_state(est._state)
     assert est.lam_ == 0.25
+
+
+@pytest.mark.parametrize("algorithm_id, factor", [("b-svm-or", 4.0), ("svm-perf", 16.0),
+                                                  ("uni-log-batch", 2.0)])
+def test_auto_lam_of_the_other_batch_methods_is_the_spread_rule(small, as_format, algorithm_id,
+                                                                factor):
+    X, y = small
+    v = _weights(len(y))
+    est = aucopt.make(algorithm_id).fit(as_format(X), y, sample_weight=v)
+    D, c = _pairs(X, y), _pair_weights(y, v)
+    w_pos, w_neg = v[y > 0].sum(), v[y < 0].sum()
+    n_eff = 4 * w_pos * w_neg / (w_pos + w_neg)
+    assert_allclose(est.lam_, factor * (c @ (D * D).sum(1)) / n_eff, rtol=1e-12)
+    assert aucopt.make(algorithm_id, lam=0.3).fit(X, y).lam_ == 0.3
+
+
+BATCH_IDS = ["b-ls-svm", "uni-squ-batch", "uni-log-batch", "b-svm-or", "svm-perf"]
+
+
+def test_defaults_within_the_bar_on_few_rows():
+    """The robustness case where the former fixed defaults fell 0.030-0.050 short."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import robustness
+
+    X, y = robustness.suite(small=True)["few-rows"]
+    Xtr, Xte, ytr, yte, _, _ = robustness.split(X, y, "standard")
+    best = robustness.ls_auc(Xtr, Xte, ytr, yte)
+    gaps = {a: aucopt.make(a).fit(Xtr, ytr).score(Xte, yte) - best for a in BATCH_IDS}
+    assert all(gap > -robustness.bar(a) for a, gap in gaps.items()), gaps
+
+
+@pytest.mark.parametrize("algorithm_id, factor", [("b-ls-svm", 2.0), ("uni-squ-batch", 4.0)])
+def test_auto_lam_above_the_gcv_dimension_limit_is_the_spread_rule(small, monkeypatch,
+                                                                    algorithm_id, factor):
+    X, y = small
+    monkeypatch.setattr(batch_pairwise, "GCV_MAX_FEATURES", X.shape[1] - 1)
+    est = aucopt.make(algorithm_id).fit(X, y)
+    D = _pairs(X, y)
+    n_pos, n_neg = np.sum(y > 0), np.sum(y < 0)
+    assert_allclose(est.lam_, factor * (D * D).sum(1).mean() * (n_pos + n_neg)
+                    / (4 * n_pos * n_neg), rtol=1e-10)
