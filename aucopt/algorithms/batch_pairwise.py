@@ -293,7 +293,7 @@ B_LS_SVM = register(AlgorithmSpec(
     init_state=_init_ls_state,
     run=run_ls_svm,
     warm_keys=(),
-    quick_grid={"lam": (1e-5, 1e-3, 1e-1)},
+    quick_grid={"lam": ("auto", 1e-5, 1e-3, 1e-1)},
     notes="Exact minimiser (lam I + S+ + S- + mu mu^T)^-1 mu of the pairwise square loss "
     "(notes.md#square-loss, 7.3). Paper grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10], "
     "5-fold CV; the batch "
@@ -318,7 +318,7 @@ B_SVM_OR = register(AlgorithmSpec(
     params=SVM_OR_PARAMS,
     source="Joachims, KDD 2006 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_or,
-    quick_grid={"lam": (2.0**-10, 2.0**-7, 2.0**-4)},
+    quick_grid={"lam": ("auto", 2.0**-10, 2.0**-7, 2.0**-4)},
     notes="(lam/2)||w||^2 + mean pairwise hinge max(0, 1 - w.(x+ - x-)) (Gao et al. 2013, Section "
           "6 (batch baselines)). Paper "
     "grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10]." + _CP_NOTES,
@@ -331,7 +331,7 @@ SVM_PERF = register(AlgorithmSpec(
     params=SVM_PERF_PARAMS,
     source="Joachims, ICML 2005 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_perf,
-    quick_grid={"lam": (2.0**-8, 2.0**-5, 2.0**-2)},
+    quick_grid={"lam": ("auto", 2.0**-8, 2.0**-5, 2.0**-2)},
     notes="Structural SVM for ROC area (Gao et al. 2013, Section 6 (batch baselines); thesis Algs. "
           "13-15): (lam/2)||w||^2 + xi "
     "with the loss and joint feature map normalised by n+ n- (lam = 1/C). Equals b-svm-or "

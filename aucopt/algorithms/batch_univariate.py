@@ -282,7 +282,7 @@ _COMMON = dict(
     equivalence_params={},
     epochs_by_base=False,
     grid={"lam": LAMS},
-    quick_grid={"lam": (1e-4, 1e-2, 1.0)},
+    quick_grid={"lam": ("auto", 1e-4, 1e-2, 1.0)},
 )
 _NOTES = ("Class-balanced univariate loss (each class has total weight 1, Kotlowski et al. "
           "2011) with an unpenalised intercept. Paper grid (Gao et al. 2013, Section 6.1): lam in "
