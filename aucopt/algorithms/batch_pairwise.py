@@ -297,12 +297,15 @@ B_LS_SVM = register(AlgorithmSpec(
     notes="Exact minimiser (lam I + S+ + S- + mu mu^T)^-1 mu of the pairwise square loss "
     "(notes.md#square-loss, 7.3). Paper grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10], "
     "5-fold CV; the batch "
-    "baselines were trained on at most 8,000 examples.",
+    "baselines were trained on at most 8,000 examples. Default lam=\"auto\": generalised "
+    "cross-validation of the pairwise least squares (notes.md#gcv-lam).",
     **_COMMON,
 ))
 
 _CP_NOTES = (" Solved by the 1-slack cutting-plane method with an O(n log n) most violated "
-             "constraint (no pair enumeration); stops at a certified duality gap <= tol.")
+             "constraint (no pair enumeration); stops at a certified duality gap <= tol. "
+             "Default lam=\"auto\": a multiple of the pairs' mean squared distance over the "
+             "sample size (notes.md#spread-lam).")
 
 _CUTTING_PLANE = dict(
     memory="O(k d) (k cutting planes) + data",

@@ -297,7 +297,8 @@ UNI_LOG_BATCH = register(AlgorithmSpec(
     init_state=_init_state,
     run=run_uni_log,
     params=LOG_PARAMS,
-    notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol.",
+    notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol. Default lam=\"auto\": a "
+    "multiple of the pairs' mean squared distance over the sample size (notes.md#spread-lam).",
     **_COMMON,
 ))
 
@@ -310,6 +311,7 @@ UNI_SQU_BATCH = register(AlgorithmSpec(
     run=run_uni_squ,
     params=SQU_PARAMS,
     notes=_NOTES + " Exact: Cholesky solve of the normal equations; conjugate gradients "
-    "(relative residual <= tol) when three d x d matrices would exceed max_memory_gb.",
+    "(relative residual <= tol) when three d x d matrices would exceed max_memory_gb. Default "
+    "lam=\"auto\": generalised cross-validation over the rows (notes.md#gcv-lam).",
     **_COMMON,
 ))
