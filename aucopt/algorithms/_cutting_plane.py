@@ -4,7 +4,7 @@ Shared by ``b-svm-or`` (Joachims 2006) and ``svm-perf`` (Joachims 2005;
 Natole 2020, Algorithms 13 and 15). Both minimise
 
     P(w) = (lam/2) ||w||^2 + R(w),
-    R(w) = 1/(n+ n-) sum_{i in +, j in -} max(0, 1 - kappa w.(x_i - x_j)),
+    R(w) = 1/(W+ W-) sum_{i in +, j in -} v_i v_j max(0, 1 - kappa w.(x_i - x_j)),
 
 ``kappa = 1`` for the ordinal-regression form (RankSVM) and ``kappa = 2`` for the
 structural form of Joachims (2005), whose joint feature map
@@ -12,9 +12,12 @@ structural form of Joachims (2005), whose joint feature map
 while the loss changes by 1.
 
 R is the maximum of the affine functions ``delta(S) - g(S).w`` over the swap sets S
-(one per "labeling" y'): ``delta(S) = |S|/(n+ n-)``, ``g(S) = kappa/(n+ n-) sum_{(i,j) in S}
-(x_i - x_j)``. The most violated S at w is found in O(n log n) by one sort (thesis
-Algorithm 15, :func:`most_violated_roc`), and ``g(S) = X^T e`` with a per-sample
+(one per "labeling" y'): ``delta(S) = v(S)/(W+ W-)``, ``g(S) = kappa/(W+ W-) sum_{(i,j) in S}
+v_i v_j (x_i - x_j)``, with the sample weights ``v_i`` (1 unweighted), their class sums
+``W+-`` (``n+-`` unweighted) and ``v(S)`` the weight of the pairs in S
+(notes.md#sample-weights: a pair counts with the product of its weights). The most
+violated S at w is found in O(n log n) by one sort (thesis Algorithm 15,
+:func:`most_violated_roc`), and ``g(S) = X^T e`` with a per-sample
 coefficient vector e, so neither the loss, nor its subgradient, nor a cut ever
 enumerates the n+ n- pairs.
 
@@ -35,6 +38,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from ._batch import class_totals
 from ._spec import RowData
 
 __all__ = ["as_matrix", "most_violated_roc", "pairwise_hinge", "simplex_qp", "cutting_plane"]
@@ -57,46 +61,54 @@ def most_violated_roc(scores: np.ndarray, y: np.ndarray, kappa: float = 2.0):
     decreasing scan; Joachims' svm_perf sorts the same way), with ``s_p`` counting the
     positives not yet scanned and ``s_n`` the negatives already scanned.
 
+    With sample weights every pair (i, j) counts ``v_i v_j`` times
+    (notes.md#sample-weights): the counters become weight sums, so an integer weight
+    ``k`` gives the coefficients of ``k`` copies of the row.
+
     Parameters
     ----------
     scores : ndarray of shape (n,)
         ``X w``.
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed weights ``±v_i`` (the sign is the class; ``±1`` unweighted).
     kappa : float
         Scale of w in the margin (2: structural form, 1: RankSVM).
 
     Returns
     -------
-    swapped : int
-        Number of pairs (i+, j-) with ``1 - kappa w.(x_i - x_j) > 0`` (Delta).
+    swapped : float
+        Weight ``sum v_i v_j`` of the pairs (i+, j-) with ``1 - kappa w.(x_i - x_j) > 0``
+        (Delta; their number for unit weights).
     c : ndarray of shape (n,)
         Coefficients of ``Psi(x, y') = sum_i c_i x_i`` of the most violated labeling:
-        ``#neg - 2 s_n`` for a positive, ``-#pos + 2 s_p`` for a negative.
+        ``v_i (W- - 2 s_n)`` for a positive, ``v_i (-W+ + 2 s_p)`` for a negative, with
+        ``W+-`` the class weight sums and ``s_p, s_n`` the scan's counters as weight sums.
     """
     pos = y > 0
-    n_pos = int(pos.sum())
+    v = np.abs(y)
+    w_pos, w_neg = class_totals(y)
     adjusted = kappa * scores + np.where(pos, -0.5, 0.5)
     order = np.argsort(-adjusted, kind="stable")
     pos_sorted = pos[order]
-    neg_before = np.cumsum(~pos_sorted) - (~pos_sorted)     # s_n when the item is reached
-    pos_after = n_pos - np.cumsum(pos_sorted)                # s_p after the item (positives)
-    c_sorted = np.where(pos_sorted, (len(y) - n_pos) - 2.0 * neg_before,
-                        -n_pos + 2.0 * pos_after)
+    v_sorted = v[order]
+    v_neg = np.where(pos_sorted, 0.0, v_sorted)
+    v_pos = v_sorted - v_neg
+    neg_before = np.cumsum(v_neg) - v_neg                  # s_n when the item is reached
+    pos_after = w_pos - np.cumsum(v_pos)                   # s_p after the item (positives)
+    c_sorted = v_sorted * np.where(pos_sorted, w_neg - 2.0 * neg_before,
+                                   -w_pos + 2.0 * pos_after)
     c = np.empty(len(y))
     c[order] = c_sorted
-    swapped = int(neg_before[pos_sorted].sum())
+    swapped = float(v_pos @ neg_before)
     return swapped, c
 
 
 def _cut(X, y, w, kappa):
     """Return ``(delta, g, risk)``: the most violated cut at w and the exact R(w)."""
-    pos = y > 0
-    n_pos = int(pos.sum())
-    n_neg = len(y) - n_pos
-    pairs = float(n_pos * n_neg)
+    w_pos, w_neg = class_totals(y)
+    pairs = w_pos * w_neg
     swapped, c = most_violated_roc(np.asarray(X @ w).ravel(), y, kappa)
-    c_true = np.where(pos, float(n_neg), -float(n_pos))     # Psi(x, y) of the true ranking
+    c_true = y * np.where(y > 0, w_neg, w_pos)             # Psi(x, y) of the true ranking
     e = (c_true - c) * (kappa / (2.0 * pairs))
     g = np.asarray(X.T @ e).ravel()
     delta = swapped / pairs
@@ -104,7 +116,8 @@ def _cut(X, y, w, kappa):
 
 
 def pairwise_hinge(X, y, w, kappa: float = 1.0) -> float:
-    """Return ``R(w) = mean over (i+, j-) of max(0, 1 - kappa w.(x_i - x_j))`` in O(n log n)."""
+    """Return ``R(w)``, the mean over (i+, j-) of ``max(0, 1 - kappa w.(x_i - x_j))`` weighted
+    by ``v_i v_j`` (``y = ±v``), in O(n log n)."""
     return _cut(X, y, np.asarray(w, dtype=np.float64), kappa)[2]
 
 
@@ -179,7 +192,7 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None):
     ----------
     X : ndarray or scipy CSR matrix of shape (n, d)
     y : ndarray of shape (n,)
-        Labels in {-1, +1}, both present.
+        Signed sample weights ``±v_i`` (``±1`` unweighted), both classes present.
     lam : float
         l2 weight.
     kappa : float

@@ -15,7 +15,20 @@ import scipy.sparse as sp
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._batch import BATCH, batch_common, max_memory_gb
+from ._batch import (
+    BATCH,
+    GCV_MAX_FEATURES,
+    batch_common,
+    best_lam,
+    class_totals,
+    effective_size,
+    gcv_lam,
+    gcv_path,
+    lam_by_spread,
+    max_memory_gb,
+    spread_lam,
+    spread_rule,
+)
 from ._cutting_plane import as_matrix, cutting_plane
 from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
@@ -33,6 +46,10 @@ __all__ = [
     "class_statistics",
     "ls_svm_solution",
     "ls_svm_from_statistics",
+    "ls_svm_gcv",
+    "resolve_lam",
+    "ls_svm_lam",
+    "upgrade_state",
     "B_LS_SVM",
     "B_SVM_OR",
     "SVM_PERF",
@@ -46,12 +63,12 @@ PAPER_D0 = (
 # Gao et al. 2013, Section 6.1 / Gao et al. 2013, Section 6.1: batch lam in 2^[-10:10]
 LAMS = tuple(2.0**k for k in range(-10, 11))
 
-LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
 _IGNORED = dict(shuffle="Ignored (the solution does not depend on the sample order).",
                 random_state="Unused (deterministic); kept for the common estimator API.",
                 verbose="Log one line when the solve is done.")
 LS_SVM_PARAMS = (
-    LAM,
+    gcv_lam("the pairwise least-squares problem (one observation per pair, sample size "
+            "4 n+ n- / n)"),
     max_memory_gb("""
         Limit on the dense d x d matrices (three are formed); above it ``fit``
         raises before allocating. CSR input is never densified (only the
@@ -63,8 +80,15 @@ LS_SVM_PARAMS = (
 _CUTS = batch_common(max_iter=1000, max_iter_doc="Maximum number of cutting planes (QP solves).",
                      shuffle_default=False, warm_start="Take the first cut at the previous "
                      "solution instead of at zero.", **_IGNORED)
+# lam="auto" = factor * E||x_i - x_j||^2 / n_eff (notes.md#spread-lam), the factor measured on
+# the robustness suite; SVM-perf's problem is SVM-OR's with lam/4, hence 4 times the factor.
+# B-LS-SVM uses it above GCV_MAX_FEATURES only (its GCV choices were 1.5 to 6.6 times the
+# spread over n_eff on the suite).
+LS_SPREAD = 2.0
+SVM_OR_SPREAD = 4.0
+SVM_PERF_SPREAD = 4.0 * SVM_OR_SPREAD
 SVM_OR_PARAMS = (
-    LAM.replace(default=2.0**-10),
+    spread_lam(SVM_OR_SPREAD),
     Param("tol", 1e-4, (POSITIVE,), "float", r"""
         Stop when the certified duality gap :math:`P(w) - D(\alpha)` is at most
         ``tol``; the returned :math:`w` is then within ``tol`` of the optimal
@@ -72,8 +96,7 @@ SVM_OR_PARAMS = (
     *_CUTS,
 )
 SVM_PERF_PARAMS = (
-    LAM.replace(default=2.0**-8, doc=r"""
-        Regularisation :math:`\lambda = 1/C` of the structural SVM."""),
+    spread_lam(SVM_PERF_SPREAD, r"Regularisation :math:`\lambda = 1/C` of the structural SVM."),
     SVM_OR_PARAMS[1].replace(default=1e-3, doc=r"""
         :math:`\varepsilon`: stop when the most violated constraint exceeds
         :math:`\xi` by at most ``tol``, i.e. when the certified duality gap is at
@@ -81,7 +104,8 @@ SVM_PERF_PARAMS = (
     *_CUTS,
 )
 
-# The kernel scalars of the three solvers (B-LS-SVM has no tol).
+# The solvers' scalars (no kernel: NumPy/SciPy run the solves; lam is read by the specs,
+# B-LS-SVM has no tol).
 hyper = KernelScalars("BatchPairwiseHyper", __name__, SVM_OR_PARAMS)
 BatchPairwiseHyper = hyper.type
 
@@ -92,6 +116,7 @@ class BatchPairwiseState(NamedTuple):
     w: F64[D]  # scoring vector
     n_iter: I64[1]  # solves (1) or cutting planes of the last fit
     gap: F64[1]  # certified duality gap reached by the cutting-plane method (0 for B-LS-SVM)
+    lam: F64[1]  # l2 weight of the last solve (lam, or the value "auto" chose)
 
 
 def check_gram_memory(d: int, params: dict, n_matrices: int, name: str, alternative: str):
@@ -107,23 +132,28 @@ def check_gram_memory(d: int, params: dict, n_matrices: int, name: str, alternat
 
 
 def class_statistics(X, y):
-    """Return ``(c+, c-, S+, S-)``: class means and 1/n_class covariances (d x d).
+    """Return ``(c+, c-, S+, S-)``: weighted class means and covariances (d x d).
 
-    Dense input is centred per class; CSR input uses ``X_c^T X_c / n_c - c c^T`` from
+    ``y`` holds the signed weights ``±w_i`` (notes.md#sample-weights): each class's
+    mean and covariance are weighted by ``w_i / sum_class w`` (1/n_class for unit
+    weights), so an integer weight ``k`` gives the statistics of ``k`` copies. Dense
+    input is centred per class; CSR input uses ``X_c^T W_c X_c / W - c c^T`` from
     sparse products, so X is never densified (only the d x d results are dense).
     """
     stats = []
     for mask in (y > 0, y < 0):
         Xc = X[mask]
-        n_c = Xc.shape[0]
+        v = np.abs(y[mask])
+        total = v.sum()
         if sp.issparse(Xc):
-            mean = np.asarray(Xc.mean(axis=0)).ravel()
-            gram = (Xc.T @ Xc).toarray() / n_c
+            weighted = sp.diags(v) @ Xc
+            mean = np.asarray(weighted.sum(axis=0)).ravel() / total
+            gram = (Xc.T @ weighted).toarray() / total
             cov = gram - np.outer(mean, mean)
         else:
-            mean = Xc.mean(axis=0)
+            mean = (Xc * v[:, None]).sum(axis=0) / total
             centred = Xc - mean
-            cov = centred.T @ centred / n_c
+            cov = (centred * v[:, None]).T @ centred / total
         stats.append((mean, cov))
     (c_pos, s_pos), (c_neg, s_neg) = stats
     return c_pos, c_neg, s_pos, s_neg
@@ -150,6 +180,42 @@ def ls_svm_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
     return scipy.linalg.solve(system, mu, assume_a="pos", overwrite_a=True)
 
 
+def ls_svm_gcv(c_pos, c_neg, s_pos, s_neg, w_pos, w_neg):
+    """Return ``(lams, values)``: GCV of B-LS-SVM's pairwise least-squares problem.
+
+    The objective is ``(1/2) [E_pairs (1 - w.(x_i - x_j))^2 + lam ||w||^2]`` (pairs
+    weighted by ``v_i v_j``), a ridge problem with ``G = S+ + S- + mu mu^T``,
+    ``h = mu`` and ``t = lam`` (:func:`~aucopt.algorithms._batch.gcv_path`), no
+    intercept; the sample size is :func:`~aucopt.algorithms._batch.effective_size`
+    of the class weight sums ``w_pos, w_neg`` (the pairs are not independent).
+    """
+    mu = c_pos - c_neg
+    return gcv_path(s_pos + s_neg + np.outer(mu, mu), mu, 0.0, effective_size(w_pos, w_neg))
+
+
+def resolve_lam(lam, gcv, stats, totals, spread_factor: float) -> float:
+    """Return ``lam`` as a number; for ``"auto"``, the GCV choice of ``gcv(*stats, *totals)``.
+
+    ``stats`` are the class statistics ``(c+, c-, S+, S-)`` (not modified), ``totals``
+    the class weight sums ``(W+, W-)``. Above ``GCV_MAX_FEATURES`` features ``"auto"`` is
+    ``spread_factor`` times the pairs' mean squared distance ``tr(S+ + S- + mu mu^T)``
+    over the sample size (:func:`~aucopt.algorithms._batch.spread_rule`).
+    """
+    if not (isinstance(lam, str) and lam == "auto"):
+        return float(lam)
+    c_pos, c_neg, s_pos, s_neg = stats
+    if len(c_pos) > GCV_MAX_FEATURES:
+        mu = c_pos - c_neg
+        return spread_rule(float(np.trace(s_pos) + np.trace(s_neg) + mu @ mu), totals,
+                           spread_factor)
+    return best_lam(*gcv(*stats, *totals))
+
+
+def ls_svm_lam(lam, stats, totals) -> float:
+    """B-LS-SVM's ``lam`` as a number (:func:`resolve_lam` with :func:`ls_svm_gcv`)."""
+    return resolve_lam(lam, ls_svm_gcv, stats, totals, LS_SPREAD)
+
+
 # ------------------------------------------------------------------------ states
 def _init_state(n_features, n_samples, params, rng=None):
     return zeros(BatchPairwiseState, n_features)
@@ -166,38 +232,51 @@ def coef(state, params) -> np.ndarray:
     return state["w"]
 
 
+def upgrade_state(state: dict) -> None:
+    """Give files saved before ``lam_`` existed a ``lam`` entry of 0 (``lam_`` then reads
+    the parameter, a number in those versions)."""
+    state.setdefault("lam", np.zeros(1))
+
+
 def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-LS-SVM: the closed form on the data given (``order`` and ``max_iter`` unused)."""
-    state["w"][:] = ls_svm_solution(as_matrix(rows), y, hyper(params).lam)
+    stats = class_statistics(as_matrix(rows), y)
+    lam = ls_svm_lam(params["lam"], stats, class_totals(y))
+    state["w"][:] = ls_svm_from_statistics(*stats, lam)
+    state["lam"][0] = lam
     state["n_iter"][0] = 1
     return t + 1, OK
 
 
-def _run_cutting_plane(state, rows, params, y, t, kappa):
-    hp = hyper(params)
-    w, n_iter, gap = cutting_plane(as_matrix(rows), y, hp.lam, kappa=kappa, tol=hp.tol,
+def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
+    X = as_matrix(rows)
+    lam = lam_by_spread(params["lam"], X, y, spread)
+    w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=hyper(params).tol,
                                    max_iter=int(params["max_iter"]), w0=state["w"])
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap
+    state["lam"][0] = lam
     return t + n_iter, OK
 
 
 def run_svm_or(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-SVM-OR: RankSVM objective, margin 1 (``kappa = 1``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=1.0)
+    return _run_cutting_plane(state, rows, params, y, t, kappa=1.0, spread=SVM_OR_SPREAD)
 
 
 def run_svm_perf(state, rows: RowData, y, order, params, t, learn, rng=None):
     """SVM-perf ROCArea: Joachims (2005) joint feature map (``kappa = 2``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=2.0)
+    return _run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD)
 
 
 _COMMON = dict(
     family="batch_pairwise",
+    weights="statistics",
     paper=PAPER_D0,
     coef=coef,
     state=(BatchPairwiseState,),
+    upgrade_state=upgrade_state,
     step_param=None,
     equivalence_params={},
     grid={"lam": LAMS},
@@ -214,16 +293,19 @@ B_LS_SVM = register(AlgorithmSpec(
     init_state=_init_ls_state,
     run=run_ls_svm,
     warm_keys=(),
-    quick_grid={"lam": (1e-5, 1e-3, 1e-1)},
+    quick_grid={"lam": ("auto", 1e-5, 1e-3, 1e-1)},
     notes="Exact minimiser (lam I + S+ + S- + mu mu^T)^-1 mu of the pairwise square loss "
     "(notes.md#square-loss, 7.3). Paper grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10], "
     "5-fold CV; the batch "
-    "baselines were trained on at most 8,000 examples.",
+    "baselines were trained on at most 8,000 examples. Default lam=\"auto\": generalised "
+    "cross-validation of the pairwise least squares (notes.md#gcv-lam).",
     **_COMMON,
 ))
 
 _CP_NOTES = (" Solved by the 1-slack cutting-plane method with an O(n log n) most violated "
-             "constraint (no pair enumeration); stops at a certified duality gap <= tol.")
+             "constraint (no pair enumeration); stops at a certified duality gap <= tol. "
+             "Default lam=\"auto\": a multiple of the pairs' mean squared distance over the "
+             "sample size (notes.md#spread-lam).")
 
 _CUTTING_PLANE = dict(
     memory="O(k d) (k cutting planes) + data",
@@ -239,7 +321,7 @@ B_SVM_OR = register(AlgorithmSpec(
     params=SVM_OR_PARAMS,
     source="Joachims, KDD 2006 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_or,
-    quick_grid={"lam": (2.0**-10, 2.0**-7, 2.0**-4)},
+    quick_grid={"lam": ("auto", 2.0**-10, 2.0**-7, 2.0**-4)},
     notes="(lam/2)||w||^2 + mean pairwise hinge max(0, 1 - w.(x+ - x-)) (Gao et al. 2013, Section "
           "6 (batch baselines)). Paper "
     "grid (Gao et al. 2013, Section 6.1): lam in 2^[-10:10]." + _CP_NOTES,
@@ -252,7 +334,7 @@ SVM_PERF = register(AlgorithmSpec(
     params=SVM_PERF_PARAMS,
     source="Joachims, ICML 2005 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_perf,
-    quick_grid={"lam": (2.0**-8, 2.0**-5, 2.0**-2)},
+    quick_grid={"lam": ("auto", 2.0**-8, 2.0**-5, 2.0**-2)},
     notes="Structural SVM for ROC area (Gao et al. 2013, Section 6 (batch baselines); thesis Algs. "
           "13-15): (lam/2)||w||^2 + xi "
     "with the loss and joint feature map normalised by n+ n- (lam = 1/C). Equals b-svm-or "

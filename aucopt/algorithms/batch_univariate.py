@@ -21,11 +21,12 @@ from scipy.special import expit
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
+from ._batch import class_totals, effective_size, gcv_lam, gcv_path, lam_by_spread, spread_lam
 from ._cutting_plane import as_matrix
 from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .batch_pairwise import LAMS, check_gram_memory, class_statistics
+from .batch_pairwise import LAMS, check_gram_memory, class_statistics, resolve_lam, upgrade_state
 
 __all__ = [
     "LOG_PARAMS",
@@ -36,6 +37,8 @@ __all__ = [
     "balanced_logistic",
     "uni_squ_solution",
     "uni_squ_from_statistics",
+    "uni_squ_gcv",
+    "uni_squ_lam",
     "UNI_LOG_BATCH",
     "UNI_SQU_BATCH",
 ]
@@ -48,9 +51,14 @@ PAPER = (
 
 
 def class_weights(y: np.ndarray) -> np.ndarray:
-    """Return the balanced sample weights ``1/n+`` (positives) and ``1/n-`` (negatives)."""
+    """Return the balanced weights ``v_i / W+`` (positives) and ``v_i / W-`` (negatives).
+
+    ``y`` holds the signed sample weights ``±v_i`` (notes.md#sample-weights); ``W+-`` are
+    their class sums, so each class has total weight 1 (``1/n+-`` for unit weights).
+    """
     pos = y > 0
-    return np.where(pos, 1.0 / pos.sum(), 1.0 / (~pos).sum())
+    v = np.abs(y)
+    return np.where(pos, v / v[pos].sum(), v / v[~pos].sum())
 
 
 def balanced_logistic(wb, X, y, a, lam):
@@ -62,9 +70,9 @@ def balanced_logistic(wb, X, y, a, lam):
         ``w`` followed by the intercept ``b`` (not penalised).
     X : ndarray or CSR matrix of shape (n, d)
     y : ndarray of shape (n,)
-        Labels in {-1, +1}.
+        Signed sample weights ``±v_i``; only the sign (the class) is read here.
     a : ndarray of shape (n,)
-        Sample weights (:func:`class_weights`).
+        Balanced weights (:func:`class_weights`).
     lam : float
         l2 weight.
 
@@ -74,9 +82,10 @@ def balanced_logistic(wb, X, y, a, lam):
     grad : ndarray of shape (d + 1,)
     """
     w, b = wb[:-1], wb[-1]
-    margins = y * (np.asarray(X @ w).ravel() + b)
+    sign = np.sign(y)
+    margins = sign * (np.asarray(X @ w).ravel() + b)
     value = a @ np.logaddexp(0.0, -margins) + 0.5 * lam * (w @ w)
-    coeff = -a * y * expit(-margins)
+    coeff = -a * sign * expit(-margins)
     grad = np.empty_like(wb)
     grad[:-1] = np.asarray(X.T @ coeff).ravel() + lam * w
     grad[-1] = coeff.sum()
@@ -107,11 +116,32 @@ def uni_squ_from_statistics(c_pos, c_neg, s_pos, s_neg, lam):
     return w, -0.5 * w @ (c_pos + c_neg)
 
 
+def uni_squ_gcv(c_pos, c_neg, s_pos, s_neg, w_pos, w_neg):
+    """Return ``(lams, values)``: GCV of the balanced square loss over the rows.
+
+    With the balanced weights halved (``a_i / 2``, summing to 1) the objective is
+    ``2 [E_a (y_i - w.x_i - b)^2 + (lam/4) ||w||^2]``; eliminating ``b`` centres the
+    rows at ``(c+ + c-)/2``, which gives the ridge problem of
+    :func:`~aucopt.algorithms._batch.gcv_path` with ``G = (S+ + S- + mu mu^T/2)/2``,
+    ``h = mu/2``, ``t = lam/4`` and one degree of freedom for ``b``; the sample size
+    is :func:`~aucopt.algorithms._batch.effective_size` of the class weight sums.
+    """
+    mu = c_pos - c_neg
+    G = 0.5 * (s_pos + s_neg + 0.5 * np.outer(mu, mu))
+    t, values = gcv_path(G, 0.5 * mu, 1.0, effective_size(w_pos, w_neg))
+    return 4.0 * t, values
+
+
+def uni_squ_lam(lam, stats, totals) -> float:
+    """Uni-Squ's ``lam`` as a number (:func:`~.batch_pairwise.resolve_lam`, :func:`uni_squ_gcv`)."""
+    return resolve_lam(lam, uni_squ_gcv, stats, totals, SQU_SPREAD)
+
+
 def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
     """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
     a = class_weights(y)
     centre = np.asarray(X.T @ (0.5 * a)).ravel()       # (c+ + c-)/2
-    rhs = 2.0 * np.asarray(X.T @ (a * y)).ravel()       # 2 mu (sum_i a_i y_i = 0)
+    rhs = 2.0 * np.asarray(X.T @ (a * np.sign(y))).ravel()  # 2 mu (sum_i a_i sign_i = 0)
 
     def matvec(v):
         u = a * (np.asarray(X @ v).ravel() - centre @ v)
@@ -144,9 +174,15 @@ def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
     )
 
 
-LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+# lam="auto" of uni-log-batch: this factor * E||x_i - x_j||^2 / n_eff (notes.md#spread-lam),
+# measured on the robustness suite
+LOG_SPREAD = 2.0
+# lam="auto" of uni-squ-batch above GCV_MAX_FEATURES and on the conjugate-gradient path: the
+# data-size rule with this factor (its GCV choices were 2.8 to 17 times the spread over n_eff
+# on the robustness suite)
+SQU_SPREAD = 4.0
 LOG_PARAMS = (
-    LAM,
+    spread_lam(LOG_SPREAD),
     Param("tol", 1e-6, (POSITIVE,), "float", r"""
         Stop when the largest gradient component (including :math:`b`) is at
         most ``tol`` (L-BFGS-B ``gtol``), or earlier only if the objective stops
@@ -155,7 +191,9 @@ LOG_PARAMS = (
                     r"Start from the previous :math:`(w, b)`."),
 )
 SQU_PARAMS = (
-    LAM,
+    gcv_lam("""the balanced least-squares problem over the rows (sample size
+        4 n+ n- / n); the same data-size rule also with the conjugate-gradient solver
+        (above ``max_memory_gb``)"""),
     LOG_PARAMS[1].replace(default=1e-8, doc="""
         Relative residual of the conjugate-gradient solver, used only when the
         d x d normal equations exceed ``max_memory_gb``."""),
@@ -167,7 +205,7 @@ SQU_PARAMS = (
                     r"Start conjugate gradients from the previous :math:`w`."),
 )
 
-# The solvers' scalars (no kernel: scipy runs the solve)
+# The solvers' scalars (no kernel: scipy runs the solve; lam is read by the specs)
 hyper = KernelScalars("UniBatchHyper", __name__, SQU_PARAMS)
 UniBatchHyper = hyper.type
 
@@ -178,6 +216,7 @@ class UniBatchState(NamedTuple):
     w: F64[D]  # scoring vector
     bias: F64[1]  # the unpenalised intercept b
     n_iter: I64[1]  # iterations of the last solve (1 for the Cholesky solve)
+    lam: F64[1]  # l2 weight of the last solve (lam, or the value "auto" chose)
 
 
 def _init_state(n_features, n_samples, params, rng=None):
@@ -194,8 +233,9 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     X = as_matrix(rows)
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
+    lam = lam_by_spread(params["lam"], X, y, LOG_SPREAD)
     result = scipy.optimize.minimize(
-        balanced_logistic, x0, args=(X, y, class_weights(y), hp.lam),
+        balanced_logistic, x0, args=(X, y, class_weights(y), lam),
         jac=True, method="L-BFGS-B",
         options={"maxiter": int(params["max_iter"]), "gtol": hp.tol,
                  "ftol": 0.0, "maxcor": 20},
@@ -203,6 +243,7 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     state["w"][:] = result.x[:-1]
     state["bias"][0] = result.x[-1]
     state["n_iter"][0] = result.nit
+    state["lam"][0] = lam
     return t + int(result.nit), OK
 
 
@@ -213,29 +254,35 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     try:
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
-        w, b, n_iter = _uni_squ_cg(X, y, hp.lam, hp.tol, int(params["max_iter"]), state["w"])
+        lam = lam_by_spread(params["lam"], X, y, SQU_SPREAD)
+        w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"])
     else:
-        (w, b), n_iter = uni_squ_solution(X, y, hp.lam), 1
+        stats = class_statistics(X, y)
+        lam = uni_squ_lam(params["lam"], stats, class_totals(y))
+        (w, b), n_iter = uni_squ_from_statistics(*stats, lam), 1
     state["w"][:] = w
     state["bias"][0] = b
     state["n_iter"][0] = n_iter
+    state["lam"][0] = lam
     return t + n_iter, OK
 
 
 _COMMON = dict(
     family="batch_univariate",
+    weights="statistics",
     paper=PAPER,
     source="Kotlowski et al., ICML 2011 (batch baseline of Gao et al., ICML 2013)",
     streaming=False,
     sparse=True,
     coef=coef,
     state=(UniBatchState,),
+    upgrade_state=upgrade_state,
     step_param=None,
     warm_keys=("w", "bias"),
     equivalence_params={},
     epochs_by_base=False,
     grid={"lam": LAMS},
-    quick_grid={"lam": (1e-4, 1e-2, 1.0)},
+    quick_grid={"lam": ("auto", 1e-4, 1e-2, 1.0)},
 )
 _NOTES = ("Class-balanced univariate loss (each class has total weight 1, Kotlowski et al. "
           "2011) with an unpenalised intercept. Paper grid (Gao et al. 2013, Section 6.1): lam in "
@@ -250,7 +297,8 @@ UNI_LOG_BATCH = register(AlgorithmSpec(
     init_state=_init_state,
     run=run_uni_log,
     params=LOG_PARAMS,
-    notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol.",
+    notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol. Default lam=\"auto\": a "
+    "multiple of the pairs' mean squared distance over the sample size (notes.md#spread-lam).",
     **_COMMON,
 ))
 
@@ -263,6 +311,7 @@ UNI_SQU_BATCH = register(AlgorithmSpec(
     run=run_uni_squ,
     params=SQU_PARAMS,
     notes=_NOTES + " Exact: Cholesky solve of the normal equations; conjugate gradients "
-    "(relative residual <= tol) when three d x d matrices would exceed max_memory_gb.",
+    "(relative residual <= tol) when three d x d matrices would exceed max_memory_gb. Default "
+    "lam=\"auto\": generalised cross-validation over the rows (notes.md#gcv-lam).",
     **_COMMON,
 ))

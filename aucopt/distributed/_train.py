@@ -17,8 +17,8 @@ from ..algorithms._batch import relative_change
 from ..algorithms._calibrate import calibrate_step, usable
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
-from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics
-from ..algorithms.batch_univariate import uni_squ_from_statistics
+from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics, ls_svm_lam
+from ..algorithms.batch_univariate import uni_squ_from_statistics, uni_squ_lam
 from ..exceptions import DivergenceError
 from ..utils._random import make_generator
 from ._cluster import compute
@@ -58,21 +58,25 @@ def statistics(est, stats, classes, n_features):
         stats[label.item()] for label in classes)
     state = spec.init_state(n_features, n_neg + n_pos, params, rng)  # checks the memory
     state.update(data_state(stats, classes))
-    lam = float(params["lam"])
+    lam = params["lam"]
     if spec.id == "opauc":
         state["count"][:] = (n_neg, n_pos)
         state["mean"][:] = (m_neg, m_pos)
         state["scatter"][:] = (s_neg, s_pos)
         state["sqmax"][0] = max(q_neg, q_pos)
-        state["w"][:] = ls_svm_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg, lam)
+        state["w"][:] = ls_svm_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg,
+                                               float(lam))
         return state, rng, n_neg + n_pos, 1
+    moments = (m_pos, m_neg, s_pos / n_pos, s_neg / n_neg)
     if spec.id == "uni-squ-batch":
         check_gram_memory(n_features, params, 3, "uni-squ-batch with strategy='statistics'",
                           "aucopt.make('uni-squ', ...) with strategy='average'")
-        w, b = uni_squ_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg, lam)
-        state["w"][:], state["bias"][0] = w, b
+        lam = uni_squ_lam(lam, moments, (n_pos, n_neg))
+        state["w"][:], state["bias"][0] = uni_squ_from_statistics(*moments, lam)
     else:
-        state["w"][:] = ls_svm_from_statistics(m_pos, m_neg, s_pos / n_pos, s_neg / n_neg, lam)
+        lam = ls_svm_lam(lam, moments, (n_pos, n_neg))
+        state["w"][:] = ls_svm_from_statistics(*moments, lam)
+    state["lam"][0] = lam  # lam="auto": the same GCV choice as on one machine
     state["n_iter"][0] = 1
     return state, rng, 1, 1
 

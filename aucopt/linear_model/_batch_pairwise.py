@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+from sklearn.utils.validation import check_is_fitted
+
 from ._base import BaseAUCClassifier
 
 __all__ = ["LSSVMClassifier", "SVMORClassifier", "SVMPerfClassifier"]
 
 
-class LSSVMClassifier(BaseAUCClassifier):
+class FittedLam:
+    """The ``lam_`` attribute of the batch solvers: the l2 weight of the last ``fit``."""
+
+    @property
+    def lam_(self) -> float:
+        """The l2 weight the last ``fit`` used: ``lam``, or the value ``"auto"`` chose."""
+        check_is_fitted(self)
+        lam = float(self._state["lam"][0])
+        return lam if lam > 0 else float(self.lam)  # files saved before lam_: lam was a number
+
+
+class LSSVMClassifier(FittedLam, BaseAUCClassifier):
     r"""Batch LS-SVM: the exact minimiser of the pairwise square loss (B-LS-SVM).
 
     .. math::
@@ -32,6 +45,8 @@ class LSSVMClassifier(BaseAUCClassifier):
         Always 1.
     t_ : int
         Number of solves (1).
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     See Also
@@ -49,7 +64,10 @@ class LSSVMClassifier(BaseAUCClassifier):
     8,000 random examples (``max_train`` in
     :func:`aucopt.model_selection.evaluate_fold`). Dense input is centred per
     class; for CSR the covariance is :math:`X_c^\top X_c/n_c - c c^\top`, which
-    loses digits when the means are large compared with the spread.
+    loses digits when the means are large compared with the spread. With
+    ``sample_weight`` the class means and covariances are weighted (each pair
+    counts :math:`v_iv_j` times, notes.md#sample-weights), so integer weights
+    equal duplicated rows exactly.
 
     References
     ----------
@@ -67,7 +85,7 @@ class LSSVMClassifier(BaseAUCClassifier):
     def __init__(
         self,
         *,
-        lam=1e-4,
+        lam="auto",
         max_memory_gb=2.0,
         max_iter=1,
         shuffle=False,
@@ -78,7 +96,7 @@ class LSSVMClassifier(BaseAUCClassifier):
         self._store(locals())
 
 
-class SVMORClassifier(BaseAUCClassifier):
+class SVMORClassifier(FittedLam, BaseAUCClassifier):
     r"""Batch SVM-OR (RankSVM): l2-regularised pairwise hinge loss, by cutting planes.
 
     .. math::
@@ -103,6 +121,8 @@ class SVMORClassifier(BaseAUCClassifier):
         Cutting planes added by the last ``fit``.
     t_ : int
         Cutting planes added so far.
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     See Also
@@ -121,7 +141,10 @@ class SVMORClassifier(BaseAUCClassifier):
     most ``max_iter`` cuts (worst case :math:`O(1/(\lambda\,\mathrm{tol}))`;
     measured on german.numer: 30 cuts at :math:`\lambda = 2^{-4}`, 330 at
     :math:`2^{-10}` for ``tol=1e-4``). If ``max_iter`` stops the solve, the
-    gap reached is kept in the state (``_state["gap"]``). Paper grid
+    gap reached is kept in the state (``_state["gap"]``). With ``sample_weight``
+    each pair counts :math:`v_iv_j` times in the loss and in every cut (per-pair
+    costs, notes.md#sample-weights): integer weights equal duplicated rows up
+    to the solver's tolerance. Paper grid
     (Gao et al. 2013, Section 6.1): :math:`\lambda \in 2^{[-10:10]}`, 5-fold CV, at most 8,000
     training examples.
 
@@ -142,7 +165,7 @@ class SVMORClassifier(BaseAUCClassifier):
     def __init__(
         self,
         *,
-        lam=2.0**-10,
+        lam="auto",
         tol=1e-4,
         max_iter=1000,
         shuffle=False,
@@ -214,7 +237,7 @@ class SVMPerfClassifier(SVMORClassifier):
     def __init__(
         self,
         *,
-        lam=2.0**-8,
+        lam="auto",
         tol=1e-3,
         max_iter=1000,
         shuffle=False,

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from ._base import BaseAUCClassifier
+from ._batch_pairwise import FittedLam
 
 __all__ = ["UniLogBatchClassifier", "UniSquBatchClassifier"]
 
 
-class UniLogBatchClassifier(BaseAUCClassifier):
+class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
     r"""Batch Uni-Log: class-balanced l2 logistic regression as a bipartite ranker.
 
     .. math::
@@ -34,6 +35,8 @@ class UniLogBatchClassifier(BaseAUCClassifier):
         L-BFGS iterations of the last ``fit``.
     t_ : int
         L-BFGS iterations so far.
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     See Also
@@ -53,7 +56,10 @@ class UniLogBatchClassifier(BaseAUCClassifier):
     weight 1; a common factor only
     rescales :math:`\lambda`). The intercept is unpenalised, as in standard
     logistic regression: without it the ranking would depend on where the
-    origin of the features is. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
+    origin of the features is. With ``sample_weight`` a row's term is weighted
+    by :math:`v_i` over its class's weight sum (each class still has total
+    weight 1; notes.md#sample-weights), so integer weights equal duplicated
+    rows. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
     2^{[-10:10]}` by 5-fold CV, at most 8,000 training examples. Cost
     :math:`O(\mathrm{nnz})` per iteration, memory :math:`O(d)` plus the data.
 
@@ -75,7 +81,7 @@ class UniLogBatchClassifier(BaseAUCClassifier):
     def __init__(
         self,
         *,
-        lam=1e-4,
+        lam="auto",
         tol=1e-6,
         max_iter=1000,
         shuffle=False,
@@ -106,6 +112,8 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
 
     Attributes
     ----------
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
     {attributes}
 
     Notes
@@ -135,7 +143,7 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
     def __init__(
         self,
         *,
-        lam=1e-4,
+        lam="auto",
         tol=1e-8,
         max_memory_gb=2.0,
         max_iter=1000,
