@@ -92,7 +92,9 @@ def algorithm_info(algorithm_id: str) -> dict:
         declared hyperparameter: ``name``, ``default``, ``type``, ``doc``), ``step_param``,
         ``notes``, ``linear`` (whether the model is a linear scorer with a
         ``coef_``; False for the kernel learners), ``distributed`` (the strategies
-        of :func:`aucopt.distributed.fit`, the ``"auto"`` choice first).
+        of :func:`aucopt.distributed.fit`, the ``"auto"`` choice first), ``weights``
+        (how ``sample_weight`` acts: ``"statistics"``, integer weights equal repeated
+        rows exactly; ``"steps"``, a row's stochastic step is scaled by its weight).
     """
     spec = get_algorithm(algorithm_id)
     cls = estimator_class(algorithm_id)
@@ -116,4 +118,5 @@ def algorithm_info(algorithm_id: str) -> dict:
         "notes": spec.notes,
         "linear": spec.coef is not None,
         "distributed": distributed_strategies(spec.id),
+        "weights": spec.weights,
     }
