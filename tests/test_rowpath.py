@@ -43,16 +43,32 @@ def _counting(model):
     return calls
 
 
-def _replay(model, data, **params):
+def _csr_row(model, x):
+    """``x`` as a one-row CSR matrix in ``model``'s columns."""
+    cols = [model.columns[k] for k in x]
+    row = sp.csr_matrix((list(x.values()), (np.zeros(len(x), int), cols)),
+                        shape=(1, model._width))
+    row.sort_indices()
+    return row
+
+
+def _replay(model, data, ref=None, **params):
     """``partial_fit`` on each row as a one-row CSR chunk, with ``model``'s columns."""
-    ref = aucopt.make("spam-l2", **params)
+    ref = aucopt.make("spam-l2", **params) if ref is None else ref
     for x, y in data:
-        cols = [model.columns[k] for k in x]
-        row = sp.csr_matrix((list(x.values()), (np.zeros(len(x), int), cols)),
-                            shape=(1, model._width))
-        row.sort_indices()
-        ref.partial_fit(row, [y], classes=[False, True])
+        ref.partial_fit(_csr_row(model, x), [y], classes=[False, True])
     return ref
+
+
+def _learn_counting(data, warm, **params):
+    """Learn ``data`` row by row; return the model and the general-path calls after ``warm``."""
+    model = AUCClassifier("spam-l2", **params)
+    for x, y in data[:warm]:
+        model.learn_one(x, y)
+    calls = _counting(model)
+    for x, y in data[warm:]:
+        model.learn_one(x, y)
+    return model, calls
 
 
 def _assert_same_state(a, b):
@@ -66,12 +82,7 @@ def _assert_same_state(a, b):
                                     {"stats": "online", "decay": 0.01}])
 def test_learn_one_takes_the_row_path_and_equals_partial_fit(params):
     data = _rows()
-    model = AUCClassifier("spam-l2", **params)
-    for x, y in data[:40]:
-        model.learn_one(x, y)
-    calls = _counting(model)
-    for x, y in data[40:]:
-        model.learn_one(x, y)
+    model, calls = _learn_counting(data, 40, **params)
     assert len(calls) < 5, calls  # the general path only for the rare fold
     _assert_same_state(model.estimator, _replay(model, data, **params))
 
@@ -108,12 +119,7 @@ def test_a_bad_row_loses_nothing():
 def test_folds_of_the_lazy_scales_go_through_the_general_path_unchanged():
     data = _rows(n=400)
     params = {"eta0": 2.0, "beta": 5.0}  # the scale shrinks below the fold threshold often
-    model = AUCClassifier("spam-l2", **params)
-    for x, y in data[:20]:
-        model.learn_one(x, y)
-    calls = _counting(model)
-    for x, y in data[20:]:
-        model.learn_one(x, y)
+    model, calls = _learn_counting(data, 20, **params)
     assert 5 < len(calls) < 380  # both paths ran
     _assert_same_state(model.estimator, _replay(model, data, **params))
 
@@ -127,13 +133,7 @@ def test_changed_hyperparameters_give_a_new_row_path():
     for x, y in data[150:]:
         model.learn_one(x, y)
     ref = _replay(model, data[:150], eta0=0.2)
-    ref.set_params(beta=0.5)
-    for x, y in data[150:]:
-        cols = [model.columns[k] for k in x]
-        row = sp.csr_matrix((list(x.values()), (np.zeros(len(x), int), cols)),
-                            shape=(1, model._width))
-        row.sort_indices()
-        ref.partial_fit(row, [y])
+    _replay(model, data[150:], ref.set_params(beta=0.5))
     _assert_same_state(model.estimator, ref)
 
 
