@@ -21,6 +21,7 @@ class MbaState(NamedTuple):
     w: F64[D]  # solution of the quadratic problem
     sweeps: I64[1]  # coordinate-descent sweeps of the last solve (0: linear solve)
     n_iter: I64[1]  # sampling rounds of the last fit
+    lam2: F64[1]  # the l2 weight of the last fit (lam2="auto": the value chosen)
 
 
 @njit(cache=True, nogil=True)

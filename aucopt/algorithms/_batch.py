@@ -211,14 +211,15 @@ def best_lam(lams: np.ndarray, values: np.ndarray) -> float:
 
 
 # ------------------------------------------------- lam="auto" (data-size rule)
-def spread_lam(factor: float, doc: str = r"l2 weight :math:`\lambda`.") -> Param:
-    """Declare ``lam``, ``"auto"`` by default: ``factor`` times :func:`pair_spread` / n_eff."""
-    return Param("lam", "auto", (POSITIVE, AUTO), 'float or "auto"', f"""
+def spread_lam(factor: float, doc: str = r"l2 weight :math:`\lambda`.", name: str = "lam",
+               low=POSITIVE) -> Param:
+    """Declare ``name``, ``"auto"`` by default: ``factor`` times :func:`pair_spread` / n_eff."""
+    return Param(name, "auto", (low, AUTO), 'float or "auto"', f"""
         {doc} ``"auto"`` (default): :math:`{factor:g}\\,E\\|x_i - x_j\\|^2 / n_{{eff}}`, the
         mean squared distance of the positive-negative pairs over the sample size
         :math:`n_{{eff}} = 4 n_+ n_- / n` (notes.md#spread-lam): strong for few rows
         or few positives, weak for many, and in the units of the data. The value
-        used is ``lam_``; a number is used as given.""")
+        used is ``{name}_``; a number is used as given.""")
 
 
 def pair_spread(X, y) -> float:

@@ -21,10 +21,11 @@ from .._kernels._checks import DIVERGED, OK
 from .._kernels._state import zeros
 from .._kernels.mba import MbaState, enet_quadratic_cd
 from ..utils._param_validation import Interval, Options
-from ._batch import BATCH, batch_common, max_memory_gb
+from ._batch import BATCH, batch_common, lam_by_spread, max_memory_gb, spread_lam
 from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from .batch_pairwise import LS_SPREAD
 
 __all__ = ["MBA", "PARAMS", "MbaHyper", "hyper", "pair_statistics", "all_pair_statistics",
            "solve_quadratic"]
@@ -38,7 +39,8 @@ MAX_SWEEPS = 10_000  # coordinate-descent budget of the l1 solve
 
 PARAMS = (
     Param("lam1", 0.0, (NON_NEGATIVE,), "float", r"l1 weight :math:`\lambda_1`.", kernel=float),
-    Param("lam2", 1e-4, (NON_NEGATIVE,), "float", r"l2 weight :math:`\lambda_2`.", kernel=float),
+    spread_lam(LS_SPREAD, r"l2 weight :math:`\lambda_2` (the objective is B-LS-SVM's with "
+               r"``lam = lam2`` when ``lam1 = 0``, hence its factor).", "lam2", NON_NEGATIVE),
     Param("batch_size", 1000, (Interval(Integral, 1, None),), "int",
           "Pairs per round :math:`B`."),
     Param("pairs", "sampled", (Options(str, {"sampled", "all"}),), '{"sampled", "all"}', """
@@ -210,10 +212,12 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
     else:
         rounds = int(params["max_iter"])
         mu, sigma = pair_statistics(rows, y, int(params["batch_size"]), rounds, rng)
-    w, sweeps = solve_quadratic(sigma, mu, hp.lam1, hp.lam2, hp.tol, w0=state["w"])
+    lam2 = lam_by_spread(params["lam2"], _matrix(rows), y, LS_SPREAD)
+    w, sweeps = solve_quadratic(sigma, mu, hp.lam1, lam2, hp.tol, w0=state["w"])
     if not np.all(np.isfinite(w)):
         return t, DIVERGED
     state["w"][...] = w
+    state["lam2"][0] = lam2
     state["sweeps"][0] = sweeps
     state["n_iter"][0] = rounds
     return t + rounds * int(params["batch_size"]), OK
@@ -222,6 +226,12 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
 def coef(state, params) -> np.ndarray:
     """Return the solution of the quadratic problem."""
     return state["w"]
+
+
+def upgrade_state(state: dict) -> None:
+    """Give files saved before ``lam2_`` existed a ``lam2`` entry of 0 (``lam2_`` then reads
+    the parameter, a number in those versions)."""
+    state.setdefault("lam2", np.zeros(1))
 
 
 MBA = register(
@@ -241,7 +251,8 @@ MBA = register(
         state=(MbaState,),
         grid={"lam2": tuple(10.0**k for k in range(-5, 2)),
               "lam1": (0.0, *(10.0**k for k in range(-5, 0)))},
-        quick_grid={"lam2": (1e-4, 1e-2, 1.0)},
+        upgrade_state=upgrade_state,
+        quick_grid={"lam2": ("auto", 1e-4, 1e-2, 1.0)},
         step_param=None,
         warm_keys=("w",),
         notes="Not used in the papers' experiments, so no grid is published: lam1, lam2 are "

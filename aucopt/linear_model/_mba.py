@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sklearn.utils.validation import check_is_fitted
+
 from ._base import BaseAUCClassifier
 
 __all__ = ["MBAClassifier"]
@@ -35,6 +37,8 @@ class MBAClassifier(BaseAUCClassifier):
         Sampling rounds run (0 with ``pairs="all"``).
     t_ : int
         Pairs sampled.
+    lam2_ : float
+        The l2 weight used: ``lam2``, or the value ``lam2="auto"`` chose.
     {attributes}
 
     Notes
@@ -63,11 +67,19 @@ class MBAClassifier(BaseAUCClassifier):
 
     _algorithm = "mba"
 
+    @property
+    def lam2_(self) -> float:
+        """The l2 weight the last ``fit`` used: ``lam2``, or the value ``"auto"`` chose."""
+        check_is_fitted(self)
+        lam2 = float(self._state["lam2"][0])
+        # 0 is also what files saved before lam2_ hold (lam2 was a number then)
+        return lam2 if lam2 > 0 else float(self.lam2)
+
     def __init__(
         self,
         *,
         lam1=0.0,
-        lam2=1e-4,
+        lam2="auto",
         batch_size=1000,
         pairs="sampled",
         tol=1e-8,

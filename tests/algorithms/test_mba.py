@@ -1,10 +1,14 @@
 """MBA against the slow reference, the all-pairs closed form and the l1 optimality conditions."""
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose
 
 from aucopt._kernels.mba import enet_quadratic_cd
+from aucopt.algorithms import get_algorithm
 from aucopt.algorithms.mba import solve_quadratic
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model import MBAClassifier
@@ -126,3 +130,28 @@ def test_weighted_all_pairs_are_the_weighted_pair_statistics(as_format):
     repeated = MBAClassifier(pairs="all", lam2=1e-2).fit(as_format(X[rep]), y[rep])
     assert_allclose(weighted.decision_function(X), repeated.decision_function(X), rtol=1e-10,
                     atol=1e-12)
+
+
+def test_auto_lam2_is_b_ls_svm_spread_rule_and_a_number_is_kept():
+    X, y = make_auc_problem(n_samples=200, n_features=6, random_state=3)
+    est = MBAClassifier(random_state=0).fit(X, y)
+    pos, neg = X[y > 0], X[y < 0]
+    spread = ((pos[:, None, :] - neg[None, :, :]) ** 2).sum(-1).mean()
+    n_pos, n_neg = len(pos), len(neg)
+    assert_allclose(est.lam2_, 2.0 * spread * (n_pos + n_neg) / (4 * n_pos * n_neg), rtol=1e-10)
+    assert MBAClassifier(lam2=0.0, random_state=0).fit(X, y).lam2_ == 0.0
+    old = MBAClassifier(lam2=0.25, random_state=0).fit(X, y)
+    del old._state["lam2"]  # a file saved before lam2_ existed
+    get_algorithm("mba").upgrade_state(old._state)
+    assert old.lam2_ == 0.25
+
+
+def test_default_within_the_bar_on_few_rows():
+    """The robustness case where lam2=1e-4 fell 0.031 short of the least-squares optimum."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import robustness
+
+    X, y = robustness.suite()["few-rows"]
+    Xtr, Xte, ytr, yte, _, _ = robustness.split(X, y, "standard")
+    gap = MBAClassifier(random_state=0).fit(Xtr, ytr).score(Xte, yte)
+    assert gap - robustness.ls_auc(Xtr, Xte, ytr, yte) > -robustness.bar("mba")
