@@ -1,6 +1,7 @@
 """Batch pairwise baselines: B-LS-SVM (exact), B-SVM-OR and SVM-perf (cutting plane).
 
-Spec sections 0.4, 7.1-7.3 and R. All three are batch solvers (``streaming=False``,
+The batch baselines of Gao et al. 2013, Section 6.1 and Natole 2020, Algorithms 13-15;
+closed forms in notes.md#closed-forms. All three are batch solvers (``streaming=False``,
 ``epochs_by_base=False``): ``run`` does the whole solve on the data given to ``fit``.
 None of them enumerates the n+ n- pairs.
 """

@@ -56,7 +56,7 @@ class LSSVMClassifier(FittedLam, BaseAUCClassifier):
 
     Notes
     -----
-    Spec sections 0.4, 7.3 and R: the objective is OPAUC's (Gao et al. 2013,
+    The objective is OPAUC's (Gao et al. 2013,
     Eq. 2), solved exactly in :math:`O(n d^2 + d^3)` time (:math:`O(\mathrm{nnz}\,
     d + d^3)` for CSR, from sparse products :math:`X_c^\top X_c` per class) and
     :math:`O(d^2)` memory. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
@@ -132,7 +132,8 @@ class SVMORClassifier(FittedLam, BaseAUCClassifier):
 
     Notes
     -----
-    Spec 7.2. Normalisation by :math:`n_+n_-` (spec [SPEC]; Joachims' programs
+    Gao et al. 2013, Section 6.1 (the batch SVM-OR baseline, after Joachims 2006).
+    Normalisation by :math:`n_+n_-` (Joachims' programs
     scale the loss by :math:`100/(n_+n_-)`, which only rescales
     :math:`\lambda`). Solver: Joachims (2006) 1-slack formulation; the
     separation oracle is thesis Algorithm 15 with offsets :math:`\mp 1/2`
@@ -206,7 +207,7 @@ class SVMPerfClassifier(SVMORClassifier):
 
     Notes
     -----
-    Spec 7.1 and errata notes.md#svm-perf-order (decreasing sort; ``Psi(x, y)``, not
+    Natole 2020, Algorithms 14-15 and notes.md#svm-perf-order (decreasing sort; ``Psi(x, y)``, not
     ``Psi(w, y)``, in Algorithm 13). Details from Joachims (2005) as
     restated in the thesis and from the svm_perf source ([EXT], evidence only):
     the most violated labeling is found by sorting the scores shifted by

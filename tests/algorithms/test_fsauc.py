@@ -78,7 +78,8 @@ def test_partial_fit_with_hint_matches_reference_across_stages(german):
 
 
 def test_stage_count_formula():
-    """Spec 10.1: the values of m listed for reference, and the m >= 1 guard."""
+    """Liu et al. 2018, Algorithm 1: the stage count m for reference sizes, at least one
+    (notes.md#fsauc-unstated)."""
     assert [n_stages(n) for n in (1000, 32561, 94460, 387341, 7333333)] == [2, 5, 5, 6, 8]
     assert n_stages(40) == 1 and n_stages(1) == 1
 

@@ -259,7 +259,7 @@ def test_auto_C_is_the_calibrated_constant(update, german):
 
 
 def test_sequential_step_is_the_exact_minimiser_of_its_proximal_objective():
-    """Spec section 4: w + min(C/2, loss/||u||^2) u minimises ||w' - w||^2 + C hinge(w'.u)."""
+    """Natole 2020, Eq. 2.8: w + min(C/2, loss/||u||^2) u minimises ||w' - w||^2 + C hinge(w'.u)."""
     rng = np.random.default_rng(0)
     for _ in range(200):
         d = 5

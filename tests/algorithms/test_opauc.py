@@ -80,7 +80,7 @@ def test_no_update_before_both_classes_seen():
 
 
 def test_long_stream_approaches_closed_form():
-    """Spec section R: with a small constant step, w_T -> (lam I + Sigma2)^-1 mu."""
+    """notes.md#closed-forms: with a small constant step, w_T -> (lam I + Sigma2)^-1 mu."""
     X, y = make_auc_problem(60000, 5, pos_rate=0.3, separation=1.0, random_state=0)
     lam = 0.1
     w_star = ref.closed_form(X, y, lam)
@@ -138,7 +138,7 @@ def test_opauc_r_never_allocates_d_by_d():
 
 
 def test_opauc_r_approaches_opauc_as_rank_grows(german):
-    """Spec R (vi): with a large sketch the unbiased OPAUCr reproduces OPAUC."""
+    """Gao et al. 2013, Section 4: with a large sketch the unbiased OPAUCr reproduces OPAUC."""
     X, y = german
     full = OPAUCClassifier(lam=1e-2, shuffle=False).fit(X, y).coef_[0]
     errs = [np.mean([np.linalg.norm(OPAUCrClassifier(rank=r, lam=1e-2, shuffle=False,

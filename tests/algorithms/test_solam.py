@@ -110,7 +110,7 @@ def test_fixed_kappa_and_warm_start_match_reference(german):
 
 @pytest.mark.parametrize("lam", [0.0, 0.3])
 def test_closed_form_saddle_point_zeroes_the_expected_gradient(lam):
-    """Spec R: at (w*, a*, b*, alpha*) every partial of E[F_lam] vanishes (p = n+/n)."""
+    """notes.md#closed-forms: at (w*, a*, b*, alpha*) every partial of E[F_lam] vanishes."""
     X, y = make_auc_problem(400, 5, pos_rate=0.3, separation=1.0, random_state=2)
     w, a, b, alpha = ref.saddle_point(X, y, lam)
     p = np.mean(y > 0)
@@ -128,7 +128,8 @@ def test_closed_form_saddle_point_zeroes_the_expected_gradient(lam):
 
 
 def test_regsolam_converges_to_the_saddle_point():
-    """Spec R: with inactive constraints the averaged iterates approach (w*, a*, b*, alpha*).
+    """notes.md#closed-forms: with inactive constraints the averaged iterates approach the
+    saddle point (w*, a*, b*, alpha*).
 
     The gamma-weighted average converges slowly (O(1/sqrt(T)) up to logs): measured
     relative errors 0.11 after 100 passes and 0.054 after 400.

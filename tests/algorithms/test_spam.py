@@ -109,7 +109,7 @@ def test_warm_start_continues_from_last_iterate(german):
 
 
 def test_converges_to_closed_form():
-    """Spec section R: the SPAM-L2 objective gap falls below 1% after many passes."""
+    """notes.md#closed-forms: the SPAM-L2 objective gap falls below 1% after many passes."""
     X, y = make_auc_problem(300, 5, pos_rate=0.4, separation=1.0, random_state=0)
     beta = 1e-2
     w_star = ref.closed_form(X, y, beta)
