@@ -25,7 +25,6 @@ This module is pure NumPy on top of the specs; the estimators call
 
 from __future__ import annotations
 
-import functools
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -36,6 +35,7 @@ from scipy.optimize import minimize_scalar
 
 from .._kernels._checks import OK
 from ._data import as_rows, new_data_stats, observe_data
+from ._fast import one_blas_thread
 from ._spec import RowData
 
 __all__ = [
@@ -325,14 +325,6 @@ def usable(rows: RowData, y: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------- calibration
-@functools.cache
-def _blas():
-    """The BLAS thread pools (found once: a lookup costs milliseconds)."""
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController().select(user_api="blas")
-
-
 def _brief_run(spec, params, rows, y, passes, stats) -> float:
     """Run ``spec`` briefly on ``rows`` from a fresh state; return its objective (inf if it fails).
 
@@ -442,7 +434,7 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
 
     # a sample this small gains nothing from BLAS threads, which only wait when the
     # other cores are busy (OPAUC^pca's covariance: 50x slower with 2 threads on 2 busy cores)
-    with np.errstate(all="ignore"), _blas().limit(limits=1):
+    with np.errstate(all="ignore"), one_blas_thread():
         for step in spec.calibration.ladder(scale):
             trial(step)
             if not _scale_free(spec) and _past_the_best(trials):

@@ -8,7 +8,7 @@ from .._kernels._checks import DIVERGED, OK
 from .._kernels._state import view, zeros
 from .._kernels.adaoam import AdaoamState, adaoam_epoch
 from ._calibrate import StepCalibration, regularised
-from ._fast import select
+from ._fast import one_blas_thread, select
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -16,7 +16,6 @@ from ._stability import step_status
 from .opauc import (
     LAM,
     MAX_MEMORY,
-    _blas_pools,
     check_covariance_memory,
     check_state,
     coef,
@@ -73,7 +72,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     if not hp.auto_eta and step_status(hp.eta, np.sqrt(state["data_sqmax"][0]),
                                        MAX_STEP_SCALE) != OK:
         return t, DIVERGED
-    with _blas_pools().limit(limits=1):  # one BLAS call per sample, as OPAUC
+    with one_blas_thread():  # one BLAS call per sample, as OPAUC
         return select(adaoam_epoch)(view(AdaoamState, state), rows.data, rows.indices,
                                     rows.indptr, y, order, hp, t, learn)
 

@@ -6,7 +6,6 @@ of Section 6.2 (``opauc-f``, ``opauc-rp``, ``opauc-pca``).
 
 from __future__ import annotations
 
-import functools
 from numbers import Integral
 
 import numpy as np
@@ -26,7 +25,7 @@ from .._kernels.opauc import (
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
-from ._fast import select
+from ._fast import one_blas_thread, select
 from ._memory import check_memory
 from ._params import POSITIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
@@ -208,13 +207,6 @@ _EMPTY_FEATURES = np.zeros(0, dtype=np.int64)
 _EMPTY_PROJ = np.zeros((0, 0))
 
 
-@functools.cache
-def _blas_pools():
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController().select(user_api="blas")
-
-
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One pass of OPAUC or of a reduced variant (see :func:`aucopt._kernels.opauc.opauc_epoch`).
 
@@ -227,9 +219,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
         state["pca_fitted"][0] = 1
     rm = RowMap(state.get("rowbuf", _EMPTY_ROW), state.get("features", _EMPTY_FEATURES),
                 state.get("proj", _EMPTY_PROJ))
-    # one BLAS call per sample: threads would only add synchronisation (measured at d = 1000
-    # on 2 cores: 2 threads 6x slower when the other core is busy); sklearn's KMeans does the same
-    with _blas_pools().limit(limits=1):
+    with one_blas_thread():  # one BLAS call per sample
         return select(opauc_epoch)(view(OpaucState, state), rm, rows.data, rows.indices,
                                    rows.indptr, y, order, hyper(params), t, learn)
 
