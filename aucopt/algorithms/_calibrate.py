@@ -95,6 +95,16 @@ class StepCalibration:
     share : float
         Share of the usual sample (:func:`calibrate_step`) that the brief runs use:
         below 1 for the buffer-based methods, whose updates cost O(buffer x d) each.
+    model_vector : callable, optional
+        For a model without ``coef`` (a kernel learner): ``model_vector(state)`` returns
+        a vector whose squared norm is the model's squared norm, passed to ``objective``
+        as ``w`` so that its penalty is the model's own (e.g. AOGD's random-feature
+        weights). None: ``w`` is None for such models.
+    resolve : callable, optional
+        ``resolve(params, rows, y) -> params``: replaces data-dependent values (an
+        ``"auto"`` regularisation weight) by the numbers the fit will use, computed on
+        all the rows given before the sample is drawn, so that the brief runs and the
+        objective see them.
     """
 
     objective: Callable[..., float]
@@ -103,6 +113,8 @@ class StepCalibration:
     power: float = 1.0
     brief: dict = None
     share: float = 1.0
+    model_vector: Callable[[dict], np.ndarray] | None = None
+    resolve: Callable[..., dict] | None = None
 
     def centre(self, m2: float) -> float:
         """Return the centre of the ladder for mean squared row norm ``m2``."""
@@ -343,7 +355,9 @@ def _brief_run(spec, params, rows, y, passes, stats) -> float:
         if status != OK:
             return np.inf
     if spec.coef is None:
-        w, scores = None, spec.decision(state, params, rows)
+        vector = spec.calibration.model_vector
+        w, scores = (None if vector is None else vector(state)), spec.decision(state, params,
+                                                                                 rows)
     else:
         w = spec.coef(state, params)
         scores = np.asarray(_matrix(rows) @ w).ravel()
@@ -419,6 +433,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     """
     passes = max(1, min(passes, MAX_PASSES))
     size = max(SAMPLE_ROWS // passes, MIN_SAMPLE)
+    if spec.calibration.resolve is not None:  # on all the rows: the values the fit will use
+        params = spec.calibration.resolve(params, rows, y)
     rows, y = sample_rows(rows, y, round(spec.calibration.share * size))
     scale = _mean_sq_norm(rows, y)
     if not scale > 0:  # values so small that their squares underflow: no scale to centre on

@@ -93,7 +93,8 @@ class Param:
         return self.fields or (self.name,)
 
 
-def auto_step(name: str, unit: float, doc: str, *, default="auto") -> Param:
+def auto_step(name: str, unit: float, doc: str, *, default="auto", rules: tuple = (),
+              scaled: bool = True) -> Param:
     """Declare a step size that may be ``"auto"`` (calibrated on the data).
 
     The kernel receives two scalars: ``<name>`` (``unit`` for ``"auto"``: the scale rule
@@ -108,17 +109,30 @@ def auto_step(name: str, unit: float, doc: str, *, default="auto") -> Param:
     doc : str
         The description.
     default : float or "auto", default="auto"
+    rules : tuple of str, default=()
+        Further accepted names that the kernel treats as ``"auto"`` (its scale rule) but
+        that are never calibrated, e.g. VRSPAM's ``"lipschitz"``.
+    scaled : bool, default=True
+        False for steps that do not depend on the scale of the data (the kernel
+        learners' features and kernel values are bounded by 1): the kernel then receives
+        the single scalar ``<name>``, ``unit`` until a calibrated value is given.
 
     Returns
     -------
     Param
     """
-    def convert(value):
-        auto = isinstance(value, str) and value == "auto"
-        return (unit if auto else float(value), auto)
+    named = ("auto", *rules)
 
-    return Param(name, default, (POSITIVE, AUTO), 'float or "auto"', doc, kernel=convert,
-                 fields=(name, f"auto_{name}"))
+    def convert(value):
+        auto = isinstance(value, str) and value in named
+        step = unit if auto else float(value)
+        return (step, auto) if scaled else step
+
+    quoted = [f'"{r}"' for r in named]
+    kind = f"float or {quoted[0]}" if not rules else (
+        f"float, {', '.join(quoted[:-1])} or {quoted[-1]}")
+    return Param(name, default, (POSITIVE, Options(str, set(named))), kind, doc,
+                 kernel=convert, fields=(name, f"auto_{name}") if scaled else ())
 
 
 def codes(table: dict) -> Callable[[str], int]:

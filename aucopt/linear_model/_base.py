@@ -281,8 +281,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                       n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
                                                                                  [1])[0]))
         if spec.calibration is not None:  # the step used: the user's, the calibrated one or
-            value = params[spec.step_param]  # None while partial_fit defers calibration
-            fitted[spec.step_param + "_"] = None if _is_auto(value) else value
+            value = params[spec.step_param]  # None (partial_fit deferring calibration, or a
+            fitted[spec.step_param + "_"] = None if isinstance(value, str) else value  # rule)
 
     def _learn_row(self, rows, y) -> None:
         """Learn one CSR row of a stream already started (``partial_fit`` on it, in effect).

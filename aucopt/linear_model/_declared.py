@@ -146,7 +146,8 @@ def _attributes(cls, doc: str) -> str:
         name = spec.step_param
         entries.append((f"{name}_", "float or None",
                         f'The {name} used: the number given, or the one ``"auto"`` calibrated; '
-                        "None while ``partial_fit`` waits for a chunk with a usable scale."))
+                        "None while ``partial_fit`` waits for a chunk with a usable scale, or when "
+                        "a named rule of the parameter sets the step."))
     entries += [e for e in _STANDARD_ATTRIBUTES if e[0] != "coef_" or spec.coef is not None]
     lines = []
     for name, kind, text in entries:
