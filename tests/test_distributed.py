@@ -169,6 +169,9 @@ def test_svrg_with_one_partition_is_vrspam(client):
     ref = aucopt.make("vrspam-l2", **params).fit(X, y)
     assert est.distributed_strategy_ == "svrg" and est.t_ == ref.t_
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
+    # "auto" beta from the merged statistics and the step calibrated as fit does (issue #16)
+    np.testing.assert_allclose(est.beta_, ref.beta_, rtol=1e-12)
+    assert est.eta_ == ref.eta_ and est.beta == est.eta == "auto"
 
 
 def test_svrg_over_partitions_reaches_the_single_machine_auc(client):

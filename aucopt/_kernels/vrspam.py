@@ -35,6 +35,7 @@ class VrspamState(NamedTuple):
     started: I64[1]  # 1 once a start point exists (warm_start skips the SPAM pass)
     n_iter: I64[1]  # stages run by the last fit
     change: F64[1]  # relative change of the last stage's snapshot
+    beta: F64[1]  # l2 weight of the last fit (beta, or the value "auto" chose)
 
 
 class Snapshot(NamedTuple):

@@ -126,10 +126,11 @@ def partitions(X, y=None):
 
 
 class PartStats(dict):
-    """Per-label statistics: ``label -> [n, mean (d,), scatter (d, d) or None, sqmax]``.
+    """Per-label statistics: ``label -> [n, mean (d,), scatter (d, d) or None, sqmax, sqsum]``.
 
     ``scatter`` is the centred sum ``sum (x - mean)(x - mean)^T``; ``sqmax`` the
-    largest squared row norm. Two of them merge exactly with :func:`merge_stats`.
+    largest squared row norm and ``sqsum`` their sum. Two of them merge exactly with
+    :func:`merge_stats`.
     """
 
 
@@ -198,7 +199,7 @@ def block_stats(X, y, k, scatter, n_features=None):
             else:
                 centred = Xc - mean
                 cov = centred.T @ centred
-        stats[label.item()] = [n, mean, cov, float(sq[mask].max())]
+        stats[label.item()] = [n, mean, cov, float(sq[mask].max()), float(sq[mask].sum())]
     return {X.shape[1]: k}, stats
 
 
@@ -219,16 +220,16 @@ def merge_stats(a, b):
                          "every partition must have the model's width (pass n_features= to "
                          "read_svmlight, or fix the chunk shapes).")
     out = PartStats(left)
-    for label, (n_b, m_b, s_b, q_b) in right.items():
+    for label, (n_b, m_b, s_b, q_b, r_b) in right.items():
         if label not in out:
-            out[label] = [n_b, m_b, s_b, q_b]
+            out[label] = [n_b, m_b, s_b, q_b, r_b]
             continue
-        n_a, m_a, s_a, q_a = out[label]
+        n_a, m_a, s_a, q_a, r_a = out[label]
         n = n_a + n_b
         delta = m_b - m_a
         mean = m_a + delta * (n_b / n)
         cov = None if s_a is None else s_a + s_b + np.outer(delta, delta) * (n_a * n_b / n)
-        out[label] = [n, mean, cov, max(q_a, q_b)]
+        out[label] = [n, mean, cov, max(q_a, q_b), r_a + r_b]
     return widths, out
 
 

@@ -150,16 +150,16 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
             rounds = est.max_iter if n_rounds is None else int(n_rounds)
             if strategy == "statistics":
                 result = _train.statistics(est, stats, classes, n_features)
-            elif strategy == "average":
-                trainer, step = _train.calibrated(dask_client, est, xs[0], ys[0], classes,
+            else:
+                train = _train.average if strategy == "average" else _train.svrg
+                trainer = (est if strategy == "average"
+                           else _train.with_auto_beta(est, stats, classes))
+                trainer, step = _train.calibrated(dask_client, trainer, xs[0], ys[0], classes,
                                                   rounds, progress)
-                result = _train.average(dask_client, trainer, xs, ys, classes, stats, sizes,
-                                        rounds, progress)
+                result = train(dask_client, trainer, xs, ys, classes, stats, sizes, rounds,
+                               progress)
                 if step is not None:  # the step used, as fit records it; "auto" stays asked
                     setattr(est, f"{est._spec().step_param}_", step)
-            else:
-                result = _train.svrg(dask_client, est, xs, ys, classes, stats, sizes, rounds,
-                                     progress)
             _commit(est, *result, classes)
     est.distributed_strategy_ = strategy
     return est

@@ -24,7 +24,8 @@ from ..utils._random import make_generator
 from ._cluster import compute
 from ._data import as_block, tree_reduce
 
-__all__ = ["statistics", "sequential", "average", "svrg", "data_state", "calibrated"]
+__all__ = ["statistics", "sequential", "average", "svrg", "data_state", "calibrated",
+           "with_auto_beta"]
 
 
 def data_state(stats, classes) -> dict:
@@ -54,7 +55,7 @@ def statistics(est, stats, classes, n_features):
     """
     spec, params = est._spec(), est.get_params(deep=False)
     rng = make_generator(est.random_state)
-    (n_neg, m_neg, s_neg, q_neg), (n_pos, m_pos, s_pos, q_pos) = (
+    (n_neg, m_neg, s_neg, q_neg, _), (n_pos, m_pos, s_pos, q_pos, _) = (
         stats[label.item()] for label in classes)
     state = spec.init_state(n_features, n_neg + n_pos, params, rng)  # checks the memory
     state.update(data_state(stats, classes))
@@ -198,6 +199,7 @@ def calibrated(client, est, x, y, classes, passes, progress=False):
     spec, params = est._spec(), est.get_params(deep=False)
     if spec.calibration is None or params.get(spec.step_param) != "auto":
         return est, None
+    passes = passes if spec.epochs_by_base else 1  # as fit: the solver runs its own stages
     step = compute(client, dask.delayed(_calibrate_on, pure=True)(
         spec.id, params, x, y, classes, 0, passes), progress)
     if step is None:
@@ -289,13 +291,13 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
 
     params = est.get_params(deep=False)
     n_total = int(sum(sizes))
-    state, rng, t, _ = average(client, _spam_twin(est), xs, ys, classes, stats, sizes, 1,
-                               progress) if params["init"] == "spam" else (None, None, 0, 0)
+    state, rng, t, _ = average(client, _spam_twin(est, params), xs, ys, classes, stats, sizes,
+                               1, progress) if params["init"] == "spam" else (None, None, 0, 0)
     w = state["w_avg"] if state is not None else np.zeros(est.n_features_in_)
     rng = rng if rng is not None else make_generator(est.random_state)
     out = vrspam.init_state(est.n_features_in_, n_total, params)
     out.update(data_state(stats, classes))
-    out["w"][:], out["started"][0] = w, 1
+    out["w"][:], out["started"][0], out["beta"][0] = w, 1, params["beta"]
     class_stats = ClassStats(out["data_count"], out["data_sum"], out["data_sqmax"])
     hyper, inner = vrspam.hyper(params), vrspam.inner_steps(params, n_total)
     weights = [n / n_total for n in sizes]
@@ -323,11 +325,26 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
     return out, rng, t, int(out["n_iter"][0])
 
 
-def _spam_twin(est):
+def with_auto_beta(est, stats, classes):
+    """Return ``est``, or a clone with VRSPAM's ``beta="auto"`` replaced by the number one
+    machine would choose on all the data (from the merged class statistics: the pairs'
+    mean squared distance is ``E+ ||x||^2 + E- ||x||^2 - 2 m+.m-``)."""
+    from sklearn.base import clone
+
+    if est.get_params(deep=False)["beta"] != "auto":
+        return est
+    (n_neg, m_neg, _, _, r_neg), (n_pos, m_pos, _, _, r_pos) = (
+        stats[label.item()] for label in classes)
+    spread = max(r_pos / n_pos + r_neg / n_neg - 2.0 * float(m_pos @ m_neg), 0.0)
+    trainer = clone(est).set_params(beta=vrspam.auto_beta(spread, (float(n_pos), float(n_neg))))
+    trainer.n_features_in_ = est.n_features_in_
+    return trainer
+
+
+def _spam_twin(est, params):
     """A SPAM estimator with VRSPAM's start settings (``_spam_start`` of the single machine)."""
     from .._api import make
 
-    params = est.get_params(deep=False)
     twin = make("spam-net" if "beta1" in params else "spam-l2", beta=params["beta"],
                 eta0=params["eta0"], t0=vrspam.START_T0, schedule="inv_sqrt", power_t=0.5,
                 stats="train", warmup=0.1, output="average", shuffle=est.shuffle,

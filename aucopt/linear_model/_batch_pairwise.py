@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from sklearn.utils.validation import check_is_fitted
-
 from ._base import BaseAUCClassifier
+from ._declared import fitted_weight
 
 __all__ = ["LSSVMClassifier", "SVMORClassifier", "SVMPerfClassifier"]
 
@@ -12,12 +11,7 @@ __all__ = ["LSSVMClassifier", "SVMORClassifier", "SVMPerfClassifier"]
 class FittedLam:
     """The ``lam_`` attribute of the batch solvers: the l2 weight of the last ``fit``."""
 
-    @property
-    def lam_(self) -> float:
-        """The l2 weight the last ``fit`` used: ``lam``, or the value ``"auto"`` chose."""
-        check_is_fitted(self)
-        lam = float(self._state["lam"][0])
-        return lam if lam > 0 else float(self.lam)  # files saved before lam_: lam was a number
+    lam_ = fitted_weight("lam")
 
 
 class LSSVMClassifier(FittedLam, BaseAUCClassifier):

@@ -13,6 +13,8 @@ from __future__ import annotations
 import textwrap
 from numbers import Integral
 
+from sklearn.utils.validation import check_is_fitted
+
 from ..algorithms import get_algorithm
 from ..algorithms._params import constraints_of, document
 from ..utils._param_validation import Interval, validate_parameter_constraints
@@ -169,3 +171,20 @@ def _example(cls) -> str:
         "    >>> clf.score(X, y) > 0.8",
         "    True",
     ])
+
+
+def fitted_weight(name: str) -> property:
+    """Return the property ``<name>_``: the value of ``name`` the last ``fit`` used.
+
+    It reads ``state[name]``, where the spec stores the number an ``"auto"`` value
+    became; 0 there (files saved before the attribute existed, when ``name`` was a
+    number) reads the parameter itself.
+    """
+    def get(self) -> float:
+        check_is_fitted(self)
+        value = float(self._state[name][0])
+        return value if value > 0 else float(getattr(self, name))
+
+    get.__doc__ = (f'The {name} the last ``fit`` used: ``{name}``, or the value ``"auto"`` '
+                   "chose.")
+    return property(get)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from sklearn.utils.validation import check_is_fitted
-
 from ._base import BaseAUCClassifier
+from ._declared import fitted_weight
 
 __all__ = ["MBAClassifier"]
 
@@ -67,13 +66,7 @@ class MBAClassifier(BaseAUCClassifier):
 
     _algorithm = "mba"
 
-    @property
-    def lam2_(self) -> float:
-        """The l2 weight the last ``fit`` used: ``lam2``, or the value ``"auto"`` chose."""
-        check_is_fitted(self)
-        lam2 = float(self._state["lam2"][0])
-        # 0 is also what files saved before lam2_ hold (lam2 was a number then)
-        return lam2 if lam2 > 0 else float(self.lam2)
+    lam2_ = fitted_weight("lam2")
 
     def __init__(
         self,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._base import BaseAUCClassifier
+from ._declared import fitted_weight
 
 __all__ = ["VRSPAML2Classifier", "VRSPAMNetClassifier"]
 
@@ -32,6 +33,8 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     ----------
     coef_ : ndarray of shape (1, n_features)
         The last snapshot.
+    beta_ : float
+        The l2 weight used: ``beta``, or the value ``"auto"`` chose.
     n_iter_ : int
         Outer stages run.
     t_ : int
@@ -46,9 +49,12 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     -----
     Paper grid: :math:`\beta \in 10^{[-5:5]}` by 5-fold CV. The paper gives no
     step, inner length or stage count (notes.md#vrspam-defaults): the theory's
-    :math:`\eta < \beta/(128M^4)` is far too small for small :math:`\beta`, so
-    the defaults follow Prox-SVRG practice (:math:`\eta = 1/(4L)`,
-    :math:`m = 2n`). Cost per stage O(n nnz + m d); memory O(n + d) besides
+    :math:`\eta < \beta/(128M^4)` is far too small for small :math:`\beta`. The
+    step is calibrated on the data (``eta="lipschitz"`` is Prox-SVRG's
+    :math:`\eta = 1/(4L)`), :math:`m = 2n`, and :math:`\beta` follows the data size;
+    measured on docs/robustness.md's cases: with the old fixed :math:`\beta = 10^{-4}` a
+    converged fit falls 0.028 AUC short of the least-squares optimum on 245 rows of
+    34 columns, with ``"auto"`` 0.003. Cost per stage O(n nnz + m d); memory O(n + d) besides
     the data. Not a streaming method: it needs the stored training set.
     ``sample_weight`` (notes.md#sample-weights) weighs the finite sum and its statistics;
     an inner step on a row drawn uniformly is scaled by :math:`n w_i / W`, so integer
@@ -67,11 +73,12 @@ class VRSPAML2Classifier(BaseAUCClassifier):
     """
 
     _algorithm = "vrspam-l2"
+    beta_ = fitted_weight("beta")
 
     def __init__(
         self,
         *,
-        beta=1e-4,
+        beta="auto",
         eta="auto",
         inner="auto",
         init="spam",
@@ -99,6 +106,8 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
 
     Attributes
     ----------
+    beta_ : float
+        The l2 weight used: ``beta``, or the value ``"auto"`` chose.
     {attributes}
 
     Notes
@@ -122,7 +131,7 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
     def __init__(
         self,
         *,
-        beta=1e-4,
+        beta="auto",
         beta1=1e-4,
         eta="auto",
         inner="auto",

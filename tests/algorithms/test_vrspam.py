@@ -95,10 +95,81 @@ def test_net_gives_exact_zeros_on_noise_features():
 
 def test_warm_start_skips_the_spam_pass(german):
     X, y = german
-    est = VRSPAML2Classifier(max_iter=2, tol=0.0, random_state=1, warm_start=True).fit(X, y)
+    est = VRSPAML2Classifier(beta=1e-4, eta="lipschitz", max_iter=2, tol=0.0, random_state=1,
+                             warm_start=True).fit(X, y)
     w_first = est.coef_[0].copy()
     est.fit(X, y)
     _, picks = _draws(1, len(y), 2 * len(y), 2)
     eta = (1 / 32) / max(float(np.sum(X**2, axis=1).max()), 1e-300)
     snaps = ref.vrspam(X, np.where(y > 0, 1.0, -1.0), picks, beta=1e-4, eta=eta, w0=w_first)
     assert_allclose(est.coef_[0], snaps[-1], rtol=1e-10, atol=1e-13)
+
+
+# ------------------------------------------------- defaults that follow the data (issue #16)
+def test_auto_beta_is_the_pairs_mean_squared_distance_over_n(german, as_format):
+    """beta="auto" = E_pairs ||x_i - x_j||^2 / n (brute force over the pairs), used as given."""
+    X, y = german
+    X, y = X[:120], y[:120]
+    pos, neg = X[y > 0], X[y <= 0]
+    spread = np.mean([np.sum((a - b) ** 2) for a in pos for b in neg])
+    est = VRSPAML2Classifier(max_iter=2, random_state=0).fit(as_format(X), y)
+    assert_allclose(est.beta_, spread / len(y), rtol=1e-10)
+    fixed = VRSPAML2Classifier(beta=est.beta_, eta=est.eta_, max_iter=2,
+                               random_state=0).fit(as_format(X), y)
+    assert_allclose(fixed.coef_, est.coef_, rtol=1e-12, atol=1e-15)
+    assert VRSPAMNetClassifier(beta=0.3, max_iter=1, random_state=0).fit(X, y).beta_ == 0.3
+
+
+def test_auto_beta_is_b_ls_svm_spread_rule_in_spams_scaling():
+    """SPAM's minimiser at beta is B-LS-SVM's at lam = beta / (2p(1-p)): the rule's scaling."""
+    from aucopt.algorithms import vrspam
+    from aucopt.algorithms._batch import class_totals, pair_spread, spread_rule
+    from aucopt.algorithms.batch_pairwise import LS_SPREAD, ls_svm_solution
+
+    X, y = make_auc_problem(200, 4, separation=1.0, pos_rate=0.3, random_state=2)
+    ys = np.where(y > 0, 1.0, -1.0)
+    p = np.mean(ys > 0)
+    lam = spread_rule(pair_spread(X, ys), class_totals(ys), LS_SPREAD)
+    beta = vrspam.auto_beta(pair_spread(X, ys), class_totals(ys))
+    assert_allclose(beta, 2 * p * (1 - p) * lam, rtol=1e-12)
+    assert_allclose(spam_ref.closed_form(X, ys, beta), ls_svm_solution(X, ys, lam), rtol=1e-9)
+
+
+def test_lipschitz_rule_is_one_over_32_m2_and_records_no_step(german):
+    X, y = german
+    m2 = float(np.sum(X**2, axis=1).max())
+    rule = VRSPAML2Classifier(beta=1e-3, eta="lipschitz", max_iter=2, random_state=0).fit(X, y)
+    number = VRSPAML2Classifier(beta=1e-3, eta=(1 / 32) / m2, max_iter=2,
+                                random_state=0).fit(X, y)
+    assert rule.eta_ is None and number.eta_ == (1 / 32) / m2
+    assert_allclose(rule.coef_, number.coef_, rtol=1e-12, atol=1e-15)
+
+
+def test_auto_eta_is_the_calibrated_choice(german, monkeypatch):
+    """fit uses (and records) the step calibrate_step returns on the resolved beta."""
+    from aucopt.algorithms import _calibrate, get_algorithm
+
+    X, y = german
+    est = VRSPAMNetClassifier(max_iter=3, random_state=0).fit(X, y)
+    ys = np.where(y > 0, 1.0, -1.0)
+    step, trials = _calibrate.calibrate_step(get_algorithm("vrspam-net"), est.get_params(),
+                                             _calibrate.as_rows(X), ys, 1)
+    assert est.eta_ == step and step in trials and np.isfinite(trials[step])
+    # the brief runs saw the number beta="auto" becomes on all the rows, not the string
+    seen = []
+    original = _calibrate._brief_run
+    monkeypatch.setattr(_calibrate, "_brief_run",
+                        lambda spec, params, *a: seen.append(params["beta"]) or original(
+                            spec, params, *a))
+    VRSPAMNetClassifier(max_iter=3, random_state=0).fit(X, y)
+    assert seen and set(seen) == {est.beta_}
+
+
+def test_files_saved_before_beta_existed_read_the_parameter(german):
+    from aucopt.algorithms import get_algorithm
+
+    X, y = german
+    old = VRSPAML2Classifier(beta=0.25, max_iter=1, random_state=0).fit(X, y)
+    del old._state["beta"]
+    get_algorithm("vrspam-l2").upgrade_state(old._state)
+    assert old.beta_ == 0.25
