@@ -161,8 +161,9 @@ def calibration_cost(algorithms, n=100_000, d=50, repeats=5):
     ``repeats`` runs, so that other work on a shared machine does not count. The
     calibration is :func:`~aucopt.algorithms._calibrate.calibrate_step` as ``fit`` calls
     it, the slower of the default ``max_iter`` and ``max_iter=1`` (as ``partial_fit``:
-    one pass over a larger sample); one pass is ``fit`` with ``max_iter=1`` and the
-    calibrated step given as a number.
+    one pass over a larger sample), after the data-dependent values the run needs anyway
+    (VRSPAM's ``beta="auto"``) are resolved; one pass is ``fit`` with ``max_iter=1`` and
+    the calibrated step given as a number.
     """
     rng = np.random.default_rng(1)
     X = rng.normal(size=(n, d))
@@ -174,6 +175,8 @@ def calibration_cost(algorithms, n=100_000, d=50, repeats=5):
         if spec.calibration is None:
             continue
         params = aucopt.make(a, random_state=0).get_params()
+        if spec.calibration.resolve is not None:  # fit resolves them once, for the run as well
+            params = spec.calibration.resolve(params, as_rows(X), y)
         passes = params.get("max_iter", 1) if spec.epochs_by_base else 1
         step, _ = calibrate_step(spec, params, rows, y, passes)  # also compiles
         one = aucopt.make(a, random_state=0, **{spec.step_param: step})

@@ -227,12 +227,13 @@ def pair_spread(X, y) -> float:
 
     It is ``E+ ||x||^2 + E- ||x||^2 - 2 c+.c-`` (class-weighted means, ``y = ±v``).
     """
-    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else (X * X).sum(1)
+    sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
+          else np.einsum("ij,ij->i", X, X))
     moments = []
-    for mask in (y > 0, y < 0):
-        v = np.abs(y[mask])
+    for mask in (y > 0, y < 0):  # weights zeroed outside the class: no copy of X's rows
+        v = np.where(mask, np.abs(y), 0.0)
         total = v.sum()
-        moments.append((np.asarray(X[mask].T @ v).ravel() / total, v @ sq[mask] / total))
+        moments.append((np.asarray(X.T @ v).ravel() / total, v @ sq / total))
     (c_pos, q_pos), (c_neg, q_neg) = moments
     return max(float(q_pos + q_neg - 2.0 * c_pos @ c_neg), 0.0)
 

@@ -247,6 +247,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             n_epochs = 1  # the spec's run handles max_iter itself
         step = None
         if spec.calibration is not None:
+            if spec.calibration.resolve is not None:  # once: the calibration and the run use it
+                params = spec.calibration.resolve(params, rows, y)
             step = self._auto_step(spec, params, rows, y, reset, n_epochs)
             if step is not None:
                 params = self._with_step(params, spec.step_param, step)
