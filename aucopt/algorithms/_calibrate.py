@@ -105,6 +105,10 @@ class StepCalibration:
         ``"auto"`` regularisation weight) by the numbers the fit will use, computed on
         all the rows given before the sample is drawn, so that the brief runs and the
         objective see them.
+    tolerance : float
+        Relative: the smallest step whose objective is within this of the lowest is
+        chosen (:data:`TOLERANCE`, which favours the safer of steps that fit alike; smaller
+        for a solver that converges to the minimiser, where a larger step is faster).
     """
 
     objective: Callable[..., float]
@@ -115,6 +119,7 @@ class StepCalibration:
     share: float = 1.0
     model_vector: Callable[[dict], np.ndarray] | None = None
     resolve: Callable[..., dict] | None = None
+    tolerance: float = TOLERANCE
 
     def centre(self, m2: float) -> float:
         """Return the centre of the ladder for mean squared row norm ``m2``."""
@@ -371,16 +376,16 @@ def _scale_free(spec) -> bool:
     return bool(getattr(spec.calibration.objective, "scale_free", False))
 
 
-def _near(trials: dict) -> list[float]:
-    """Return the steps whose objective is within :data:`TOLERANCE` of the lowest, in order."""
+def _near(trials: dict, tolerance: float = TOLERANCE) -> list[float]:
+    """Return the steps whose objective is within ``tolerance`` of the lowest, in order."""
     finite = {k: v for k, v in trials.items() if np.isfinite(v)}
     if not finite:
         return []
     low = min(finite.values())
-    return sorted(k for k, v in finite.items() if v <= low + TOLERANCE * abs(low))
+    return sorted(k for k, v in finite.items() if v <= low + tolerance * abs(low))
 
 
-def _past_the_best(trials: dict) -> bool:
+def _past_the_best(trials: dict, tolerance: float = TOLERANCE) -> bool:
     """Whether the two largest steps tried are both out of reach of the best so far.
 
     The ladder is climbed from its smallest step; once two steps in a row are neither
@@ -390,7 +395,7 @@ def _past_the_best(trials: dict) -> bool:
     direction, can rise past them and fall again at steps large enough to converge
     (SOLAM on 1% positives: 0.171, 0.181, 0.187, then 0.163 at 64 times the first step).
     """
-    near = _near(trials)
+    near = _near(trials, tolerance)
     return len(trials) >= 3 and bool(near) and near[-1] < sorted(trials)[-2]
 
 
@@ -426,8 +431,9 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     step : float or None
         None when the sample's mean squared row norm underflows to 0 (the spec's own
         scale rule then applies). Otherwise the smallest step tried whose objective
-        after a brief run is within :data:`TOLERANCE` (relative) of the lowest; for a
-        ``scale_free`` objective (see :func:`regularised`) the middle one of those steps.
+        after a brief run is within the calibration's ``tolerance`` (relative) of the
+        lowest; for a ``scale_free`` objective (see :func:`regularised`) the middle one
+        of those steps.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -453,14 +459,14 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     with np.errstate(all="ignore"), one_blas_thread():
         for step in spec.calibration.ladder(scale):
             trial(step)
-            if not _scale_free(spec) and _past_the_best(trials):
+            if not _scale_free(spec) and _past_the_best(trials, spec.calibration.tolerance):
                 break
         for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
             best = min(trials, key=trials.get)
             if not np.isfinite(trials[best]) or min(trials) < best < max(trials):
                 break
             trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
-    near = _near(trials)
+    near = _near(trials, spec.calibration.tolerance)
     if near:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
         # a scale-free objective scores every step too small to leave the first direction
         # (the class-mean difference) alike: there the middle of the near steps is chosen
