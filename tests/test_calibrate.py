@@ -145,3 +145,17 @@ def test_leaving_the_ladder_early_chooses_as_the_whole_ladder(monkeypatch, algor
     assert step == whole
     assert set(trials) < set(every)  # fewer runs
     assert all(trials[s] == every[s] for s in trials)
+
+
+@pytest.mark.parametrize("algorithm_id, chosen", [("opauc", 0), ("vrspam-l2", 1)])
+def test_the_calibrations_tolerance_decides_which_close_step_wins(monkeypatch, algorithm_id,
+                                                                   chosen):
+    """A step 3% above the lowest objective is close enough for the stochastic methods (5%),
+    not for VRSPAM (1%), which converges to the minimiser and gains from the larger step."""
+    spec, (X, y) = get_algorithm(algorithm_id), _ladder_problem()
+    values = {-2: 2.0, -1: 1.5, 0: 1.03, 1: 1.0, 2: 1.5, 3: 2.0}
+    rung = _rung_objective(monkeypatch, spec, X, y, lambda k: values.get(k, 3.0))
+    params = aucopt.make(algorithm_id, beta=0.1).get_params() if algorithm_id != "opauc" else (
+        aucopt.make("opauc").get_params())
+    step, _ = calibrate_step(spec, params, as_rows(X), y)
+    assert rung(step) == chosen
