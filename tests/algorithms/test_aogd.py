@@ -83,7 +83,8 @@ def test_learns_nonlinear_problem_where_linear_fails(problem):
 def test_global_averaging_skips_same_label_representatives():
     """With q = 0 the global representative is the first row; same-label rows take one step."""
     X, y = xor_problem(50, 0)
-    est = AOGDClassifier(averaging="global", q=0.0, shuffle=False, random_state=0).fit(X, y)
+    est = AOGDClassifier(averaging="global", q=0.0, eta=2.0**-5, shuffle=False,
+                         random_state=0).fit(X, y)
     w, t = ref.aogd(X, y, est._state["freq"].T, [(np.arange(50), np.ones(50))], eta=2.0**-5,
                     gamma=2.0**-5, lam=1e-4, q=0.0, averaging="global")
     assert est.t_ == t == 49
