@@ -12,12 +12,12 @@ import numpy as np
 from .._kernels._state import view, zeros
 from .._kernels.aogd import GLOBAL, PER_CLASS, AOGDState, aogd_epoch, rff_scores
 from ..utils._param_validation import Interval, Options
+from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._fast import select
 from ._memory import check_memory
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
-from ._calibrate import StepCalibration, regularised
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
@@ -80,7 +80,8 @@ PARAMS = (
         depend on the scale of the data.""", scaled=False),
     Param("eta_random", None, (POSITIVE, None), "float or None", r"""
         Constant step :math:`\gamma` of the random-example step; None uses
-        ``eta`` (notes.md#aogd-defaults).""", kernel=_eta_random),
+        ``eta`` (for ``eta="auto"`` the calibrated value, notes.md#aogd-defaults).""",
+          kernel=_eta_random),
     Param("lam", 1e-4, (NON_NEGATIVE,), "float",
           r"l2 weight :math:`\lambda` (applied in both steps).", kernel=float),
     Param("q", 0.5, (Interval(Real, 0, 1, closed="both"),), "float",
