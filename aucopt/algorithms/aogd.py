@@ -283,6 +283,7 @@ AOGD = register(
         equivalence_params={"bandwidth": 1.0},
         notes="Paper grid: eta in 2^[-8:-1], lam in 10^[-8:-1], 3-fold CV; D and the kernel "
         "width are not reported (notes.md#aogd-defaults). Per-class averages "
-        "(notes.md#aogd-averages), sqrt(2/D) (notes.md#rff-scale).",
+        "(notes.md#aogd-averages), sqrt(2/D) (notes.md#rff-scale). eta='auto' is calibrated "
+        "on the data (notes.md#kernel-steps).",
     )
 )

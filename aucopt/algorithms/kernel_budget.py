@@ -190,7 +190,8 @@ PROJECTION_PP = register(
         equivalence_params={"bandwidth": 1.0},
         notes="AlQuabeh et al. 2024 reports the grid eta in 2^[-8:-1], lam in 10^[-8:-1] for all "
               "methods; "
-        "KOIL's own code uses eta*C = 0.05, lam = 1/C = 0.2, budget 100 per class, k = 10.",
+        "KOIL's own code uses eta*C = 0.05, lam = 1/C = 0.2, budget 100 per class, k = 10; "
+        "eta='auto' is calibrated on the data around 0.05 (notes.md#kernel-steps).",
     )
 )
 
