@@ -21,6 +21,7 @@ from aucopt.algorithms._calibrate import (
     univariate_loss,
 )
 from aucopt.algorithms._data import as_rows
+from aucopt.exceptions import DivergenceError
 
 OBJECTIVES = [  # (name, objective hook) as the specs declare them
     ("pairwise square", regularised("square")),
@@ -159,3 +160,58 @@ def test_the_calibrations_tolerance_decides_which_close_step_wins(monkeypatch, a
         aucopt.make("opauc").get_params())
     step, _ = calibrate_step(spec, params, as_rows(X), y)
     assert rung(step) == chosen
+
+
+def _hinge_pairs(s, y):
+    return np.mean(np.maximum(0.0, 1.0 - (s[y > 0][:, None] - s[y < 0][None, :])))
+
+
+def _square_pairs(s, y):
+    return np.mean((1.0 - (s[y > 0][:, None] - s[y < 0][None, :])) ** 2)
+
+
+def _gram(sv, sigma):
+    sq = ((sv[:, None, :] - sv[None, :, :]) ** 2).sum(axis=2)
+    return np.exp(-sq / (2.0 * sigma**2))
+
+
+KERNEL_OBJECTIVES = {  # the kernel learners' own regularised objectives, by brute force
+    "aogd": lambda est, s, y: (_square_pairs(s, y)
+                               + 0.5 * est.lam * est._state["w"] @ est._state["w"]),
+    "projection-pp": lambda est, s, y: (
+        est.budget * _hinge_pairs(s, y) + 0.5 * est.lam * _alpha_gram_alpha(est._state)),
+}
+
+
+def _alpha_gram_alpha(state):
+    used = state["used"]
+    alpha = state["alpha"][used]
+    return alpha @ _gram(state["sv"][used], state["bandwidth"][0]) @ alpha
+
+
+@pytest.mark.parametrize("algorithm_id", sorted(KERNEL_OBJECTIVES))
+def test_kernel_learner_trials_are_the_own_objective_of_a_fit_on_the_sample(algorithm_id,
+                                                                            german):
+    """Each trial is the algorithm's own regularised objective of the model a fit with that
+    step makes on the calibration sample (brute force over the pairs and the support
+    vectors), and ``eta_`` is the smallest step within TOLERANCE of the lowest trial."""
+    from aucopt.algorithms._calibrate import TOLERANCE, sample_rows
+
+    X, y = german[0][:600], german[1][:600]
+    spec = get_algorithm(algorithm_id)
+    est = aucopt.make(algorithm_id, random_state=0).fit(X, y)
+    step, trials = calibrate_step(spec, est.get_params(), as_rows(X), y.astype(float))
+    assert est.eta_ == step and len(trials) >= 3
+    low = min(trials.values())
+    assert step == min(s for s, v in trials.items() if v <= low + TOLERANCE * abs(low))
+    rows, signed = sample_rows(as_rows(X), y.astype(float))  # 600 rows: all, reordered
+    for s, value in trials.items():
+        brief = aucopt.make(algorithm_id, random_state=0, eta=s)
+        if not np.isfinite(value):  # a brief run that diverged
+            with pytest.raises(DivergenceError):
+                brief.fit(rows.data, signed)
+            continue
+        brief.fit(rows.data, signed)
+        scores = brief.decision_function(rows.data)
+        assert_allclose(value, KERNEL_OBJECTIVES[algorithm_id](brief, scores, signed),
+                        rtol=1e-9)

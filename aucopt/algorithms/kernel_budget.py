@@ -18,9 +18,10 @@ from .._kernels.sparse_kernel import SparseKernelState
 from ..utils._param_validation import Interval, Options
 from . import _sparse_kernel as sparse
 from ._buffer_weights import check_weights, unit_weights
+from ._calibrate import StepCalibration, pairwise_loss
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
-from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param, codes, common
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
@@ -41,14 +42,25 @@ SparseKernelHyper = sparse.SparseKernelHyper
 
 # ------------------------------------------------------------------------ Projection++
 
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA whatever the data's scale (Gaussian kernel values are at most 1); before calibration
+# the kernel uses AUTO_ETA, the authors' eta * C.
+AUTO_ETA = 0.05
+
 PARAMS = (
     Param("budget", 100, (Interval(Integral, 1, None, closed="left"),), "int",
           r"Support vectors per class :math:`B` (the authors' code: 100).", kernel=int),
     Param("n_neighbors", 10, (Interval(Integral, 1, None, closed="left"),), "int",
           r"Opposite support vectors updated per step :math:`k` (the authors' code: 10).",
           kernel=int),
-    Param("eta", 0.05, (POSITIVE,), "float",
-          r"Step size :math:`\eta` (the authors' :math:`\eta C = 0.01 \cdot 5`).", kernel=float),
+    auto_step("eta", AUTO_ETA, r"""
+        Step size :math:`\eta`. ``"auto"`` calibrates it on the training data (a short
+        run per step of a geometric ladder centred on the authors'
+        :math:`\eta C = 0.01 \cdot 5`, the lowest regularised objective wins;
+        :mod:`aucopt.algorithms._calibrate`, notes.md#kernel-steps) and stores the value
+        used in ``eta_``; until a ``partial_fit`` chunk can calibrate it, the step is
+        0.05. The kernel values are at most 1, so the step does not depend on the scale
+        of the data.""", scaled=False),
     Param("lam", 0.2, (NON_NEGATIVE,), "float", r"""
         RKHS-norm weight :math:`\lambda` (the authors' :math:`1/C = 0.2`); each
         step shrinks every coefficient by :math:`1 - \eta\lambda`.""", kernel=float),
@@ -123,6 +135,29 @@ def projection_pp_mean_scores(state, params):
             if neg.any() else None)
 
 
+def projection_pp_model_vector(state) -> np.ndarray:
+    """Return ``v`` with ``v . v = ||f||^2 = alpha' G alpha`` over the stored support vectors.
+
+    From the eigendecomposition of their Gram matrix, ``v = sqrt(Lambda) Q' alpha``;
+    eigenvalues below 0 (rounding) count as 0. The calibration objective's penalty
+    ``lam / 2 ||v||^2`` is then KOIL's RKHS penalty.
+    """
+    used = state["used"]
+    values, vectors = np.linalg.eigh(state["gram"][np.ix_(used, used)])
+    return np.sqrt(np.maximum(values, 0.0)) * (vectors.T @ state["alpha"][used])
+
+
+def projection_pp_objective(scores, w, params, y) -> float:
+    """Return KOIL's regularised objective: ``lam/2 ||f||^2`` plus the pair hinge summed
+    over a full opposite buffer, estimated as ``budget`` times the sample's mean pair hinge.
+
+    The calibration hook of ``eta="auto"`` (``w`` from :func:`projection_pp_model_vector`,
+    ``y = ±w`` the signed sample weights); notes.md#kernel-steps.
+    """
+    hinge = pairwise_loss(scores, y, "hinge")
+    return float(params["budget"]) * hinge + 0.5 * float(params["lam"]) * float(w @ w)
+
+
 PROJECTION_PP = register(
     AlgorithmSpec(
         id="projection-pp",
@@ -149,11 +184,14 @@ PROJECTION_PP = register(
               "lam": tuple(10.0**k for k in range(-8, 0))},
         quick_grid={"eta": (2.0**-6, 2.0**-4, 2.0**-2), "lam": (1e-3, 1e-1, 1.0)},
         step_param="eta",
+        calibration=StepCalibration(projection_pp_objective, unit=AUTO_ETA, power=0.0,
+                                    share=0.75, model_vector=projection_pp_model_vector),
         warm_keys=(),
         equivalence_params={"bandwidth": 1.0},
         notes="AlQuabeh et al. 2024 reports the grid eta in 2^[-8:-1], lam in 10^[-8:-1] for all "
               "methods; "
-        "KOIL's own code uses eta*C = 0.05, lam = 1/C = 0.2, budget 100 per class, k = 10.",
+        "KOIL's own code uses eta*C = 0.05, lam = 1/C = 0.2, budget 100 per class, k = 10; "
+        "eta='auto' is calibrated on the data around 0.05 (notes.md#kernel-steps).",
     )
 )
 

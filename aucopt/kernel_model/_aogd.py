@@ -81,7 +81,7 @@ class AOGDClassifier(BaseAUCClassifier):
         *,
         n_components=200,
         bandwidth="auto",
-        eta=0.03125,
+        eta="auto",
         eta_random=None,
         lam=1e-4,
         q=0.5,

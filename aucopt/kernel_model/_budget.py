@@ -87,7 +87,7 @@ class ProjectionPPClassifier(BaseAUCClassifier):
         *,
         budget=100,
         n_neighbors=10,
-        eta=0.05,
+        eta="auto",
         lam=0.2,
         bandwidth="auto",
         replacement="reservoir",

@@ -43,6 +43,7 @@ def test_matches_reference_same_order_and_draws(averaging, german, as_format):
     w, t = ref.aogd(X, y, G / 3.0, passes, eta=0.1, gamma=0.05, lam=1e-3, q=0.3,
                     averaging=averaging)
     assert est.t_ == t > 500
+    assert est.eta_ == 0.1 and est.eta == 0.1  # a step given is used as it is
     assert_allclose(est._state["w"], w, rtol=1e-10, atol=1e-13)
     assert_allclose(est.decision_function(as_format(X)) - est.intercept_[0],
                     ref.features(X, G / 3.0) @ w, rtol=1e-10, atol=1e-12)
@@ -83,7 +84,8 @@ def test_learns_nonlinear_problem_where_linear_fails(problem):
 def test_global_averaging_skips_same_label_representatives():
     """With q = 0 the global representative is the first row; same-label rows take one step."""
     X, y = xor_problem(50, 0)
-    est = AOGDClassifier(averaging="global", q=0.0, shuffle=False, random_state=0).fit(X, y)
+    est = AOGDClassifier(averaging="global", q=0.0, eta=2.0**-5, shuffle=False,
+                         random_state=0).fit(X, y)
     w, t = ref.aogd(X, y, est._state["freq"].T, [(np.arange(50), np.ones(50))], eta=2.0**-5,
                     gamma=2.0**-5, lam=1e-4, q=0.0, averaging="global")
     assert est.t_ == t == 49
@@ -159,3 +161,24 @@ def test_weighted_auto_bandwidth_equals_repeated_rows(german, as_format):
     assert weighted._state["bandwidth"][0] != AOGDClassifier(random_state=0).fit(
         as_format(X), y)._state["bandwidth"][0]
 
+
+
+def test_auto_eta_is_calibrated_on_fit_and_recorded(german):
+    """notes.md#kernel-steps: the default step is calibrated on the data and kept in eta_;
+    the fit equals a fit with that number given."""
+    X, y = german
+    est = AOGDClassifier(random_state=0).fit(X, y)
+    assert est.eta == "auto" and isinstance(est.eta_, float) and est.eta_ > 0
+    given = AOGDClassifier(eta=est.eta_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(given._state["w"], est._state["w"])
+
+
+def test_uncalibrated_auto_eta_is_the_former_constant(german):
+    """Single rows never calibrate: "auto" is then 2^-5, bit for bit (also eta_random=None)."""
+    X, y = german
+    auto, fixed = AOGDClassifier(random_state=0), AOGDClassifier(eta=2.0**-5, random_state=0)
+    for est in (auto, fixed):
+        for i in range(150):
+            est.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
+    assert auto.eta_ is None and auto.t_ == fixed.t_ > 100
+    np.testing.assert_array_equal(auto._state["w"], fixed._state["w"])

@@ -34,6 +34,7 @@ def test_projection_pp_matches_reference_same_order_and_draws(replacement, germa
     alpha, sv, t = ref.projection_pp(X, y, _passes(4, len(y), 2), eta=0.1, lam=0.3, k=3, budget=12,
                             sigma=2.5, replacement=replacement)
     assert est.t_ == t == 500
+    assert est.eta_ == 0.1 and est.eta == 0.1  # a step given is used as it is
     assert est._state["size"].tolist() == [12, 12]  # both buffers filled and replaced
     assert_allclose(est._state["sv"], sv, rtol=0, atol=0)
     assert_allclose(est._state["alpha"], alpha, rtol=1e-10, atol=1e-13)
@@ -63,6 +64,55 @@ def test_projection_pp_weighted_matches_weighted_reference(replacement, german, 
     assert not np.allclose(alpha, plain, rtol=1e-3)
     rows = [np.flatnonzero((X == s).all(axis=1))[0] for s in sv]  # the row of each vector
     assert_allclose(est._state["sv_w"], sw[rows], rtol=0)
+
+
+def test_projection_pp_auto_eta_is_calibrated_on_fit_and_recorded(german):
+    """notes.md#kernel-steps: the default step is calibrated on the data and kept in eta_;
+    the fit equals a fit with that number given."""
+    X, y = german
+    est = ProjectionPPClassifier(budget=30, random_state=0).fit(X, y)
+    assert est.eta == "auto" and isinstance(est.eta_, float) and est.eta_ > 0
+    given = ProjectionPPClassifier(budget=30, eta=est.eta_, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(given._state["alpha"], est._state["alpha"])
+
+
+def test_projection_pp_uncalibrated_auto_eta_is_the_former_constant(german):
+    """Single rows never calibrate: "auto" is then the authors' 0.05, bit for bit."""
+    X, y = german
+    auto = ProjectionPPClassifier(budget=20, random_state=0)
+    fixed = ProjectionPPClassifier(budget=20, eta=0.05, random_state=0)
+    for est in (auto, fixed):
+        for i in range(120):
+            est.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
+    assert auto.eta_ is None and auto.t_ == fixed.t_ == 120
+    np.testing.assert_array_equal(auto._state["alpha"], fixed._state["alpha"])
+    np.testing.assert_array_equal(auto._state["sv"], fixed._state["sv"])
+
+
+def test_projection_pp_model_vector_norm_is_the_rkhs_norm(german):
+    """||v||^2 = ||f||^2 = sum_ij alpha_i alpha_j k(s_i, s_j) over the stored vectors, so the
+    calibration objective's l2 term is KOIL's RKHS penalty."""
+    from aucopt.algorithms.kernel_budget import projection_pp_model_vector
+
+    X, y = german
+    est = ProjectionPPClassifier(budget=15, eta=0.1, bandwidth=2.5, random_state=0).fit(X, y)
+    state = est._state
+    assert state["used"].all()  # both buffers full
+    brute = sum(a * b * ref.gauss(s, u, 2.5)
+                for a, s in zip(state["alpha"], state["sv"], strict=True)
+                for b, u in zip(state["alpha"], state["sv"], strict=True))
+    v = projection_pp_model_vector(state)
+    assert brute > 0
+    assert_allclose(v @ v, brute, rtol=1e-10)
+    # only the used slots count: a free slot's leftover values change nothing
+    state["used"][0] = False
+    part = projection_pp_model_vector(state)
+    keep = np.flatnonzero(state["used"])
+    assert part.shape == (keep.size,)
+    alpha = state["alpha"][keep]
+    brute = sum(alpha[i] * alpha[j] * ref.gauss(state["sv"][keep[i]], state["sv"][keep[j]], 2.5)
+                for i in range(keep.size) for j in range(keep.size))
+    assert_allclose(part @ part, brute, rtol=1e-10)
 
 
 def test_projection_pp_old_files_load_with_unit_weights(tmp_path):
