@@ -192,10 +192,11 @@ def _alpha_gram_alpha(state):
 @pytest.mark.parametrize("algorithm_id", sorted(KERNEL_OBJECTIVES))
 def test_kernel_learner_trials_are_the_own_objective_of_a_fit_on_the_sample(algorithm_id,
                                                                             german):
-    """Each trial is the algorithm's own regularised objective of the model a fit with that
-    step makes on the calibration sample (brute force over the pairs and the support
-    vectors), and ``eta_`` is the smallest step within TOLERANCE of the lowest trial."""
-    from aucopt.algorithms._calibrate import TOLERANCE, sample_rows
+    """Each trial is the algorithm's own regularised objective, on the held-out part of the
+    calibration sample, of the model a fit with that step makes on the rest (brute force over
+    the pairs and the support vectors), and ``eta_`` is the smallest step within TOLERANCE of
+    the lowest trial."""
+    from aucopt.algorithms._calibrate import TOLERANCE, _hold_out, sample_rows
 
     X, y = german[0][:600], german[1][:600]
     spec = get_algorithm(algorithm_id)
@@ -204,7 +205,9 @@ def test_kernel_learner_trials_are_the_own_objective_of_a_fit_on_the_sample(algo
     assert est.eta_ == step and len(trials) >= 3
     low = min(trials.values())
     assert step == min(s for s, v in trials.items() if v <= low + TOLERANCE * abs(low))
-    rows, signed = sample_rows(as_rows(X), y.astype(float))  # 600 rows: all, reordered
+    sample = sample_rows(as_rows(X), y.astype(float))  # 600 rows: all, reordered
+    (rows, signed), (held, held_y) = _hold_out(*sample, spec.calibration.held_out)
+    assert len(held_y) == sum(int(0.3 * np.sum(c)) for c in (y > 0, y <= 0))
     for s, value in trials.items():
         brief = aucopt.make(algorithm_id, random_state=0, eta=s)
         if not np.isfinite(value):  # a brief run that diverged
@@ -212,6 +215,20 @@ def test_kernel_learner_trials_are_the_own_objective_of_a_fit_on_the_sample(algo
                 brief.fit(rows.data, signed)
             continue
         brief.fit(rows.data, signed)
-        scores = brief.decision_function(rows.data)
-        assert_allclose(value, KERNEL_OBJECTIVES[algorithm_id](brief, scores, signed),
+        scores = brief.decision_function(held.data)
+        assert_allclose(value, KERNEL_OBJECTIVES[algorithm_id](brief, scores, held_y),
                         rtol=1e-9)
+
+
+def test_hold_out_keeps_a_share_of_each_class_and_needs_two_rows_of_each():
+    from aucopt.algorithms._calibrate import _hold_out
+
+    X = np.arange(40.0).reshape(20, 2)
+    y = np.where(np.arange(20) % 4 == 0, 2.0, -1.0)  # 5 positives (weight 2), 15 negatives
+    (rows, learned), (held, scored) = _hold_out(as_rows(sp.csr_matrix(X)), y, 0.3)
+    assert (np.sum(scored > 0), np.sum(scored < 0)) == (1, 4)
+    assert sorted(np.r_[rows.data, held.data]) == sorted(X[X != 0.0])  # a split, nothing lost
+    assert_allclose(np.sort(np.r_[learned, scored]), np.sort(y))
+    one = np.where(np.arange(20) == 3, 1.0, -1.0)
+    (rows, learned), none = _hold_out(as_rows(X), one, 0.3)
+    assert none is None and rows.n_samples == 20

@@ -25,6 +25,7 @@ This module is pure NumPy on top of the specs; the estimators call
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -105,6 +106,11 @@ class StepCalibration:
         ``"auto"`` regularisation weight) by the numbers the fit will use, computed on
         all the rows given before the sample is drawn, so that the brief runs and the
         objective see them.
+    held_out : float
+        Share of each class of the sample kept out of the brief runs and used to score
+        them (0: scored on the rows they learned from). For flexible models (the kernel
+        learners), whose objective on the rows they learned keeps falling with larger
+        steps when the sample is the whole of a small training set.
     tolerance : float
         Relative: the smallest step whose objective is within this of the lowest is
         chosen (:data:`TOLERANCE`, which favours the safer of steps that fit alike; smaller
@@ -119,6 +125,7 @@ class StepCalibration:
     share: float = 1.0
     model_vector: Callable[[dict], np.ndarray] | None = None
     resolve: Callable[..., dict] | None = None
+    held_out: float = 0.0
     tolerance: float = TOLERANCE
 
     def centre(self, m2: float) -> float:
@@ -342,23 +349,49 @@ def usable(rows: RowData, y: np.ndarray) -> bool:
 
 
 # ---------------------------------------------------------------- calibration
-def _brief_run(spec, params, rows, y, passes, stats) -> float:
-    """Run ``spec`` briefly on ``rows`` from a fresh state; return its objective (inf if it fails).
+def _hold_out(rows: RowData, y: np.ndarray, share: float):
+    """Split a shuffled sample into ``(rows, y)`` to learn from and ``(rows, y)`` to score:
+    the last ``share`` of each class is scored (None if a class has fewer than 2 rows)."""
+    classes = [np.flatnonzero(y > 0), np.flatnonzero(y <= 0)]
+    if min(len(c) for c in classes) < 2:
+        return (rows, y), None
+    cut = [c[len(c) - max(int(share * len(c)), 1):] for c in classes]
+    scored = np.zeros(len(y), dtype=bool)
+    scored[np.concatenate(cut)] = True
+    X = _matrix(rows)
+    return ((as_rows(X[~scored]), y[~scored]), (as_rows(X[scored]), y[scored]))
+
+
+def _fresh_start(spec, params, rows: RowData, y) -> tuple[dict, np.random.Generator]:
+    """Return the state every brief run starts from (with the sample's data statistics) and
+    the generator after ``init_state``: made once, copied for each run (AOGD's d x D/2
+    frequencies are drawn once, not once per step tried)."""
+    rng = np.random.default_rng(_SEED)
+    state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
+    state.update(new_data_stats(rows.n_features))
+    observe_data(state, rows, y)
+    return state, rng
+
+
+def _brief_run(spec, params, rows, y, passes, start, scored=None) -> float:
+    """Run ``spec`` briefly on ``rows`` from a copy of ``start``; return its objective (inf if
+    it fails).
 
     The brief run makes the fit's passes (at most :data:`MAX_PASSES`), because the
     best step depends on the length of the schedule (e.g. ``eta0 / sqrt(t)`` with
-    averaging favours larger steps over more passes). ``stats`` are the sample's data
-    statistics (:func:`~aucopt.algorithms._data.observe_data`), copied into the state.
+    averaging favours larger steps over more passes). ``start`` is :func:`_fresh_start`'s
+    state and generator (init_state does not read the step). The objective is that of
+    ``scored = (rows, y)`` if given, else of the rows learned.
     """
-    rng = np.random.default_rng(_SEED)
-    state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
-    state.update({key: value.copy() for key, value in stats.items()})
+    state = {key: value.copy() for key, value in start[0].items()}
+    rng = copy.deepcopy(start[1])
     t = 0
     for epoch in range(passes):
         t, status = spec.run(state, rows, y, rng.permutation(rows.n_samples), params, t,
                              epoch == 0, rng)
         if status != OK:
             return np.inf
+    rows, y = scored or (rows, y)
     if spec.coef is None:
         vector = spec.calibration.model_vector
         w, scores = (None if vector is None else vector(state)), spec.decision(state, params,
@@ -442,17 +475,19 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     if spec.calibration.resolve is not None:  # on all the rows: the values the fit will use
         params = spec.calibration.resolve(params, rows, y)
     rows, y = sample_rows(rows, y, round(spec.calibration.share * size))
+    scored = None
+    if spec.calibration.held_out > 0:
+        (rows, y), scored = _hold_out(rows, y, spec.calibration.held_out)
     scale = _mean_sq_norm(rows, y)
     if not scale > 0:  # values so small that their squares underflow: no scale to centre on
         return None, {}
     brief = {**params, **(spec.calibration.brief or {})}
-    stats = new_data_stats(rows.n_features)
-    observe_data(stats, rows, y)
+    start = _fresh_start(spec, brief, rows, y)
     trials = {}
 
     def trial(step):
         trials[step] = _brief_run(spec, {**brief, spec.step_param: step}, rows, y, passes,
-                                  stats)
+                                  start, scored)
 
     # a sample this small gains nothing from BLAS threads, which only wait when the
     # other cores are busy (OPAUC^pca's covariance: 50x slower with 2 threads on 2 busy cores)
