@@ -192,10 +192,10 @@ def _alpha_gram_alpha(state):
 @pytest.mark.parametrize("algorithm_id", sorted(KERNEL_OBJECTIVES))
 def test_kernel_learner_trials_are_the_own_objective_of_a_fit_on_the_sample(algorithm_id,
                                                                             german):
-    """Each trial is the algorithm's own regularised objective, on the held-out part of the
-    calibration sample, of the model a fit with that step makes on the rest (brute force over
-    the pairs and the support vectors), and ``eta_`` is the smallest step within TOLERANCE of
-    the lowest trial."""
+    """Each trial is the algorithm's own regularised objective of the model a fit with that
+    step makes on the calibration sample, scored on its held-out part for AOGD (brute force
+    over the pairs and the support vectors), and ``eta_`` is the smallest step within
+    TOLERANCE of the lowest trial."""
     from aucopt.algorithms._calibrate import TOLERANCE, _hold_out, sample_rows
 
     X, y = german[0][:600], german[1][:600]
@@ -206,8 +206,11 @@ def test_kernel_learner_trials_are_the_own_objective_of_a_fit_on_the_sample(algo
     low = min(trials.values())
     assert step == min(s for s, v in trials.items() if v <= low + TOLERANCE * abs(low))
     sample = sample_rows(as_rows(X), y.astype(float))  # 600 rows: all, reordered
-    (rows, signed), (held, held_y) = _hold_out(*sample, spec.calibration.held_out)
-    assert len(held_y) == sum(int(0.3 * np.sum(c)) for c in (y > 0, y <= 0))
+    share = spec.calibration.held_out  # AOGD scores held-out rows, Projection++ the rows learned
+    (rows, signed), scored = _hold_out(*sample, share) if share else (sample, None)
+    held, held_y = scored or (rows, signed)
+    assert len(held_y) == (sum(int(share * np.sum(c)) for c in (y > 0, y <= 0)) if share
+                           else 600)
     for s, value in trials.items():
         brief = aucopt.make(algorithm_id, random_state=0, eta=s)
         if not np.isfinite(value):  # a brief run that diverged

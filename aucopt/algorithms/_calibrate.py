@@ -15,9 +15,8 @@ largest norm, so that a few outlying rows do not set every step). The ladder is
 smallest step until a regularised objective has risen twice past its minimum, and
 extended by up to ``MAX_EXTEND`` steps beyond an end while the best step is at that end.
 
-With sample weights (labels ``y = ±w``, notes.md#sample-weights) the objectives
-weigh a row by ``w_i`` and a pair by ``w_i w_j``: integer weights give the objective
-of the sample with duplicated rows, and unit weights the unweighted one bit for bit.
+The objectives are in :mod:`._objectives` (weighted: a row by ``w_i``, a pair by
+``w_i w_j``, notes.md#sample-weights).
 
 This module is pure NumPy on top of the specs; the estimators call
 :func:`calibrate_step` (fit, first usable ``partial_fit`` chunk).
@@ -32,11 +31,17 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize_scalar
 
 from .._kernels._checks import OK
 from ._data import as_rows, new_data_stats, observe_data
 from ._fast import one_blas_thread
+from ._objectives import (
+    MAX_SCALE,
+    best_scale_loss,
+    pairwise_loss,
+    regularised,
+    univariate_loss,
+)
 from ._spec import RowData
 
 __all__ = [
@@ -70,7 +75,6 @@ MIN_ROWS = 20  # fewer rows (or one class, or only zero rows): calibration waits
 LADDER_RATIO = 4.0
 LADDER_POWERS = (-2, -1, 0, 1, 2, 3)  # 6 brief runs, steps 1/16 .. 64 x centre
 TOLERANCE = 0.05  # relative: a smaller step whose objective is this close to the lowest wins
-MAX_SCALE = 100.0  # best_scale_loss searches c in [0, MAX_SCALE] / (std of the scores)
 MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is at that end
 _SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
 
@@ -136,159 +140,6 @@ class StepCalibration:
         """Return the steps tried, smallest first."""
         c = self.centre(m2)
         return [c * LADDER_RATIO**k for k in LADDER_POWERS]
-
-
-# ------------------------------------------------------------------ objectives
-def _classes(scores: np.ndarray, y: np.ndarray):
-    """Return ``(s+, w+), (s-, w-)``: each class's scores and sample weights (``y = ±w``)."""
-    pos = y > 0
-    weights = np.abs(y).astype(np.float64)
-    return (scores[pos], weights[pos]), (scores[~pos], weights[~pos])
-
-
-def _moments(s: np.ndarray, w: np.ndarray) -> tuple[float, float]:
-    """Return the weighted mean and variance (``np.mean``/``np.var`` bit for bit when w = 1)."""
-    total = np.sum(w)
-    mean = np.sum(w * s) / total
-    dev = s - mean
-    return mean, np.sum(w * (dev * dev)) / total
-
-
-def _class_gap(scores, y) -> tuple[float, float, float]:
-    """Return the gap between the weighted class means and the two weighted variances."""
-    (pos, wp), (neg, wn) = _classes(scores, y)
-    (mp, vp), (mn, vn) = _moments(pos, wp), _moments(neg, wn)
-    return mp - mn, vp, vn
-
-
-def pairwise_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
-    """Return the weighted mean over positive-negative pairs of ``loss(s+ - s-)`` (exact).
-
-    A pair weighs ``w+ w-`` (``y = ±w``, notes.md#sample-weights), so integer weights
-    give the loss of the sample with duplicated rows. ``"square"``: ``(1 - (s+ - s-))^2``
-    from the weighted class moments, O(n); ``"hinge"``: ``max(0, 1 - (s+ - s-))`` from
-    the sorted negative scores, O(n log n).
-    """
-    if loss == "square":
-        gap, vp, vn = _class_gap(scores, y)
-        return float((1.0 - gap) ** 2 + vp + vn)
-    return _HingePairs(scores, y)(1.0)
-
-
-class _HingePairs:
-    """The weighted pairwise hinge loss of ``c * scores`` for any ``c > 0``, sorted once.
-
-    Multiplying by ``c > 0`` keeps the order of the negative scores, so the sort and
-    the weights' suffix sums are shared by every ``c`` (the best-scale search).
-    """
-
-    def __init__(self, scores, y):
-        (self.pos, self.wp), (neg, wn) = _classes(scores, y)
-        order = np.argsort(neg, kind="stable")
-        self.neg, self.wn = neg[order], wn[order]
-        self.count = np.concatenate([np.cumsum(self.wn[::-1])[::-1], [0.0]])  # w of neg[k:]
-        self.norm = np.sum(self.wp) * np.sum(self.wn)
-
-    def __call__(self, c: float) -> float:
-        neg, pos = c * self.neg, c * self.pos
-        tail = np.concatenate([np.cumsum((self.wn * neg)[::-1])[::-1], [0.0]])
-        first = np.searchsorted(neg, pos - 1.0, side="right")  # pairs with 1 - s+ + s- > 0
-        return float(np.sum(self.wp * (self.count[first] * (1.0 - pos) + tail[first]))
-                     / self.norm)
-
-
-def univariate_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
-    """Return the class-balanced univariate loss at the best bias (closed form).
-
-    ``"exp"``: ``mean+ e^-(s+b) + mean- e^(s+b)``, minimised at ``2 sqrt(A B)``;
-    ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``. The means are weighted
-    by ``w`` (``y = ±w``).
-    """
-    if loss == "square":
-        gap, vp, vn = _class_gap(scores, y)
-        return float(0.5 * (2.0 - gap) ** 2 + vp + vn)
-    (pos, wp), (neg, wn) = _classes(scores, y)
-    shift = 0.5 * (pos.min() + neg.max())  # the bias does not change the minimum
-    with np.errstate(over="ignore"):
-        a = np.sum(wp * np.exp(shift - pos)) / np.sum(wp)
-        b = np.sum(wn * np.exp(neg - shift)) / np.sum(wn)
-    return float(2.0 * np.sqrt(a * b))
-
-
-def best_scale_loss(scores: np.ndarray, y: np.ndarray, loss: str,
-                    kind: str = "pairwise") -> float:
-    """Return ``min over c >= 0 of loss(c * scores, y)``: the loss of the direction alone.
-
-    The scores are divided by their standard deviation and ``c`` is searched in
-    ``[0, MAX_SCALE]``, so the value does not change when the scores are multiplied by
-    a positive number. The square losses are quadratic in ``c``, minimised in closed
-    form; the others by bounded Brent.
-
-    Parameters
-    ----------
-    scores, y : ndarray
-        Scores and signed weights ``y = ±w``.
-    loss : str
-        Loss name (see :func:`pairwise_loss`, :func:`univariate_loss`).
-    kind : {"pairwise", "univariate"}
-    """
-    measure = pairwise_loss if kind == "pairwise" else univariate_loss
-    sd = float(np.std(scores))
-    if not sd > 0:
-        return float(measure(scores, y, loss))
-    unit = scores / sd
-    if loss == "square":  # (t - c g)^2 / t + c^2 v: t = 1 pairwise, t = 2 univariate
-        gap, vp, vn = _class_gap(unit, y)
-        t = 1.0 if kind == "pairwise" else 2.0
-        c = min(max(t * gap / (gap * gap + t * (vp + vn)), 0.0), MAX_SCALE)
-        return float((t - c * gap) ** 2 / t + c * c * (vp + vn))
-    at = _HingePairs(unit, y) if kind == "pairwise" and loss == "hinge" else (
-        lambda c: measure(c * unit, y, loss))
-    found = minimize_scalar(at, bounds=(0.0, MAX_SCALE), method="bounded",
-                            options={"xatol": 1e-4})
-    return float(min(found.fun, measure(0.0 * unit, y, loss)))
-
-
-def regularised(loss, *, kind="pairwise", l2=None, l1=None):
-    """Return an ``objective(scores, w, params, y)`` hook for :class:`StepCalibration`.
-
-    With a regulariser the value is the loss plus the penalty at ``w``. Without
-    one (``l2`` and ``l1`` both None: SOLAM, FSAUC and OAM, which keep their
-    iterates in a ball instead) it is the loss at the best scale of the scores
-    (:func:`best_scale_loss`), and the hook is marked ``scale_free``: the
-    unregularised loss keeps falling while the norm of ``w`` grows, so after a
-    brief run its value mostly tells how far the norm travelled and favours the
-    largest step that does not diverge, whereas the ranking (the AUC) depends on
-    the direction of ``w`` alone. Measured on ``benchmarks/robustness.py`` (three
-    sample orders per case): SOLAM's worst gap to the least-squares optimum goes
-    from -0.028 (Pareto-tailed columns) to -0.012, FSAUC's (with three passes)
-    from -0.017 to -0.007.
-
-    Parameters
-    ----------
-    loss : str or callable
-        Loss name (see :func:`pairwise_loss`, :func:`univariate_loss`) or
-        ``loss(params) -> str``.
-    kind : {"pairwise", "univariate"}
-    l2, l1 : str, optional
-        Names of the hyperparameters weighting ``||w||^2 / 2`` and ``||w||_1``
-        (a name missing from the parameters weighs 0).
-    """
-    measure = pairwise_loss if kind == "pairwise" else univariate_loss
-
-    def objective(scores, w, params, y) -> float:
-        name = loss(params) if callable(loss) else loss
-        if l2 is None and l1 is None:
-            return best_scale_loss(scores, y, name, kind)
-        value = measure(scores, y, name)
-        if w is not None and l2 is not None:
-            value += 0.5 * float(params.get(l2, 0.0)) * float(w @ w)
-        if w is not None and l1 is not None:
-            value += float(params.get(l1, 0.0)) * float(np.abs(w).sum())
-        return value
-
-    objective.scale_free = l2 is None and l1 is None
-    return objective
 
 
 # --------------------------------------------------------------------- sample
@@ -362,29 +213,39 @@ def _hold_out(rows: RowData, y: np.ndarray, share: float):
     return ((as_rows(X[~scored]), y[~scored]), (as_rows(X[scored]), y[scored]))
 
 
-def _fresh_start(spec, params, rows: RowData, y) -> tuple[dict, np.random.Generator]:
-    """Return the state every brief run starts from (with the sample's data statistics) and
-    the generator after ``init_state``: made once, copied for each run (AOGD's d x D/2
-    frequencies are drawn once, not once per step tried)."""
+def _fresh_start(spec, params, rows: RowData, y) -> tuple:
+    """Return what every brief run starts from: the sample's data statistics, and the state
+    and generator after ``init_state`` when it draws random numbers (AOGD's d x D/2
+    frequencies: drawn once, copied for each step tried), else None (a fresh state is as
+    cheap as a copy, and keeping one would double the memory of O(d) states)."""
+    stats = new_data_stats(rows.n_features)
+    observe_data(stats, rows, y)
     rng = np.random.default_rng(_SEED)
+    drawn = rng.bit_generator.state
     state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
-    state.update(new_data_stats(rows.n_features))
-    observe_data(state, rows, y)
-    return state, rng
+    if rng.bit_generator.state == drawn:
+        return stats, None
+    return stats, (state, rng)
 
 
 def _brief_run(spec, params, rows, y, passes, start, scored=None) -> float:
-    """Run ``spec`` briefly on ``rows`` from a copy of ``start``; return its objective (inf if
-    it fails).
+    """Run ``spec`` briefly on ``rows`` from a fresh state; return its objective (inf if it
+    fails).
 
     The brief run makes the fit's passes (at most :data:`MAX_PASSES`), because the
     best step depends on the length of the schedule (e.g. ``eta0 / sqrt(t)`` with
     averaging favours larger steps over more passes). ``start`` is :func:`_fresh_start`'s
-    state and generator (init_state does not read the step). The objective is that of
-    ``scored = (rows, y)`` if given, else of the rows learned.
+    (init_state does not read the step). The objective is that of ``scored = (rows, y)``
+    if given, else of the rows learned.
     """
-    state = {key: value.copy() for key, value in start[0].items()}
-    rng = copy.deepcopy(start[1])
+    stats, drawn = start
+    if drawn is None:
+        rng = np.random.default_rng(_SEED)
+        state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
+    else:
+        state = {key: value.copy() for key, value in drawn[0].items()}
+        rng = copy.deepcopy(drawn[1])
+    state.update({key: value.copy() for key, value in stats.items()})
     t = 0
     for epoch in range(passes):
         t, status = spec.run(state, rows, y, rng.permutation(rows.n_samples), params, t,

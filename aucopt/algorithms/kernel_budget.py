@@ -24,7 +24,7 @@ from ._memory import check_memory
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .aogd import BANDWIDTH, KERNEL_HELD_OUT, max_memory_gb, with_docs
+from .aogd import BANDWIDTH, max_memory_gb, with_docs
 
 __all__ = ["PARAMS", "ProjectionPPHyper", "SparseKernelHyper", "PROJECTION_PP", "SPARSE_KERNEL",
            "hyper"]
@@ -185,8 +185,7 @@ PROJECTION_PP = register(
         quick_grid={"eta": (2.0**-6, 2.0**-4, 2.0**-2), "lam": (1e-3, 1e-1, 1.0)},
         step_param="eta",
         calibration=StepCalibration(projection_pp_objective, unit=AUTO_ETA, power=0.0,
-                                    share=0.75, model_vector=projection_pp_model_vector,
-                                    held_out=KERNEL_HELD_OUT),
+                                    share=0.75, model_vector=projection_pp_model_vector),
         warm_keys=(),
         equivalence_params={"bandwidth": 1.0},
         notes="AlQuabeh et al. 2024 reports the grid eta in 2^[-8:-1], lam in 10^[-8:-1] for all "
