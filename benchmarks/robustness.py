@@ -154,7 +154,7 @@ def _best_of(func, repeats=3, clock=time.perf_counter):
     return min(times)
 
 
-def calibration_cost(algorithms, n=100_000, d=50, repeats=5):
+def calibration_cost(algorithms, n=100_000, d=50, repeats=9):
     """Return ``{id: (calibration s, one pass s)}`` on dense n x d Gaussian data.
 
     Times are CPU seconds of this process (``time.process_time``), the least of
