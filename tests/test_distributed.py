@@ -24,6 +24,7 @@ from aucopt import distributed as ad  # noqa: E402
 from aucopt.algorithms import get_algorithm, list_algorithms  # noqa: E402
 from aucopt.algorithms.batch_pairwise import ls_svm_solution  # noqa: E402
 from aucopt.algorithms.opauc import class_covariance  # noqa: E402
+from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.metrics import roc_auc_score as exact_auc  # noqa: E402
 
 # the workers unpickle this module's helpers by value (it need not be importable there)
@@ -329,3 +330,29 @@ def test_errors_inside_a_fit_are_not_mistaken_for_a_missing_client(client):
     with pytest.raises(ValueError, match="partition 1: Input X contains NaN"):
         ad.fit(aucopt.make("spam-l2"), *_dask(np.where(np.arange(240)[:, None] == 70, np.nan,
                                                      X), y))
+
+
+# ----------------------------------------------------------- divergence recovery (issue #16)
+def test_a_calibrated_step_that_diverges_on_a_partition_restarts_smaller(client, caplog):
+    """The step is calibrated on the first partition; rows 60 times larger on the second make
+    it diverge there. As fit does, "auto" restarts with the step divided by LADDER_RATIO; a
+    number the user gave is kept and raises."""
+    from aucopt.algorithms._calibrate import LADDER_RATIO
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 5))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=400) > 0, 1, -1)
+    X[200:] *= 60.0
+    Xd, yd = da.from_array(X, chunks=(200, 5)), da.from_array(y, chunks=200)
+    calibrated = aucopt.make("spam-l2", random_state=0).fit(X[:200], y[:200]).eta0_
+    with caplog.at_level("WARNING", logger="aucopt.distributed"):
+        est = ad.fit(aucopt.make("spam-l2", random_state=0), Xd, yd, strategy="average")
+    restarts = caplog.text.count("restarting with eta0=")
+    assert restarts >= 1 and est.eta0 == "auto"
+    np.testing.assert_allclose(est.eta0_, calibrated / LADDER_RATIO**restarts, rtol=1e-12)
+    same = ad.fit(aucopt.make("spam-l2", eta0=est.eta0_, random_state=0), Xd, yd,
+                  strategy="average")
+    np.testing.assert_array_equal(same.coef_, est.coef_)
+    with pytest.raises(DivergenceError):
+        ad.fit(aucopt.make("spam-l2", eta0=calibrated, random_state=0), Xd, yd,
+               strategy="average")

@@ -45,6 +45,7 @@ from ._objectives import (
 from ._spec import RowData
 
 __all__ = [
+    "AUTO_RETRIES",
     "LADDER_POWERS",
     "LADDER_RATIO",
     "MAX_EXTEND",
@@ -76,6 +77,9 @@ LADDER_RATIO = 4.0
 LADDER_POWERS = (-2, -1, 0, 1, 2, 3)  # 6 brief runs, steps 1/16 .. 64 x centre
 TOLERANCE = 0.05  # relative: a smaller step whose objective is this close to the lowest wins
 MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is at that end
+# restarts of a fit whose calibrated step diverges, each one rung down the ladder (the
+# estimators' fit and partial_fit, aucopt.distributed.fit)
+AUTO_RETRIES = 5
 _SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
 
 

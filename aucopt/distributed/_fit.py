@@ -156,8 +156,8 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
                            else _train.with_auto_beta(est, stats, classes))
                 trainer, step = _train.calibrated(dask_client, trainer, xs[0], ys[0], classes,
                                                   rounds, progress)
-                result = train(dask_client, trainer, xs, ys, classes, stats, sizes, rounds,
-                               progress)
+                result, step = _train.restarting(train, trainer, step, dask_client, xs, ys,
+                                                 classes, stats, sizes, rounds, progress)
                 if step is not None:  # the step used, as fit records it; "auto" stays asked
                     setattr(est, f"{est._spec().step_param}_", step)
             _commit(est, *result, classes)

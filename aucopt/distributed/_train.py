@@ -6,6 +6,8 @@ except ``sequential``, whose state is the estimator itself travelling along.
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -14,7 +16,7 @@ from .._kernels.spam import ClassStats
 from .._kernels.vrspam import Snapshot, vrspam_inner, vrspam_snapshot
 from ..algorithms import get_algorithm, vrspam
 from ..algorithms._batch import relative_change
-from ..algorithms._calibrate import calibrate_step, usable
+from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, calibrate_step, usable
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
 from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics, ls_svm_lam
@@ -25,7 +27,9 @@ from ._cluster import compute
 from ._data import as_block, tree_reduce
 
 __all__ = ["statistics", "sequential", "average", "svrg", "data_state", "calibrated",
-           "with_auto_beta"]
+           "with_auto_beta", "restarting"]
+
+logger = logging.getLogger(__name__)
 
 
 def data_state(stats, classes) -> dict:
@@ -207,6 +211,33 @@ def calibrated(client, est, x, y, classes, passes, progress=False):
     trainer = clone(est).set_params(**{spec.step_param: step})
     trainer.n_features_in_ = est.n_features_in_
     return trainer, step
+
+
+def restarting(train, est, step, *args):
+    """Return ``(train(client, est, ...), step)``, restarting a calibrated step that diverges.
+
+    As ``fit`` does: when ``step`` (the ``"auto"`` step calibrated on the first partition,
+    None for a number the user gave) makes a partition diverge, the training restarts from
+    the beginning with the step divided by ``LADDER_RATIO``, at most ``AUTO_RETRIES`` times;
+    then the ``DivergenceError`` is raised. ``args`` are ``train``'s other arguments, the
+    client first.
+    """
+    from sklearn.base import clone
+
+    name = est._spec().step_param
+    for retry in range(AUTO_RETRIES):
+        try:
+            return train(args[0], est, *args[1:]), step
+        except DivergenceError:
+            if step is None:
+                raise
+        step /= LADDER_RATIO
+        trainer = clone(est).set_params(**{name: step})
+        trainer.n_features_in_ = est.n_features_in_
+        est = trainer
+        logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
+                       type(est).__name__, name, name, step, retry + 1, AUTO_RETRIES)
+    return train(args[0], est, *args[1:]), step  # the last restart raises if it diverges
 
 
 def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False):

@@ -19,7 +19,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
 from ..algorithms import get_algorithm
-from ..algorithms._calibrate import LADDER_RATIO, calibrate_step, usable
+from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
     class_mean_scores,
@@ -43,8 +43,6 @@ logger = logging.getLogger(__name__)
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
 
-# restarts of a diverging calibrated "auto" step, each one rung down the calibration ladder
-AUTO_RETRIES = 5
 _NO_HOOK: dict = {}  # keyword arguments of spec.run for specs without column_keys (never written)
 
 def _is_auto(value) -> bool:
