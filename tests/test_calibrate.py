@@ -235,3 +235,21 @@ def test_hold_out_keeps_a_share_of_each_class_and_needs_two_rows_of_each():
     one = np.where(np.arange(20) == 3, 1.0, -1.0)
     (rows, learned), none = _hold_out(as_rows(X), one, 0.3)
     assert none is None and rows.n_samples == 20
+
+
+def test_aogd_frequencies_are_drawn_once_and_shared_by_the_brief_runs(monkeypatch, german):
+    """AOGD's d x D/2 frequencies are drawn and divided by the bandwidth once per calibration;
+    the brief runs share the read-only array instead of copying it."""
+    from aucopt.algorithms import _calibrate, aogd
+
+    draws, seen = [], []
+    original_draw, original_fix = aogd.draw_frequencies, aogd.fix_bandwidth
+    monkeypatch.setattr(aogd, "draw_frequencies",
+                        lambda *a, **k: draws.append(1) or original_draw(*a, **k))
+    monkeypatch.setattr(aogd, "fix_bandwidth",  # what each brief run calls first
+                        lambda state, *a: seen.append(state["freq"]) or original_fix(state, *a))
+    X, y = german
+    _, trials = _calibrate.calibrate_step(get_algorithm("aogd"), aucopt.make("aogd").get_params(),
+                                          as_rows(X), np.where(y > 0, 1.0, -1.0))
+    assert len(draws) == 1 and len(seen) == len(trials) >= 3
+    assert all(f is seen[0] for f in seen) and not seen[0].flags.writeable

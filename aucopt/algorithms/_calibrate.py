@@ -119,6 +119,12 @@ class StepCalibration:
         them (0: scored on the rows they learned from). For flexible models (the kernel
         learners), whose objective on the rows they learned keeps falling with larger
         steps when the sample is the whole of a small training set.
+    prepare : callable, optional
+        ``prepare(state, rows, params, y)``: fixes, once, what a run would fix from the
+        data before its first step in the state the brief runs start from, when
+        ``init_state`` draws random numbers (AOGD's bandwidth, which divides its
+        frequencies and makes them read-only). Read-only arrays are shared by the brief
+        runs, not copied, so AOGD's d x D/2 frequencies are neither redrawn nor copied.
     tolerance : float
         Relative: the smallest step whose objective is within this of the lowest is
         chosen (:data:`TOLERANCE`, which favours the safer of steps that fit alike; smaller
@@ -134,6 +140,7 @@ class StepCalibration:
     model_vector: Callable[[dict], np.ndarray] | None = None
     resolve: Callable[..., dict] | None = None
     held_out: float = 0.0
+    prepare: Callable[..., None] | None = None
     tolerance: float = TOLERANCE
 
     def centre(self, m2: float) -> float:
@@ -219,9 +226,10 @@ def _hold_out(rows: RowData, y: np.ndarray, share: float):
 
 def _fresh_start(spec, params, rows: RowData, y) -> tuple:
     """Return what every brief run starts from: the sample's data statistics, and the state
-    and generator after ``init_state`` when it draws random numbers (AOGD's d x D/2
-    frequencies: drawn once, copied for each step tried), else None (a fresh state is as
-    cheap as a copy, and keeping one would double the memory of O(d) states)."""
+    and generator after ``init_state`` (and the calibration's ``prepare``) when it draws
+    random numbers (AOGD's d x D/2 frequencies: drawn once for every step tried), else None
+    (a fresh state is as cheap as a copy, and keeping one would double the memory of O(d)
+    states)."""
     stats = new_data_stats(rows.n_features)
     observe_data(stats, rows, y)
     rng = np.random.default_rng(_SEED)
@@ -229,6 +237,8 @@ def _fresh_start(spec, params, rows: RowData, y) -> tuple:
     state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
     if rng.bit_generator.state == drawn:
         return stats, None
+    if spec.calibration.prepare is not None:
+        spec.calibration.prepare(state, rows, params, y)
     return stats, (state, rng)
 
 
@@ -247,7 +257,9 @@ def _brief_run(spec, params, rows, y, passes, start, scored=None) -> float:
         rng = np.random.default_rng(_SEED)
         state = spec.init_state(rows.n_features, rows.n_samples, params, rng)
     else:
-        state = {key: value.copy() for key, value in drawn[0].items()}
+        # arrays no run writes (read-only) are shared, the others copied
+        state = {key: value if not value.flags.writeable else value.copy()
+                 for key, value in drawn[0].items()}
         rng = copy.deepcopy(drawn[1])
     state.update({key: value.copy() for key, value in stats.items()})
     t = 0

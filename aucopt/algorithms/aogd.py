@@ -284,7 +284,7 @@ AOGD = register(
         step_param="eta",
         calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.0,
                                     share=0.75, model_vector=model_vector,
-                                    held_out=HELD_OUT),
+                                    held_out=HELD_OUT, prepare=fix_bandwidth),
         warm_keys=("w", "freq", "bandwidth"),
         equivalence_params={"bandwidth": 1.0},
         notes="Paper grid: eta in 2^[-8:-1], lam in 10^[-8:-1], 3-fold CV; D and the kernel "
