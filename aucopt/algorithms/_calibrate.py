@@ -46,6 +46,7 @@ from ._spec import RowData
 
 __all__ = [
     "AUTO_RETRIES",
+    "RESTART_MESSAGE",
     "LADDER_POWERS",
     "LADDER_RATIO",
     "MAX_EXTEND",
@@ -80,6 +81,8 @@ MAX_EXTEND = 4  # more runs beyond an end of the ladder while the best step is a
 # restarts of a fit whose calibrated step diverges, each one rung down the ladder (the
 # estimators' fit and partial_fit, aucopt.distributed.fit)
 AUTO_RETRIES = 5
+# the warning of each restart: estimator, parameter, parameter, new step, restart, of
+RESTART_MESSAGE = "%s diverged with the calibrated %s; restarting with %s=%g (%d/%d)."
 _SEED = 0  # calibration runs draw from their own generator: the estimator's stream is untouched
 
 

@@ -18,9 +18,10 @@ from .._kernels.sparse_kernel import SparseKernelState
 from ..utils._param_validation import Interval, Options
 from . import _sparse_kernel as sparse
 from ._buffer_weights import check_weights, unit_weights
-from ._calibrate import StepCalibration, pairwise_loss
+from ._calibrate import StepCalibration
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
+from ._objectives import pairwise_loss
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData

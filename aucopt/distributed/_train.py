@@ -16,7 +16,13 @@ from .._kernels.spam import ClassStats
 from .._kernels.vrspam import Snapshot, vrspam_inner, vrspam_snapshot
 from ..algorithms import get_algorithm, vrspam
 from ..algorithms._batch import relative_change
-from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, calibrate_step, usable
+from ..algorithms._calibrate import (
+    AUTO_RETRIES,
+    LADDER_RATIO,
+    RESTART_MESSAGE,
+    calibrate_step,
+    usable,
+)
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
 from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics, ls_svm_lam
@@ -235,7 +241,7 @@ def restarting(train, est, step, *args):
         trainer = clone(est).set_params(**{name: step})
         trainer.n_features_in_ = est.n_features_in_
         est = trainer
-        logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
+        logger.warning(RESTART_MESSAGE,
                        type(est).__name__, name, name, step, retry + 1, AUTO_RETRIES)
     return train(args[0], est, *args[1:]), step  # the last restart raises if it diverges
 

@@ -18,7 +18,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
-from ..algorithms import get_algorithm
+from ..algorithms import _calibrate, get_algorithm
 from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
@@ -272,7 +272,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                 undo.rollback()  # restart from the state before this call
             step /= LADDER_RATIO
             params = self._with_step(params, spec.step_param, step)
-            logger.warning("%s diverged with the calibrated %s; restarting with %s=%g (%d/%d).",
+            logger.warning(_calibrate.RESTART_MESSAGE,
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
         fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
