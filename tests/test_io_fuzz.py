@@ -4,10 +4,13 @@ Hypothesis draws hundreds of tamperings of saved models of every registered id
 (truncated, reshaped and retyped arrays, NaN/inf, out-of-range counters and
 indices, renamed/missing/extra arrays, .npy headers declaring huge shapes,
 random bytes, edited JSON fields: hyperparameters, attributes, the random
-generator's name). One subprocess then loads each file, continues it with
-``partial_fit`` and scores it: the process must exit normally (no signal) and
-every failure must be a ``ValueError`` (``ModelFileError``,
-``InvalidParameterError``, ``DivergenceError``...).
+generator's name, the hashes). Most tampered pairs are re-signed (their
+SHA-256 hashes recomputed, as a deliberate forger would) so that the checks
+behind the hashes are exercised; the others must be refused by the hashes.
+One subprocess then loads each file, continues it with ``partial_fit`` and
+scores it: the process must exit normally (no signal), every failure must be a
+``ValueError`` (``ModelFileError``, ``InvalidParameterError``,
+``DivergenceError``...), and no unsigned edit may load.
 """
 
 import io
@@ -25,6 +28,8 @@ from hypothesis import strategies as st
 
 import aucopt
 import aucopt.io
+
+from ._model_files import read_pair, resign, write_pair
 
 WORKER = Path(__file__).with_name("_fuzz_worker.py")
 ROOT = Path(aucopt.__file__).resolve().parents[1]
@@ -47,16 +52,8 @@ def originals(tmp_path_factory):
     return folder
 
 
-def _read(base: Path):
-    meta = json.loads(base.with_suffix(".json").read_text())
-    with np.load(base.with_suffix(".npz")) as npz:
-        arrays = {k: npz[k] for k in npz.files}
-    return meta, arrays
-
-
-def _write(base: Path, meta, arrays, raw=None):
-    base.with_suffix(".json").write_text(json.dumps(meta))
-    np.savez(base.with_suffix(".npz"), **arrays)
+def _write(base: Path, meta, arrays, raw=None, sign=True):
+    write_pair(base, meta, arrays, sign=False)
     if raw is not None:  # (member name, bytes): replace one member by hand-made bytes
         path = base.with_suffix(".npz")
         with zipfile.ZipFile(path) as z:
@@ -65,6 +62,8 @@ def _write(base: Path, meta, arrays, raw=None):
         with zipfile.ZipFile(path, "w") as z:
             for name, data in members.items():
                 z.writestr(name, data)
+    if sign:
+        resign(base, meta)
 
 
 def _huge_header(array, shape):
@@ -94,7 +93,7 @@ def _tamper(data, meta, arrays):
     op = data.draw(st.sampled_from([
         "truncate", "shorten", "reshape", "retype", "nonfinite", "int_value", "int_value",
         "int_value", "rename", "drop", "add", "huge_header", "param", "param", "attribute",
-        "generator", "rng_state", "algorithm", "format", "drop_field"]))
+        "generator", "rng_state", "algorithm", "format", "drop_field", "classes"]))
     kinds = {"nonfinite": "f", "int_value": "i"}.get(op, "fiub")
     keys = sorted(k for k, v in arrays.items() if v.dtype.kind in kinds and v.size)
     key = data.draw(st.sampled_from(keys))
@@ -138,6 +137,11 @@ def _tamper(data, meta, arrays):
         meta["format_version"] = data.draw(st.sampled_from([0, 99, "1", None]))
     elif op == "drop_field":
         del meta[data.draw(st.sampled_from(sorted(meta)))]
+    elif op == "classes":  # out of order, duplicate, non-finite, not numbers or strings
+        arrays.pop("attr__classes_", None)
+        meta["attributes"]["classes_"] = {"object_array": data.draw(st.sampled_from(
+            [[1, -1], [1, 1], [float("nan"), 1], [None, 1], ["a", 1], [{}, 1], [1, True],
+             [-1, float("inf")], ["b", "a"]]))}
     return None
 
 
@@ -154,22 +158,42 @@ def _corrupt_bytes(data, base):
     path.write_bytes(bytes(blob))
 
 
+def _is_json(base):
+    try:
+        return isinstance(json.loads(base.with_suffix(".json").read_bytes()), dict)
+    except ValueError:
+        return False
+
+
+def _unchanged(base, original):
+    """Whether a tampering left the pair as saved (same .npz bytes, same JSON content)."""
+    if base.with_suffix(".npz").read_bytes() != original.with_suffix(".npz").read_bytes():
+        return False
+    return _is_json(base) and read_pair(base)[0] == read_pair(original)[0]
+
+
 def test_tampered_files_never_crash(originals, tmp_path):
-    made = []
+    made, unsigned = [], []
 
     @settings(max_examples=N_TAMPERED, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(st.data())
     def tamper(data):
         algorithm = data.draw(st.sampled_from(IDS))
-        meta, arrays = _read(originals / algorithm)
+        meta, arrays = read_pair(originals / algorithm)
         base = tmp_path / f"t{len(made)}-{algorithm}"
+        sign = data.draw(st.integers(0, 4)) > 0  # one in five must be refused by the hashes
         if data.draw(st.integers(0, 9)) == 0:
             _write(base, meta, arrays)
             _corrupt_bytes(data, base)
+            sign = sign and _is_json(base)
+            if sign:
+                resign(base)
         else:
             raw = _tamper(data, meta, arrays)
-            _write(base, meta, arrays, raw)
+            _write(base, meta, arrays, raw, sign)
+        if not sign and not _unchanged(base, originals / algorithm):
+            unsigned.append(str(base))
         made.append(str(base))
 
     tamper()
@@ -192,5 +216,7 @@ def test_tampered_files_never_crash(originals, tmp_path):
     assert not others, others[:5]
     rejected = [r for r in results if r["outcome"] == "ValueError"]
     assert len(rejected) > 0.8 * len(results)
+    loaded_unsigned = [r for r in results if r["path"] in set(unsigned) and r["outcome"] == "ok"]
+    assert not loaded_unsigned, loaded_unsigned[:5]  # an edit the hashes did not catch
     assert all(len(r["error"]) > 40 for r in rejected), [r for r in rejected
                                                           if len(r["error"]) <= 40][:5]

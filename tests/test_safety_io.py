@@ -19,6 +19,8 @@ from aucopt.algorithms import get_algorithm
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError, InvalidParameterError, ModelFileError
 
+from ._model_files import as_version_1, resign
+
 IDS = aucopt.list_algorithms()
 STREAMING = [a for a in IDS if get_algorithm(a).streaming]
 STEPPED = [a for a in IDS if get_algorithm(a).step_param]
@@ -45,13 +47,14 @@ def _edit_npz(base, **changes):
         else:
             arrays[key] = value(arrays[key]) if callable(value) else value
     np.savez(path, **arrays)
+    resign(base)
 
 
 def _edit_json(base, edit):
     path = base.with_suffix(".json")
     meta = json.loads(path.read_text())
     edit(meta)
-    path.write_text(json.dumps(meta))
+    resign(base, meta)
 
 
 # ---------------------------------------------------------------- item 1: the arrays
@@ -96,6 +99,7 @@ def test_item1_load_rejects_a_header_that_declares_more_than_the_file_holds(tmp_
     with zipfile.ZipFile(path, "w") as z:
         for name, data in members.items():
             z.writestr(name, data)
+    resign(base)
     with pytest.raises(ModelFileError, match="declares shape"):
         aucopt.io.load(base)
 
@@ -212,6 +216,7 @@ def test_files_saved_with_the_packed_fsauc_and_solam_layouts_still_load(tmp_path
         for key, names in layouts.items():
             npz[f"state__{key}"] = np.concatenate([npz.pop(f"state__{n}") for n in names])
         np.savez(f"{base}.npz", **npz)
+        as_version_1(base)  # a file of an earlier aucopt
         old = aucopt.io.load(base)
         np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
         old.partial_fit(X[:50], y[:50])  # and it goes on learning

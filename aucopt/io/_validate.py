@@ -22,8 +22,12 @@ Every failure raises :class:`aucopt.exceptions.ModelFileError` (a
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
+import re
+import sys
+import warnings
 import zipfile
 from numbers import Integral, Real
 
@@ -34,13 +38,15 @@ from ..algorithms._distributed import STRATEGIES
 from ..exceptions import ModelFileError
 from ..utils._random import make_generator
 
-__all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "LARGEST_COEF", "read_meta", "read_arrays",
-           "check_attributes", "check_state"]
+__all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "LARGEST_COEF", "HASH_FIELDS", "meta_digest",
+           "parse_meta", "read_arrays", "check_attributes", "check_state", "check_scores"]
 
 MAX_JSON_BYTES = 64 * 2**20
 MAX_EXPANSION = 4  # arrays may declare at most this many times the .npz file's size
 _META_TYPES = {"format": str, "format_version": int, "algorithm": str, "class": str,
                "params": dict, "attributes": dict, "rng_state": dict}
+HASH_FIELDS = ("npz_sha256", "meta_sha256")
+_HEX = re.compile(r"[0-9a-f]{64}")
 _SCALAR_ATTRS = {"n_features_in_": 1, "t_": 0, "n_iter_": 0}  # name -> smallest value
 
 
@@ -50,14 +56,26 @@ _SCALAR_ATTRS = {"n_features_in_": 1, "t_": 0, "n_iter_": 0}  # name -> smallest
 LARGEST_COEF = 1e150
 
 
-def read_meta(json_path) -> dict:
-    """Return the parsed ``.json`` of a saved model after checking its structure."""
-    size = json_path.stat().st_size
-    if size > MAX_JSON_BYTES:
-        raise ModelFileError(f"{json_path} has {size} bytes, more than the {MAX_JSON_BYTES} "
-                             "a saved model's metadata can have; it is not an aucopt model.")
+def _canonical(meta: dict) -> bytes:
+    """Return the bytes ``meta_sha256`` is taken of: the metadata without its two hashes."""
+    body = {k: v for k, v in meta.items() if k not in HASH_FIELDS}
+    return json.dumps(body, sort_keys=True, separators=(",", ":"), allow_nan=True).encode()
+
+
+def meta_digest(meta: dict) -> str:
+    """Return the hex SHA-256 that binds the metadata of a save (see :func:`parse_meta`)."""
+    return hashlib.sha256(_canonical(meta)).hexdigest()
+
+
+def parse_meta(json_path, data: bytes, versions: range) -> dict:
+    """Return the parsed ``.json`` of a saved model after checking its structure.
+
+    Files of format version 2 carry ``npz_sha256`` (the SHA-256 of the ``.npz``
+    bytes, checked by the caller) and ``meta_sha256`` (of the other fields, checked
+    here); version 1 files (written before the hashes) have neither.
+    """
     try:
-        meta = json.loads(json_path.read_bytes())
+        meta = json.loads(data)
     except (ValueError, RecursionError) as exc:
         raise ModelFileError(f"{json_path} is not valid JSON ({exc}); it is not a model "
                              "written by aucopt.io.save.") from None
@@ -67,10 +85,28 @@ def read_meta(json_path) -> dict:
         if not isinstance(meta.get(key), kind) or isinstance(meta.get(key), bool):
             raise ModelFileError(f"{json_path}: field {key!r} is missing or not a "
                                  f"{kind.__name__} (got {type(meta.get(key)).__name__}).")
+    if meta["format"] != "aucopt-model" or meta["format_version"] not in versions:
+        raise ModelFileError(f"{json_path} is not an aucopt model of a supported format version "
+                             f"(got {meta['format']!r} v{meta['format_version']!r}; this "
+                             f"aucopt reads versions {versions.start} to {versions.stop - 1}).")
+    hashes = [meta.get(k) for k in HASH_FIELDS]
+    if meta["format_version"] >= 2 or any(h is not None for h in hashes):
+        if not all(isinstance(h, str) and _HEX.fullmatch(h) for h in hashes):
+            raise ModelFileError(f"{json_path}: fields {list(HASH_FIELDS)} must be the SHA-256 "
+                                 "hex digests aucopt.io.save writes; they are missing or "
+                                 "malformed, so the file cannot be checked.")
+        if meta["meta_sha256"] != meta_digest(meta):
+            raise ModelFileError(f"{json_path} was modified after it was saved (its content "
+                                 "does not match its meta_sha256); refit and save again.")
     for name, value in meta["params"].items():
         if not isinstance(value, bool | int | float | str | type(None)):
             raise ModelFileError(f"{json_path}: hyperparameter {name!r} has a "
                                  f"{type(value).__name__} value; only JSON scalars are saved.")
+        if isinstance(value, float) and 0 < abs(value) < sys.float_info.min:
+            raise ModelFileError(f"{json_path}: hyperparameter {name!r}={value!r} is subnormal "
+                                 "(below 2.2e-308): its reciprocal and squares are not "
+                                 "representable, so the model's scores would be NaN or "
+                                 "infinite.")
     return meta
 
 
@@ -94,11 +130,11 @@ def _member_header(archive, info):
     return dtype, shape
 
 
-def read_arrays(npz_path) -> dict[str, np.ndarray]:
-    """Return the arrays of the ``.npz``, reading each one only after its header was checked."""
-    disk = npz_path.stat().st_size
+def read_arrays(npz_path, handle, disk: int) -> dict[str, np.ndarray]:
+    """Return the arrays of the ``.npz`` open in ``handle`` (``disk`` bytes), each read only
+    after its header was checked."""
     try:
-        with zipfile.ZipFile(npz_path) as archive:
+        with zipfile.ZipFile(handle) as archive:
             infos = archive.infolist()
             declared = sum(info.file_size for info in infos)
             if declared > MAX_EXPANSION * disk + 2**20:
@@ -117,10 +153,11 @@ def read_arrays(npz_path) -> dict[str, np.ndarray]:
                         arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
                 except ModelFileError:
                     raise
-                except (ValueError, OSError, EOFError, SyntaxError, zipfile.BadZipFile) as exc:
+                except (ValueError, OSError, EOFError, SyntaxError, zipfile.BadZipFile,
+                        NotImplementedError, RuntimeError) as exc:
                     raise ModelFileError(f"{npz_path}: array {name!r} is unreadable: {exc}.") \
                         from None
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError, RuntimeError) as exc:
         raise ModelFileError(f"{npz_path} is not a readable .npz archive ({exc}).") from None
     return arrays
 
@@ -128,6 +165,31 @@ def read_arrays(npz_path) -> dict[str, np.ndarray]:
 def _fail(where, message):
     raise ModelFileError(f"{where}: {message}. The file was not written by aucopt.io.save for "
                          "this model, or it was modified; refit and save the model again.")
+
+
+def _label_family(label):
+    """Return "number" or "string" for a label ``fit`` accepts, else None."""
+    if isinstance(label, str | np.str_):
+        return "string"
+    if isinstance(label, Real | np.number) and not isinstance(label, complex | np.complexfloating):
+        return "number" if math.isfinite(label) else None
+    return None
+
+
+def _check_classes(where, classes) -> None:
+    """``classes_`` as ``fit`` forms it (``numpy.unique`` of the labels): two finite numbers
+    or two strings, sorted and distinct; ``predict`` and ``score`` read ``classes_[1]`` as
+    the positive class, so any other order would invert every prediction."""
+    if (not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.shape[0] != 2
+            or classes.dtype.kind not in "biufUO"):
+        _fail(where, f"classes_ must be an array of two distinct labels, got {classes!r}")
+    families = {_label_family(c) for c in classes.tolist()}
+    if None in families or len(families) != 1:
+        _fail(where, f"classes_ must hold two finite numbers or two strings, got "
+              f"{classes.tolist()!r}")
+    if not classes[0] < classes[1]:
+        _fail(where, f"classes_ must be sorted and distinct as fit forms them (the positive "
+              f"class last), got {classes.tolist()!r}")
 
 
 def check_attributes(where, attrs: dict, spec) -> int:
@@ -154,10 +216,7 @@ def check_attributes(where, attrs: dict, spec) -> int:
         if not isinstance(value, Integral) or isinstance(value, bool) or not low <= value < 2**62:
             _fail(where, f"{name} must be an int >= {low}, got {value!r}")
     d = int(attrs["n_features_in_"])
-    classes = attrs.get("classes_")
-    if (not isinstance(classes, np.ndarray) or classes.ndim != 1 or classes.shape[0] != 2
-            or classes.dtype.kind not in "biufUO" or classes[0] == classes[1]):
-        _fail(where, f"classes_ must be an array of two distinct labels, got {classes!r}")
+    _check_classes(where, attrs.get("classes_"))
     expected = {"coef_": ((1, d), "f"), "intercept_": ((1,), "f"),
                 "feature_names_in_": ((d,), "O")}
     for name, (shape, kind) in expected.items():
@@ -205,3 +264,35 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
             spec.check_state(state, params, n_features)
         except ValueError as exc:
             _fail(where, str(exc))
+
+
+def check_scores(where, estimator, state: dict) -> None:
+    """Refuse a model whose scores are not finite where its training data lay.
+
+    The probe rows are the origin and the mean of each class seen (from the
+    data statistics every state keeps); a linear model's ``coef_`` must also
+    satisfy ``|coef_|_2 * max_i |x_i|_2 + |intercept_|`` finite, a bound on its
+    scores over the rows it was fitted to. ``fit`` stops before its margins pass
+    ``1e12``, so a model that fails either check was not written by a fit
+    (a subnormal bandwidth, an edited state...).
+    """
+    counts, sums = state["data_count"], state["data_sum"]
+    rows = [np.zeros(sums.shape[1])] + [sums[c] / counts[c] for c in (0, 1) if counts[c] > 0]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe = np.vstack(rows)
+        if not np.isfinite(probe).all():
+            _fail(where, "the class means of the data statistics are not finite")
+        try:
+            scores = estimator.decision_function(probe)
+        except (ArithmeticError, ValueError) as exc:
+            _fail(where, f"scoring a probe row fails ({type(exc).__name__}: {exc})")
+        coef = getattr(estimator, "coef_", None) if estimator._spec().coef is not None else None
+        bound = 0.0
+        if coef is not None:
+            bound = (float(np.linalg.norm(coef)) * math.sqrt(float(state["data_sqmax"][0]))
+                     + abs(float(estimator.intercept_[0])))
+    if not np.isfinite(scores).all() or not math.isfinite(bound):
+        _fail(where, "its scores overflow or are NaN on the data it was fitted to "
+              f"(probe scores {scores.tolist()}, linear bound {bound:g}); its state or "
+              "hyperparameters are not ones a fit produces")

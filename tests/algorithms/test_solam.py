@@ -13,6 +13,7 @@ from aucopt.algorithms.solam import iterates
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 
+from .._model_files import as_version_1
 from ..reference import solam as ref
 
 
@@ -245,6 +246,7 @@ def test_files_with_int64_class_counts_still_load(algorithm, tmp_path):
     npz = dict(np.load(tmp_path / "m.npz"))
     npz[f"state__{key}"] = npz[f"state__{key}"].astype(np.int64)  # the earlier layout
     np.savez(tmp_path / "m.npz", **npz)
+    as_version_1(tmp_path / "m")  # a file of an earlier aucopt: no hashes
     old = aucopt.io.load(tmp_path / "m")
     assert old._state[key].dtype == np.float64
     for model in (old, est):
