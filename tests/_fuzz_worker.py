@@ -1,27 +1,66 @@
-"""Run by tests/test_io_fuzz.py in a subprocess: use every model file of a manifest.
+"""Subprocess worker of the model-file fuzz tests (tests/test_io_fuzz.py,
+tests/test_save_atomic.py, benchmarks/fuzz_io.py).
 
-``python tests/_fuzz_worker.py MANIFEST.json`` loads each listed model, continues
-it with ``partial_fit`` (streaming ids, dense then CSR rows where accepted) and
-scores with ``decision_function``. One JSON line per model on stdout:
-``{"path": ..., "outcome": "ok" | "ValueError" | "other", "error": ...}``. A
-crash (signal) of this process is what the test looks for; an exception that is
-not a ``ValueError`` is reported as ``"other"``.
+``python tests/_fuzz_worker.py MODE ARGS...`` with MODE
+
+``use MANIFEST.json``
+    Load each model listed, continue it with ``partial_fit`` (streaming ids, dense
+    then CSR rows where accepted) and score it with ``decision_function``. One
+    JSON line per model: ``{"path", "outcome": "ok" | "ValueError" | "other",
+    "error", "scores"}`` (``scores``: SHA-256 of the score bytes after load,
+    before ``partial_fit``). A crash (signal) of this process is what the caller
+    looks for; an exception that is not a ``ValueError`` is ``"other"``.
+``faults OLD NEW TARGET KIND``
+    Save ``OLD`` at ``TARGET``, then save ``NEW`` there once per fault point
+    (every ``os.open/write/fsync/link/replace/unlink`` and every write to a
+    file of the save), failing at that point: ``KIND=kill`` forks a child that
+    kills itself with SIGKILL there, ``KIND=oserror`` raises ``OSError(ENOSPC)``.
+    After each, ``TARGET`` must load as ``OLD`` or ``NEW`` bit for bit
+    (``oserror``: as ``OLD``, both files byte-identical, no temporary file left).
+    Prints one JSON summary line.
+``save-loop OLD NEW TARGET COUNT [FSIZE]``
+    Save ``NEW`` and ``OLD`` at ``TARGET`` alternately ``COUNT`` times (``FSIZE``:
+    set ``RLIMIT_FSIZE`` first); prints ``saved N`` lines and one JSON line on error.
+``load-loop TARGET COUNT``
+    Load ``TARGET`` ``COUNT`` times; prints one JSON line: the score digests seen
+    and the errors by type.
 """
 
+import contextlib
+import errno
+import hashlib
 import json
+import os
+import signal
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 import aucopt.io
 from aucopt.algorithms import get_algorithm
+from aucopt.io import _files
+
+PROBE = np.random.default_rng(7).normal(size=(16, 64))
+
+
+def digest(model) -> str:
+    """Return the SHA-256 of the model's scores on a fixed probe (its first columns)."""
+    X = PROBE[:, :model.n_features_in_]
+    if X.shape[1] < model.n_features_in_:
+        X = np.hstack([X, np.zeros((X.shape[0], model.n_features_in_ - X.shape[1]))])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return hashlib.sha256(np.ascontiguousarray(model.decision_function(X)).tobytes()
+                              ).hexdigest()
 
 
 def use(path, X, y):
-    """Load, continue and score one model file."""
+    """Load, continue and score one model file; return the digest of its loaded scores."""
     model = aucopt.io.load(path)
+    loaded = digest(model)
     spec = get_algorithm(model._algorithm)
     if spec.streaming:
         model.partial_fit(X, y)
@@ -32,25 +71,172 @@ def use(path, X, y):
         scores = np.concatenate([scores, model.decision_function(sp.csr_matrix(X))])
     if not np.isfinite(scores).all():  # loaded and trained "fine" but scores are garbage
         raise ArithmeticError("non-finite scores after load + partial_fit")
-    return scores
+    return loaded
 
 
-def main(manifest_path):
+def run_use(manifest_path):
     """Use every model of the manifest; print one JSON line each."""
-    manifest = json.loads(open(manifest_path).read())
+    manifest = json.loads(Path(manifest_path).read_text())
     X = np.load(manifest["X"])
     y = np.load(manifest["y"])
     warnings.simplefilter("ignore")
     for path in manifest["models"]:
+        scores = None
         try:
-            use(path, X, y)
+            scores = use(path, X, y)
             outcome, error = "ok", ""
         except ValueError as exc:
             outcome, error = "ValueError", f"{type(exc).__name__}: {exc}"
-        except Exception as exc:  # noqa: BLE001 - reported to the test, which fails on it
+        except Exception as exc:  # noqa: BLE001 - reported to the caller, which fails on it
             outcome, error = "other", f"{type(exc).__name__}: {exc}"
-        print(json.dumps({"path": path, "outcome": outcome, "error": error[:500]}), flush=True)
+        print(json.dumps({"path": path, "outcome": outcome, "error": error[:500],
+                          "scores": scores}), flush=True)
+
+
+class _Faults:
+    """Count the file-system steps of a save; fail at step ``at`` (kill or OSError)."""
+
+    NAMES = ("open", "write", "fsync", "link", "replace", "unlink")  # a failed close frees
+
+    def __init__(self, at=None, kind="count"):
+        self.at, self.kind, self.count = at, kind, 0
+        self.saved = {n: getattr(os, n) for n in self.NAMES}
+
+    def point(self):
+        self.count += 1
+        if self.count - 1 == self.at:
+            if self.kind == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            raise OSError(errno.ENOSPC, "No space left on device (simulated)")
+
+    def wrap(self, function):
+        def wrapped(*args, **kwargs):
+            self.point()
+            return function(*args, **kwargs)
+        return wrapped
+
+    def file(self, handle):
+        faults = self
+
+        class Counted:  # delegates to the real file; every write is a fault point
+            def write(self, data):
+                faults.point()
+                return handle.write(data)
+
+            def __getattr__(self, name):
+                return getattr(handle, name)
+
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                handle.close()
+
+        return Counted()
+
+    @contextlib.contextmanager
+    def installed(self):
+        for name, function in self.saved.items():
+            setattr(os, name, self.wrap(function))
+        _files.open = lambda *a, **k: self.file(open(*a, **k))
+        try:
+            yield self
+        finally:
+            for name, function in self.saved.items():
+                setattr(os, name, function)
+            del _files.open
+
+
+def _bytes(target):
+    return [Path(f"{target}{s}").read_bytes() for s in (".json", ".npz")]
+
+
+def run_faults(old_path, new_path, target, kind):
+    """Fail a save of NEW over OLD at every fault point; print a JSON summary."""
+    old, new = aucopt.io.load(old_path), aucopt.io.load(new_path)
+    expected = {digest(old): "old", digest(new): "new"}
+    target = Path(target)
+    scratch = target.parent / "count"
+    scratch.mkdir(exist_ok=True)
+    aucopt.io.save(old, scratch / "m")
+    with _Faults().installed() as counter:
+        aucopt.io.save(new, scratch / "m")
+    points = counter.count
+    summary = {"points": points, "old": 0, "new": 0, "wrong": [], "errors": [], "left": []}
+    for at in range(points):
+        aucopt.io.save(old, target)
+        before = _bytes(target)
+        if kind == "kill":
+            pid = os.fork()
+            if pid == 0:  # the child saves and dies at the fault point
+                try:
+                    with _Faults(at, "kill").installed():
+                        aucopt.io.save(new, target)
+                finally:
+                    os._exit(3)
+            _, status = os.waitpid(pid, 0)
+            if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
+                summary["errors"].append(f"point {at}: child status {status}")
+        else:
+            try:
+                with _Faults(at, "oserror").installed():
+                    aucopt.io.save(new, target)
+                summary["errors"].append(f"point {at}: the save did not raise")
+            except OSError:
+                pass
+            if _bytes(target) != before:
+                summary["wrong"].append(f"point {at}: the previous files changed")
+            left = _files.pending_files(Path(f"{target}.npz")) + \
+                _files.pending_files(Path(f"{target}.json"))
+            if left:
+                summary["left"].append(f"point {at}: {[p.name for p in left]}")
+        try:
+            seen = expected.get(digest(aucopt.io.load(target)))
+        except Exception as exc:  # noqa: BLE001 - any failure to load is what we count
+            summary["wrong"].append(f"point {at}: {type(exc).__name__}: {exc}"[:300])
+            continue
+        if seen is None:
+            summary["wrong"].append(f"point {at}: loads neither the old nor the new model")
+        else:
+            summary[seen] += 1
+            if kind == "oserror" and seen != "old":
+                summary["wrong"].append(f"point {at}: the failed save replaced the model")
+    print(json.dumps(summary), flush=True)
+
+
+def run_save_loop(old_path, new_path, target, count, fsize=None):
+    """Save NEW and OLD alternately at TARGET."""
+    if fsize is not None:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_FSIZE, (int(fsize), int(fsize)))
+    models = [aucopt.io.load(new_path), aucopt.io.load(old_path)]
+    for i in range(int(count)):
+        try:
+            aucopt.io.save(models[i % 2], target)
+        except Exception as exc:  # noqa: BLE001 - reported to the caller
+            print(json.dumps({"error": type(exc).__name__, "errno": getattr(exc, "errno", None),
+                              "message": str(exc)[:300]}), flush=True)
+            return
+        print(f"saved {i + 1}", flush=True)
+
+
+def run_load_loop(target, count):
+    """Load TARGET repeatedly; print the digests seen and the errors."""
+    seen, errors = {}, {}
+    for _ in range(int(count)):
+        try:
+            key = digest(aucopt.io.load(target))
+            seen[key] = seen.get(key, 0) + 1
+        except Exception as exc:  # noqa: BLE001 - reported to the caller
+            name = f"{type(exc).__name__}: {str(exc)[:120]}"
+            errors[name] = errors.get(name, 0) + 1
+    print(json.dumps({"seen": seen, "errors": errors}), flush=True)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    mode, args = sys.argv[1], sys.argv[2:]
+    if len(sys.argv) == 2:  # the earlier call form: a manifest only
+        mode, args = "use", sys.argv[1:]
+    {"use": run_use, "faults": run_faults, "save-loop": run_save_loop,
+     "load-loop": run_load_loop}[mode](*args)

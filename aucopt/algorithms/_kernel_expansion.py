@@ -12,7 +12,7 @@ from .._kernels.kernel_budget import kernel_scores
 from ._spec import RowData
 from .aogd import auto_bandwidth
 
-__all__ = ["inverse_width", "expansion_scores"]
+__all__ = ["inverse_width", "expansion_scores", "check_width"]
 
 
 def inverse_width(state: dict, rows: RowData, params: dict) -> float:
@@ -21,6 +21,17 @@ def inverse_width(state: dict, rows: RowData, params: dict) -> float:
         bw = params["bandwidth"]
         state["bandwidth"][0] = auto_bandwidth(rows) if bw == "auto" else float(bw)
     return 0.5 / state["bandwidth"][0] ** 2
+
+
+def check_width(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless a loaded ``bandwidth`` is unset (0) or gives a positive finite
+    ``1 / (2 sigma^2)``; outside about [1e-154, 1e154] the kernel is NaN or constant."""
+    sigma = np.float64(state["bandwidth"][0])
+    with np.errstate(all="ignore"):
+        inverse = 0.5 / sigma**2 if sigma > 0 else 0.0
+    if sigma != 0.0 and not (np.isfinite(inverse) and inverse > 0):
+        raise ValueError(f"bandwidth={float(sigma)!r} gives 1/(2 sigma^2)="
+                         f"{float(inverse)!r}, with which the Gaussian kernel is NaN or constant")
 
 
 def expansion_scores(rows: RowData, points, points_sq, coef, active, bandwidth) -> np.ndarray:

@@ -19,7 +19,7 @@ from ..utils._param_validation import Interval, Options
 from . import _sparse_kernel as sparse
 from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration
-from ._kernel_expansion import expansion_scores, inverse_width
+from ._kernel_expansion import check_width, expansion_scores, inverse_width
 from ._memory import check_memory
 from ._objectives import pairwise_loss
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
@@ -103,6 +103,7 @@ def projection_pp_check_state(state: dict, params: dict, n_features: int) -> Non
         raise ValueError(f"buffer counters size={state['size'].tolist()}, "
                          f"head={state['head'].tolist()} do not fit budget={budget}")
     check_weights(state["sv_w"], state["used"])
+    check_width(state, params, n_features)
 
 
 def projection_pp_upgrade_state(state: dict) -> None:
@@ -218,6 +219,7 @@ SPARSE_KERNEL = register(
         coef=None,
         decision=sparse.decision,
         mean_scores=sparse.mean_scores,
+        check_state=check_width,
         grid={"lam": tuple(10.0**k for k in range(-8, 0))},
         quick_grid={"lam": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         step_param=None,

@@ -259,6 +259,8 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
             _fail(where, f"state entry {key!r} holds negative counts or indices")
     if (state["data_count"] < 0).any():
         _fail(where, "state entry 'data_count' holds negative sample weights")
+    if (state["data_sqmax"] < 0).any():
+        _fail(where, "state entry 'data_sqmax' (the largest squared row norm) is negative")
     if spec.check_state is not None:
         try:
             spec.check_state(state, params, n_features)
