@@ -10,20 +10,27 @@ tests/test_save_atomic.py, benchmarks/fuzz_io.py).
     "error", "scores"}`` (``scores``: SHA-256 of the score bytes after load,
     before ``partial_fit``). A crash (signal) of this process is what the caller
     looks for; an exception that is not a ``ValueError`` is ``"other"``.
-``faults OLD NEW TARGET KIND``
+``faults OLD NEW TARGET KIND [EVERY]``
     Save ``OLD`` at ``TARGET``, then save ``NEW`` there once per fault point
     (every ``os.open/write/fsync/link/replace/unlink`` and every write to a
     file of the save), failing at that point: ``KIND=kill`` forks a child that
     kills itself with SIGKILL there, ``KIND=oserror`` raises ``OSError(ENOSPC)``.
     After each, ``TARGET`` must load as ``OLD`` or ``NEW`` bit for bit
-    (``oserror``: as ``OLD``, both files byte-identical, no temporary file left).
+    (``oserror``: as ``OLD`` with both files byte-identical and no temporary file
+    left if the save raised, as ``NEW`` if it returned: the steps after its renames
+    are best effort).
     Prints one JSON summary line.
 ``save-loop OLD NEW TARGET COUNT [FSIZE]``
     Save ``NEW`` and ``OLD`` at ``TARGET`` alternately ``COUNT`` times (``FSIZE``:
     set ``RLIMIT_FSIZE`` first); prints ``saved N`` lines and one JSON line on error.
-``load-loop TARGET COUNT``
-    Load ``TARGET`` ``COUNT`` times; prints one JSON line: the score digests seen
-    and the errors by type.
+``load-loop TARGET COUNT OLD NEW``
+    Load ``TARGET`` ``COUNT`` times; prints one JSON line: how often it was ``OLD``,
+    ``NEW`` or neither (bit for bit on a probe), and the errors by type.
+``random-kills OLD NEW TARGET KILLS [SEED]``
+    ``KILLS`` times: fork a child saving ``NEW`` and ``OLD`` alternately at ``TARGET``,
+    ``SIGKILL`` it at a random moment, check that ``TARGET`` loads as one of them.
+``load-each BASE...``
+    Load each model; one JSON line per model with the outcome.
 """
 
 import contextlib
@@ -99,19 +106,21 @@ class _Faults:
     NAMES = ("open", "write", "fsync", "link", "replace", "unlink")  # a failed close frees
 
     def __init__(self, at=None, kind="count"):
-        self.at, self.kind, self.count = at, kind, 0
+        self.at, self.kind, self.count, self.failed, self.names = at, kind, 0, None, []
         self.saved = {n: getattr(os, n) for n in self.NAMES}
 
-    def point(self):
+    def point(self, name="write"):
+        self.names.append(name)
         self.count += 1
         if self.count - 1 == self.at:
+            self.failed = name
             if self.kind == "kill":
                 os.kill(os.getpid(), signal.SIGKILL)
             raise OSError(errno.ENOSPC, "No space left on device (simulated)")
 
     def wrap(self, function):
         def wrapped(*args, **kwargs):
-            self.point()
+            self.point(function.__name__)
             return function(*args, **kwargs)
         return wrapped
 
@@ -151,8 +160,9 @@ def _bytes(target):
     return [Path(f"{target}{s}").read_bytes() for s in (".json", ".npz")]
 
 
-def run_faults(old_path, new_path, target, kind):
-    """Fail a save of NEW over OLD at every fault point; print a JSON summary."""
+def run_faults(old_path, new_path, target, kind, every=1):
+    """Fail a save of NEW over OLD at every fault point (of the writes into the files, every
+    ``every``-th only); print a JSON summary."""
     old, new = aucopt.io.load(old_path), aucopt.io.load(new_path)
     expected = {digest(old): "old", digest(new): "new"}
     target = Path(target)
@@ -161,9 +171,10 @@ def run_faults(old_path, new_path, target, kind):
     aucopt.io.save(old, scratch / "m")
     with _Faults().installed() as counter:
         aucopt.io.save(new, scratch / "m")
-    points = counter.count
-    summary = {"points": points, "old": 0, "new": 0, "wrong": [], "errors": [], "left": []}
-    for at in range(points):
+    chosen = [at for at, name in enumerate(counter.names) if name != "write"
+              or at % int(every) == 0]
+    summary = {"points": len(chosen), "old": 0, "new": 0, "wrong": [], "errors": [], "left": []}
+    for at in chosen:
         aucopt.io.save(old, target)
         before = _bytes(target)
         if kind == "kill":
@@ -178,18 +189,19 @@ def run_faults(old_path, new_path, target, kind):
             if not (os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL):
                 summary["errors"].append(f"point {at}: child status {status}")
         else:
+            raised = False
             try:
-                with _Faults(at, "oserror").installed():
+                with _Faults(at, "oserror").installed() as faults:
                     aucopt.io.save(new, target)
-                summary["errors"].append(f"point {at}: the save did not raise")
             except OSError:
-                pass
-            if _bytes(target) != before:
-                summary["wrong"].append(f"point {at}: the previous files changed")
+                raised = True
+            if raised and _bytes(target) != before:
+                summary["wrong"].append(f"point {at}: the failed save changed the files")
             left = _files.pending_files(Path(f"{target}.npz")) + \
                 _files.pending_files(Path(f"{target}.json"))
-            if left:
+            if raised and left and faults.failed != "unlink":  # one it could not remove
                 summary["left"].append(f"point {at}: {[p.name for p in left]}")
+            want = "old" if raised else "new"
         try:
             seen = expected.get(digest(aucopt.io.load(target)))
         except Exception as exc:  # noqa: BLE001 - any failure to load is what we count
@@ -199,8 +211,9 @@ def run_faults(old_path, new_path, target, kind):
             summary["wrong"].append(f"point {at}: loads neither the old nor the new model")
         else:
             summary[seen] += 1
-            if kind == "oserror" and seen != "old":
-                summary["wrong"].append(f"point {at}: the failed save replaced the model")
+            if kind == "oserror" and seen != want:
+                summary["wrong"].append(f"point {at}: the save {'raised' if raised else 'returned'}"
+                                        f" but the {seen} model is in place")
     print(json.dumps(summary), flush=True)
 
 
@@ -221,17 +234,65 @@ def run_save_loop(old_path, new_path, target, count, fsize=None):
         print(f"saved {i + 1}", flush=True)
 
 
-def run_load_loop(target, count):
-    """Load TARGET repeatedly; print the digests seen and the errors."""
-    seen, errors = {}, {}
+def run_load_loop(target, count, old_path, new_path):
+    """Load TARGET repeatedly; print how often it was OLD, NEW, neither, or an error."""
+    names = {digest(aucopt.io.load(old_path)): "old", digest(aucopt.io.load(new_path)): "new"}
+    seen, errors = {"old": 0, "new": 0, "neither": 0}, {}
     for _ in range(int(count)):
         try:
-            key = digest(aucopt.io.load(target))
-            seen[key] = seen.get(key, 0) + 1
+            seen[names.get(digest(aucopt.io.load(target)), "neither")] += 1
         except Exception as exc:  # noqa: BLE001 - reported to the caller
             name = f"{type(exc).__name__}: {str(exc)[:120]}"
             errors[name] = errors.get(name, 0) + 1
-    print(json.dumps({"seen": seen, "errors": errors}), flush=True)
+    print(json.dumps({**seen, "errors": errors}), flush=True)
+
+
+def run_random_kills(old_path, new_path, target, kills, seed=0):
+    """Kill (SIGKILL) a process saving OLD and NEW alternately at random moments, KILLS
+    times; after each kill TARGET must load as OLD or NEW. Prints a JSON summary."""
+    import random
+    import time
+
+    old, new = aucopt.io.load(old_path), aucopt.io.load(new_path)
+    names = {digest(old): "old", digest(new): "new"}
+    rng = random.Random(int(seed))
+    summary = {"kills": 0, "old": 0, "new": 0, "wrong": []}
+    aucopt.io.save(old, target)
+    for kill in range(int(kills)):
+        ready, go = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(ready)
+                for i in range(10**9):
+                    aucopt.io.save((new, old)[i % 2], target)
+                    if i == 0:
+                        os.write(go, b"x")
+            finally:
+                os._exit(3)
+        os.close(go)
+        os.read(ready, 1)  # the first save is done: the next ones are under way
+        os.close(ready)
+        time.sleep(rng.uniform(0.0, 0.05))
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        summary["kills"] += 1
+        try:
+            summary[names[digest(aucopt.io.load(target))]] += 1
+        except Exception as exc:  # noqa: BLE001 - any failure to load is what we count
+            summary["wrong"].append(f"kill {kill}: {type(exc).__name__}: {exc}"[:300])
+    print(json.dumps(summary), flush=True)
+
+
+def run_load_each(*bases):
+    """Load each base path; print one line ``NAME: outcome`` (used where a load may block)."""
+    for base in bases:
+        try:
+            aucopt.io.load(base)
+            outcome = "ok"
+        except Exception as exc:  # noqa: BLE001 - reported to the caller
+            outcome = f"{type(exc).__name__}: {exc}"
+        print(json.dumps({"path": base, "outcome": outcome[:300]}), flush=True)
 
 
 if __name__ == "__main__":
@@ -239,4 +300,5 @@ if __name__ == "__main__":
     if len(sys.argv) == 2:  # the earlier call form: a manifest only
         mode, args = "use", sys.argv[1:]
     {"use": run_use, "faults": run_faults, "save-loop": run_save_loop,
-     "load-loop": run_load_loop}[mode](*args)
+     "load-loop": run_load_loop, "random-kills": run_random_kills,
+     "load-each": run_load_each}[mode](*args)

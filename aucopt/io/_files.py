@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import hashlib
+import logging
 import os
 import secrets
 import stat
@@ -37,6 +38,8 @@ from ..exceptions import ModelFileError
 
 __all__ = ["read_regular", "open_regular", "sha256_file", "Transaction", "pending_files",
            "same_file"]
+
+logger = logging.getLogger(__name__)
 
 _CHUNK = 1 << 20
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
@@ -148,7 +151,7 @@ class Transaction:
         token = secrets.token_hex(6)
         self.tmp = {p: p.with_name(f".{p.name}.{token}.tmp") for p in (npz_path, json_path)}
         self.kept = npz_path.with_name(f".{npz_path.name}.{token}.old")
-        self._lock = None
+        self._lock, self.committed = None, False
 
     def __enter__(self):
         for target in (self.json_path, self.npz_path):
@@ -166,8 +169,13 @@ class Transaction:
 
     def __exit__(self, kind, exc, tb):
         try:
-            for path in self.tmp.values():
-                _unlink(path)
+            if not self.committed:
+                for path in self.tmp.values():
+                    try:
+                        _unlink(path)
+                    except OSError as error:  # keep the error that stopped the save
+                        logger.warning("Could not remove the temporary file %s: %s", path,
+                                       error)
         finally:
             os.close(self._lock)  # releases the lock
         return False
@@ -182,7 +190,13 @@ class Transaction:
         return path
 
     def commit(self) -> None:
-        """Rename both temporary files into place (``.npz`` first) and sync the directory."""
+        """Rename both temporary files into place (``.npz`` first) and sync the directory.
+
+        Once both renames are done the save has taken effect; the steps after them
+        (syncing the directory, removing the kept ``.npz`` and files left by killed
+        saves) are best effort: a failure there is logged, not raised, so that an
+        error from :func:`aucopt.io.save` always means the previous model is in place.
+        """
         kept = False
         if self.npz_path.exists():
             try:
@@ -192,16 +206,22 @@ class Transaction:
                 kept = False
         try:
             os.replace(self.tmp[self.npz_path], self.npz_path)
-            try:
-                os.replace(self.tmp[self.json_path], self.json_path)
-            except BaseException:
-                if kept:  # put the previous .npz back beside the previous .json
-                    os.replace(self.kept, self.npz_path)
-                    kept = False
-                raise
-            _fsync_dir(self.folder)
-        finally:
+        except BaseException:
             if kept:
                 _unlink(self.kept)
-        for stale in pending_files(self.npz_path) + pending_files(self.json_path):
-            _unlink(stale)  # left by a killed save; no other save holds the lock
+            raise
+        try:
+            os.replace(self.tmp[self.json_path], self.json_path)
+        except BaseException:
+            if kept:  # put the previous .npz back beside the previous .json
+                os.replace(self.kept, self.npz_path)
+            raise
+        self.committed = True
+        try:
+            _fsync_dir(self.folder)
+            for stale in pending_files(self.npz_path) + pending_files(self.json_path):
+                _unlink(stale)  # the kept .npz, files of killed saves (we hold the lock)
+        except OSError as exc:
+            logger.warning("%s was saved, but syncing or tidying its directory failed (%s); "
+                           "a crash now may bring back the previous model.", self.json_path,
+                           exc)
