@@ -48,7 +48,6 @@ import scipy.sparse as sp
 
 import aucopt.io
 from aucopt.algorithms import get_algorithm
-from aucopt.io import _files
 
 PROBE = np.random.default_rng(7).normal(size=(16, 64))
 
@@ -145,6 +144,8 @@ class _Faults:
 
     @contextlib.contextmanager
     def installed(self):
+        from aucopt.io import _files
+
         for name, function in self.saved.items():
             setattr(os, name, self.wrap(function))
         _files.open = lambda *a, **k: self.file(open(*a, **k))
@@ -163,6 +164,8 @@ def _bytes(target):
 def run_faults(old_path, new_path, target, kind, every=1):
     """Fail a save of NEW over OLD at every fault point (of the writes into the files, every
     ``every``-th only); print a JSON summary."""
+    from aucopt.io import _files
+
     old, new = aucopt.io.load(old_path), aucopt.io.load(new_path)
     expected = {digest(old): "old", digest(new): "new"}
     target = Path(target)

@@ -209,14 +209,20 @@ def test_concurrent_readers_see_the_old_or_the_new_model(pair, tmp_path):
 
 
 def test_concurrent_writers_do_not_interleave(pair, tmp_path, data):
+    """Two processes save to one path while a third loads: the renames never interleave."""
     folder, old, new = pair
+    aucopt.io.save(old, tmp_path / "m")
     savers = [subprocess.Popen([sys.executable, str(WORKER), "save-loop", str(folder / a),
-                                str(folder / b), str(tmp_path / "m"), "30"], env=ENV,
+                                str(folder / b), str(tmp_path / "m"), "40"], env=ENV,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
               for a, b in (("old", "new"), ("new", "old"))]
     for saver in savers:
+        assert saver.stdout.readline().startswith("saved")
+    report = _worker("load-loop", tmp_path / "m", 60, folder / "old", folder / "new")
+    for saver in savers:
         out, err = saver.communicate(timeout=600)
         assert saver.returncode == 0 and "error" not in out, err[-2000:]
+    assert report["errors"] == {} and report["neither"] == 0, report
     loaded = aucopt.io.load(tmp_path / "m")
     assert _same(loaded, old, data[0]) or _same(loaded, new, data[0])
     assert _leftovers(tmp_path) == []
