@@ -6,8 +6,9 @@ tests/test_save_atomic.py, benchmarks/fuzz_io.py).
 ``use MANIFEST.json``
     Load each model listed, continue it with ``partial_fit`` (streaming ids, dense
     then CSR rows where accepted) and score it with ``decision_function``. One
-    JSON line per model: ``{"path", "outcome": "ok" | "ValueError" | "other",
-    "error", "scores"}`` (``scores``: SHA-256 of the score bytes after load,
+    JSON line per model: ``{"path", "outcome": "ok" | "ValueError" | "wrong" |
+    "other", "error", "scores"}`` (``wrong``: loaded with unsorted ``classes_`` or
+    non-finite scores) (``scores``: SHA-256 of the score bytes after load,
     before ``partial_fit``). A crash (signal) of this process is what the caller
     looks for; an exception that is not a ``ValueError`` is ``"other"``.
 ``faults OLD NEW TARGET KIND [EVERY]``
@@ -63,9 +64,15 @@ def digest(model) -> str:
                               ).hexdigest()
 
 
+class SilentlyWrong(Exception):
+    """A model loaded and trained "fine" but its scores or classes are garbage."""
+
+
 def use(path, X, y):
     """Load, continue and score one model file; return the digest of its loaded scores."""
     model = aucopt.io.load(path)
+    if not model.classes_[0] < model.classes_[1]:
+        raise SilentlyWrong(f"classes_ {model.classes_!r} are not sorted")
     loaded = digest(model)
     spec = get_algorithm(model._algorithm)
     if spec.streaming:
@@ -75,8 +82,8 @@ def use(path, X, y):
     scores = model.decision_function(X)
     if spec.sparse:
         scores = np.concatenate([scores, model.decision_function(sp.csr_matrix(X))])
-    if not np.isfinite(scores).all():  # loaded and trained "fine" but scores are garbage
-        raise ArithmeticError("non-finite scores after load + partial_fit")
+    if not np.isfinite(scores).all():
+        raise SilentlyWrong("non-finite scores after load + partial_fit")
     return loaded
 
 
@@ -93,6 +100,8 @@ def run_use(manifest_path):
             outcome, error = "ok", ""
         except ValueError as exc:
             outcome, error = "ValueError", f"{type(exc).__name__}: {exc}"
+        except SilentlyWrong as exc:
+            outcome, error = "wrong", str(exc)
         except Exception as exc:  # noqa: BLE001 - reported to the caller, which fails on it
             outcome, error = "other", f"{type(exc).__name__}: {exc}"
         print(json.dumps({"path": path, "outcome": outcome, "error": error[:500],

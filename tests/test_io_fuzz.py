@@ -212,7 +212,7 @@ def test_tampered_files_never_crash(originals, tmp_path):
         f"next file {made[len(results)] if len(results) < len(made) else None}\n"
         f"{done.stderr[-2000:]}")
     assert len(results) == len(made) >= 400
-    others = [r for r in results if r["outcome"] == "other"]
+    others = [r for r in results if r["outcome"] in ("other", "wrong")]
     assert not others, others[:5]
     rejected = [r for r in results if r["outcome"] == "ValueError"]
     assert len(rejected) > 0.8 * len(results)

@@ -28,14 +28,21 @@ import numpy as np
 
 from .._api import make
 from .._version import __version__
-from ..algorithms import get_algorithm
+from ..algorithms import get_algorithm, list_algorithms
 from ..algorithms._data import counts_as_weights
 from ..exceptions import ModelFileError
 from ..utils._random import generator_state, restore_generator
-from ..algorithms import list_algorithms
 from ._files import Transaction, open_regular, pending_files, read_regular, same_file, sha256_file
-from ._validate import (LARGEST_COEF, MAX_JSON_BYTES, check_attributes, check_scores,
-                        check_state, meta_digest, parse_meta, read_arrays)
+from ._validate import (
+    LARGEST_COEF,
+    MAX_JSON_BYTES,
+    check_attributes,
+    check_scores,
+    check_state,
+    meta_digest,
+    parse_meta,
+    read_arrays,
+)
 
 __all__ = ["save", "load", "FORMAT_VERSION"]
 
