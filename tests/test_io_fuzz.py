@@ -220,3 +220,17 @@ def test_tampered_files_never_crash(originals, tmp_path):
     assert not loaded_unsigned, loaded_unsigned[:5]  # an edit the hashes did not catch
     assert all(len(r["error"]) > 40 for r in rejected), [r for r in rejected
                                                           if len(r["error"]) <= 40][:5]
+
+
+def test_the_fuzz_benchmark_at_its_small_size_finds_nothing():
+    """``benchmarks/fuzz_io.py`` (``make bench-fuzz-io`` runs the long size) on every attack
+    class at a small size: tampered files, interrupted saves, concurrent saves and loads."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fuzz_io.py"), "--size",
+                           "small", "--out", "-"], capture_output=True, text=True, cwd=ROOT,
+                          timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "**0 bad outcomes**" in done.stdout
+    for name in ("tampered: swap", "tampered: hash", "SIGKILL at every step",
+                 "SIGKILL at random moments", "OSError (ENOSPC) at every step", "RLIMIT_FSIZE",
+                 "concurrent: loads while 2 process(es) save"):
+        assert f"| {name}" in done.stdout, name
