@@ -45,9 +45,11 @@ from tests._model_files import read_pair, resign, write_pair  # noqa: E402
 
 WORKER = ROOT / "tests" / "_fuzz_worker.py"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
-SIZES = {  # files tampered, write points skipped between faults, random kills, loads
-    "small": {"files": 30, "every": 64, "kills": 2, "loads": 30, "algorithms": 1},
-    "long": {"files": 3000, "every": 1, "kills": 60, "loads": 1500, "algorithms": 4},
+SIZES = {  # files tampered, write points skipped between faults, random kills, loads, ...
+    "small": {"files": 30, "every": 64, "kills": 2, "loads": 30, "algorithms": 1,
+              "writers": (2,)},
+    "long": {"files": 3000, "every": 1, "kills": 60, "loads": 1500, "algorithms": 4,
+             "writers": (1, 2)},
 }
 SAME_LAYOUT = [("spam-l2", "spam-net"), ("oam-seq", "oam-gra"), ("uni-exp", "uni-squ"),
                ("solam", "reg-solam"), ("vrspam-l2", "vrspam-net")]
@@ -383,7 +385,7 @@ def run(size_name: str, seed: int) -> tuple[dict, dict]:
                                   "covered by the simulated ENOSPC row only.")
         else:
             rows["save: full tmpfs (ENOSPC)"] = disk
-        for writers in (1, 2):
+        for writers in size["writers"]:
             rows[f"concurrent: loads while {writers} process(es) save"] = \
                 concurrent(folder, size, writers, notes)
     return rows, notes

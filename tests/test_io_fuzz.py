@@ -222,6 +222,7 @@ def test_tampered_files_never_crash(originals, tmp_path):
                                                           if len(r["error"]) <= 40][:5]
 
 
+@pytest.mark.slow
 def test_the_fuzz_benchmark_at_its_small_size_finds_nothing():
     """``benchmarks/fuzz_io.py`` (``make bench-fuzz-io`` runs the long size) on every attack
     class at a small size: tampered files, interrupted saves, concurrent saves and loads."""
@@ -233,4 +234,4 @@ def test_the_fuzz_benchmark_at_its_small_size_finds_nothing():
     for name in ("tampered: swap", "tampered: hash", "SIGKILL at every step",
                  "SIGKILL at random moments", "OSError (ENOSPC) at every step", "RLIMIT_FSIZE",
                  "concurrent: loads while 2 process(es) save"):
-        assert f"| {name}" in done.stdout, name
+        assert name in done.stdout, name
