@@ -75,7 +75,7 @@ def relative_change(w: np.ndarray, previous: np.ndarray) -> float:
 
 
 def run_stages(state: dict, t: int, max_iter: int, tol: float,
-               stage: Callable[[int], tuple[int, int]]) -> tuple[int, int]:
+               stage: Callable[[int], tuple[int, int]], deadline=None) -> tuple[int, int]:
     """Run up to ``max_iter`` stages; stop when the relative change of ``w`` is ``<= tol``.
 
     Parameters
@@ -91,6 +91,8 @@ def run_stages(state: dict, t: int, max_iter: int, tol: float,
         Stopping threshold on :func:`relative_change`; 0 runs all stages.
     stage : callable
         ``stage(t) -> (t, status)``: one stage, updating ``state["w"]`` in place.
+    deadline : Deadline, optional
+        Stop between stages once it has passed (:mod:`aucopt.algorithms._time_budget`).
 
     Returns
     -------
@@ -101,6 +103,8 @@ def run_stages(state: dict, t: int, max_iter: int, tol: float,
     w = state["w"]
     state["n_iter"][0] = 0
     for _ in range(max_iter):
+        if state["n_iter"][0] and deadline is not None and deadline.passed():
+            break
         previous = w.copy()
         t, status = stage(t)
         if status != OK:

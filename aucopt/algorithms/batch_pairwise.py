@@ -34,6 +34,7 @@ from ._cutting_plane import as_matrix, cutting_plane
 from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._time_budget import deadline_of
 
 __all__ = [
     "LAMS",
@@ -253,7 +254,8 @@ def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
     X = as_matrix(rows)
     lam = lam_by_spread(params["lam"], X, y, spread)
     w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=hyper(params).tol,
-                                   max_iter=int(params["max_iter"]), w0=state["w"])
+                                   max_iter=int(params["max_iter"]), w0=state["w"],
+                                   deadline=deadline_of(params))
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap

@@ -162,7 +162,7 @@ def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
 # ------------------------------------------------------------------------ specs
 def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
     """The shared parameters of a deterministic solver run to convergence."""
-    max_iter, shuffle, random_state, warm_start, verbose = common(
+    max_iter, shuffle, random_state, warm_start, verbose, max_time = common(
         max_iter=1000, max_iter_doc=max_iter_doc, warm_start=warm_start_doc)
     return (
         max_iter,
@@ -171,6 +171,7 @@ def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
         random_state.replace(doc="Unused (deterministic); kept for the common estimator API."),
         warm_start,
         verbose.replace(doc="Log one line when the solve is done."),
+        max_time,
     )
 
 
