@@ -26,6 +26,7 @@ from ._cutting_plane import as_matrix
 from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._time_budget import deadline_of
 from .batch_pairwise import LAMS, check_gram_memory, class_statistics, resolve_lam, upgrade_state
 
 __all__ = [
@@ -137,7 +138,11 @@ def uni_squ_lam(lam, stats, totals) -> float:
     return resolve_lam(lam, uni_squ_gcv, stats, totals, SQU_SPREAD)
 
 
-def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
+class _OutOfTime(Exception):
+    """Raised by a solver's callback when ``max_time`` is spent (carries the iterate)."""
+
+
+def _uni_squ_cg(X, y, lam, tol, max_iter, w0, deadline=None):
     """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
     a = class_weights(y)
     centre = np.asarray(X.T @ (0.5 * a)).ravel()       # (c+ + c-)/2
@@ -151,11 +156,16 @@ def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
     op = scipy.sparse.linalg.LinearOperator((d, d), matvec=matvec, dtype=np.float64)
     count = [0]
 
-    def callback(_):
+    def callback(w):
         count[0] += 1
+        if deadline is not None and deadline.passed():
+            raise _OutOfTime(w.copy())
 
-    w, _ = scipy.sparse.linalg.cg(op, rhs, x0=w0, rtol=tol, atol=0.0, maxiter=max_iter,
-                                  callback=callback)
+    try:
+        w, _ = scipy.sparse.linalg.cg(op, rhs, x0=w0, rtol=tol, atol=0.0, maxiter=max_iter,
+                                      callback=callback)
+    except _OutOfTime as stop:
+        w = stop.args[0]
     return w, -w @ centre, count[0]
 
 
@@ -235,9 +245,15 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
     lam = lam_by_spread(params["lam"], X, y, LOG_SPREAD)
+    deadline = deadline_of(params)
+
+    def out_of_time(intermediate_result):  # scipy stops the solver on StopIteration
+        if deadline.passed():
+            raise StopIteration
+
     result = scipy.optimize.minimize(
         balanced_logistic, x0, args=(X, y, class_weights(y), lam),
-        jac=True, method="L-BFGS-B",
+        jac=True, method="L-BFGS-B", callback=out_of_time if deadline.end else None,
         options={"maxiter": int(params["max_iter"]), "gtol": hp.tol,
                  "ftol": 0.0, "maxcor": 20},
     )
@@ -256,7 +272,8 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
         lam = lam_by_spread(params["lam"], X, y, SQU_SPREAD)
-        w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"])
+        w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"],
+                                   deadline_of(params))
     else:
         stats = class_statistics(X, y)
         lam = uni_squ_lam(params["lam"], stats, class_totals(y))
