@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test lint bench docs clean
+.PHONY: run test lint bench bench-fuzz-inputs docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,10 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+# the input fuzz at its long size (600 cases in subprocess workers; prints the counts)
+bench-fuzz-inputs: $(STAMP)
+	$(PY) benchmarks/fuzz_inputs.py --size long
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/auto_examples \

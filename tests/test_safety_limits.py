@@ -116,3 +116,30 @@ def test_river_hashing_width_is_checked_before_allocating():
     with pytest.raises(ValueError, match="n_features=1000000000000"):
         model.learn_one({"a": 1.0}, True)
     assert model.score_one({"a": 1.0}) == 0.0  # nothing learned, still usable
+
+
+@pytest.mark.parametrize("algorithm", ["svm-perf", "b-svm-or", "uni-log-batch",
+                                       "uni-squ-batch", "b-ls-svm"])
+def test_huge_constant_weights_solve_like_unit_weights(algorithm):
+    """Weights 2^62 (a power of two: scaled back exactly) give the unweighted model at a
+    given lam (``"auto"`` counts integer weights as duplicated rows), fast; 1e308 (whose
+    sum overflows) is a clear error. Before: a minute of cutting planes, or NaN scores."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 6))
+    y = np.where(X[:, 0] + rng.normal(size=200) > 0, 1, -1)
+    plain = aucopt.make(algorithm, lam=0.01).fit(X, y)
+    heavy = aucopt.make(algorithm, lam=0.01).fit(X, y, sample_weight=np.full(200, 2.0**62))
+    np.testing.assert_allclose(heavy.coef_, plain.coef_, rtol=1e-9, atol=1e-12)
+    assert heavy.n_iter_ == plain.n_iter_
+    with pytest.raises(ValueError, match="sample_weight sums to more than float64"):
+        aucopt.make(algorithm).fit(X, y, sample_weight=np.full(200, 1e308))
+
+
+@pytest.mark.parametrize("algorithm", ["svm-perf", "b-svm-or"])
+def test_a_vanishing_lam_does_not_run_every_cutting_plane_round(algorithm):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 10))
+    y = np.where(X[:, 0] + rng.normal(size=300) > 0, 1, -1)
+    est = aucopt.make(algorithm, lam=1e-300).fit(X, y)
+    assert est.n_iter_ < 1000 and est.lam_ > 1e-300  # before: all 1000 rounds, ~1 min
+    assert est.score(X, y) > 0.8

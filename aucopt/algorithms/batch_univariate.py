@@ -21,7 +21,15 @@ from scipy.special import expit
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._batch import class_totals, effective_size, gcv_lam, gcv_path, lam_by_spread, spread_lam
+from ._batch import (
+    class_totals,
+    effective_size,
+    gcv_lam,
+    gcv_path,
+    lam_by_spread,
+    spread_lam,
+    unit_scale,
+)
 from ._cutting_plane import as_matrix
 from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
@@ -241,6 +249,7 @@ def coef(state, params) -> np.ndarray:
 
 def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Balanced logistic regression by L-BFGS-B, from the current ``(w, b)``."""
+    y = unit_scale(y)
     X = as_matrix(rows)
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
@@ -266,6 +275,7 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Balanced square loss: Cholesky of the normal equations, or CG if d x d is too big."""
+    y = unit_scale(y)
     X = as_matrix(rows)
     hp = hyper(params)
     try:

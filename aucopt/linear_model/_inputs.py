@@ -150,6 +150,10 @@ class InputChecks:
         if not np.isfinite(weights).all():
             raise ValueError("sample_weight holds NaN or infinite values; give every row a "
                              "finite weight >= 0 (0 leaves the row out).")
+        if not np.isfinite(weights.sum()):
+            raise ValueError("sample_weight sums to more than float64 can hold (weights up to "
+                             f"{weights.max():.3g}); rescale them (e.g. divide by their "
+                             "maximum: only their ratios matter to the batch methods).")
         keep = weights > 0
         if not keep.all():
             X, signed, weights = X[keep], signed[keep], weights[keep]
