@@ -48,6 +48,14 @@ def compressed_problem(indptr, indices, n_minor):
     end = indptr[n_major]
     if end > indices.shape[0]:
         return PAST_END, n_major, end
+    if end == 0:
+        return STRUCTURE_OK, 0, 0
+    low = high = indices[0]
+    for k in range(end):  # branch-free min/max (vectorised); the position only on failure
+        low = min(low, indices[k])
+        high = max(high, indices[k])
+    if low >= 0 and high < n_minor:
+        return STRUCTURE_OK, 0, 0
     for k in range(end):
         j = indices[k]
         if j < 0 or j >= n_minor:
