@@ -245,10 +245,10 @@ def upgrade_state(state: dict) -> None:
 
 
 def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
-    y = unit_scale(y)
     """B-LS-SVM: the closed form on the data given (``order`` and ``max_iter`` unused)."""
-    stats = class_statistics(as_matrix(rows), y)
-    lam = ls_svm_lam(params["lam"], stats, class_totals(y))
+    totals = class_totals(y)  # "auto" counts integer weights as duplicated rows
+    stats = class_statistics(as_matrix(rows), unit_scale(y))
+    lam = ls_svm_lam(params["lam"], stats, totals)
     state["w"][:] = ls_svm_from_statistics(*stats, lam)
     state["lam"][0] = lam
     state["n_iter"][0] = 1
@@ -262,9 +262,9 @@ LAM_FLOOR = 1e-10
 
 
 def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
-    y = unit_scale(y)
     X = as_matrix(rows)
     lam = lam_by_spread(params["lam"], X, y, spread)
+    y = unit_scale(y)  # after "auto", which counts integer weights as duplicated rows
     floor = LAM_FLOOR * max(float(X.multiply(X).sum(axis=1).max()) if sp.issparse(X)
                             else float(np.einsum("ij,ij->i", X, X).max(initial=0.0)), 1e-300)
     if lam < floor:

@@ -249,11 +249,11 @@ def coef(state, params) -> np.ndarray:
 
 def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Balanced logistic regression by L-BFGS-B, from the current ``(w, b)``."""
-    y = unit_scale(y)
     X = as_matrix(rows)
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
     lam = lam_by_spread(params["lam"], X, y, LOG_SPREAD)
+    y = unit_scale(y)  # after "auto", which counts integer weights as duplicated rows
     deadline = deadline_of(params)
 
     def out_of_time(intermediate_result):  # scipy stops the solver on StopIteration
@@ -275,17 +275,16 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Balanced square loss: Cholesky of the normal equations, or CG if d x d is too big."""
-    y = unit_scale(y)
     X = as_matrix(rows)
     hp = hyper(params)
     try:
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
         lam = lam_by_spread(params["lam"], X, y, SQU_SPREAD)
-        w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"],
-                                   deadline_of(params))
+        w, b, n_iter = _uni_squ_cg(X, unit_scale(y), lam, hp.tol, int(params["max_iter"]),
+                                   state["w"], deadline_of(params))
     else:
-        stats = class_statistics(X, y)
+        stats = class_statistics(X, unit_scale(y))
         lam = uni_squ_lam(params["lam"], stats, class_totals(y))
         (w, b), n_iter = uni_squ_from_statistics(*stats, lam), 1
     state["w"][:] = w
