@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test lint bench bench-fuzz-io docs clean
+.PHONY: run test lint bench bench-fuzz bench-fuzz-io bench-fuzz-inputs docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -36,8 +36,14 @@ docs: $(STAMP)
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
 
+# the fuzz suites at their long size (subprocess workers; each prints its counts)
+bench-fuzz: bench-fuzz-io bench-fuzz-inputs
+
 bench-fuzz-io: $(STAMP)
 	$(PY) benchmarks/fuzz_io.py --size long
+
+bench-fuzz-inputs: $(STAMP)
+	$(PY) benchmarks/fuzz_inputs.py --size long
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/auto_examples \

@@ -8,6 +8,7 @@ solvers (:func:`gcv_path`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -75,7 +76,7 @@ def relative_change(w: np.ndarray, previous: np.ndarray) -> float:
 
 
 def run_stages(state: dict, t: int, max_iter: int, tol: float,
-               stage: Callable[[int], tuple[int, int]]) -> tuple[int, int]:
+               stage: Callable[[int], tuple[int, int]], deadline=None) -> tuple[int, int]:
     """Run up to ``max_iter`` stages; stop when the relative change of ``w`` is ``<= tol``.
 
     Parameters
@@ -91,6 +92,8 @@ def run_stages(state: dict, t: int, max_iter: int, tol: float,
         Stopping threshold on :func:`relative_change`; 0 runs all stages.
     stage : callable
         ``stage(t) -> (t, status)``: one stage, updating ``state["w"]`` in place.
+    deadline : Deadline, optional
+        Stop between stages once it has passed (:mod:`aucopt.algorithms._time_budget`).
 
     Returns
     -------
@@ -101,6 +104,8 @@ def run_stages(state: dict, t: int, max_iter: int, tol: float,
     w = state["w"]
     state["n_iter"][0] = 0
     for _ in range(max_iter):
+        if state["n_iter"][0] and deadline is not None and deadline.passed():
+            break
         previous = w.copy()
         t, status = stage(t)
         if status != OK:
@@ -133,6 +138,32 @@ def gcv_lam(problem: str) -> Param:
         eigendecomposition would cost about ten solves, a multiple of the positive-negative
         pairs' mean squared distance over 4 n+ n- / n (notes.md#spread-lam). The value
         used is ``lam_``; a number is used as given.""")
+
+
+def unit_scale(y: np.ndarray) -> np.ndarray:
+    """Return the signed weights ``y`` scaled by a power of two so that ``max |y| <= 1``.
+
+    The batch objectives weigh a pair by ``v_i v_j / (W+ W-)`` (or a row by ``v_i / W+-``),
+    so a common factor of the weights cancels; scaling by a power of two is exact, so the
+    result is bit for bit that of the unscaled weights wherever those do not overflow
+    (weights such as 1e308 or 2^62 made the class sums and pair weights overflow: NaN
+    scores, or cutting planes that ran for minutes). Unit weights are returned as they are.
+
+    Raises
+    ------
+    ValueError
+        If, next to the largest weight, a whole class's weights underflow to zero.
+    """
+    top = float(np.max(np.abs(y), initial=0.0))
+    if top <= 1.0:
+        return y
+    scaled = np.ldexp(y, -math.frexp(top)[1])
+    w_pos, w_neg = class_totals(scaled)
+    if not (w_pos > 0 and w_neg > 0):
+        raise ValueError(f"sample_weight spans too wide a range (largest {top:.3g}): the "
+                         "weights of one class are 0 next to it in float64. Rescale the "
+                         "weights into a range of at most 1e300.")
+    return scaled
 
 
 def class_totals(y: np.ndarray) -> tuple[float, float]:

@@ -185,7 +185,7 @@ def simplex_qp(Q, b, alpha0, max_steps=None):
     return alpha / alpha.sum()
 
 
-def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None):
+def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None):
     """Solve ``min_w (lam/2)||w||^2 + R(w)`` by the 1-slack cutting-plane method.
 
     Parameters
@@ -203,6 +203,8 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None):
         Maximum number of cuts (working-set QPs).
     w0 : ndarray of shape (d,), optional
         Where the first cut is taken (warm start); zero by default.
+    deadline : Deadline, optional
+        Stop adding cuts once it has passed (:mod:`aucopt.algorithms._time_budget`).
 
     Returns
     -------
@@ -224,7 +226,8 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None):
         delta, g, risk = _cut(X, y, w, kappa)
         primal = 0.5 * lam * (w @ w) + risk
         gap = primal - dual
-        if gap <= tol or n_iter >= max_iter:
+        if gap <= tol or n_iter >= max_iter or (n_iter and deadline is not None
+                                                 and deadline.passed()):
             return w, n_iter, gap
         k = len(deltas)
         if k == cuts.shape[0]:        # grow the working set storage geometrically

@@ -36,13 +36,28 @@ __all__ = [
     "codes",
     "common",
     "constraints_of",
+    "structural_names",
     "document",
     "POSITIVE",
+    "MAX_PASSES",
+    "MAX_SIZE",
+    "MAX_COUNT",
+    "SIZE",
+    "COUNT",
     "NON_NEGATIVE",
     "AUTO",
 ]
 
 POSITIVE = Interval(Real, 0, None, closed="neither")
+
+# Hard upper bounds of the integer hyperparameters: far beyond any useful value, small
+# enough that no counter overflows and that an absurd value fails in the parameter check
+# (InvalidParameterError) rather than in an allocation or a loop without end.
+MAX_PASSES = 10**6  # max_iter: passes, stages or cutting-plane rounds
+MAX_SIZE = 10**7  # sizes of a state: buffers, budgets, ranks, numbers of components
+MAX_COUNT = 10**9  # numbers of samples or steps: mini-batches, inner steps per stage
+SIZE = Interval(Integral, 1, MAX_SIZE, closed="both")
+COUNT = Interval(Integral, 1, MAX_COUNT, closed="both")
 NON_NEGATIVE = Interval(Real, 0, None, closed="left")
 AUTO = Options(str, {"auto"})
 
@@ -71,6 +86,11 @@ class Param:
     fields : tuple of str, default=()
         Names of the kernel scalars ``kernel`` returns (a tuple of as many values);
         empty: one scalar named ``name``.
+    structural : bool, default=False
+        Whether the value shapes the learner's state (a buffer size, a rank, a number of
+        components, a budget): a fitted streaming estimator refuses to continue with
+        another value (``partial_fit``, River's ``learn_one``: the state was built for the
+        old one), and :func:`aucopt.io.save` writes the value the state was built with.
     """
 
     name: str
@@ -80,6 +100,7 @@ class Param:
     doc: str
     kernel: Callable[[Any], Any] | None = None
     fields: tuple[str, ...] = ()
+    structural: bool = False
 
     def replace(self, **changes) -> Param:
         """Return a copy with ``changes`` (e.g. another default or doc for one algorithm)."""
@@ -142,6 +163,11 @@ def codes(table: dict) -> Callable[[str], int]:
 
     convert.table = table
     return convert
+
+
+def structural_names(params: Sequence[Param]) -> tuple[str, ...]:
+    """Return the names of the declarations that shape the state (``structural=True``)."""
+    return tuple(p.name for p in params if p.structural)
 
 
 def constraints_of(params: Sequence[Param]) -> dict:
@@ -228,11 +254,11 @@ def common(*, max_iter: int | None = None, max_iter_doc: str = "Passes over the 
     -------
     tuple of Param
         ``max_iter``, ``shuffle``, ``random_state``, ``warm_start``, ``verbose``
-        (those asked for), in this order.
+        (those asked for), then ``max_time``, in this order.
     """
     out = []
     if max_iter is not None:
-        out.append(Param("max_iter", max_iter, (Interval(Integral, 1, None, closed="left"),),
+        out.append(Param("max_iter", max_iter, (Interval(Integral, 1, MAX_PASSES, closed="both"),),
                          "int", max_iter_doc))
     if shuffle:
         out.append(Param("shuffle", True, ("boolean",), "bool",
@@ -246,4 +272,11 @@ def common(*, max_iter: int | None = None, max_iter_doc: str = "Passes over the 
         out.append(Param("warm_start", False, ("boolean",), "bool", doc))
     out.append(Param("verbose", 0, (Interval(Integral, 0, None, closed="left"), "boolean"),
                      "int", "Log one line per pass at INFO level on the ``aucopt`` logger."))
+    out.append(MAX_TIME)
     return tuple(out)
+
+
+MAX_TIME = Param("max_time", None, (POSITIVE, None), "float or None", """
+    Time budget of ``fit`` in seconds, checked between passes (and between the outer
+    iterations of the batch solvers): when it is spent, ``fit`` stops there, keeps the
+    model reached so far and warns (``ConvergenceWarning``). None: no limit.""")

@@ -6,7 +6,7 @@ that the solver's kernel scalars (``hyper``) live in the module of its ``run``.
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
@@ -15,7 +15,7 @@ from .._kernels.sparse_kernel import SparseKernelState, sparse_kernel_fit
 from ..utils._param_validation import Interval
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
-from ._params import POSITIVE, KernelScalars, Param, common
+from ._params import POSITIVE, SIZE, KernelScalars, Param, common
 from ._spec import RowData
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
 
@@ -25,8 +25,8 @@ __all__ = ["N_CANDIDATES", "PARAMS", "SparseKernelHyper", "hyper", "init_state",
 N_CANDIDATES = 59  # random candidates per greedy addition
 
 PARAMS = (
-    Param("budget", 50, (Interval(Integral, 1, None, closed="left"),), "int",
-          r"Number of basis functions :math:`|J|` (the sparsity of the model)."),
+    Param("budget", 50, (SIZE,), "int",
+          r"Number of basis functions :math:`|J|` (the sparsity of the model).", structural=True),
     Param("lam", 1e-3, (POSITIVE,), "float", r"""
         Regularisation :math:`\lambda` (measured, 5-fold on german.numer:
         0.777 AUC at 1e-4, 0.786 at 1e-3, 0.797 at 1e-2).""", kernel=float),

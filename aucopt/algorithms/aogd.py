@@ -5,7 +5,7 @@ Corrections and choices: notes.md#aogd-averages, #rff-scale, #aogd-defaults."""
 from __future__ import annotations
 
 import textwrap
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
@@ -16,7 +16,17 @@ from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._fast import select
 from ._memory import check_memory
-from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import (
+    AUTO,
+    NON_NEGATIVE,
+    POSITIVE,
+    SIZE,
+    KernelScalars,
+    Param,
+    auto_step,
+    codes,
+    common,
+)
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -71,9 +81,9 @@ def _eta_random(value) -> float:
 
 
 PARAMS = (
-    Param("n_components", 200, (Interval(Integral, 1, None, closed="left"),), "int", r"""
+    Param("n_components", 200, (SIZE,), "int", r"""
         Number of random features :math:`D` (rounded down to even). The paper
-        suggests :math:`D = O(\sqrt{T}\log T)`."""),
+        suggests :math:`D = O(\sqrt{T}\log T)`.""", structural=True),
     BANDWIDTH,
     auto_step("eta", AUTO_ETA, r"""
         Constant step :math:`\eta` of the average-based step. ``"auto"`` calibrates it

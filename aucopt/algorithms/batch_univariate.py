@@ -21,11 +21,20 @@ from scipy.special import expit
 
 from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
-from ._batch import class_totals, effective_size, gcv_lam, gcv_path, lam_by_spread, spread_lam
+from ._batch import (
+    class_totals,
+    effective_size,
+    gcv_lam,
+    gcv_path,
+    lam_by_spread,
+    spread_lam,
+    unit_scale,
+)
 from ._cutting_plane import as_matrix
 from ._params import POSITIVE, KernelScalars, Param, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._time_budget import deadline_of
 from .batch_pairwise import LAMS, check_gram_memory, class_statistics, resolve_lam, upgrade_state
 
 __all__ = [
@@ -137,7 +146,11 @@ def uni_squ_lam(lam, stats, totals) -> float:
     return resolve_lam(lam, uni_squ_gcv, stats, totals, SQU_SPREAD)
 
 
-def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
+class _OutOfTime(Exception):
+    """Raised by a solver's callback when ``max_time`` is spent (carries the iterate)."""
+
+
+def _uni_squ_cg(X, y, lam, tol, max_iter, w0, deadline=None):
     """Same solution by conjugate gradients on ``w`` (O(nnz) per step, no d x d matrix)."""
     a = class_weights(y)
     centre = np.asarray(X.T @ (0.5 * a)).ravel()       # (c+ + c-)/2
@@ -151,18 +164,23 @@ def _uni_squ_cg(X, y, lam, tol, max_iter, w0):
     op = scipy.sparse.linalg.LinearOperator((d, d), matvec=matvec, dtype=np.float64)
     count = [0]
 
-    def callback(_):
+    def callback(w):
         count[0] += 1
+        if deadline is not None and deadline.passed():
+            raise _OutOfTime(w.copy())
 
-    w, _ = scipy.sparse.linalg.cg(op, rhs, x0=w0, rtol=tol, atol=0.0, maxiter=max_iter,
-                                  callback=callback)
+    try:
+        w, _ = scipy.sparse.linalg.cg(op, rhs, x0=w0, rtol=tol, atol=0.0, maxiter=max_iter,
+                                      callback=callback)
+    except _OutOfTime as stop:
+        w = stop.args[0]
     return w, -w @ centre, count[0]
 
 
 # ------------------------------------------------------------------------ specs
 def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
     """The shared parameters of a deterministic solver run to convergence."""
-    max_iter, shuffle, random_state, warm_start, verbose = common(
+    max_iter, shuffle, random_state, warm_start, verbose, max_time = common(
         max_iter=1000, max_iter_doc=max_iter_doc, warm_start=warm_start_doc)
     return (
         max_iter,
@@ -171,6 +189,7 @@ def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
         random_state.replace(doc="Unused (deterministic); kept for the common estimator API."),
         warm_start,
         verbose.replace(doc="Log one line when the solve is done."),
+        max_time,
     )
 
 
@@ -234,9 +253,16 @@ def run_uni_log(state, rows: RowData, y, order, params, t, learn, rng=None):
     hp = hyper(params)
     x0 = np.append(state["w"], state["bias"])
     lam = lam_by_spread(params["lam"], X, y, LOG_SPREAD)
+    y = unit_scale(y)  # after "auto", which counts integer weights as duplicated rows
+    deadline = deadline_of(params)
+
+    def out_of_time(intermediate_result):  # scipy stops the solver on StopIteration
+        if deadline.passed():
+            raise StopIteration
+
     result = scipy.optimize.minimize(
         balanced_logistic, x0, args=(X, y, class_weights(y), lam),
-        jac=True, method="L-BFGS-B",
+        jac=True, method="L-BFGS-B", callback=out_of_time if deadline.end else None,
         options={"maxiter": int(params["max_iter"]), "gtol": hp.tol,
                  "ftol": 0.0, "maxcor": 20},
     )
@@ -255,9 +281,10 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
         check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
     except ValueError:
         lam = lam_by_spread(params["lam"], X, y, SQU_SPREAD)
-        w, b, n_iter = _uni_squ_cg(X, y, lam, hp.tol, int(params["max_iter"]), state["w"])
+        w, b, n_iter = _uni_squ_cg(X, unit_scale(y), lam, hp.tol, int(params["max_iter"]),
+                                   state["w"], deadline_of(params))
     else:
-        stats = class_statistics(X, y)
+        stats = class_statistics(X, unit_scale(y))
         lam = uni_squ_lam(params["lam"], stats, class_totals(y))
         (w, b), n_iter = uni_squ_from_statistics(*stats, lam), 1
     state["w"][:] = w

@@ -8,21 +8,19 @@ algorithms are registered here.
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 
 from .._kernels._state import view, zeros
 from .._kernels.kernel_budget import FIFO, RESERVOIR, ProjectionPPState, projection_pp_epoch
 from .._kernels.sparse_kernel import SparseKernelState
-from ..utils._param_validation import Interval, Options
+from ..utils._param_validation import Options
 from . import _sparse_kernel as sparse
 from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration
 from ._kernel_expansion import check_width, expansion_scores, inverse_width
 from ._memory import check_memory
 from ._objectives import pairwise_loss
-from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import NON_NEGATIVE, SIZE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
@@ -49,9 +47,10 @@ SparseKernelHyper = sparse.SparseKernelHyper
 AUTO_ETA = 0.05
 
 PARAMS = (
-    Param("budget", 100, (Interval(Integral, 1, None, closed="left"),), "int",
-          r"Support vectors per class :math:`B` (the authors' code: 100).", kernel=int),
-    Param("n_neighbors", 10, (Interval(Integral, 1, None, closed="left"),), "int",
+    Param("budget", 100, (SIZE,), "int",
+          r"Support vectors per class :math:`B` (the authors' code: 100).", kernel=int,
+          structural=True),
+    Param("n_neighbors", 10, (SIZE,), "int",
           r"Opposite support vectors updated per step :math:`k` (the authors' code: 10).",
           kernel=int),
     auto_step("eta", AUTO_ETA, r"""

@@ -11,8 +11,6 @@ weighted ones (repeated rows give the same law, not the same draws).
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
@@ -20,9 +18,9 @@ import scipy.sparse as sp
 from .._kernels._checks import DIVERGED, OK
 from .._kernels._state import zeros
 from .._kernels.mba import MbaState, enet_quadratic_cd
-from ..utils._param_validation import Interval, Options
+from ..utils._param_validation import Options
 from ._batch import BATCH, batch_common, lam_by_spread, max_memory_gb, spread_lam
-from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param
+from ._params import COUNT, NON_NEGATIVE, POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .batch_pairwise import LS_SPREAD
@@ -41,7 +39,7 @@ PARAMS = (
     Param("lam1", 0.0, (NON_NEGATIVE,), "float", r"l1 weight :math:`\lambda_1`.", kernel=float),
     spread_lam(LS_SPREAD, r"l2 weight :math:`\lambda_2` (the objective is B-LS-SVM's with "
                r"``lam = lam2`` when ``lam1 = 0``, hence its factor).", "lam2", NON_NEGATIVE),
-    Param("batch_size", 1000, (Interval(Integral, 1, None),), "int",
+    Param("batch_size", 1000, (COUNT,), "int",
           "Pairs per round :math:`B`."),
     Param("pairs", "sampled", (Options(str, {"sampled", "all"}),), '{"sampled", "all"}', """
         ``"all"`` uses the exact statistics of every positive-negative pair

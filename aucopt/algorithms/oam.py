@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
@@ -14,7 +14,7 @@ from ..utils._param_validation import Interval
 from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
-from ._params import KernelScalars, Param, auto_step, common
+from ._params import SIZE, KernelScalars, Param, auto_step, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -39,7 +39,7 @@ BLOCK = 1 << 14  # visits per kernel call: bounds the memory of the pre-drawn un
 
 def buffer_size(doc: str) -> Param:
     """Declare the capacity ``buffer_size`` of an example buffer (default 100, as the papers)."""
-    return Param("buffer_size", 100, (Interval(Integral, 1, None, closed="left"),), "int", doc)
+    return Param("buffer_size", 100, (SIZE,), "int", doc, structural=True)
 
 
 def max_memory(what: str) -> Param:

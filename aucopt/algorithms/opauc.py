@@ -6,8 +6,6 @@ of Section 6.2 (``opauc-f``, ``opauc-rp``, ``opauc-pca``).
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 import scipy.sparse as sp
 
@@ -22,12 +20,12 @@ from .._kernels.opauc import (
     opauc_epoch,
     opauc_sketch_epoch,
 )
-from ..utils._param_validation import Interval, Options
+from ..utils._param_validation import Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._fast import one_blas_thread, select
 from ._memory import check_memory
-from ._params import POSITIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import POSITIVE, SIZE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -89,17 +87,17 @@ CENTERING = Param("centering", "unbiased", (Options(str, set(CENTERINGS)),),
     literal :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
     :math:`cc^\top` on non-centred data.""", kernel=codes(CENTERINGS))
 R_PARAMS = (ETA, LAM,
-            Param("rank", 50, (Interval(Integral, 1, None, closed="left"),), "int",
-                  r"Sketch size :math:`\tau` (50 in the paper)."),
+            Param("rank", 50, (SIZE,), "int",
+                  r"Sketch size :math:`\tau` (50 in the paper).", structural=True),
             CENTERING,
             MAX_MEMORY.replace(doc="""
     Refuse (ValueError, before allocating) when the two ``rank`` x d sketches need
     more than this many GB (1 GB = 1e9 bytes)."""),
             *ONE_PASS)
 
-N_COMPONENTS = Param("n_components", 1000, (Interval(Integral, 1, None, closed="left"), None),
+N_COMPONENTS = Param("n_components", 1000, (SIZE, None),
                      "int or None", "Number of features kept (capped at n_features; None "
-                     "keeps all).")
+                     "keeps all).", structural=True)
 REDUCED_MEMORY = MAX_MEMORY.replace(doc="""
     Refuse (ValueError, before allocating) when the two k x k covariances,
     k = n_components, need more than this many GB (1 GB = 1e9 bytes).""")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -13,9 +13,10 @@ from .._kernels.spdam import SpdamProblem, SpdamState, spdam_iterations
 from ..utils._param_validation import Interval, Options
 from ._batch import BATCH, batch_common, run_stages, stage_tol
 from ._fast import select
-from ._params import POSITIVE, KernelScalars, Param
+from ._params import COUNT, POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._time_budget import deadline_of
 
 __all__ = ["PARAMS", "SpdamHyper", "SPDAM", "hyper", "step_parameters", "centred_scales"]
 
@@ -28,7 +29,7 @@ PAPER = (
 
 PARAMS = (
     Param("lam", 1e-3, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float),
-    Param("batch_size", 0.1, (Interval(Real, 0, 1, closed="right"), Interval(Integral, 1, None)),
+    Param("batch_size", 0.1, (Interval(Real, 0, 1, closed="right"), COUNT),
           "float or int", r"""
         Mini-batch size :math:`m`: a fraction of :math:`n` (float in (0, 1])
         or a number of samples (int)."""),
@@ -186,7 +187,8 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
             return t, DIVERGED
         return t, OK
 
-    return run_stages(state, t, params["max_iter"], params["tol"], epoch)
+    return run_stages(state, t, params["max_iter"], params["tol"], epoch,
+                      deadline=deadline_of(params))
 
 
 def coef(state, params) -> np.ndarray:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from numbers import Integral
-
 import numpy as np
 
 from .._kernels._checks import OK
 from .._kernels._state import zeros
 from .._kernels.spam import ClassStats
 from .._kernels.vrspam import Snapshot, VrspamState, vrspam_stage
-from ..utils._param_validation import Interval, Options
+from ..utils._param_validation import Options
 from . import spam
 from ._batch import (
     BATCH,
@@ -24,9 +22,10 @@ from ._batch import (
 from ._calibrate import StepCalibration, regularised
 from ._cutting_plane import as_matrix
 from ._fast import select
-from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step
+from ._params import AUTO, COUNT, POSITIVE, KernelScalars, Param, auto_step
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._time_budget import deadline_of
 from .batch_pairwise import LS_SPREAD
 
 __all__ = ["AUTO_ETA", "BETA", "CALIBRATION_STAGES", "CALIBRATION_TOLERANCE", "START_T0",
@@ -81,7 +80,7 @@ PARAMS = (
         components' Lipschitz constant :math:`L = 8M^2` (the Prox-SVRG condition;
         ``eta_`` is then None). One outlying row makes that rule's step small for all
         the others (notes.md#vrspam-defaults).""", rules=("lipschitz",)),
-    Param("inner", "auto", (Interval(Integral, 1, None), AUTO), 'int or "auto"',
+    Param("inner", "auto", (COUNT, AUTO), 'int or "auto"',
           r'Inner steps per stage; ``"auto"`` is :math:`2n`.'),
     Param("init", "spam", (Options(str, {"spam", "zeros"}),), '{"spam", "zeros"}', """
         Start from the averaged iterate of one SPAM pass (as the paper does; SPAM-NET for
@@ -180,7 +179,8 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
         return select(vrspam_stage)(w, snap, stats, rows.data, rows.indices, rows.indptr, y,
                                     picks, hp, t)
 
-    return run_stages(state, t, params["max_iter"], params["tol"], stage)
+    return run_stages(state, t, params["max_iter"], params["tol"], stage,
+                      deadline=deadline_of(params))
 
 
 def coef(state, params) -> np.ndarray:

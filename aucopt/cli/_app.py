@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import functools
 import logging
+import lzma
 import sys
+import zlib
 
+import click
 import typer
 
 app = typer.Typer(
@@ -50,18 +53,44 @@ def configure_logging(verbose: int) -> None:
     VERBOSITY["level"] = int(verbose)
 
 
+# what a command may raise on bad input or a bad file: printed as one "error:" line
+_EXPECTED = (ValueError, TypeError, OSError, KeyError, ImportError, EOFError, ArithmeticError,
+             MemoryError, lzma.LZMAError, zlib.error)
+
+
 def friendly_errors(func):
-    """Turn library errors into a one-line message and exit code 1."""
+    """Turn every error into a one-line ``error: ...`` message on stderr and exit code 1.
+
+    Never a traceback: the errors a command expects (bad input, files, parameters) print
+    their message; any other exception prints its type too and logs the traceback at
+    DEBUG level (``aucopt -vv ...`` shows it). Ctrl-C exits with 130.
+    """
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except (ValueError, TypeError, OSError, KeyError, ImportError) as exc:
-            typer.echo(f"error: {exc}", err=True)
+        except (typer.Exit, typer.Abort, click.exceptions.ClickException):
+            raise
+        except KeyboardInterrupt:
+            typer.echo("error: interrupted", err=True)
+            raise typer.Exit(130) from None
+        except _EXPECTED as exc:
+            typer.echo(f"error: {_one_line(exc)}", err=True)
+            raise typer.Exit(1) from exc
+        except Exception as exc:
+            logging.getLogger("aucopt").debug("traceback of the error", exc_info=True)
+            typer.echo(f"error: {type(exc).__name__}: {_one_line(exc)} (aucopt -vv ... logs the "
+                       "traceback)", err=True)
             raise typer.Exit(1) from exc
 
     return wrapper
+
+
+def _one_line(exc: BaseException) -> str:
+    """Return the message of ``exc`` on one line (its type name if it has no message)."""
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
 
 
 def split_list(value: str | None) -> list[str] | None:

@@ -283,7 +283,22 @@ def _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed
                               shuffle_buffer=shuffle_buffer, random_state=seed):
         est.partial_fit(X, y, classes=labels)
         seen += X.shape[0]
+    _check_both_classes(est, path, seen)
     return path.name, seen
+
+
+def _check_both_classes(est, path, seen: int) -> None:
+    """Refuse to save a streamed model that has not seen rows of both classes."""
+    if not seen:
+        raise ValueError(f"{path} holds no data rows; nothing to fit (no model saved).")
+    counts = est._state["data_count"]  # total weight per class: negative, positive
+    missing = [est.classes_[c] for c in (0, 1) if not counts[c] > 0]
+    if missing:
+        raise ValueError(
+            f"{path}: the {seen} rows streamed hold no row of class "
+            f"{', '.join(repr(m.item()) for m in missing)} (--classes "
+            f"{','.join(str(c.item()) for c in est.classes_)}): AUC needs both classes, so no "
+            "model was saved. Check --classes against the file's labels.")
 
 
 @app.command()
@@ -299,6 +314,7 @@ def evaluate(
 
     est = load(model)
     X, y, name = load_data(data, n_features=est.n_features_in_)
+    _check_labels(y, est.classes_, name)
     scores = est.decision_function(X)
     auc = est.score(X, y)
     typer.echo(f"AUC on {name}: {auc:.4f}")
@@ -315,3 +331,19 @@ def evaluate(
         fig.savefig(plot, dpi=110)
         plt.close(fig)
         typer.echo(f"ROC curve written to {plot}")
+
+
+def _check_labels(y, classes, name) -> None:
+    """Refuse labels that are not the model's two classes (the AUC would be meaningless)."""
+    import numpy as np
+
+    found = np.unique(y)
+    unknown = np.setdiff1d(found, classes)
+    if unknown.size:
+        raise ValueError(
+            f"{name} has labels {unknown.tolist()[:5]} that are not the model's classes "
+            f"{classes.tolist()} (positive: {classes[1]!r}); relabel the file to these classes "
+            "first, or evaluate a model trained with the file's labels.")
+    if found.size < 2:
+        raise ValueError(f"{name} holds only the label {found.tolist()}: the AUC needs rows "
+                         f"of both classes {classes.tolist()}.")

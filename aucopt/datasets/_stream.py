@@ -11,6 +11,7 @@ import bz2
 import gzip
 import io
 import lzma
+import zlib
 from itertools import islice
 from pathlib import Path
 
@@ -106,7 +107,7 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
         if shuffle_buffer:
             source = shuffled_lines(source, shuffle_buffer, random_state)
         while True:
-            lines = list(islice(source, chunk_size))
+            lines = _read_lines(source, chunk_size, path)
             if not lines:
                 return
             if zero_based == "auto":  # decide once, on the first chunk
@@ -114,6 +115,19 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
             X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features,
                                       zero_based=zero_based, dtype=np.float64)
             yield X, y
+
+
+def _read_lines(source, n: int, path: Path) -> list:
+    """Return the next ``n`` lines; a damaged or truncated compressed file is a ValueError."""
+    try:
+        return list(islice(source, n))
+    except (EOFError, lzma.LZMAError, zlib.error) as exc:
+        raise ValueError(f"{path} is truncated or damaged ({exc}): decompress it by hand to "
+                         "see where, or download it again.") from None
+    except OSError as exc:
+        if exc.errno is not None:  # a failure of the file system: an OSError as it is
+            raise
+        raise ValueError(f"{path} is not a valid {path.suffix} file ({exc}).") from None
 
 
 def _looks_zero_based(lines) -> bool:

@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..algorithms._data import as_rows, non_finite_message
+from ..algorithms._structure import check_sparse_structure
 
 __all__ = ["read_svmlight", "partitions", "as_block", "block_stats", "merge_stats", "tree_reduce",
            "PartStats"]
@@ -137,6 +138,10 @@ class PartStats(dict):
 def as_block(X, k):
     """Return block ``k`` of X as float64 CSR or a C-contiguous 2-D array."""
     if sp.issparse(X):
+        try:  # before scipy or a kernel reads the index arrays
+            check_sparse_structure(X)
+        except ValueError as exc:
+            raise ValueError(f"partition {k}: {exc}") from None
         return sp.csr_matrix(X, dtype=np.float64)
     X = np.ascontiguousarray(X, dtype=np.float64)
     if X.ndim != 2:

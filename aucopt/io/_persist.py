@@ -105,7 +105,7 @@ def _arrays_and_meta(estimator) -> tuple[dict, dict]:
         "format_version": FORMAT_VERSION,
         "algorithm": estimator._algorithm,
         "class": f"{type(estimator).__module__}:{type(estimator).__name__}",
-        "params": {k: _json_param(k, v) for k, v in estimator.get_params(deep=False).items()},
+        "params": {k: _json_param(k, v) for k, v in estimator._saved_params().items()},
         "attributes": attrs,
         "rng_state": generator_state(estimator._rng),
         "versions": _versions(),

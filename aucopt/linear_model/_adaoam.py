@@ -95,5 +95,6 @@ class AdaOAMClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())

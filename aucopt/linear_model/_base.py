@@ -28,11 +28,14 @@ from ..algorithms._data import (
     observe_data,
 )
 from ..algorithms._fast import fastmath
+from ..algorithms._memory import check_width
 from ..algorithms._rowpath import row_path
-from ..exceptions import DivergenceError, OrderedStreamWarning
+from ..algorithms._time_budget import deadline_of
+from ..exceptions import OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
+from ._divergence import divergence_error
 from ._inputs import InputChecks
 from ._undo import UndoLog, next_plan, touched_columns
 
@@ -241,6 +244,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         """
         spec = self._spec()
         params = self._params()
+        if reset:  # before anything of size O(d) is allocated
+            check_width(spec, rows.n_features, params)
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
         step = None
@@ -277,6 +282,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                            retry + 1, AUTO_RETRIES)
         fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
         fitted.pop("_row_path", None)  # it holds arrays this call may have replaced
+        if reset:
+            fitted.pop("_built_with", None)  # the new state has the current structure
+        n_epochs = fitted.pop("_epochs_run", n_epochs)  # fewer if max_time stopped the passes
         fitted.update(_state=state, _rng=rng, t_=int(t), classes_=classes, _fitted={},
                       n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
                                                                                  [1])[0]))
@@ -304,6 +312,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
 
     def _new_row_path(self, params):
         """Return the row path for the committed state and ``params`` (None: there is none)."""
+        self._check_structure()  # params changed: not those that shape the state
         spec = self._spec()
         if spec.row_kernel is None:
             return None
@@ -324,9 +333,16 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             if warm_from is not None:
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
+                    if np.shape(warm[key]) != state[key].shape:
+                        raise ValueError(
+                            f"warm_start=True cannot reuse the previous {key!r} (shape "
+                            f"{np.shape(warm[key])}, now {state[key].shape}): the number of "
+                            "features or a hyperparameter that shapes the state changed. Set "
+                            "warm_start=False to start afresh.")
                     state[key] = np.array(warm[key], copy=True)
             self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None
+        self._check_structure()
         state, rng = self._state, self._rng
         cols = touched_columns(rows, rows.n_features)
         if cols is not None and spec.extra_columns is not None:
@@ -338,8 +354,16 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         return state, rng, self.t_, undo
 
     def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook):
-        """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence."""
+        """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence.
+
+        With ``max_time``, the passes stop once it is spent (``n_iter_`` counts those run).
+        """
+        deadline = deadline_of(params, f"{type(self).__name__}.fit")
+        self.__dict__.pop("_epochs_run", None)
         for epoch in range(n_epochs):
+            if epoch and deadline.passed():
+                self._epochs_run = epoch
+                break
             order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
             t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng, **hook)
             if status != OK:
@@ -473,26 +497,4 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         warnings.warn(message, OrderedStreamWarning, stacklevel=3)
 
     def _raise_divergence(self, spec, epoch, t, scale, step=None):
-        name = spec.step_param
-        value = repr(getattr(self, name, None)) if name else None
-        if step is not None:  # "auto": the calibrated step, already lowered AUTO_RETRIES times
-            value = f"'auto', last tried {step:g}"
-        if not 1e-6 <= scale <= 1e6:  # the iterates must grow like 1/scale: not a step problem
-            advice = (
-                f"The features are on an extreme scale (largest row norm {scale:.3g}), so the "
-                "iterates must grow (or shrink) by that factor and trip the divergence guard; "
-                "a smaller step will not help. Rescale the features first (e.g. "
-                "aucopt.datasets.make_preprocessor('minmax') or "
-                "sklearn.preprocessing.StandardScaler).")
-        else:
-            advice = (
-                f"Lower {name!r} (currently {value}), e.g. by a factor of 10, or scale the "
-                "features first (e.g. aucopt.datasets.make_preprocessor('minmax'))."
-                if name else
-                "Scale the features first (aucopt.datasets.make_preprocessor('minmax'))."
-            )
-        raise DivergenceError(
-            f"{type(self).__name__} diverged in pass {epoch + 1} after {t} updates: the iterate "
-            f"became non-finite or exploded. {advice} The estimator was left as it was before "
-            "this call."
-        )
+        raise divergence_error(self, spec, epoch, t, scale, step)

@@ -86,6 +86,7 @@ class LSSVMClassifier(FittedLam, BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())
 
@@ -167,6 +168,7 @@ class SVMORClassifier(FittedLam, BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())
 
@@ -239,5 +241,6 @@ class SVMPerfClassifier(SVMORClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())

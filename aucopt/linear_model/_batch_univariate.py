@@ -88,6 +88,7 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())
 
@@ -151,5 +152,6 @@ class UniSquBatchClassifier(UniLogBatchClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())

@@ -16,7 +16,7 @@ from numbers import Integral
 from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms import get_algorithm
-from ..algorithms._params import constraints_of, document
+from ..algorithms._params import constraints_of, document, structural_names
 from ..utils._param_validation import Interval, validate_parameter_constraints
 
 __all__ = ["DeclaredParams", "ESTIMATORS"]
@@ -117,7 +117,52 @@ class DeclaredParams:
         # assigning a hyperparameter (even the same value) drops the dict _params() returns
         if name in type(self)._param_names():
             self.__dict__.pop("_params_cache", None)
+            if "_state" in self.__dict__ and name in self._structural():
+                # the values the state was built with, kept from the first change on
+                self.__dict__.setdefault("_built_with", self._structure())
         super().__setattr__(name, value)
+
+    @classmethod
+    def _structural(cls) -> tuple:
+        """Names of the hyperparameters that shape the state (declared ``structural=True``)."""
+        names = cls.__dict__.get("_structural_cache")
+        if names is None:
+            names = structural_names(cls._spec().params) if cls._algorithm else ()
+            cls._structural_cache = names
+        return names
+
+    def _structure(self) -> dict:
+        return {name: getattr(self, name) for name in self._structural()}
+
+    def _check_structure(self) -> None:
+        """Raise ValueError if a structural hyperparameter changed since the state was built.
+
+        ``partial_fit`` (and River's ``learn_one``) continue the committed state, whose
+        arrays were sized by those values: continuing with others would index past them.
+        """
+        built = self.__dict__.get("_built_with")
+        if built is None:
+            return
+        changed = [(name, old, getattr(self, name)) for name, old in built.items()
+                   if getattr(self, name) != old]
+        if not changed:
+            return
+        what = ", ".join(f"{name} was changed from {old!r} to {new!r}"
+                         for name, old, new in changed)
+        back = ", ".join(f"{name}={old!r}" for name, old, _ in changed)
+        raise ValueError(
+            f"{type(self).__name__}: {what} after the model was trained. These "
+            "hyperparameters shape the learner's state, so the stream cannot continue with "
+            "them: call fit to restart with the new values (or start a fresh estimator's "
+            f"partial_fit), or set_params({back}) to continue the stream. The model is "
+            "unchanged."
+        )
+
+    def _saved_params(self) -> dict:
+        """Return the hyperparameters to save: ``get_params`` with the structural values the
+        committed state was built with (a later change, refused by ``partial_fit``, has not
+        reached the state)."""
+        return {**self.get_params(deep=False), **self.__dict__.get("_built_with", {})}
 
     def _validate_params(self) -> None:
         """Check the hyperparameters against their constraints; raise InvalidParameterError.

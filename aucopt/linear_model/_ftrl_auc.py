@@ -102,5 +102,6 @@ class FTRLAUCClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())

@@ -15,6 +15,7 @@ from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms._data import as_rows
+from ..algorithms._structure import check_sparse_structure
 
 __all__ = ["InputChecks"]
 
@@ -77,6 +78,8 @@ class InputChecks:
         NaN/inf check is left to the class-statistics pass, which sees every value anyway
         (:func:`aucopt.algorithms._data.observe_data`): one read of ``X`` less."""
         sparse = "csr" if self._spec().sparse else False
+        if sp.issparse(X):  # before scipy's C++ code or a kernel reads its index arrays
+            check_sparse_structure(X)
         try:
             out = validate_data(
                 self, X, y, accept_sparse=sparse, dtype=np.float64, order="C", reset=reset,
@@ -147,6 +150,10 @@ class InputChecks:
         if not np.isfinite(weights).all():
             raise ValueError("sample_weight holds NaN or infinite values; give every row a "
                              "finite weight >= 0 (0 leaves the row out).")
+        if not np.isfinite(weights.sum()):
+            raise ValueError("sample_weight sums to more than float64 can hold (weights up to "
+                             f"{weights.max():.3g}); rescale them (e.g. divide by their "
+                             "maximum: only their ratios matter to the batch methods).")
         keep = weights > 0
         if not keep.all():
             X, signed, weights = X[keep], signed[keep], weights[keep]
@@ -168,10 +175,14 @@ class InputChecks:
         if type(X) is np.ndarray:
             plain = X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
         elif type(X) in _CSR_TYPES:  # sorted, no repeated columns: else the full path
-            plain = X.dtype == np.float64 and self._spec().sparse and X.has_canonical_format
+            plain = X.dtype == np.float64 and self._spec().sparse
         else:
             return None
         shape = X.shape
         if not plain or shape[1] != self.n_features_in_ or shape[0] != y.shape[0] or not shape[0]:
             return None
+        if type(X) is not np.ndarray:
+            check_sparse_structure(X)  # before has_canonical_format reads the indices
+            if not X.has_canonical_format:
+                return None
         return as_rows(X)

@@ -114,6 +114,7 @@ class OAMSeqClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())
 

@@ -80,5 +80,6 @@ class SPDAMClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())

@@ -100,6 +100,7 @@ class UniExpClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())
 

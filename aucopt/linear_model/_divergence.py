@@ -1,0 +1,68 @@
+"""The error of an optimiser whose iterates exploded: what diverged and what to try."""
+
+from __future__ import annotations
+
+import math
+
+from ..exceptions import DivergenceError
+
+__all__ = ["divergence_error"]
+
+# largest row norms outside this range are "extreme": steps tuned for unit-scale features
+# are off by the square of the norm there
+_USUAL_SCALE = (1e-6, 1e6)
+
+
+def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
+                     step: float | None = None) -> DivergenceError:
+    """Return the :class:`DivergenceError` of ``estimator``, naming the step parameter.
+
+    Parameters
+    ----------
+    estimator : BaseAUCClassifier
+    spec : AlgorithmSpec
+        Its spec (``step_param``: the step-size hyperparameter, or None).
+    epoch, t : int
+        The pass (0-based) and the number of updates when the guard tripped.
+    scale : float
+        The largest row norm of the training data.
+    step : float, optional
+        The last step tried when the step is ``"auto"`` (calibrated, then lowered).
+
+    Returns
+    -------
+    DivergenceError
+    """
+    name = spec.step_param
+    given = getattr(estimator, name, None) if name else None
+    value = repr(given) if step is None else f"'auto', last tried {step:g}"
+    rescale = ("rescale the features first (e.g. aucopt.datasets.make_preprocessor('minmax') "
+               "or sklearn.preprocessing.StandardScaler)")
+    if not name:
+        advice = f"R{rescale[1:]}."
+    elif scale < _USUAL_SCALE[0]:  # the iterates must grow like 1 / scale: not a step problem
+        advice = (f"The features are on an extreme scale (largest row norm {scale:.3g}), so the "
+                  "iterates must grow by the inverse of that factor and trip the divergence "
+                  f"guard whatever the step: {rescale}.")
+    elif scale > _USUAL_SCALE[1]:
+        current = step if step is not None else given
+        guess = ""
+        if isinstance(current, (int, float)) and current > 0:
+            # the stable step of a gradient method scales like 1 / (row norm)^2
+            target = max(current / (scale * scale), 1e-300)
+            guess = f"e.g. {name}={10.0 ** math.floor(math.log10(target)):.0e}, "
+        auto = "auto" in str(spec.param(name).type) and step is None
+        advice = (
+            f"The features are on an extreme scale (largest row norm {scale:.3g}), so a step "
+            f"that suits unit-scale features (currently {name}={value}) is too large by about "
+            f"the square of that norm. Best: {rescale}. Otherwise lower {name!r} by that "
+            f"factor ({guess}stable steps scale like 1 / norm^2)"
+            + (f", or use {name}='auto', calibrated on the data." if auto else "."))
+    else:
+        advice = (f"Lower {name!r} (currently {value}), e.g. by a factor of 10, or "
+                  f"{rescale}.")
+    return DivergenceError(
+        f"{type(estimator).__name__} diverged in pass {epoch + 1} after {t} updates: the "
+        f"iterate became non-finite or exploded. {advice} The estimator was left as it was "
+        "before this call."
+    )
