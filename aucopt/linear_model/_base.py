@@ -293,7 +293,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         """
         fitted, params = self.__dict__, self._params()
         path = fitted.get("_row_path")
-        if path is None or path.params is not params or path.state is not fitted["_state"]:
+        if path is None or not path.fits(fitted["_state"], params):
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
             t, status = path(rows.data, rows.indices, rows.indptr, y, fitted["t_"])
