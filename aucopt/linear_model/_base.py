@@ -324,6 +324,12 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             if warm_from is not None:
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
+                    if np.shape(warm[key]) != state[key].shape:  # the kernels would overrun
+                        raise ValueError(
+                            "warm_start=True needs X with as many features as the previous fit "
+                            f"({key!r} has shape {np.shape(warm[key])}, "
+                            f"this X needs {state[key].shape}); set warm_start=False to start "
+                            "afresh.")
                     state[key] = np.array(warm[key], copy=True)
             self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None

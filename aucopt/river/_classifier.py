@@ -301,6 +301,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         first = not self._learned
         self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
                                  reset=first)
+        self.estimator.n_features_in_ = rows.n_features  # partial_fit and io.save read it
         self._learned = True
 
     def _rollback(self, known: int) -> None:
