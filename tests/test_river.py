@@ -441,3 +441,14 @@ def test_exact_metrics_read_the_probability_of_pos_val():
     assert truth == pytest.approx(5 / 6) and exact.get() == pytest.approx(truth)
     assert rolling.get() == pytest.approx(roc_auc_score([y == "yes" for y in labels[1:]],
                                                         probas[1:]))
+
+
+def test_a_bounded_vocabulary_hashes_the_names_beyond_its_size():
+    model = AUCClassifier("spam-l2", max_features=4)
+    for i in range(40):  # a new name in every row
+        model.learn_one({f"w{i}": 1.0, "x": float(i % 5) - 2.0}, i % 2 == 0)
+    assert len(model.columns) == 4 and model._width == 8  # the first 4 names own columns
+    assert model._map._column("w39", grow=True) < 4  # later ones share them
+    assert np.isfinite(model.score_one({"w39": 1.0, "x": 1.0}))
+    with pytest.raises(ValueError, match="max_features"):
+        AUCClassifier("spam-l2", n_features=16, max_features=4)

@@ -58,6 +58,11 @@ class AUCClassifier(base.MiniBatchClassifier):
         in every process); colliding names add up.
     seed : int or None, default=None
         Seed of the algorithm's random draws (its ``random_state``).
+    max_features : int or None, default=None
+        With a growing vocabulary: its largest size (memory bound). Once it holds
+        ``max_features`` names, new names are hashed into its columns (as with
+        ``n_features``). None: no bound. A new name costs O(1) amortised: the state's
+        columns grow by doubling.
     **params
         Hyperparameters of the wrapped estimator (``aucopt.algorithm_info(id)["defaults"]``).
 
@@ -110,9 +115,10 @@ class AUCClassifier(base.MiniBatchClassifier):
     """
 
     def __init__(self, algorithm: str = "spam-l2", n_features: int | None = None,
-                 seed: int | None = None, **params):
+                 seed: int | None = None, max_features: int | None = None, **params):
         self.algorithm = algorithm
         self.n_features = n_features
+        self.max_features = max_features
         self.seed = seed
         self.params = params
         if algorithm not in list_algorithms() or not algorithm_info(algorithm)["streaming"]:
@@ -124,12 +130,17 @@ class AUCClassifier(base.MiniBatchClassifier):
                                        or n_features < 1):
             raise ValueError(f"n_features must be None (a growing vocabulary) or a positive "
                              f"int (hashing); got {n_features!r}.")
+        if max_features is not None and (n_features is not None or isinstance(
+                max_features, bool) or not isinstance(max_features, Integral)
+                or max_features < 1):
+            raise ValueError(f"max_features bounds a growing vocabulary (n_features=None): a "
+                             f"positive int or None; got {max_features!r}.")
         if "random_state" in params:
             raise TypeError("pass the seed as seed=..., River's name for random_state.")
         self.estimator = make(algorithm, random_state=seed, **params)
         self.estimator._validate_params()  # bad values fail here, not at the first sample
         self._validated = self.estimator._params()
-        self._map = ColumnMap(n_features)
+        self._map = ColumnMap(n_features, max_features)
         self._width = n_features or 0
         self._axes = None
         self._learned = False

@@ -85,12 +85,18 @@ class ColumnMap:
         None: a vocabulary, names get columns 0, 1, ... in order of first
         appearance. An int: names are hashed into that many columns
         (:func:`stable_hash` modulo ``n_features``); colliding names add up.
+    max_features : int or None, default=None
+        With a vocabulary: its largest size. Once it holds ``max_features`` names, a
+        new name is hashed into those columns (:func:`stable_hash` modulo
+        ``max_features``) instead of getting its own. None: no bound.
     """
 
     _older: dict = {}  # (maps pickled before the memo had two halves; never mutated)
 
-    def __init__(self, n_features):
-        self.n_features = n_features
+    max_features = None  # (maps pickled before the bound existed)
+
+    def __init__(self, n_features, max_features=None):
+        self.n_features, self.max_features = n_features, max_features
         self.columns = {}  # name -> column (vocabulary, or the newer half of the hashing memo)
         self._older = {}  # the older half of the hashing memo
         self._last_keys = None
@@ -111,6 +117,8 @@ class ColumnMap:
         if col is not None:
             return col
         if self.n_features is None:
+            if self.max_features is not None and len(self.columns) >= self.max_features:
+                return int(stable_hashes([name])[0] % np.uint64(self.max_features))
             if not grow:
                 return None
             col = self.columns[name] = len(self.columns)
@@ -141,15 +149,16 @@ class ColumnMap:
                 for name, col in zip(new, cols.tolist()):
                     self._remember(name, col)
         found = [self._column(k, grow) for k in keys]
-        pos = np.array([i for i, c in enumerate(found) if c is not None], dtype=np.int64)
-        cols = np.array([c for c in found if c is not None], dtype=self._index_type)
-        if cols.size > 1 and np.any(cols[1:] < cols[:-1]):
-            perm = np.argsort(cols, kind="stable")
-            cols, pos = cols[perm], pos[perm]
-        order = None if np.array_equal(pos, np.arange(len(keys))) else pos
+        pos = [i for i, c in enumerate(found) if c is not None]
+        cols = [found[i] for i in pos] if len(pos) < len(found) else found
         inverse = None
-        if cols.size > 1 and np.any(cols[1:] == cols[:-1]):  # hashed names that collide
-            cols, inverse = np.unique(cols, return_inverse=True)
+        if not all(a < b for a, b in zip(cols, cols[1:])):  # not strictly increasing
+            pairs = sorted(zip(cols, pos))
+            cols, pos = [c for c, _ in pairs], [i for _, i in pairs]
+            if any(a == b for a, b in zip(cols, cols[1:])):  # hashed names that collide
+                cols, inverse = np.unique(cols, return_inverse=True)
+        order = None if pos == list(range(len(keys))) else np.array(pos, dtype=np.int64)
+        cols = np.array(cols, dtype=self._index_type)
         indptr = np.array([0, cols.size], dtype=self._index_type)
         return (cols, indptr, order, inverse), len(pos) == len(keys)
 
