@@ -7,7 +7,6 @@ which would otherwise see only FNV's weaker low bits. The same bytes give the sa
 hash in every process and on every platform.
 """
 
-import numpy as np
 from numba import njit, uint64
 
 __all__ = ["hash_names"]

@@ -207,9 +207,8 @@ def stream(
     """Test-then-train on a stream: the exact AUC of each learner over time (CSV + plot)."""
     from itertools import islice
 
-    from ..river import prequential
-
     from ..datasets import list_datasets
+    from ..river import prequential
 
     path = Path(data)
     sparse = True
