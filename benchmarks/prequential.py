@@ -220,7 +220,7 @@ def main(argv=None):
         seconds = run_stream(data, items, args.window, Path(tmp) / "drift")
         by_learner = read_records(Path(tmp) / "drift.csv")
         args.figure.write_bytes((Path(tmp) / "drift.png").read_bytes())
-    timing = river_learn_one.measure(river_learn_one.ALGORITHMS.split(","),
+    timing = river_learn_one.measure(river_learn_one.streaming_ids(river_learn_one.ALGORITHMS),
                                      args.learn_one_rows, args.repeats)
     args.out.write_text(report(args, by_learner, without, seconds, timing))
     print(f"wrote {args.out} and {args.figure}")

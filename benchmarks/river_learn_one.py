@@ -20,8 +20,11 @@ AUCClassifier call is split into its parts, timed separately on the same stream:
 
 Used by ``benchmarks/prequential.py`` for the section of ``docs/prequential.md``.
 
+Ids whose state cannot grow with new names (random features per input column) hash the
+20 names into ``FIXED_WIDTH`` columns.
+
 Usage: python benchmarks/river_learn_one.py [--rows 20000] [--repeats 5]
-           [--algorithms spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo]
+           [--algorithms all | spam-l2,solam,...]
 """
 
 from __future__ import annotations
@@ -38,7 +41,28 @@ from aucopt.river import AUCClassifier
 
 N_FEATURES = 20
 _clock = time.process_time  # CPU time of this process: waiting for a core is not counted
-ALGORITHMS = "spam-l2,solam,ftrl-auc,uni-squ,ogd-fifo"
+ALGORITHMS = "all"  # every streaming registry id
+FIXED_WIDTH = 256
+
+
+def _model(algorithm):
+    """A new ``AUCClassifier`` of ``algorithm`` (hashed when its state cannot grow)."""
+    from aucopt.river._classifier import probe_feature_axes
+
+    try:
+        probe_feature_axes(algorithm)
+        return AUCClassifier(algorithm)
+    except ValueError:
+        return AUCClassifier(algorithm, n_features=FIXED_WIDTH)
+
+
+def streaming_ids(spec: str) -> list[str]:
+    """The ids of ``--algorithms`` (``all``: every streaming registry id)."""
+    import aucopt
+
+    if spec != "all":
+        return spec.split(",")
+    return [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
 
 
 def make_stream(n_rows: int, seed: int = 0):
@@ -69,11 +93,11 @@ def _parts(algorithm, xs, ys) -> tuple[float, float, float, float]:
     """Microseconds per call of the dict -> row step, of the core call alone, of
     ``learn_one`` with the core call replaced by a no-op (the front-end's whole share), and
     of the algorithm's ``spec.run`` alone."""
-    hollow = AUCClassifier(algorithm)
+    hollow = _model(algorithm)
     hollow.learn_one(xs[0], ys[0])
     hollow.estimator._learn_row = lambda *args, **kwargs: None
     front = _learn(hollow, xs, ys)
-    model = AUCClassifier(algorithm)
+    model = _model(algorithm)
     model.learn_one(xs[0], ys[0])
     to_row, width = model._map.row, model._width
     convert = _timed([(to_row, (x, width), {"grow": True}) for x in xs])
@@ -102,9 +126,9 @@ def measure(algorithms, n_rows=20_000, repeats=5):
     "front-end": us, "spec.run": us}}`` (medians; River's model has the first two)."""
     xs, ys = make_stream(n_rows)
     for algorithm in algorithms:  # compile the kernels outside the timed runs
-        _learn(AUCClassifier(algorithm), xs[:200], ys[:200])
+        _learn(_model(algorithm), xs[:200], ys[:200])
     models = {"River LogisticRegression": linear_model.LogisticRegression}
-    models |= {a: (lambda a=a: AUCClassifier(a)) for a in algorithms}
+    models |= {a: (lambda a=a: _model(a)) for a in algorithms}
     runs = {name: [] for name in models}
     parts = {name: [] for name in models if name in algorithms}
     for _ in range(repeats):
@@ -159,7 +183,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--algorithms", default=ALGORITHMS)
     args = parser.parse_args(argv)
-    results = measure(args.algorithms.split(","), args.rows, args.repeats)
+    results = measure(streaming_ids(args.algorithms), args.rows, args.repeats)
     print(markdown(results, args.rows, args.repeats))
 
 

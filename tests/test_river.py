@@ -102,7 +102,7 @@ def test_growing_vocabulary_equals_knowing_all_features(algorithm):
         assert not model.estimator.coef_[0, 12:].any()
 
 
-@pytest.mark.parametrize("n_features", [None, 16])
+@pytest.mark.parametrize("n_features", [None, 512])  # 512: the 12 names do not collide
 @pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "oam-seq"])
 def test_learn_one_and_learn_many_equal_partial_fit(algorithm, n_features):
     data = _stream()
@@ -152,9 +152,11 @@ def test_bad_labels_and_values_raise_and_lose_nothing():
     with pytest.raises(ValueError, match="True/False"):
         model.learn_one({"f0": 1.0}, "yes")
     with pytest.raises(ValueError, match="True/False"):
-        model.learn_one({"f0": 1.0}, -1)
+        model.learn_one({"f0": 1.0}, 2)
     with pytest.raises(TypeError, match="OneHotEncoder"):
         model.learn_one({"f0": "red"}, True)
+    with pytest.raises(TypeError, match="numbers"):
+        model.learn_one({"f0": "1.5", "f1": 2.0}, True)  # a string is not a number
     with pytest.raises(ValueError, match="NaN"):
         model.learn_one({"new": float("nan"), "f0": 1.0}, True)
     with pytest.raises(ValueError, match="True/False"):
@@ -164,6 +166,31 @@ def test_bad_labels_and_values_raise_and_lose_nothing():
         np.testing.assert_array_equal(value, before[1][key])
     model.learn_one({"f0": 1.0, "new": 2.0}, 1)  # usable afterwards; 1/0 are labels too
     assert "new" in model.columns
+    model.learn_one({"f0": -1.0}, -1)  # and -1, the negative label of scikit-learn
+
+
+def test_hyperparameters_and_labels_are_checked_as_the_model_is_made():
+    from aucopt.exceptions import OrderedStreamWarning
+
+    for bad in ({"beta": -1}, {"beta": "1.5"}, {"eta0": "1.5"}):
+        with pytest.raises(ValueError, match="parameter"):
+            AUCClassifier("spam-l2", **bad)
+    model = AUCClassifier("spam-l2")
+    model.learn_one({"a": 1.0}, True)
+    model.learn_one({"a": -1.0}, False)
+    model.estimator.beta = -1.0  # changed afterwards: refused at the next row, nothing learnt
+    t = model.estimator.t_
+    with pytest.raises(ValueError, match="beta"):
+        model.learn_one({"a": 2.0}, True)
+    assert model.estimator.t_ == t
+    model = AUCClassifier("spam-l2")  # a stream sorted by label
+    with pytest.warns(OrderedStreamWarning, match="learn_one"):
+        for i in range(1001):
+            model.learn_one({"a": float(i % 7), "b": 1.0}, False)
+    labels = [True, False, 1, 0, -1]
+    many = AUCClassifier("spam-l2")
+    many.learn_many(pd.DataFrame({"a": [1.0, -1.0, 2.0, 0.5, -2.0]}), pd.Series(labels))
+    assert many.estimator.__dict__["_state"]["data_count"].tolist() == [3.0, 2.0]
 
 
 def test_empty_samples_are_learned():
@@ -205,7 +232,7 @@ def test_fsauc_learns_one_sample_at_a_time_without_the_stream_length():
     """FSAUC restarts its stages with a doubled horizon, so no n_samples_hint is needed."""
     data, aucs = _stream(n=1500), {}
     for algorithm in ("fsauc", "spam-l2"):  # SPAM-L2: the reference on the same stream
-        model = AUCClassifier(algorithm, n_features=16, seed=0)
+        model = AUCClassifier(algorithm, n_features=512, seed=0)
         for x, y in data[:1000]:
             model.learn_one(x, y)
         aucs[algorithm] = roc_auc_score([y for _, y in data[1000:]],
@@ -214,7 +241,7 @@ def test_fsauc_learns_one_sample_at_a_time_without_the_stream_length():
 
 
 def test_hashing_is_stable_and_sums_collisions():
-    assert stable_hash("f0") == 17770513089650276972  # same in every process (not hash())
+    assert stable_hash("f0") == 5407564552140985922  # same in every process (not hash())
     assert stable_hash(3) != stable_hash("3")
     model = AUCClassifier("spam-l2", n_features=1)  # every name in column 0
     row = model._map.row({"a": 1.0, "b": 2.5}, 1, grow=True)
@@ -353,12 +380,13 @@ def test_cli_stream_writes_csv_and_plot(tmp_path):
     assert len(rows) == 4 * 30 and rows[-1]["n"] == "600"
     final = {r["learner"]: float(r["cumulative_auc"]) for r in rows if r["n"] == "600"}
     assert all(0.55 < auc <= 1.0 for auc in final.values()), final  # none stuck at 0.5
-    # the CLI's records are those of prequential() on the same rows behind StandardScaler
+    # the CLI's records are those of prequential() on the same rows behind MaxAbsScaler, the
+    # scaling --scale auto chooses for a LIBSVM file
     from aucopt.river import prequential
 
     stream = [(dict(enumerate(x)), bool(label)) for x, label in zip(X.tolist(), y.tolist())]
     direct = prequential(stream, {"ftrl-auc": compose.Pipeline(
-        preprocessing.StandardScaler(), AUCClassifier("ftrl-auc", seed=0))}, window=200,
+        preprocessing.MaxAbsScaler(), AUCClassifier("ftrl-auc", seed=0))}, window=200,
         every=20)
     cli = [r for r in rows if r["learner"] == "ftrl-auc"]
     assert [r["n"] for r in direct] == [int(r["n"]) for r in cli]
@@ -413,3 +441,14 @@ def test_exact_metrics_read_the_probability_of_pos_val():
     assert truth == pytest.approx(5 / 6) and exact.get() == pytest.approx(truth)
     assert rolling.get() == pytest.approx(roc_auc_score([y == "yes" for y in labels[1:]],
                                                         probas[1:]))
+
+
+def test_a_bounded_vocabulary_hashes_the_names_beyond_its_size():
+    model = AUCClassifier("spam-l2", max_features=4)
+    for i in range(40):  # a new name in every row
+        model.learn_one({f"w{i}": 1.0, "x": float(i % 5) - 2.0}, i % 2 == 0)
+    assert len(model.columns) == 4 and model._width == 8  # the first 4 names own columns
+    assert model._map._column("w39", grow=True) < 4  # later ones share them
+    assert np.isfinite(model.score_one({"w39": 1.0, "x": 1.0}))
+    with pytest.raises(ValueError, match="max_features"):
+        AUCClassifier("spam-l2", n_features=16, max_features=4)

@@ -114,3 +114,28 @@ def test_peak_memory_does_not_grow_with_the_stream(tmp_path):
     growth = peaks[2_000_000] - peaks[200_000]
     print(json.dumps({"peak_mb": peaks, "growth_mb": growth}))
     assert growth < 50, peaks
+
+
+def test_cli_stream_takes_registered_names_and_flags_constant_scores(tmp_path):
+    """A registered dataset by name; sparse one-hot rows: the default scaling learns, River's
+    StandardScaler makes every score the same, which is reported (exit 1), not AUC 0.5."""
+    from sklearn.datasets import dump_svmlight_file
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+
+    runner = CliRunner()
+    result = runner.invoke(app, ["stream", "german.numer", "--limit", "300", "--baselines", "",
+                                 "--out", str(tmp_path / "g"), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert "300 samples of german.numer" in result.output
+    rng = np.random.default_rng(0)
+    X = (rng.random((400, 30)) < 0.2).astype(float)  # one-hot-like: every value 0 or 1
+    y = np.where(X[:, :3].sum(axis=1) + 0.3 * rng.normal(size=400) > 0.6, 1, -1)
+    dump_svmlight_file(X, y, str(tmp_path / "onehot.svm"))
+    args = ["stream", str(tmp_path / "onehot.svm"), "-a", "spam-l2", "--baselines", "",
+            "--no-progress", "--out", str(tmp_path / "o")]
+    good = runner.invoke(app, args)
+    assert good.exit_code == 0 and "constant" not in good.output, good.output
+    bad = runner.invoke(app, [*args, "--scale", "standard"])
+    assert bad.exit_code == 1 and "constant scores" in bad.output, bad.output

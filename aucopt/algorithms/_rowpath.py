@@ -1,20 +1,91 @@
-"""The one-row path of a stream: a spec's fused row kernel, called with little Python.
+"""The one-row path of a stream: a family's own kernel on one row, called with little Python.
 
 Row-by-row learning (River's ``learn_one``) spends most of its time around the kernels:
-checks, an undo log, several kernel calls, and numba's dispatch, which types every
-argument on every call (named tuples of arrays are typed in Python). A spec with a
-``row_kernel`` offers one compiled function that does the whole update of a row, saving
-and restoring what it touches itself when it cannot finish (e.g.
-:mod:`aucopt._kernels.spam_row`). :class:`RowPath` binds the arguments that stay the
-same from row to row and calls the compiled function numba chose for them directly,
-once numba has dispatched one call with the same argument types.
+checks, an undo log, and numba's dispatch, which types every argument on every call
+(named tuples of arrays are typed in Python). A spec with a ``row_kernel`` binds the
+arguments of its one-pass kernel that stay the same from row to row (:class:`RowStep`);
+:class:`RowPath` then learns a row in two or three compiled calls made through the
+compiled functions numba chose for those argument types, without typing them again:
+
+1. :func:`aucopt._kernels.row_step.begin_row` (the same for every family): checks the
+   row, saves what its update may change (O(nnz) for the per-feature entries the spec
+   declares in ``column_keys``, the other writable entries whole) and adds it to the
+   data statistics;
+2. the family's kernel on the row (``order = [0]``), after any ``pre`` calls;
+3. only if the kernel could not finish: :func:`aucopt._kernels.row_step.undo_row`, and
+   the estimator's general path learns the row from the unchanged state.
+
+Safety: the path holds the state's arrays themselves (not their addresses), so none can
+be freed while it exists, and it is used only while the state holds exactly those
+arrays (:meth:`RowPath.fits`, checked on every row; a replaced, resized or reloaded
+array makes a new path). The arrays of the row are checked for the dtype, order and
+shape the compiled functions were chosen for, and the kernel checks the column indices
+against the width before it writes anything.
 """
 
 from __future__ import annotations
 
-from functools import partial
+from operator import is_
+from typing import Any, NamedTuple
 
-__all__ = ["RowPath", "row_path"]
+import numpy as np
+
+from .._kernels._checks import OK
+from .._kernels.fused_rows import FUSED, spam_lazy_row
+from .._kernels.row_step import MORE_SPACE, NOT_HERE, RowUndo, begin_row, undo_row
+
+__all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path"]
+
+_F64 = np.dtype(np.float64)
+_ORDER = np.zeros(1, dtype=np.int64)  # the order of a one-row chunk (read only by kernels)
+_NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
+_NO_ZEROED = (np.zeros(0),)  # tuples numba can loop over, with nothing to do
+_NO_ROWS = (np.zeros((0, 0)),)
+_NO_WATCH = np.zeros(1)
+_SCRATCH_ROWS = 64  # non-zeros a row may have before the saved values need a larger buffer
+
+# The widest input for which a spec whose kernel makes BLAS calls per row (O(d^2) learners)
+# binds a row step: its general path runs under one_blas_thread(), too costly per row, and
+# OpenBLAS splits level-2 calls among threads only for matrices of some thousand entries.
+BLAS_ROW_WIDTH = 64
+
+
+class RowStep(NamedTuple):
+    """A family kernel's call on one row: ``kernel(*head, data, indices, indptr, y, order,
+    *mid, t, *tail) -> (t, status, ...)``.
+
+    Attributes
+    ----------
+    kernel : numba dispatcher
+        The family's one-pass kernel (the one ``run`` calls on this state and these rows).
+    head, mid, tail : tuple
+        Its other arguments, as ``run`` passes them for a one-row CSR chunk.
+    pre : tuple of (dispatcher, tuple)
+        Calls ``(kernel, head)`` made before the step as ``kernel(*head, data, indices,
+        indptr, y)`` (e.g. a row joining frozen class sums).
+    watch : tuple of str
+        State entries whose first value the bound arguments depend on (a step scaled by
+        the largest row norm seen): the step is bound again when one changes.
+    extra : tuple of str
+        ``(indices, count)``: the state entries holding further columns the step writes
+        besides the row's (``AlgorithmSpec.extra_columns``: ``state[indices][:count]``),
+        read afresh on every row; empty if none.
+    max_nnz : int
+        The most non-zeros a row may have for this binding (larger: the general path).
+    zeroed : tuple of ndarray
+        1-D float64 scratch arrays of the call that ``run`` makes afresh (zeros) on every
+        call: zeroed before every row.
+    """
+
+    kernel: Any
+    head: tuple
+    mid: tuple
+    tail: tuple = ()
+    pre: tuple = ()
+    watch: tuple = ()
+    extra: tuple = ()
+    max_nnz: int = 2**62
+    zeroed: tuple = ()
 
 
 def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None:
@@ -24,8 +95,8 @@ def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None
     ----------
     spec : AlgorithmSpec
     state : dict
-        The committed state; the path holds its arrays, so it is valid only while
-        the state keeps them (the estimator drops it after any general call).
+        The committed state; the path holds its arrays and is valid only while the
+        state holds the same ones (:meth:`RowPath.fits`).
     params : dict
         The hyperparameters of the update, with a calibrated step already in place.
     valid_for : dict
@@ -38,49 +109,169 @@ def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None
     """
     if spec.row_kernel is None:
         return None
-    found = spec.row_kernel(state, params)
-    return None if found is None else RowPath(state, valid_for, *found)
+    step = spec.row_kernel(state, params)
+    if step is None:
+        return None
+    layout = _transaction(state, spec.column_keys)
+    return None if layout is None else RowPath(spec, state, params, valid_for, step, *layout)
 
 
-class RowPath:
-    """A fused row kernel with its fixed arguments: ``path(data, indices, indptr, y, t)``.
-
-    Returns ``(t, status)``: the updates done and ``OK``, or a status meaning that the
-    state is as it was and the general path must learn the row.
-    """
-
-    __slots__ = ("state", "params", "kernel", "fixed", "held", "entry", "index_type")
-
-    def __init__(self, state, params, kernel, fixed, held=()):
-        self.state, self.params = state, params
-        self.kernel, self.fixed, self.held = kernel, fixed, held  # held: arrays bound by address
-        self.entry = self.index_type = None
-
-    def __call__(self, data, indices, indptr, y, t):
-        """Learn the one-row CSR chunk ``(data, indices, indptr)`` with signed label ``y``.
-
-        The arrays must be C-ordered, ``data`` and ``y`` float64, ``indices`` and
-        ``indptr`` of one integer type (as :class:`aucopt.river._columns.ColumnMap`
-        makes them): the compiled function does not check the types of its arguments,
-        so it is only called with the index type numba typed.
-        """
-        if indices.dtype is self.index_type:
-            return self.entry(data, indices, indptr, y, t)
-        args = (*self.fixed, data, indices, indptr, y, t)
-        result = self.kernel(*args)  # numba types the arguments (and compiles if needed)
-        self.entry = partial(compiled_entry(self.kernel, args), *self.fixed)
-        self.index_type = indices.dtype
-        return result
+def _transaction(state: dict, column_keys) -> tuple | None:
+    """Return ``(by_rows, by_cols, whole)``: the views :func:`begin_row` saves (None: a
+    state it cannot save exactly)."""
+    d = state["data_sum"].shape[1]
+    by_rows, by_cols, whole = [], [], []
+    for key, value in state.items():
+        if not value.flags.writeable:
+            continue  # read-only: nothing writes it
+        if not value.flags.c_contiguous:
+            return None
+        if key in column_keys or key == "data_sum":
+            if value.dtype != _F64 or value.ndim not in (1, 2):
+                return None
+            if value.shape[0] == d:  # (d,) or (d, k): feature axis 0
+                by_rows.append(value.reshape(d, -1))
+            elif value.ndim == 2 and value.shape[1] == d:
+                by_cols.append(value)
+            else:
+                return None
+        elif value.size:
+            whole.append(value.reshape(-1).view(np.uint8))
+    if any(np.shares_memory(a, w) for a in by_rows + by_cols for w in whole):
+        return None  # an entry saved whole and by columns: the undo would not be exact
+    return tuple(by_rows) or _NO_ROWS, tuple(by_cols), tuple(whole)
 
 
 def compiled_entry(kernel, args):
-    """Return the compiled function ``kernel`` chose for ``args`` (``kernel`` without numba).
+    """Return the compiled function ``kernel`` has for ``args`` (compiling it if needed;
+    ``kernel`` itself without numba).
 
     Calling it skips numba's typing of the arguments; it is only valid for arguments
-    of exactly these types.
+    of exactly these types (the caller checks them).
     """
     overloads = getattr(kernel, "overloads", None)
     if overloads is None:  # NUMBA_DISABLE_JIT=1: a plain function
         return kernel
-    found = overloads.get(tuple(kernel.typeof_pyval(a) for a in args))
+    types = tuple(kernel.typeof_pyval(a) for a in args)
+    found = overloads.get(types)
+    if found is None:
+        kernel.compile(types)
+        found = overloads.get(types)
     return kernel if found is None else found.entry_point
+
+
+class RowPath:
+    """A spec's :class:`RowStep` with the transaction around it: ``path(data, indices,
+    indptr, y, t) -> (t, status)``.
+
+    Returns the updates done and ``OK``, or a status meaning that the state is as it
+    was and the general path must learn the row.
+    """
+
+    __slots__ = ("spec", "state", "params", "valid_for", "values", "undo", "width", "step",
+                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type")
+
+    def __init__(self, spec, state, params, valid_for, step, by_rows, by_cols, whole):
+        self.spec, self.state, self.params, self.valid_for = spec, state, params, valid_for
+        self.values = tuple(state.values())  # held: none of them can be freed meanwhile
+        self.stats = (state["data_count"], state["data_sum"], state["data_sqmax"])
+        self.width = sum(a.shape[1] for a in by_rows) + sum(a.shape[0] for a in by_cols)
+        extra = tuple(state[k] for k in step.extra) if step.extra else _NO_EXTRA
+        self.undo = RowUndo(by_rows, by_cols, whole, np.empty(self.width * _SCRATCH_ROWS),
+                            np.empty(sum(b.shape[0] for b in whole), dtype=np.uint8),
+                            *extra, np.zeros(1, dtype=np.int64), _NO_ZEROED, 0, _NO_WATCH,
+                            np.zeros(1))
+        self.begin = self.restore = self.pre = self.index_type = None
+        self._bind(step)
+
+    def _bind(self, step: RowStep) -> None:
+        """Take ``step`` (a first binding, or a new one after a watched value changed)."""
+        self.step, self.entry = step, None
+        self.fused = FUSED.get(step.kernel)
+        if step.pre and self.fused is not spam_lazy_row:
+            self.fused = None  # only that wrapper makes the pre calls itself
+        watch = self.state[step.watch[0]] if step.watch else _NO_WATCH
+        self.undo = self.undo._replace(zeroed=step.zeroed or _NO_ZEROED, max_nnz=step.max_nnz,
+                                       watch=watch, watched=np.array([watch[0]], np.float64))
+
+    def fits(self, state: dict, valid_for: dict) -> bool:
+        """Whether the path is valid for ``state`` (the same dict holding the same arrays)
+        and the hyperparameters ``valid_for``."""
+        return (state is self.state and valid_for is self.valid_for
+                and len(state) == len(self.values) and all(map(is_, state.values(), self.values)))
+
+    def __call__(self, data, indices, indptr, y, t):
+        """Learn the one-row CSR chunk ``(data, indices, indptr)`` with signed label ``y``.
+
+        ``data`` and ``y`` must be float64, ``indices`` and ``indptr`` of one integer
+        type, all one-dimensional and C-ordered (as :class:`aucopt.river._columns.ColumnMap`
+        makes them); anything else takes the general path, as does a row that is not one
+        valid CSR row of the state's width (checked by the compiled code).
+        """
+        index_type = indices.dtype
+        if index_type is not self.index_type or not (
+                data.dtype is _F64 and y.dtype is _F64 and indptr.dtype is index_type
+                and data.ndim == indices.ndim == indptr.ndim == y.ndim == 1
+                and data.flags.c_contiguous and indices.flags.c_contiguous
+                and indptr.flags.c_contiguous and y.flags.c_contiguous):
+            if self.index_type is not None or index_type.kind not in "iu" or (
+                    data.dtype is not _F64 or y.dtype is not _F64):
+                return t, NOT_HERE  # one index type per path
+            self.index_type = index_type
+            return self(data, indices, indptr, y, t)
+        step = self.step
+        if self.entry is None:  # typed once per binding
+            args = (*step.head, data, indices, indptr, y, _ORDER, *step.mid, t, *step.tail)
+            begin = (self.stats, self.undo, data, indices, indptr, y)
+            self.begin = compiled_entry(begin_row, begin)
+            self.restore = compiled_entry(undo_row, (self.undo, indices, indptr))
+            if self.fused is not None:
+                self.entry = compiled_entry(self.fused, (self.stats, self.undo, step.head,
+                                                         step.mid, step.tail, data, indices,
+                                                         indptr, y, _ORDER, t))
+            else:
+                self.entry = compiled_entry(step.kernel, args)
+                self.pre = tuple((compiled_entry(k, (*a, data, indices, indptr, y)), a)
+                                 for k, a in step.pre)
+        if self.fused is not None:
+            t_after, status = self.entry(self.stats, self.undo, step.head, step.mid, step.tail,
+                                         data, indices, indptr, y, _ORDER, t)
+        else:
+            t_after, status = self._two_calls(data, indices, indptr, y, t)
+        if status == OK or status == NOT_HERE:
+            return t_after, status
+        if status == MORE_SPACE:
+            size = (int(indptr[1]) + self.undo.extra.shape[0]) * self.width
+            self.undo = self.undo._replace(saved=np.empty(size))
+            return self(data, indices, indptr, y, t)
+        # REBIND: a value the bound step depends on changed with the row, now observed
+        found = self.spec.row_kernel(self.state, self.params)
+        if found is None:
+            self.restore(self.undo, indices, indptr)
+            return t, NOT_HERE
+        self._bind(found)
+        step = self.step
+        args = (*step.head, data, indices, indptr, y, _ORDER, *step.mid, t, *step.tail)
+        for kernel, pre in step.pre:
+            kernel(*pre, data, indices, indptr, y)
+        result = step.kernel(*args)  # typed here: rare (the largest row norm grew)
+        if result[1] != OK:
+            self.restore(self.undo, indices, indptr)
+            return t, NOT_HERE
+        return result[0], OK
+
+    def _two_calls(self, data, indices, indptr, y, t):
+        """The transaction's start and the family's kernel as two compiled calls (kernels
+        without a fused wrapper)."""
+        status = self.begin(self.stats, self.undo, data, indices, indptr, y)
+        if status != OK:
+            return t, status
+        step = self.step
+        for kernel, args in self.pre:
+            kernel(*args, data, indices, indptr, y)
+        result = self.entry(*step.head, data, indices, indptr, y, _ORDER, *step.mid, t,
+                            *step.tail)
+        if result[1] != OK:
+            self.restore(self.undo, indices, indptr)
+            return t, NOT_HERE
+        return result[0], OK

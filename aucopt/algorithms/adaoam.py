@@ -11,6 +11,7 @@ from ._calibrate import StepCalibration, regularised
 from ._fast import one_blas_thread, select
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
+from ._rowpath import BLAS_ROW_WIDTH, RowStep
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 from .opauc import (
@@ -77,6 +78,17 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
                                     rows.indptr, y, order, hp, t, learn)
 
 
+def row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return the call of ``run`` on one row (see ``AlgorithmSpec.row_kernel``; None when
+    ``run`` would stop, or for inputs wider than ``BLAS_ROW_WIDTH``)."""
+    hp = hyper(params)
+    if state["data_sum"].shape[1] > BLAS_ROW_WIDTH or (not hp.auto_eta and step_status(
+            hp.eta, np.sqrt(state["data_sqmax"][0]), MAX_STEP_SCALE) != OK):
+        return None
+    return RowStep(adaoam_epoch, (view(AdaoamState, state),), (hp,), (True,),
+                   watch=() if hp.auto_eta else ("data_sqmax",))
+
+
 ADAOAM = register(AlgorithmSpec(
     id="adaoam",
     name="AdaOAM",
@@ -90,6 +102,7 @@ ADAOAM = register(AlgorithmSpec(
     params=PARAMS,
     init_state=init_state,
     run=run,
+    row_kernel=row_kernel,
     coef=coef,
     state=(AdaoamState,),
     check_state=check_state,

@@ -25,6 +25,7 @@ from ._data import counts_as_weights, split_packed
 from ._fast import specialised
 from ._params import KernelScalars, Param, auto_step, codes, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 from .solam import KAPPA, RADII, ZETAS, R, kappa_of
@@ -237,6 +238,20 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     return t, OK
 
 
+def row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return the call of ``run`` on one CSR row within a stage (see
+    ``AlgorithmSpec.row_kernel``; None when ``run`` would first start or restart a run).
+
+    Bound again whenever the stage changes (``watch``)."""
+    stage = int(state["stage"][0])
+    if stage == 0 or (params["n_samples_hint"] is None and stage > int(state["n_stages"][0])):
+        return None
+    work = np.zeros(1)
+    return RowStep(fsauc_epoch, (view(FsaucState, state), np.empty((4, state["v"].shape[0])),
+                                 work), (hyper(params),), (True,), watch=("stage",),
+                   zeroed=(work,))
+
+
 def coef(state, params) -> np.ndarray:
     """Return the w-part of ``v_hat``, the average of the last completed stage."""
     return state["v_hat"][:-2]
@@ -258,6 +273,7 @@ FSAUC = register(
         "root-search steps when the l2 ball binds)",
         init_state=init_state,
         run=run,
+        row_kernel=row_kernel,
         coef=coef,
         check_state=check_state,
         upgrade_state=upgrade_state,

@@ -10,6 +10,7 @@ from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = ["AUTO_ALPHA", "PARAMS", "FtrlAucHyper", "FTRL_AUC", "ALPHAS", "LAM1S", "hyper"]
@@ -92,20 +93,31 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     return zeros(FtrlAucState, n_features)
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
-    """One FTRL-AUC pass over ``order`` (see :func:`aucopt._kernels.ftrl_auc.ftrl_auc_epoch`).
-
-    Writes ``pack`` at the columns of the rows only (no O(d) step: ``before_dense`` is unused).
-    An ``alpha="auto"`` not yet calibrated is ``AUTO_ALPHA / M``, ``M`` the largest row
-    norm of the training data given so far.
-    """
+def _scalars(state: dict, params: dict):
+    """Return the kernel scalars of a call: an ``alpha="auto"`` not yet calibrated is
+    ``AUTO_ALPHA / M``, ``M`` the largest row norm of the training data given so far."""
     hp = hyper(params)
     if params["alpha"] == "auto":
         sqmax = float(state["data_sqmax"][0])
         if sqmax > 0:
             hp = hp._replace(alpha=AUTO_ALPHA / np.sqrt(sqmax))
+    return hp
+
+
+def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
+    """One FTRL-AUC pass over ``order`` (see :func:`aucopt._kernels.ftrl_auc.ftrl_auc_epoch`).
+
+    Writes ``pack`` at the columns of the rows only (no O(d) step: ``before_dense`` is unused).
+    """
     return ftrl_auc_epoch(state["pack"], state["dots"], state["run_count"], rows.data,
-                          rows.indices, rows.indptr, y, order, hp, t, learn)
+                          rows.indices, rows.indptr, y, order, _scalars(state, params), t, learn)
+
+
+def row_kernel(state: dict, params: dict) -> RowStep:
+    """Return the call of ``run`` on one row (see ``AlgorithmSpec.row_kernel``)."""
+    return RowStep(ftrl_auc_epoch, (state["pack"], state["dots"], state["run_count"]),
+                   (_scalars(state, params),), (True,),
+                   watch=("data_sqmax",) if params["alpha"] == "auto" else ())
 
 
 def upgrade_state(state: dict) -> None:
@@ -152,6 +164,7 @@ FTRL_AUC = register(
         warm_keys=("pack",),
         warm_values=warm_values,
         column_keys=("pack",),
+        row_kernel=row_kernel,
         equivalence_params={},
         upgrade_state=upgrade_state,
         weights="steps",

@@ -27,6 +27,7 @@ from ._fast import one_blas_thread, select
 from ._memory import check_memory
 from ._params import POSITIVE, SIZE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
+from ._rowpath import BLAS_ROW_WIDTH, RowStep
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
@@ -215,11 +216,25 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     if "pca_fitted" in state and not state["pca_fitted"][0]:
         state["proj"][...] = pca_components(rows, state["proj"].shape[0], np.abs(y))
         state["pca_fitted"][0] = 1
-    rm = RowMap(state.get("rowbuf", _EMPTY_ROW), state.get("features", _EMPTY_FEATURES),
-                state.get("proj", _EMPTY_PROJ))
     with one_blas_thread():  # one BLAS call per sample
-        return select(opauc_epoch)(view(OpaucState, state), rm, rows.data, rows.indices,
-                                   rows.indptr, y, order, hyper(params), t, learn)
+        return select(opauc_epoch)(view(OpaucState, state), _row_map(state), rows.data,
+                                   rows.indices, rows.indptr, y, order, hyper(params), t, learn)
+
+
+def _row_map(state: dict) -> RowMap:
+    """Return the map of input rows to the learner's space (identity for full OPAUC)."""
+    return RowMap(state.get("rowbuf", _EMPTY_ROW), state.get("features", _EMPTY_FEATURES),
+                  state.get("proj", _EMPTY_PROJ))
+
+
+def row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return the call of ``run`` on one row (see ``AlgorithmSpec.row_kernel``; None before
+    OPAUC^pca has its components, or for inputs wider than ``BLAS_ROW_WIDTH``)."""
+    if state["data_sum"].shape[1] > BLAS_ROW_WIDTH or (
+            "pca_fitted" in state and not state["pca_fitted"][0]):
+        return None
+    return RowStep(opauc_epoch, (view(OpaucState, state), _row_map(state)), (hyper(params),),
+                   (True,))
 
 
 def coef(state, params) -> np.ndarray:
@@ -401,6 +416,7 @@ OPAUC = register(AlgorithmSpec(
     params=PARAMS,
     init_state=init_state,
     run=run,
+    row_kernel=row_kernel,
     notes=_NOTES,
     **_COMMON,
 ))
@@ -430,6 +446,7 @@ OPAUC_F = register(AlgorithmSpec(
     params=F_PARAMS,
     init_state=init_subset_state,
     run=run,
+    row_kernel=row_kernel,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC on 1,000 random features.",
     **{**_REDUCED, "coef": coef_subset},
 ))
@@ -442,6 +459,7 @@ OPAUC_RP = register(AlgorithmSpec(
     params=RP_PARAMS,
     init_state=init_projection_state,
     run=run,
+    row_kernel=row_kernel,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC after a Gaussian random projection to "
                    "1,000 "
     "dimensions (entries N(0, 1/k)).",
@@ -456,6 +474,7 @@ OPAUC_PCA = register(AlgorithmSpec(
     params=PCA_PARAMS,
     init_state=init_pca_state,
     run=run,
+    row_kernel=row_kernel,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: OPAUC on the top-1,000 principal components, "
                    "fitted on "
     "the training data (batch: no partial_fit).",

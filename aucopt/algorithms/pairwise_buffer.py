@@ -36,6 +36,7 @@ from ._fast import specialised
 from ._memory import check_memory
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from .oam import (
     auto_scaled,
@@ -273,7 +274,19 @@ def _runner(algorithm_id: str, policy: int):
             return _fifo(state, rows, y, order, hp, t, before_dense)
         return _kar(state, rows, y, order, params, hp, t, rng)
 
-    return run
+    def row_kernel(state: dict, params: dict) -> RowStep | None:
+        """Return FIFO's call of ``run`` on one CSR row in the lazy form (see
+        ``AlgorithmSpec.row_kernel``; None when ``run`` would change forms first). It also
+        writes the columns of the stored previous row (:func:`fifo_columns`)."""
+        if policy != FIFO or not specialised(fifo_epoch_lazy) or "pack" not in state \
+                or state["prev_nnz"][0] < 0:
+            return None
+        hp = auto_scaled(hyper(params), "eta", AUTO_ETA[algorithm_id], state)
+        return RowStep(fifo_epoch_lazy, (view(FifoLazyState, state),), (0, hp), (),
+                       watch=("data_sqmax",) if hp.auto_eta else (),
+                       extra=("prev_idx", "prev_nnz"), max_nnz=state["prev_idx"].shape[0])
+
+    return {"run": run, "row_kernel": row_kernel}
 
 
 def coef(state, params) -> np.ndarray:
@@ -320,7 +333,7 @@ OGD_FIFO = register(
         extra_columns=fifo_columns,
         lazy_form=_fresh_lazy,
         plain_form=plain_form,
-        run=_runner("ogd-fifo", FIFO),
+        **_runner("ogd-fifo", FIFO),
         check_state=_check_state(1),
         calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"]),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
@@ -345,7 +358,7 @@ KAR = register(
         init_state=_init_state(KarState),
         params=KAR_PARAMS,
         state=(KarState,),
-        run=_runner("kar", RSX),
+        **_runner("kar", RSX),
         check_state=_check_state(0),
         calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"], share=0.8),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},

@@ -25,6 +25,7 @@ from ._data import counts_as_weights, drop_lazy_form, split_packed
 from ._fast import specialised
 from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from ._stability import step_status
 
@@ -196,7 +197,24 @@ def _runner(ball: int, regularised: bool):
             return solam_epoch_dense(st, rows.data, y, order, hp, sk, t, learn)
         return solam_epoch(st, rows.data, rows.indices, rows.indptr, y, order, hp, sk, t, learn)
 
-    return run
+    def row_kernel(state: dict, params: dict) -> RowStep | None:
+        """Return the call of ``run`` on one CSR row in the state's present form (see
+        ``AlgorithmSpec.row_kernel``; None when ``run`` would change forms or stop)."""
+        hp = hyper(params)
+        sk = _scales(hp, state, ball, regularised)
+        if step_status(sk.eta0, sk.kappa * sk.kappa, MAX_STEP_CURVATURE) != OK:
+            return None
+        watch = ("data_sqmax",) if hp.auto_kappa else ()
+        lazy = ball == BALL_L2 and specialised(solam_epoch_lazy)
+        if lazy and "vb" in state:  # may_fold False: a fold takes the general path
+            return RowStep(solam_epoch_lazy, (view(SolamLazyState, state),), (0, hp, sk),
+                           (True, False), watch=watch)
+        if not lazy and "vb" not in state:
+            return RowStep(solam_epoch, (view(SolamState, state),), (hp, sk), (True,),
+                           watch=watch)
+        return None
+
+    return {"run": run, "row_kernel": row_kernel}
 
 
 def coef(state, params) -> np.ndarray:
@@ -244,7 +262,7 @@ SOLAM = register(
         source="Ying, Wen, Lyu, NIPS 2016",
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
-        run=_runner(BALL_L2, regularised=False),
+        **_runner(BALL_L2, regularised=False),
         params=PARAMS,
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
@@ -265,7 +283,7 @@ SOLAM_L1 = register(
         cost="O(d) per sample while the l1 ball is inactive (dense or CSR: the l1 norm needs "
         "every coordinate), O(d log d) when the sort-based projection (notes.md#projections) is "
         "active",
-        run=_runner(BALL_L1, regularised=False),
+        **_runner(BALL_L1, regularised=False),
         params=L1_PARAMS,
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0, share=0.5),
         grid={"R": RADII, "eta0": ZETAS},
@@ -285,7 +303,7 @@ REG_SOLAM = register(
         source="Natole, thesis ch. 3 (2020)",
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
-        run=_runner(BALL_L2, regularised=True),
+        **_runner(BALL_L2, regularised=True),
         params=REG_PARAMS,
         # the step is judged on the loss at its best scale, as for SOLAM (see regularised)
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),

@@ -23,13 +23,13 @@ from .._kernels.spam import (
     spam_lazy_add_rows,
     spam_lazy_fold,
 )
-from .._kernels.spam_row import bind, spam_learn_row
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import scaled_iterates
 from ._fast import select, specialised
 from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = ["BETAS", "PARAMS", "NET_PARAMS", "SpamHyper", "AUTO_ETA0", "STATS_MODES",
@@ -247,21 +247,25 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense
                               rows.indices, rows.indptr, y, order, hp, t, learn)
 
 
-def row_kernel(state: dict, params: dict):
-    """Return the fused one-row update of a state in the lazy form (see ``AlgorithmSpec``).
+def row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return the call of ``run`` on one CSR row in the state's present form (see
+    ``AlgorithmSpec.row_kernel``; None when ``run`` would change forms first).
 
-    The general path of a one-row CSR chunk in the lazy form is: the data statistics,
-    the frozen class sums (``stats="train"``), one step of ``spam_epoch_lazy``;
-    :func:`aucopt._kernels.spam_row.spam_learn_row` does the same in one call.
+    In the lazy form: the frozen class sums (``stats="train"``), then one step of
+    ``spam_epoch_lazy`` (a fold of the scales takes the general path).
     """
     hp = hyper(params)
-    if hp.beta1 != 0.0 or "pack" not in state or not specialised(spam_epoch_lazy):
-        return None
-    bound = bind(state)
-    if bound is None:
-        return None
-    at, held = bound
-    return spam_learn_row, (at, state["acc"].shape[0], hp), held
+    lazy = hp.beta1 == 0.0 and specialised(spam_epoch_lazy)
+    if lazy and "pack" in state:
+        counts, sqmax = class_stats(state, params)[::2]
+        pre = ((spam_lazy_add_rows, (state["pack"], state["lazy"])),) \
+            if hp.stats == STATS_TRAIN else ()
+        return RowStep(spam_epoch_lazy, (view(SpamLazyState, state), counts, sqmax), (0, hp),
+                       (True,), pre=pre)
+    if not lazy and "pack" not in state:
+        return RowStep(spam_epoch, (view(SpamState, state), class_stats(state, params)),
+                       (hp,), (True,))
+    return None
 
 
 def class_stats(state: dict, params: dict) -> ClassStats:

@@ -19,6 +19,7 @@ from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = ["PARAMS", "UnivariateHyper", "AUTO_ETA", "LOSSES", "UNI_EXP", "UNI_SQU", "hyper"]
@@ -77,21 +78,26 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     return state
 
 
+def _call(loss: str, state: dict, params: dict):
+    """Return the state, statistics and scalars a pass of ``loss`` gives its kernel.
+
+    ``weights="train"``: class counts and M^2 of all the training data given so far (the
+    estimator's ``data_*``); ``"online"``: running ones.
+    """
+    hp = hyper(params)
+    if hp.auto_eta:  # not calibrated yet: the loss's unit over M^2 + 1
+        hp = hp._replace(eta=AUTO_ETA[loss])
+    prefix = "run" if hp.online else "data"
+    return (view(UnivariateState, state), state[f"{prefix}_count"],
+            state[f"{prefix}_sqmax"]), hp
+
+
 def _runner(loss: str):
-    code, unit = LOSSES[loss], AUTO_ETA[loss]
+    code = LOSSES[loss]
 
     def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
-        """One pass (see :func:`aucopt._kernels.univariate.univariate_epoch`).
-
-        ``weights="train"``: class counts and M^2 of all the training data given
-        so far (the estimator's ``data_*``); ``"online"``: running ones.
-        """
-        hp = hyper(params)
-        if hp.auto_eta:  # not calibrated yet: the loss's unit over M^2 + 1
-            hp = hp._replace(eta=unit)
-        prefix = "run" if hp.online else "data"
-        st = view(UnivariateState, state)
-        counts, sqmax = state[f"{prefix}_count"], state[f"{prefix}_sqmax"]
+        """One pass (see :func:`aucopt._kernels.univariate.univariate_epoch`)."""
+        (st, counts, sqmax), hp = _call(loss, state, params)
         done = 0
         while True:
             t, status, position = univariate_epoch(st, counts, sqmax, rows.data, rows.indices,
@@ -104,7 +110,12 @@ def _runner(loss: str):
                 before_dense()
             univariate_fold(st.w, st.scale)
 
-    return run
+    def row_kernel(state: dict, params: dict) -> RowStep:
+        """Return the call of ``run`` on one row (see ``AlgorithmSpec.row_kernel``)."""
+        head, hp = _call(loss, state, params)
+        return RowStep(univariate_epoch, head, (hp, code), (True,))
+
+    return {"run": run, "row_kernel": row_kernel}
 
 
 def coef(state, params) -> np.ndarray:
@@ -151,7 +162,7 @@ def _register(loss: str, measure: str, **fields) -> AlgorithmSpec:
     """Register the online algorithm of ``loss`` (``measure``: the loss's name in
     :func:`aucopt.algorithms._calibrate.regularised`)."""
     return register(AlgorithmSpec(
-        run=_runner(loss),
+        **_runner(loss),
         calibration=StepCalibration(regularised(measure, kind="univariate", l2="lam"),
                                     unit=AUTO_ETA[loss], offset=1.0),
         **fields,

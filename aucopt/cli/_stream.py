@@ -39,6 +39,23 @@ def _libsvm_rows(path: Path):
             yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
 
 
+def _registered_rows(name: str):
+    """Return ``(stream, n_samples)`` of a registered dataset (``aucopt datasets list``)."""
+    import scipy.sparse as sp
+
+    from ..datasets import fetch
+
+    X, y = fetch(name)
+    X = sp.csr_matrix(X)
+
+    def rows():
+        for i in range(X.shape[0]):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
+
+    return rows(), X.shape[0]
+
+
 def _river_rows(name: str):
     """Return ``(stream, n_samples)`` of the River dataset ``name`` (binary labels)."""
     from river import datasets
@@ -46,8 +63,8 @@ def _river_rows(name: str):
     cls = getattr(datasets, name, None)
     if not isinstance(cls, type):
         known = sorted(n for n in dir(datasets) if n[:1].isupper())
-        raise ValueError(f"{name!r} is neither a file nor a River dataset; River's datasets "
-                         f"are {known}.")
+        raise ValueError(f"{name!r} is neither a file nor a River dataset, nor a registered "
+                         f"dataset ('aucopt datasets list'); River's datasets are {known}.")
     dataset = cls()
 
     def rows():
@@ -60,11 +77,33 @@ def _river_rows(name: str):
     return rows(), getattr(dataset, "n_samples", None)
 
 
-def _learners(algorithms, baselines, n_features, scale):
-    """Name -> River classifier for each ``id[:param=value...]`` and each baseline."""
-    import importlib
+SCALINGS = ("auto", "maxabs", "standard", "none")
 
+
+def _scaler(scale: str, sparse: bool):
+    """Return the River scaler of ``--scale`` (None: no scaling).
+
+    ``auto`` is ``maxabs`` for sparse rows (LIBSVM files and registered datasets, often
+    one-hot) and ``standard`` for River's datasets (dense dicts). River's
+    ``StandardScaler`` sees a sparse feature only in the rows that hold it, where a
+    one-hot feature is always 1: its mean is 1 and its variance 0, so every scaled
+    value is 0 and every learner scores every row the same. ``MaxAbsScaler`` divides
+    by the largest absolute value seen, which keeps one-hot features at 1.
+    """
     from river import preprocessing
+
+    if scale not in SCALINGS:
+        raise ValueError(f"--scale must be one of {SCALINGS}; got {scale!r}.")
+    if scale == "auto":
+        scale = "maxabs" if sparse else "standard"
+    return {"maxabs": preprocessing.MaxAbsScaler, "standard": preprocessing.StandardScaler,
+            "none": None}[scale]
+
+
+def _learners(algorithms, baselines, n_features, scaler):
+    """Name -> River classifier for each ``id[:param=value...]`` and each baseline, each
+    behind a fresh ``scaler()`` unless it is None."""
+    import importlib
 
     from ..river import AUCClassifier
     from ..river._classifier import probe_feature_axes
@@ -88,15 +127,16 @@ def _learners(algorithms, baselines, n_features, scale):
         name, path = BASELINES[key]
         module, _, cls = path.rpartition(".")
         learners[f"River {name}"] = getattr(importlib.import_module(f"river.{module}"), cls)()
-    if scale:
-        learners = {k: preprocessing.StandardScaler() | m for k, m in learners.items()}
+    if scaler is not None:
+        learners = {k: scaler() | m for k, m in learners.items()}
     return learners
 
 
 def write_csv(records, path: Path) -> None:
     """Write the prequential records (one row per learner and point)."""
     with open(path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["n", "learner", "cumulative_auc", "window_auc"])
+        writer = csv.DictWriter(fh, fieldnames=["n", "learner", "cumulative_auc", "window_auc"],
+                                extrasaction="ignore")
         writer.writeheader()
         writer.writerows(records)
 
@@ -141,8 +181,9 @@ def summary(records) -> list[tuple[str, float, float]]:
 @app.command("stream")
 @friendly_errors
 def stream(
-    data: str = typer.Argument(..., help="LIBSVM file (labels -1/+1 or 0/1) or the name of "
-                               "a binary River dataset, e.g. Phishing."),
+    data: str = typer.Argument(..., help="LIBSVM file (labels -1/+1 or 0/1), a registered "
+                               "dataset ('aucopt datasets list', e.g. a9a) or a binary River "
+                               "dataset, e.g. Phishing."),
     algorithms: str = typer.Option("spam-l2", "--algorithms", "-a", help="Comma-separated "
                                    "streaming ids, each optionally with :param=value, e.g. "
                                    "spam-l2:stats=online,ftrl-auc."),
@@ -153,7 +194,11 @@ def stream(
                               "(default: window / 10)."),
     n_features: int = typer.Option(None, min=1, help="Hash features into this many columns "
                                    "(default: a growing vocabulary)."),
-    scale: bool = typer.Option(True, help="Put River's StandardScaler before every learner."),
+    scale: str = typer.Option("auto", help="Scaler before every learner: auto (maxabs for "
+                              "LIBSVM files and registered datasets, whose rows are sparse, "
+                              "standard for River's datasets), maxabs, standard (River's "
+                              "StandardScaler: it maps sparse one-hot features to 0) or none."),
+    no_scale: bool = typer.Option(False, "--no-scale", help="Same as --scale none."),
     limit: int = typer.Option(None, min=1, help="Stop after this many samples."),
     out: Path = typer.Option(Path("prequential"), help="Output prefix: writes PREFIX.csv "
                              "and PREFIX.png."),
@@ -162,17 +207,22 @@ def stream(
     """Test-then-train on a stream: the exact AUC of each learner over time (CSV + plot)."""
     from itertools import islice
 
+    from ..datasets import list_datasets
     from ..river import prequential
 
     path = Path(data)
+    sparse = True
     if path.is_file():
         rows, total, title = _libsvm_rows(path), None, path.name
+    elif data in {info.name for info in list_datasets()}:
+        (rows, total), title = _registered_rows(data), data
     else:
-        (rows, total), title = _river_rows(data), data
+        (rows, total), title, sparse = _river_rows(data), data, False
+    scaler = _scaler("none" if no_scale else scale, sparse)
     if limit is not None:
         rows, total = islice(rows, limit), min(limit, total or limit)
     learners = _learners(split_list(algorithms) or [], split_list(baselines) or [],
-                         n_features, scale)
+                         n_features, scaler)
     records = prequential(rows, learners, window=window, every=every or max(window // 10, 1),
                           progress=progress, total=total)
     if not records:
@@ -183,5 +233,16 @@ def stream(
     plot_records(records, png_path, window, f"{title}: prequential exact AUC")
     typer.echo(f"{records[-1]['n']:,} samples of {title}; wrote {csv_path} and {png_path}")
     typer.echo(f"{'learner':<40} {'final cumulative AUC':>21} {'mean windowed AUC':>18}")
+    constant = {r["learner"] for r in records if r["n"] == records[-1]["n"] and r["constant"]}
     for name, final, mean in summary(records):
-        typer.echo(f"{name:<40} {final:>21.4f} {mean:>18.4f}")
+        if name in constant:
+            typer.echo(f"{name:<40} {'constant scores':>21} {'':>18}")
+        else:
+            typer.echo(f"{name:<40} {final:>21.4f} {mean:>18.4f}")
+    if constant:
+        typer.echo(
+            f"warning: {', '.join(sorted(constant))} scored every sample the same, so its AUC "
+            "(0.5) says nothing. Check the scaling (--scale maxabs or --scale none for sparse "
+            "one-hot rows: a standard scaler maps them to 0) and the hyperparameters.",
+            err=True)
+        raise typer.Exit(code=1)

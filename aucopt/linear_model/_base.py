@@ -301,7 +301,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         """
         fitted, params = self.__dict__, self._params()
         path = fitted.get("_row_path")
-        if path is None or path.params is not params or path.state is not fitted["_state"]:
+        if path is None or not path.fits(fitted["_state"], params):
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
             t, status = path(rows.data, rows.indices, rows.indptr, y, fitted["t_"])
@@ -470,7 +470,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         logger.warning(message)
         warnings.warn(message, UserWarning, stacklevel=3)
 
-    def _warn_ordered_stream(self) -> None:
+    def _warn_ordered_stream(self, row_by_row: bool = False) -> None:
         """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
 
         A random stream with a positive rate of 1% has such a prefix with
@@ -485,8 +485,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
             return
         self._ordered_warned = True
+        call = "learn_one (River)" if row_by_row else "partial_fit"
         message = (
-            f"{type(self).__name__}.partial_fit has received {int(count.sum())} rows, all of "
+            f"{type(self).__name__}.{call} has received {int(count.sum())} rows, all of "
             f"class {self.classes_[int(np.argmax(count))]!r}: the stream looks sorted by label, "
             "and one-pass learners follow the order of the stream (a sorted stream often gives "
             "an inverted ranker). Shuffle it: aucopt.datasets.iter_svmlight(..., "

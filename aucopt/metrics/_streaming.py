@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-from bisect import bisect_left, bisect_right, insort
 
 import numpy as np
 
 from ._ranking import _as_score_array
+from ._sorted import SortedScores
 
 __all__ = ["StreamingROCAUC"]
 
@@ -54,7 +54,8 @@ class StreamingROCAUC:
     Notes
     -----
     Costs per sample: :meth:`update` and :meth:`revert` of one sample are
-    O(log n) comparisons plus a list insertion or deletion (a memmove); an array of
+    O(log n) steps (ranks in sorted buckets with a Fenwick tree over their sizes,
+    :class:`aucopt.metrics._sorted.SortedScores`); an array of
     ``m`` samples is counted in O((n + m) log(n + m)) with vectorised binary searches
     and merged into the lists by one sort of two sorted runs.
 
@@ -75,8 +76,8 @@ class StreamingROCAUC:
 
     def __init__(self, pos_label=1):
         self.pos_label = pos_label
-        self._pos = []
-        self._neg = []
+        self._pos = SortedScores()
+        self._neg = SortedScores()
         self._twice_u = 0
         self._neg_labels = {}
 
@@ -131,9 +132,9 @@ class StreamingROCAUC:
     def _pair_count(score, is_pos, pos, neg):
         """Twice the pairs between one score and the other class's sorted list."""
         if is_pos:
-            lo, hi = bisect_left(neg, score), bisect_right(neg, score)
+            lo, hi = neg.bisect_left(score), neg.bisect_right(score)
             return 2 * lo + (hi - lo)
-        lo, hi = bisect_left(pos, score), bisect_right(pos, score)
+        lo, hi = pos.bisect_left(score), pos.bisect_right(score)
         return 2 * (len(pos) - hi) + (hi - lo)
 
     # -- River protocol ------------------------------------------------------------
@@ -158,16 +159,17 @@ class StreamingROCAUC:
                 self._check_neg_labels({label: 1})
             self._twice_u += self._pair_count(score, is_pos, self._pos, self._neg)
             if is_pos:
-                insort(self._pos, score)
+                self._pos.add(score)
             else:
-                insort(self._neg, score)
+                self._neg.add(score)
                 self._neg_labels[label] = self._neg_labels.get(label, 0) + 1
             return
         scores = _as_score_array(y_score).astype(np.float64)
         is_pos, neg_counts = self._labels(y_true, scores.shape[0])
         self._check_neg_labels(neg_counts)
         new_pos, new_neg = np.sort(scores[is_pos]), np.sort(scores[~is_pos])
-        old_pos, old_neg = np.asarray(self._pos), np.asarray(self._neg)
+        old_pos = np.asarray(self._pos.tolist(), dtype=np.float64)
+        old_neg = np.asarray(self._neg.tolist(), dtype=np.float64)
         # all negatives after the update against the new positives ...
         all_neg = np.sort(np.concatenate((old_neg, new_neg)))
         lo = np.searchsorted(all_neg, new_pos, side="left")
@@ -178,9 +180,8 @@ class StreamingROCAUC:
         hi = np.searchsorted(old_pos, new_neg, side="right")
         twice += int(np.sum(2 * (old_pos.shape[0] - hi) + (hi - lo)))
         self._twice_u += twice
-        self._pos.extend(new_pos.tolist())
-        self._pos.sort()
-        self._neg = all_neg.tolist()
+        self._pos = SortedScores(old_pos.tolist() + new_pos.tolist())
+        self._neg = SortedScores(all_neg.tolist())
         for lab, c in neg_counts.items():
             self._neg_labels[lab] = self._neg_labels.get(lab, 0) + c
 
@@ -223,7 +224,7 @@ class StreamingROCAUC:
                 what = f"negative label {key[1]!r}"
             else:
                 lst = self._pos if key[0] else self._neg
-                have = bisect_right(lst, key[1]) - bisect_left(lst, key[1])
+                have = lst.count(key[1])
                 what = f"{'positive' if key[0] else 'negative'} score {key[1]!r}"
             if have < count:
                 raise ValueError(
@@ -232,9 +233,9 @@ class StreamingROCAUC:
                 )
         for is_pos_i, label, score in items:
             if is_pos_i:
-                del self._pos[bisect_left(self._pos, score)]
+                self._pos.remove(score)
             else:
-                del self._neg[bisect_left(self._neg, score)]
+                self._neg.remove(score)
                 self._neg_labels[label] -= 1
             self._twice_u -= self._pair_count(score, is_pos_i, self._pos, self._neg)
 

@@ -12,12 +12,14 @@ from river import base
 
 from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows
+from ..linear_model._base import ORDERED_PREFIX_ROWS
 from ._columns import ColumnMap, feature_axes, grow_state
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
 
-# signed labels of one row, shared by every call (the kernels only read them)
-_SIGNED = {True: np.ones(1), False: -np.ones(1)}
+# signed labels of one row, shared by every call (the kernels only read them); 1 and 0 hash
+# as True and False, -1 is the negative label of the scikit-learn convention
+_SIGNED = {True: np.ones(1), False: -np.ones(1), -1: -np.ones(1)}
 _CLASSES = np.array([False, True])
 _PROBE_WIDTHS = (3, 5)
 _MIN_WIDTH = 8
@@ -52,10 +54,15 @@ class AUCClassifier(base.MiniBatchClassifier):
         names arrive, which gives the same model as knowing every name from the
         start. Algorithms whose state cannot grow that way (random features per
         input column, e.g. ``aogd``, ``opauc-f``) need an int. An int: names are
-        hashed into that many columns with a stable 64-bit hash (BLAKE2b, the same
+        hashed into that many columns with a stable 64-bit hash (FNV-1a, the same
         in every process); colliding names add up.
     seed : int or None, default=None
         Seed of the algorithm's random draws (its ``random_state``).
+    max_features : int or None, default=None
+        With a growing vocabulary: its largest size (memory bound). Once it holds
+        ``max_features`` names, new names are hashed into its columns (as with
+        ``n_features``). None: no bound. A new name costs O(1) amortised: the state's
+        columns grow by doubling.
     **params
         Hyperparameters of the wrapped estimator (``aucopt.algorithm_info(id)["defaults"]``).
 
@@ -74,8 +81,11 @@ class AUCClassifier(base.MiniBatchClassifier):
     the length of the stream is known.
 
     Labels are River's binary convention: ``True`` (or 1) is the positive class,
-    ``False`` (or 0) the negative one; other labels raise ``ValueError`` (map them,
-    e.g. ``y == "yes"``). Values must be numeric.
+    ``False`` (0, or -1 as in scikit-learn) the negative one; other labels raise
+    ``ValueError`` (map them, e.g. ``y == "yes"``). Values must be numbers (a string such
+    as ``"1.5"`` is refused), and the hyperparameters are checked when the model is made.
+    A stream whose first ``1000`` rows are all of one class raises an
+    ``OrderedStreamWarning`` (once): shuffle a stream sorted by label.
 
     AUC is a property of pairs, so the learners need both classes. Nothing raises
     before both are seen: ``predict_proba_one`` returns 0.5 for both labels before
@@ -105,9 +115,10 @@ class AUCClassifier(base.MiniBatchClassifier):
     """
 
     def __init__(self, algorithm: str = "spam-l2", n_features: int | None = None,
-                 seed: int | None = None, **params):
+                 seed: int | None = None, max_features: int | None = None, **params):
         self.algorithm = algorithm
         self.n_features = n_features
+        self.max_features = max_features
         self.seed = seed
         self.params = params
         if algorithm not in list_algorithms() or not algorithm_info(algorithm)["streaming"]:
@@ -119,13 +130,21 @@ class AUCClassifier(base.MiniBatchClassifier):
                                        or n_features < 1):
             raise ValueError(f"n_features must be None (a growing vocabulary) or a positive "
                              f"int (hashing); got {n_features!r}.")
+        if max_features is not None and (n_features is not None or isinstance(
+                max_features, bool) or not isinstance(max_features, Integral)
+                or max_features < 1):
+            raise ValueError(f"max_features bounds a growing vocabulary (n_features=None): a "
+                             f"positive int or None; got {max_features!r}.")
         if "random_state" in params:
             raise TypeError("pass the seed as seed=..., River's name for random_state.")
         self.estimator = make(algorithm, random_state=seed, **params)
-        self._map = ColumnMap(n_features)
+        self.estimator._validate_params()  # bad values fail here, not at the first sample
+        self._validated = self.estimator._params()
+        self._map = ColumnMap(n_features, max_features)
         self._width = n_features or 0
         self._axes = None
         self._learned = False
+        self._one_class = True  # until both classes arrived (the ordered-stream check)
 
     @property
     def columns(self) -> dict:
@@ -169,7 +188,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         x : dict
             Feature name -> numeric value.
         y : bool
-            ``True`` for the positive class.
+            ``True`` (or 1) for the positive class, ``False`` (0 or -1) for the other.
         """
         try:
             signed = _SIGNED.get(y)
@@ -177,11 +196,15 @@ class AUCClassifier(base.MiniBatchClassifier):
             signed = None
         if signed is None:
             raise ValueError(_label_message(y))
+        if self._one_class:
+            self._check_order(signed)
         columns = self._map.columns
         known = len(columns)
-        try:  # the hot path of a stream: no new name, the state exists
+        try:  # the hot path of a stream: the state exists and is wide enough for the row
             rows = self._map.row(x, self._width, grow=True)
-            if len(columns) == known and self._learned:
+            if self._learned and (self.n_features is not None or len(columns) <= self._width):
+                if self._validated is not self.estimator._params():
+                    self._validate()
                 self.estimator._learn_row(rows, signed)
             else:
                 self._fit(rows, signed)
@@ -202,13 +225,13 @@ class AUCClassifier(base.MiniBatchClassifier):
         labels = np.asarray(y)
         if labels.dtype != bool:
             try:
-                ok = np.isin(labels, (0, 1)).all()
+                ok = np.isin(labels, (-1, 0, 1)).all()
             except TypeError:
                 ok = False
             if not ok:
-                bad = next(v for v in labels.tolist() if v not in (0, 1))
+                bad = next(v for v in labels.tolist() if v not in (-1, 0, 1))
                 raise ValueError(_label_message(bad))
-        signed = np.where(labels.astype(bool), 1.0, -1.0)
+        signed = np.where(labels > 0, 1.0, -1.0)
         if len(X) == 0:
             return
         known = len(self._map.columns)
@@ -291,8 +314,27 @@ class AUCClassifier(base.MiniBatchClassifier):
         return pd.Series(self._frame_scores(X) > 0.0, index=X.index)
 
     # ------------------------------------------------------------------ internals
+    def _validate(self) -> None:
+        """Check the estimator's hyperparameters (again after a change); ValueError if bad."""
+        self.estimator._validate_params()
+        self._validated = self.estimator._params()
+
+    def _check_order(self, signed) -> None:
+        """Warn once (``OrderedStreamWarning``) while the stream is one class for
+        ``ORDERED_PREFIX_ROWS`` rows, as ``partial_fit`` does: a stream sorted by label
+        teaches a one-pass learner an inverted ranking."""
+        seen = self.__dict__.setdefault("_classes_seen", set())
+        seen.add(bool(signed[0] > 0))
+        if len(seen) == 2:
+            self._one_class = False
+        elif self._learned and self.estimator._state["data_count"].sum() >= ORDERED_PREFIX_ROWS:
+            self._one_class = False
+            self.estimator._warn_ordered_stream(row_by_row=True)
+
     def _fit(self, rows, signed) -> None:
         """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""
+        if self._validated is not self.estimator._params() or not self._learned:
+            self._validate()
         if self.n_features is None and max(self._map.size, 1) > self._width:
             if self._axes is None:  # before the first update too: fail before learning
                 self._axes = self._probe_axes()
@@ -301,6 +343,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         first = not self._learned
         self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
                                  reset=first)
+        self.estimator.n_features_in_ = rows.n_features  # partial_fit and io.save read it
         self._learned = True
 
     def _rollback(self, known: int) -> None:
@@ -381,5 +424,6 @@ def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
 
 
 def _label_message(y) -> str:
-    return (f"AUCClassifier is a binary River classifier: labels must be True/False (or 1/0); "
+    return (f"AUCClassifier is a binary River classifier: labels must be True/False (or 1/0, "
+            f"or 1/-1); "
             f"got {y!r}. Map the labels first, e.g. y == 'yes' or y > 0.")

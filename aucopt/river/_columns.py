@@ -10,30 +10,59 @@ estimator's state when new names arrive.
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels.hash_rows import hash_names
 from ..algorithms._data import as_rows
 from ..algorithms._spec import RowData
 
-__all__ = ["ColumnMap", "feature_axes", "grow_state", "stable_hash"]
+__all__ = ["ColumnMap", "feature_axes", "grow_state", "stable_hash", "stable_hashes"]
 
-# the hashing memo is cleared beyond this many names (bounded memory on open name spaces)
-_MEMO_LIMIT = 1 << 16
+# the hashing memo keeps the columns of at most twice this many names: when the newer half
+# is full it becomes the older one (names seen again move back), so a working set of names
+# below the limit stays remembered and memory stays bounded on open name spaces
+_MEMO_LIMIT = 1 << 18
 # RowData(...) without the namedtuple's Python-level __new__ (0.1 us instead of 0.37 us)
 _new_tuple = tuple.__new__
 _NUMERIC_HINT = ("AUCClassifier takes numeric feature values; encode categorical features "
                  "first (e.g. river.preprocessing.OneHotEncoder).")
 
 
-def stable_hash(name) -> int:
-    """Return a 64-bit hash of a feature name that is the same in every process.
+def _name_bytes(name) -> bytes:
+    """The bytes a name is hashed by: UTF-8 of a string, else its type and ``repr``."""
+    return name.encode("utf-8") if isinstance(name, str) else (
+        f"{type(name).__name__}:{name!r}".encode())
+
+
+def stable_hashes(names) -> np.ndarray:
+    """Return a 64-bit hash of each feature name, the same in every process (uint64).
 
     Python's ``hash`` of a string is salted per process (``PYTHONHASHSEED``), so a
-    hashed model would not survive a restart; BLAKE2b of the UTF-8 name does.
-    Names that are not strings hash through their type and ``repr``.
+    hashed model would not survive a restart; this hash of the name's bytes
+    (:func:`aucopt._kernels.hash_rows.hash_names`: FNV-1a with a SplitMix64 finaliser,
+    one compiled call for all the names) does. Names that are not strings hash through
+    their type and ``repr``.
+
+    Parameters
+    ----------
+    names : sequence of hashable
+
+    Returns
+    -------
+    ndarray of uint64
+    """
+    raws = [_name_bytes(name) for name in names]
+    out = np.empty(len(raws), dtype=np.uint64)
+    if raws:
+        buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
+        ends = np.cumsum([len(raw) for raw in raws], dtype=np.int64)
+        hash_names(buf if buf.size else np.zeros(0, np.uint8), ends, out)
+    return out
+
+
+def stable_hash(name) -> int:
+    """Return the 64-bit hash of one feature name (see :func:`stable_hashes`).
 
     Parameters
     ----------
@@ -44,9 +73,7 @@ def stable_hash(name) -> int:
     -------
     int
     """
-    raw = name.encode("utf-8") if isinstance(name, str) else (
-        f"{type(name).__name__}:{name!r}".encode())
-    return int.from_bytes(hashlib.blake2b(raw, digest_size=8).digest(), "little")
+    return int(stable_hashes([name])[0])
 
 
 class ColumnMap:
@@ -58,11 +85,20 @@ class ColumnMap:
         None: a vocabulary, names get columns 0, 1, ... in order of first
         appearance. An int: names are hashed into that many columns
         (:func:`stable_hash` modulo ``n_features``); colliding names add up.
+    max_features : int or None, default=None
+        With a vocabulary: its largest size. Once it holds ``max_features`` names, a
+        new name is hashed into those columns (:func:`stable_hash` modulo
+        ``max_features``) instead of getting its own. None: no bound.
     """
 
-    def __init__(self, n_features):
-        self.n_features = n_features
-        self.columns = {}  # name -> column (vocabulary, or the hashing memo)
+    _older: dict = {}  # (maps pickled before the memo had two halves; never mutated)
+
+    max_features = None  # (maps pickled before the bound existed)
+
+    def __init__(self, n_features, max_features=None):
+        self.n_features, self.max_features = n_features, max_features
+        self.columns = {}  # name -> column (vocabulary, or the newer half of the hashing memo)
+        self._older = {}  # the older half of the hashing memo
         self._last_keys = None
         self._last_plan = None
         # int32 indices like aucopt.algorithms._data.as_rows, so rows from learn_one and
@@ -81,14 +117,23 @@ class ColumnMap:
         if col is not None:
             return col
         if self.n_features is None:
+            if self.max_features is not None and len(self.columns) >= self.max_features:
+                return int(stable_hashes([name])[0] % np.uint64(self.max_features))
             if not grow:
                 return None
             col = self.columns[name] = len(self.columns)
             return col
-        if len(self.columns) >= _MEMO_LIMIT:
-            self.columns.clear()
-        col = self.columns[name] = stable_hash(name) % self.n_features
+        col = self._older.get(name)
+        if col is None:
+            col = int(stable_hashes([name])[0] % np.uint64(self.n_features))
+        self._remember(name, col)
         return col
+
+    def _remember(self, name, col) -> None:
+        """Put a hashed name's column in the memo (see ``_MEMO_LIMIT``)."""
+        if len(self.columns) >= _MEMO_LIMIT:
+            self._older, self.columns = self.columns, {}
+        self.columns[name] = col
 
     def _plan(self, keys, grow):
         """Return ``(indices, indptr, order, inverse)`` and whether every name had a column.
@@ -97,16 +142,23 @@ class ColumnMap:
         ``inverse`` sums the values of colliding hashed names (None: no collision).
         Only complete plans are cached: a later ``learn_one`` may add the missing names.
         """
+        if self.n_features is not None:  # hash the names not remembered in one call
+            new = [k for k in keys if k not in self.columns and k not in self._older]
+            if new:
+                cols = stable_hashes(new) % np.uint64(self.n_features)
+                for name, col in zip(new, cols.tolist()):
+                    self._remember(name, col)
         found = [self._column(k, grow) for k in keys]
-        pos = np.array([i for i, c in enumerate(found) if c is not None], dtype=np.int64)
-        cols = np.array([c for c in found if c is not None], dtype=self._index_type)
-        if cols.size > 1 and np.any(cols[1:] < cols[:-1]):
-            perm = np.argsort(cols, kind="stable")
-            cols, pos = cols[perm], pos[perm]
-        order = None if np.array_equal(pos, np.arange(len(keys))) else pos
+        pos = [i for i, c in enumerate(found) if c is not None]
+        cols = [found[i] for i in pos] if len(pos) < len(found) else found
         inverse = None
-        if cols.size > 1 and np.any(cols[1:] == cols[:-1]):  # hashed names that collide
-            cols, inverse = np.unique(cols, return_inverse=True)
+        if not all(a < b for a, b in zip(cols, cols[1:])):  # not strictly increasing
+            pairs = sorted(zip(cols, pos))
+            cols, pos = [c for c, _ in pairs], [i for _, i in pairs]
+            if any(a == b for a, b in zip(cols, cols[1:])):  # hashed names that collide
+                cols, inverse = np.unique(cols, return_inverse=True)
+        order = None if pos == list(range(len(keys))) else np.array(pos, dtype=np.int64)
+        cols = np.array(cols, dtype=self._index_type)
         indptr = np.array([0, cols.size], dtype=self._index_type)
         return (cols, indptr, order, inverse), len(pos) == len(keys)
 
@@ -136,10 +188,14 @@ class ColumnMap:
             cols, indptr, order, inverse = plan
             if complete:
                 self._last_keys, self._last_plan = keys, plan
-        try:
-            values = np.fromiter(x.values(), dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
+        values = np.array(list(x.values()))
+        if values.dtype.kind != "f":  # strings (even '1.5') and objects are not numbers
+            if values.dtype.kind not in "biu":
+                raise TypeError(f"feature values must be numbers; got {values.dtype} values "
+                                f"{values[:3].tolist()}. {_NUMERIC_HINT}")
+            values = values.astype(np.float64)
+        elif values.dtype.itemsize != 8:
+            values = values.astype(np.float64)
         if order is not None:
             values = values[order]
         if inverse is not None:

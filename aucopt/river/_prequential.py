@@ -43,7 +43,8 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
     list of dict
         One record per learner and recording point: ``n`` (samples seen),
         ``learner``, ``cumulative_auc`` and ``window_auc`` (NaN while a class is
-        missing).
+        missing), and ``constant`` (whether every score of the learner so far was the same:
+        its AUC of 0.5 then says nothing about the learner).
     """
     validate_parameter_constraints({"window": [Interval(Integral, 1, None)],
                                     "every": [Interval(Integral, 1, None)]},
@@ -52,6 +53,8 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
         raise ValueError("learners is empty: give at least one name -> classifier.")
     cumulative = {name: StreamingROCAUC(pos_label=True) for name in learners}
     windowed = {name: ExactRollingROCAUC(window_size=window) for name in learners}
+    first = dict.fromkeys(learners)  # each learner's first score
+    varied = dict.fromkeys(learners, False)  # whether a later score differed from it
     records = []
     n = 0
 
@@ -59,7 +62,7 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
         for name in learners:
             records.append({"n": n, "learner": name,
                             "cumulative_auc": cumulative[name].get(),
-                            "window_auc": windowed[name].get()})
+                            "window_auc": windowed[name].get(), "constant": not varied[name]})
 
     if progress:
         from tqdm.auto import tqdm
@@ -72,6 +75,10 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
             if not math.isfinite(score):
                 raise ValueError(f"learner {name!r} returned a non-finite score {score} at row "
                                  f"{n}; scale the features or lower its step size.")
+            if not varied[name]:
+                if first[name] is None:
+                    first[name] = score
+                varied[name] = score != first[name]
             cumulative[name].update(y, score)
             windowed[name].update(y, score)
             model.learn_one(x, y)
