@@ -71,8 +71,9 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     ``fit`` picks the algorithm from the number of rows, of features and of stored values
     (:func:`choose`): the class-balanced logistic regression of Kotlowski et al. (ICML 2011),
     solved to its optimum by L-BFGS (``uni-log-batch``), while ``X`` holds at most
-    ``BATCH_MAX_NONZEROS`` values in at most ``BATCH_MAX_FEATURES`` columns; SPAM with the l2 penalty (``spam-l2``, Natole, Ying and
-    Lyu, ICML 2018) above that, one pass from ``ONE_PASS_ROWS`` rows on. ``partial_fit``
+    ``BATCH_MAX_NONZEROS`` values in at most ``BATCH_MAX_FEATURES`` columns; SPAM with the
+    l2 penalty (``spam-l2``, Natole, Ying and Lyu, ICML 2018) above that, one pass from
+    ``ONE_PASS_ROWS`` rows on. ``partial_fit``
     learns a stream with ``spam-l2``. The choice is in ``algorithm_`` and the fitted
     estimator in ``estimator_``.
 
