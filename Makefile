@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test lint bench docs clean
+.PHONY: run test lint bench bench-peers docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,11 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/run.py
+
+# aucopt against scikit-learn, Vowpal Wabbit, River and LibAUC (docs/peers.md); the optional
+# peers: pip install -e ".[peers]" && pip install --no-deps libauc
+bench-peers: $(STAMP)
+	$(PY) benchmarks/peers.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/auto_examples \
