@@ -210,59 +210,31 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     @property
     def coef_(self):
         """ndarray of shape (1, n_features): the chosen estimator's scoring vector."""
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.coef_
+        return self._chosen_estimator().coef_
 
     @property
     def intercept_(self):
         """ndarray of shape (1,): the chosen estimator's intercept."""
+        return self._chosen_estimator().intercept_
+
+    def _chosen_estimator(self):
         check_is_fitted(self, "estimator_")
-        return self.estimator_.intercept_
+        return self.estimator_
 
     def decision_function(self, X):
-        """Return the ranking scores of the chosen estimator.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.decision_function(X)
+        """Ranking scores of the chosen estimator, shape (n_samples,): see
+        :meth:`aucopt.linear_model.BaseAUCClassifier.decision_function`."""
+        return self._chosen_estimator().decision_function(X)
 
     def predict(self, X):
-        """Return ``classes_[1]`` where ``decision_function(X) > 0``, else ``classes_[0]``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.predict(X)
+        """Labels from the chosen estimator's scores: see
+        :meth:`aucopt.linear_model.BaseAUCClassifier.predict`."""
+        return self._chosen_estimator().predict(X)
 
     def score(self, X, y, sample_weight=None):
-        """Return the ROC AUC of ``decision_function(X)`` (not the accuracy).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : None
-            Not supported; must be None.
-
-        Returns
-        -------
-        float
-        """
-        check_is_fitted(self, "estimator_")
-        return self.estimator_.score(X, y, sample_weight=sample_weight)
+        """The ROC AUC of the scores on ``(X, y)``, not the accuracy: see
+        :meth:`aucopt.linear_model.BaseAUCClassifier.score`."""
+        return self._chosen_estimator().score(X, y, sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
