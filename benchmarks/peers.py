@@ -7,12 +7,13 @@ datasets, imbalanced synthetic data (1% and 0.1% positives), a hashed sparse str
 are used when installed (``pip install -e ".[peers]"`` and ``pip install --no-deps libauc``).
 
 Usage: python benchmarks/peers.py [--quick] [--rows 1000000] [--out docs/peers.md]
-           [--cases SUBSTRING,...]
+           [--cases SUBSTRING,...] [--merge a.json,b.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import statistics
 import sys
@@ -144,11 +145,39 @@ def parse_args(argv=None):
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "peers.md")
     p.add_argument("--cases", default="", help="comma-separated substrings of case names")
     p.add_argument("--no-peers", action="store_true", help="scikit-learn only (for tests)")
+    p.add_argument("--merge", default="", help="comma-separated JSON results of earlier runs "
+                   "(each run writes its results beside its report): write one report of "
+                   "them, running nothing")
     return p.parse_args(argv)
+
+
+def _report(args, results: dict, minutes: float, command: str) -> None:
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.with_suffix(".json").write_text(json.dumps({**results, "minutes": minutes,
+                                                         "command": command}, indent=1))
+    figures = write_figures(results["cases"], results["stream"], args.out.parent)
+    write_report(args.out, stamp=stamp(), minutes=minutes, command=command,
+                 peers=results["peers"], cases=results["cases"], stream=results["stream"],
+                 one_pass=results["one_pass"], messages=results["messages"], figures=figures)
+
+
+def merge(args) -> None:
+    """One report of the results of several runs (e.g. cases run in parallel)."""
+    parts = [json.loads(Path(p).read_text()) for p in args.merge.split(",")]
+    results = {"peers": parts[0]["peers"], "messages": sorted({m for p in parts
+                                                                for m in p["messages"]}),
+               "cases": [c for p in parts for c in p["cases"]],
+               "stream": next((p["stream"] for p in parts if p["stream"]), None),
+               "one_pass": next((p["one_pass"] for p in parts if p["one_pass"]), None)}
+    _report(args, results, sum(p["minutes"] for p in parts),
+            " + ".join(p["command"] for p in parts))
 
 
 def main(argv=None) -> None:
     args = parse_args(argv)
+    if args.merge:
+        merge(args)
+        return
     start = time.perf_counter()
     warnings.filterwarnings("ignore")
     peers = available()
@@ -188,12 +217,10 @@ def main(argv=None) -> None:
     if not args.cases or "drift" in args.cases:
         log("prequential run on a drifting stream")
         stream = prequential(peers, n_samples=4_000 if args.quick else 20_000)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures = write_figures(results, stream, args.out.parent)
-    write_report(args.out, stamp=stamp(), minutes=(time.perf_counter() - start) / 60,
-                 command="python benchmarks/peers.py" + (" --quick" if args.quick else ""),
-                 peers=peers, cases=results, stream=stream, one_pass=one_pass,
-                 messages=messages, figures=figures)
+    command = "python benchmarks/peers.py" + (" --quick" if args.quick else "") + (
+        f" --cases {args.cases}" if args.cases else "")
+    _report(args, {"peers": peers, "messages": messages, "cases": results, "stream": stream,
+                   "one_pass": one_pass}, (time.perf_counter() - start) / 60, command)
     log(f"wrote {args.out}")
 
 
