@@ -32,6 +32,7 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
     ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 1})),
     ((100_000, 1000, 10**8), False, ("spam-l2", {})),
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
+    ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
     ((500, 20, 10_000), True, ("spam-l2", {})),
 ])
 def test_choose_follows_the_table(shape, streaming, expected):

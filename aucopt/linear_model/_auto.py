@@ -22,9 +22,10 @@ __all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "ONE_PAS
 # the batch solver while X has at most this many stored values (dense: n x d): its L-BFGS
 # iterations each read X twice, which stays within seconds up to here on one core
 BATCH_MAX_NONZEROS = 20_000_000
-# ... and at most this many features: L-BFGS needs more iterations, each O(d) more, on wide
-# sparse data (hashed text), where one O(nnz) pass is cheaper
-BATCH_MAX_FEATURES = 100_000
+# ... and at most this many features: on wide sparse data (hashed text) L-BFGS slows down
+# (30 s for 6,000 rows of 50 tokens in 2^16 columns, docs/peers.md's smoke run), where SPAM's
+# O(nnz) steps take a fraction of a second
+BATCH_MAX_FEATURES = 10_000
 # above the batch size, one pass of SPAM from this many rows on: its average is then within
 # the noise of ten passes (docs/peers.md), at a tenth of the time
 ONE_PASS_ROWS = 200_000
