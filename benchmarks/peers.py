@@ -57,7 +57,7 @@ def warm_up() -> None:
 
 def run_case(case, all_methods: list[Method], log) -> dict:
     """Every method on every outer split of ``case``; the mean over the splits."""
-    per_method = {m.label: [] for m in all_methods}
+    per_method = {(m.tool, m.label): [] for m in all_methods}
     skipped = set()
     for Xtr, ytr, Xte, yte in case.splits():
         folds = inner_folds(Xtr, ytr, case.tune_rows)
@@ -69,13 +69,13 @@ def run_case(case, all_methods: list[Method], log) -> dict:
             params, tuning = tune(m, folds) if m.tuned else ({}, 0.0)
             result = fit_and_score(m, params, Xtr, ytr, Xte, yte)
             result["tune_seconds"] = tuning
-            per_method[m.label].append(result)
-            log(f"  {case.name:32s} {m.label:36s} AUC {result['auc']:.4f} "
+            per_method[m.tool, m.label].append(result)
+            log(f"  {case.name:32s} {m.tool:13s} {m.label:36s} AUC {result['auc']:.4f} "
                 f"fit {result['seconds']:8.3f}s tune {tuning:7.1f}s")
         VowpalWabbit.clear()
     rows = []
     for m in all_methods:
-        results = per_method[m.label]
+        results = per_method[m.tool, m.label]
         if not results:
             continue
         rows.append({"label": m.label, "tool": m.tool, "tuned": m.tuned,
