@@ -8,7 +8,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
 PYTEST_ARGS ?= -n 2
 
-.PHONY: run test lint bench bench-fuzz bench-fuzz-io bench-fuzz-inputs docs clean
+.PHONY: run test lint bench bench-fuzz bench-fuzz-io bench-fuzz-inputs docs clean bench-peers
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,11 @@ bench-fuzz-io: $(STAMP)
 
 bench-fuzz-inputs: $(STAMP)
 	$(PY) benchmarks/fuzz_inputs.py --size long
+
+# aucopt against scikit-learn, Vowpal Wabbit, River and LibAUC (docs/peers.md); the optional
+# peers: pip install -e ".[peers]" && pip install --no-deps libauc
+bench-peers: $(STAMP)
+	$(PY) benchmarks/peers.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache docs/_build docs/auto_examples \

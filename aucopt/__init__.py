@@ -6,6 +6,7 @@ Every algorithm is a scikit-learn estimator reachable by its registry id::
     aucopt.list_algorithms()                 # ["spam-l2", "spam-net", ...]
     clf = aucopt.make("spam-l2", beta=1e-3)  # unfitted estimator
     aucopt.algorithm_info("spam-l2")         # paper, cost, grids, defaults
+    aucopt.make("auto")                      # AUCClassifier: picks the algorithm for the data
 
 The subpackages (``aucopt.datasets``, ``aucopt.io``, ``aucopt.metrics``,
 ``aucopt.model_selection``, ``aucopt.plotting``, ...) are imported on first
@@ -46,6 +47,7 @@ def _present(name: str) -> bool:
 
 
 __all__ = [
+    "AUCClassifier",
     "__version__",
     "algorithm_info",
     "config_context",
@@ -59,10 +61,14 @@ __all__ = [
 
 
 def __getattr__(name: str):
+    if name == "AUCClassifier":  # the estimator layer loads on first use
+        from .linear_model import AUCClassifier
+
+        return AUCClassifier
     if name in _SUBMODULES and _present(name):
         return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {n for n in _SUBMODULES if _present(n)})
+    return sorted(set(globals()) | {n for n in _SUBMODULES if _present(n)} | {"AUCClassifier"})

@@ -47,7 +47,8 @@ def make(algorithm_id: str, **params):
     Parameters
     ----------
     algorithm_id : str
-        A registry id (see :func:`list_algorithms`).
+        A registry id (see :func:`list_algorithms`), or ``"auto"``: an
+        :class:`aucopt.AUCClassifier`, which picks the algorithm from the data when fitted.
     **params
         Hyperparameters of the estimator.
 
@@ -63,8 +64,13 @@ def make(algorithm_id: str, **params):
     TypeError
         For a hyperparameter the estimator does not have (the message lists them).
     """
-    cls = estimator_class(algorithm_id)
-    declared = get_algorithm(algorithm_id).params
+    if algorithm_id == "auto":
+        from .linear_model import AUCClassifier
+
+        cls, declared = AUCClassifier, ()
+    else:
+        cls = estimator_class(algorithm_id)
+        declared = get_algorithm(algorithm_id).params
     accepted = [p.name for p in declared] or list(inspect.signature(cls).parameters)
     unknown = sorted(set(params) - set(accepted))
     if unknown:

@@ -4,6 +4,7 @@ Timing values are not checked (no timing asserts in unit tests); this guards the
 and the report against rot.
 """
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -55,3 +56,21 @@ def test_streaming_chunks_writes_the_report(tmp_path):
     ratios = [line for line in lines if line.startswith(("| uni-squ | ", "| spam-l2 | "))
               and line.count("|") == 4]
     assert len(ratios) == 2, ratios
+
+
+def test_peers_benchmark_quick_run_writes_the_report(tmp_path):
+    """``benchmarks/peers.py --quick`` without the dataset mirror and the optional peers."""
+    out = tmp_path / "peers.md"
+    env = {k: v for k, v in os.environ.items() if k != "AUCOPT_DATA_MIRROR"}
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "peers.py"), "--quick", "--no-peers",
+         "--out", str(out)], capture_output=True, text=True, timeout=900, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    text = out.read_text()
+    assert "no dataset mirror" in text and "## Results" in text
+    summary = [line for line in text.splitlines() if line.startswith("| synthetic")
+               or line.startswith("| hashed")]
+    assert len(summary) == 3 and all(line.count("|") == 10 for line in summary), summary
+    assert all(line.rstrip(" |").endswith(("yes", "NO")) for line in summary)
+    for figure in ("peers_auc_time.png", "peers_memory.png", "peers_prequential.png"):
+        assert (tmp_path / figure).stat().st_size > 1000

@@ -253,3 +253,45 @@ def test_aogd_frequencies_are_drawn_once_and_shared_by_the_brief_runs(monkeypatc
                                           as_rows(X), np.where(y > 0, 1.0, -1.0))
     assert len(draws) == 1 and len(seen) == len(trials) >= 3
     assert all(f is seen[0] for f in seen) and not seen[0].flags.writeable
+
+
+def _sparse_wide(n=300, d=3_000, nnz=8, seed=0):
+    """CSR rows whose non-zeros fall in a few hundred of ``d`` columns."""
+    rng = np.random.default_rng(seed)
+    active = rng.choice(d, 300, replace=False)
+    cols = np.sort(rng.choice(active, (n, nnz)), axis=1)
+    X = sp.csr_matrix((rng.normal(size=n * nnz), cols.ravel(), np.arange(0, n * nnz + 1, nnz)),
+                      shape=(n, d))
+    X.sum_duplicates()
+    y = np.where(np.asarray(X @ rng.normal(size=d)).ravel() + rng.normal(size=n) > 0.5, 1.0,
+                 -1.0)
+    return as_rows(X), y
+
+
+NARROWED = [a for a in aucopt.list_algorithms()
+            if get_algorithm(a).calibration is not None and get_algorithm(a).calibration.narrow]
+
+
+def test_spam_calibrates_sparse_samples_on_their_own_columns():
+    assert {"spam-l2", "spam-net"} <= set(NARROWED)
+
+
+@pytest.mark.parametrize("algorithm_id", NARROWED)
+def test_sparse_samples_calibrate_on_their_own_columns_as_on_all(monkeypatch, algorithm_id):
+    """The brief runs on a sparse sample use only its columns (O(sample), not O(d) a run):
+    the same trials and step as at the full width."""
+    from aucopt.algorithms import _calibrate
+
+    rows, y = _sparse_wide()
+    spec = get_algorithm(algorithm_id)
+    params = aucopt.make(algorithm_id, random_state=0)._params()
+    narrowed = []
+    real = _calibrate.compact_columns
+    monkeypatch.setattr(_calibrate, "compact_columns",
+                        lambda r: narrowed.append(real(r)) or narrowed[-1])
+    step, trials = calibrate_step(spec, params, rows, y, 2)
+    assert narrowed and narrowed[0].n_features <= 300 < rows.n_features
+    monkeypatch.setattr(_calibrate, "compact_columns", lambda r: r)
+    full_step, full_trials = calibrate_step(spec, params, rows, y, 2)
+    assert step == full_step and list(trials) == list(full_trials)
+    assert_allclose(list(trials.values()), list(full_trials.values()), rtol=1e-9)

@@ -304,7 +304,7 @@ _COMMON = dict(
     check_params=check_params,
     step_param="eta0",
     calibration=StepCalibration(regularised("square", l2="beta", l1="beta1"),
-                                unit=AUTO_ETA0),
+                                unit=AUTO_ETA0, narrow=True),
     warm_keys=("w",),
     warm_values=warm_values,
     column_keys=("pack", "acc"),

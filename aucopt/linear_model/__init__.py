@@ -1,6 +1,7 @@
 """scikit-learn estimators, one small public class per algorithm."""
 
 from ._adaoam import AdaOAMClassifier
+from ._auto import AUCClassifier, choose
 from ._base import BaseAUCClassifier
 from ._batch_pairwise import LSSVMClassifier, SVMORClassifier, SVMPerfClassifier
 from ._batch_univariate import UniLogBatchClassifier, UniSquBatchClassifier
@@ -23,6 +24,7 @@ from ._univariate import UniExpClassifier, UniSquClassifier
 from ._vrspam import VRSPAML2Classifier, VRSPAMNetClassifier
 
 __all__ = [
+    "AUCClassifier",
     "AdaOAMClassifier",
     "FSAUCClassifier",
     "FTRLAUCClassifier",
@@ -52,4 +54,5 @@ __all__ = [
     "UniSquClassifier",
     "VRSPAML2Classifier",
     "VRSPAMNetClassifier",
+    "choose",
 ]

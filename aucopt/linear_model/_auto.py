@@ -1,0 +1,245 @@
+"""``AUCClassifier``: one estimator that picks the algorithm from the shape of the data.
+
+The rules are the decision table of the user guide's *Choosing an algorithm* page, as code
+(:func:`choose`): a class-balanced logistic regression solved exactly (``uni-log-batch``,
+Kotlowski et al., ICML 2011) while the data are small enough for a batch solver, and SPAM
+(Natole, Ying, Lyu, ICML 2018, Algorithm 1) over the rows otherwise and on a stream. This
+estimator is the scikit-learn one; :class:`aucopt.river.AUCClassifier` is the River learner
+(``learn_one`` on dict features) and picks nothing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._declared import ESTIMATORS
+
+__all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "ONE_PASS_ROWS", "choose"]
+
+# the batch solver while X has at most this many stored values (dense: n x d): its L-BFGS
+# iterations each read X twice, which stays within seconds up to here on one core
+BATCH_MAX_NONZEROS = 20_000_000
+# ... and at most this many features: on wide sparse data (hashed text) L-BFGS slows down
+# (30 s for 6,000 rows of 50 tokens in 2^16 columns, docs/peers.md's smoke run), where SPAM's
+# O(nnz) steps take a fraction of a second
+BATCH_MAX_FEATURES = 10_000
+# above the batch size, one pass of SPAM from this many rows on: its average is then within
+# the noise of ten passes (docs/peers.md), at a tenth of the time
+ONE_PASS_ROWS = 200_000
+STREAM_ALGORITHM = "spam-l2"
+
+
+def choose(n_samples: int, n_features: int, n_nonzeros: int,
+           streaming: bool = False) -> tuple[str, dict]:
+    """Return the registry id and hyperparameters ``AUCClassifier`` uses for such data.
+
+    Parameters
+    ----------
+    n_samples, n_features : int
+        Shape of the training data (``n_samples`` of the first chunk on a stream).
+    n_nonzeros : int
+        Stored values of ``X`` (``n_samples * n_features`` when dense).
+    streaming : bool, default=False
+        Whether the rows arrive in chunks (``partial_fit``): only a one-pass learner fits.
+
+    Returns
+    -------
+    algorithm : str
+    params : dict
+        Hyperparameters given to the estimator besides ``random_state``.
+
+    Examples
+    --------
+    >>> from aucopt.linear_model import choose
+    >>> choose(1000, 20, 20_000)
+    ('uni-log-batch', {})
+    >>> choose(10**6, 2**20, 5 * 10**7)
+    ('spam-l2', {'max_iter': 1})
+    """
+    if streaming:
+        return STREAM_ALGORITHM, {}
+    if n_nonzeros <= BATCH_MAX_NONZEROS and n_features <= BATCH_MAX_FEATURES:
+        return "uni-log-batch", {}
+    return STREAM_ALGORITHM, ({"max_iter": 1} if n_samples >= ONE_PASS_ROWS else {})
+
+
+class AUCClassifier(ClassifierMixin, BaseEstimator):
+    """Maximise the AUC with the algorithm that suits the data (``aucopt.make("auto")``).
+
+    ``fit`` picks the algorithm from the number of rows, of features and of stored values
+    (:func:`choose`): the class-balanced logistic regression of Kotlowski et al. (ICML 2011),
+    solved to its optimum by L-BFGS (``uni-log-batch``), while ``X`` holds at most
+    ``BATCH_MAX_NONZEROS`` values in at most ``BATCH_MAX_FEATURES`` columns; SPAM with the
+    l2 penalty (``spam-l2``, Natole, Ying and Lyu, ICML 2018) above that, one pass from
+    ``ONE_PASS_ROWS`` rows on. ``partial_fit``
+    learns a stream with ``spam-l2``. The choice is in ``algorithm_`` and the fitted
+    estimator in ``estimator_``.
+
+    This is the scikit-learn estimator; :class:`aucopt.river.AUCClassifier` is the River
+    learner of one fixed algorithm.
+
+    Parameters
+    ----------
+    algorithm : str, default="auto"
+        ``"auto"``, or a registry id to use instead of the choice (its defaults apply).
+    random_state : int, RandomState instance or None, default=None
+        Seed of the chosen estimator.
+
+    Attributes
+    ----------
+    algorithm_ : str
+        The registry id used.
+    estimator_ : estimator
+        The fitted estimator of that id.
+    coef_ : ndarray of shape (1, n_features)
+        Scoring vector.
+    intercept_ : ndarray of shape (1,)
+        Intercept of the chosen estimator.
+    classes_ : ndarray of shape (2,)
+        Labels; ``classes_[1]`` is the positive class.
+    n_features_in_ : int
+        Number of features of the training data.
+    feature_names_in_ : ndarray of str
+        Only when ``X`` had string column names.
+
+    Examples
+    --------
+    >>> import aucopt
+    >>> from aucopt.datasets import make_auc_problem
+    >>> X, y = make_auc_problem(500, 5, random_state=0)
+    >>> clf = aucopt.make("auto", random_state=0).fit(X, y)
+    >>> clf.algorithm_
+    'uni-log-batch'
+    >>> round(clf.score(X, y), 2) > 0.7
+    True
+    """
+
+    _parameter_constraints: dict = {
+        "algorithm": [str],  # "auto" or a registry id (checked when fitting)
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, algorithm="auto", random_state=None):
+        self.algorithm = algorithm
+        self.random_state = random_state
+
+    def _make(self, algorithm: str, params: dict):
+        if algorithm not in ESTIMATORS:
+            from ..algorithms import get_algorithm
+
+            get_algorithm(algorithm)  # the registry's error, with close matches
+            raise ValueError(f"{algorithm!r} has no scikit-learn estimator in "
+                             "aucopt.linear_model.")
+        return ESTIMATORS[algorithm](random_state=self.random_state, **params)
+
+    def _chosen(self, X, streaming: bool):
+        if self.algorithm != "auto":
+            return self.algorithm, {}
+        shape = X.shape if sp.issparse(X) or hasattr(X, "shape") else np.asarray(X).shape
+        n, d = (tuple(shape) + (1, 1))[:2]  # other shapes: the estimator's own error follows
+        return choose(n, d, int(X.nnz) if sp.issparse(X) else n * d, streaming)
+
+    def _adopt(self, estimator) -> None:
+        self.estimator_ = estimator
+        for name in ("classes_", "n_features_in_", "feature_names_in_"):
+            if hasattr(estimator, name):
+                setattr(self, name, getattr(estimator, name))
+            elif name in self.__dict__:
+                del self.__dict__[name]
+
+    def fit(self, X, y, sample_weight=None):
+        """Choose the algorithm for ``X`` and fit it.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Labels with exactly two distinct values; ``classes_[1]`` is positive.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights, as the chosen estimator reads them.
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        algorithm, params = self._chosen(X, streaming=False)
+        estimator = self._make(algorithm, params)
+        estimator.fit(X, y, sample_weight=sample_weight)
+        self.algorithm_ = algorithm
+        self._adopt(estimator)
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Learn from one chunk of a stream (the first call chooses a one-pass learner).
+
+        After a ``fit`` whose algorithm cannot stream (the batch solver), the stream starts a
+        new model (with the classes of that fit unless ``classes`` is given).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (2,), default=None
+            Both labels; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        current = self.__dict__.get("estimator_")
+        if current is None or not hasattr(current, "partial_fit"):  # after a batch fit: anew
+            if classes is None and current is not None:
+                classes = self.classes_
+            self._validate_params()
+            algorithm, params = self._chosen(X, streaming=True)
+            estimator = self._make(algorithm, params)
+            if not hasattr(estimator, "partial_fit"):
+                raise ValueError(f"{algorithm!r} cannot learn a stream (no partial_fit); "
+                                 "use a streaming id or algorithm='auto'.")
+        else:
+            algorithm, estimator = self.algorithm_, self.estimator_
+        estimator.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+        self.algorithm_ = algorithm
+        self._adopt(estimator)
+        return self
+
+    @property
+    def coef_(self):
+        """ndarray of shape (1, n_features): the chosen estimator's scoring vector."""
+        return self._chosen_estimator().coef_
+
+    @property
+    def intercept_(self):
+        """ndarray of shape (1,): the chosen estimator's intercept."""
+        return self._chosen_estimator().intercept_
+
+    def _chosen_estimator(self):
+        check_is_fitted(self, "estimator_")
+        return self.estimator_
+
+    def decision_function(self, X):
+        """Ranking scores of the chosen estimator, shape (n_samples,): see
+        :meth:`aucopt.linear_model.BaseAUCClassifier.decision_function`."""
+        return self._chosen_estimator().decision_function(X)
+
+    def predict(self, X):
+        """Labels from the chosen estimator's scores: see
+        :meth:`aucopt.linear_model.BaseAUCClassifier.predict`."""
+        return self._chosen_estimator().predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """The ROC AUC of the scores on ``(X, y)``, not the accuracy: see
+        :meth:`aucopt.linear_model.BaseAUCClassifier.score`."""
+        return self._chosen_estimator().score(X, y, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.sparse = True
+        return tags
+

@@ -1,0 +1,99 @@
+"""``aucopt.make("auto")``: the algorithm chosen from the data, as a scikit-learn estimator."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.base import clone
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+import aucopt
+from aucopt.datasets import make_auc_problem
+from aucopt.linear_model import AUCClassifier, choose
+from aucopt.linear_model._auto import BATCH_MAX_NONZEROS, ONE_PASS_ROWS
+
+
+@parametrize_with_checks([AUCClassifier(random_state=0)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
+    est = aucopt.make("auto", random_state=3)
+    assert type(est) is AUCClassifier is aucopt.AUCClassifier
+    assert est.get_params() == {"algorithm": "auto", "random_state": 3}
+    assert "AUCClassifier" in aucopt.__all__ and "AUCClassifier" in dir(aucopt)
+    with pytest.raises(TypeError, match="no parameter"):
+        aucopt.make("auto", beta=1.0)
+
+
+@pytest.mark.parametrize("shape, streaming, expected", [
+    ((1000, 20, 20_000), False, ("uni-log-batch", {})),
+    ((10**5, 100, 10**7), False, ("uni-log-batch", {})),
+    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 1})),
+    ((100_000, 1000, 10**8), False, ("spam-l2", {})),
+    ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
+    ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
+    ((500, 20, 10_000), True, ("spam-l2", {})),
+])
+def test_choose_follows_the_table(shape, streaming, expected):
+    assert choose(*shape, streaming=streaming) == expected
+
+
+def test_choose_boundaries():
+    assert choose(10, 10, BATCH_MAX_NONZEROS)[0] == "uni-log-batch"
+    assert choose(ONE_PASS_ROWS - 1, 10**6, BATCH_MAX_NONZEROS + 1) == ("spam-l2", {})
+    assert choose(ONE_PASS_ROWS, 10**6, BATCH_MAX_NONZEROS + 1) == ("spam-l2", {"max_iter": 1})
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_fit_reports_its_choice_and_equals_that_estimator(sparse):
+    X, y = make_auc_problem(300, 6, random_state=0)
+    X = sp.csr_matrix(X) if sparse else X
+    est = aucopt.make("auto", random_state=0).fit(X, y)
+    assert est.algorithm_ == "uni-log-batch"
+    direct = aucopt.make("uni-log-batch", random_state=0).fit(X, y)
+    np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
+    np.testing.assert_array_equal(est.coef_, direct.coef_)
+    assert est.score(X, y) == direct.score(X, y)
+    assert est.n_features_in_ == 6 and list(est.classes_) == [-1, 1]
+
+
+def test_large_data_gets_one_pass_of_spam(monkeypatch):
+    # the thresholds lowered so that a small problem takes the large-data branch
+    import aucopt.linear_model._auto as auto
+
+    monkeypatch.setattr(auto, "BATCH_MAX_NONZEROS", 100)
+    monkeypatch.setattr(auto, "ONE_PASS_ROWS", 200)
+    X, y = make_auc_problem(300, 5, random_state=1)
+    est = AUCClassifier(random_state=0).fit(X, y)
+    assert est.algorithm_ == "spam-l2" and est.estimator_.max_iter == 1
+    assert est.estimator_.n_iter_ == 1
+
+
+def test_partial_fit_streams_with_spam_and_equals_it():
+    X, y = make_auc_problem(400, 5, random_state=2)
+    est, direct = AUCClassifier(random_state=0), aucopt.make("spam-l2", random_state=0)
+    for lo in range(0, 400, 100):
+        est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
+        direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
+    assert est.algorithm_ == "spam-l2"
+    np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
+
+
+def test_a_given_algorithm_is_used_and_a_batch_one_cannot_stream():
+    X, y = make_auc_problem(200, 4, random_state=0)
+    assert AUCClassifier(algorithm="solam").fit(X, y).algorithm_ == "solam"
+    with pytest.raises(ValueError, match="cannot learn a stream"):
+        AUCClassifier(algorithm="uni-log-batch").partial_fit(X, y, classes=[-1, 1])
+    with pytest.raises(ValueError, match="spam-l"):
+        AUCClassifier(algorithm="spam-l3").fit(X, y)
+
+
+def test_refit_on_other_data_chooses_again(monkeypatch):
+    import aucopt.linear_model._auto as auto
+
+    X, y = make_auc_problem(300, 5, random_state=1)
+    est = AUCClassifier(random_state=0).fit(X, y)
+    assert est.algorithm_ == "uni-log-batch"
+    monkeypatch.setattr(auto, "BATCH_MAX_NONZEROS", 100)
+    assert clone(est).fit(X, y).algorithm_ == "spam-l2"
