@@ -85,10 +85,55 @@ def suite(small: bool = False) -> dict:
     Z = few.normal(size=(351, 4))
     X = Z @ few.normal(size=(4, 34)) + 0.8 * few.normal(size=(351, 34))
     out["few-rows"] = (X, _labels(few, Z, 0.36))
+    out.update(spread_cases(small))
     if not small:
         for name in (d.name for d in list_datasets() if d.bundled):
             Xb, yb = load(name)
             out[name] = (Xb.toarray() if hasattr(Xb, "toarray") else Xb, yb)
+    return out
+
+
+def spread_cases(small: bool = False) -> dict:
+    """Return the cases whose columns differ in spread: ``{name: (X, y)}`` (fixed seeds).
+
+    ``counts``: a look-alike of a spam-word-frequency table, 4,600 rows x 57 columns, 39%
+    positives: 48 word percentages and 6 character frequencies that are zero in most rows
+    with long right tails (maxima about 5-40), and three run-length counts with maxima of
+    1,000-16,000 (min-max scaling squeezes most values of these columns into [0, 0.01]).
+    ``wide-range``: Gaussian columns, three of them with maxima 1,000x the rest.
+    ``skewed``: 6,000 rows of 10 skewed continuous columns (lengths, widths, asymmetries;
+    offsets and long tails), 35% positives.
+    """
+    rng = np.random.default_rng(7)
+    out = {}
+    n = 1500 if small else 4600
+    words = rng.lognormal(mean=-0.5, sigma=1.0, size=(n, 54))
+    words *= rng.random((n, 54)) < rng.uniform(0.05, 0.35, size=54)  # zero in most rows
+    runs = np.column_stack([1.0 + rng.pareto(a, size=n) * m
+                            for a, m in ((1.8, 2.0), (1.4, 20.0), (1.2, 150.0))])
+    runs = np.minimum(runs, (1_000.0, 10_000.0, 16_000.0))
+    logs = np.log1p(np.hstack([words, runs]))
+    logs[:, 20:] *= -0.5  # some words (and long runs) speak against the positive class
+    X = np.hstack([words, runs])
+    out["counts"] = (X, _labels(rng, logs, 0.39))
+    X = rng.normal(size=(n // 2, 20))
+    y = _labels(rng, X, 0.4)
+    X[:, :3] *= 1000.0
+    out["wide-range"] = (X, y)
+    n = 2000 if small else 6000
+    length = rng.lognormal(3.5, 0.7, size=n)
+    width = length * rng.lognormal(-1.0, 0.5, size=n)
+    size = np.log10(length * width) + 0.1 * rng.normal(size=n)
+    conc = rng.beta(2.0, 5.0, size=n)
+    asym = rng.standard_t(3, size=n) * 40.0 + 10.0
+    alpha = rng.gamma(0.6, 30.0, size=n)
+    dist = rng.gamma(4.0, 50.0, size=n) + 20.0
+    F = np.column_stack([np.log(length), np.log(width), size, conc, np.sign(asym) *
+                         np.log1p(np.abs(asym)), np.log1p(alpha), np.log(dist)])
+    X = np.column_stack([length, width, size, conc, conc * rng.uniform(0.4, 0.9, size=n),
+                         asym, 0.5 * asym + rng.standard_t(3, size=n) * 15.0, alpha, dist,
+                         rng.gamma(1.5, 20.0, size=n)])
+    out["skewed"] = (X, _labels(rng, (F - F.mean(0)) / F.std(0), 0.35))
     return out
 
 

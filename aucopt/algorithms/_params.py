@@ -35,6 +35,7 @@ __all__ = [
     "auto_step",
     "codes",
     "common",
+    "precondition",
     "constraints_of",
     "document",
     "POSITIVE",
@@ -247,3 +248,22 @@ def common(*, max_iter: int | None = None, max_iter_doc: str = "Passes over the 
     out.append(Param("verbose", 0, (Interval(Integral, 0, None, closed="left"), "boolean"),
                      "int", "Log one line per pass at INFO level on the ``aucopt`` logger."))
     return tuple(out)
+
+
+def precondition(default="auto") -> Param:
+    """Declare ``precondition``: a fixed diagonal preconditioner from the features' spread.
+
+    ``"auto"`` runs the algorithm on the columns divided by their spread ``s_j``
+    (:mod:`aucopt.algorithms._precondition`), which is preconditioned SGD with
+    ``P = diag(1/s_j^2)`` in the original coordinates (notes.md#preconditioning);
+    None is the papers' algorithm.
+    """
+    return Param(
+        "precondition", default, (Options(str, {"auto"}), None), '"auto" or None',
+        """\
+        ``"auto"``: divide every step along feature ``j`` by ``s_j^2``, where ``s_j`` is the
+        feature's spread on the training data (its standard deviation; the first chunk that
+        holds the feature in ``partial_fit``), so that the iterates do not depend on how
+        the columns are scaled. The penalty and the radius then act on ``s_j w_j``, as if
+        the columns had been standardised (notes.md#preconditioning). None: the papers'
+        algorithm, steps as written.""")

@@ -95,5 +95,6 @@ class AdaOAMClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())

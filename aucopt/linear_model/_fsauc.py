@@ -110,5 +110,6 @@ class FSAUCClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())

@@ -97,6 +97,7 @@ class OGDFIFOClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -192,5 +193,6 @@ class KarClassifier(OGDFIFOClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())

@@ -81,6 +81,7 @@ class SPAML2Classifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -140,5 +141,6 @@ class SPAMNetClassifier(SPAML2Classifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())

@@ -100,6 +100,7 @@ class UniExpClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
 

@@ -89,6 +89,7 @@ class VRSPAML2Classifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -143,5 +144,6 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
