@@ -113,9 +113,10 @@ def spread_cases(small: bool = False) -> dict:
                             for a, m in ((1.8, 2.0), (1.4, 20.0), (1.2, 150.0))])
     runs = np.minimum(runs, (1_000.0, 10_000.0, 16_000.0))
     logs = np.log1p(np.hstack([words, runs]))
-    logs[:, 20:] *= -0.5  # some words (and long runs) speak against the positive class
+    score = logs @ rng.normal(size=57)
+    score += 0.5 * score.std() * rng.normal(size=n)
     X = np.hstack([words, runs])
-    out["counts"] = (X, _labels(rng, logs, 0.39))
+    out["counts"] = (X, np.where(score > np.quantile(score, 0.61), 1, -1))
     X = rng.normal(size=(n // 2, 20))
     y = _labels(rng, X, 0.4)
     X[:, :3] *= 1000.0

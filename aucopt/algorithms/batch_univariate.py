@@ -23,7 +23,7 @@ from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
 from ._batch import class_totals, effective_size, gcv_lam, gcv_path, lam_by_spread, spread_lam
 from ._cutting_plane import as_matrix
-from ._params import POSITIVE, KernelScalars, Param, common
+from ._params import POSITIVE, KernelScalars, Param, common, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .batch_pairwise import LAMS, check_gram_memory, class_statistics, resolve_lam, upgrade_state
@@ -296,7 +296,7 @@ UNI_LOG_BATCH = register(AlgorithmSpec(
     cost="O(nnz) per L-BFGS iteration",
     init_state=_init_state,
     run=run_uni_log,
-    params=LOG_PARAMS,
+    params=(*LOG_PARAMS, precondition()),
     notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol. Default lam=\"auto\": a "
     "multiple of the pairs' mean squared distance over the sample size (notes.md#spread-lam).",
     **_COMMON,

@@ -167,6 +167,7 @@ class SVMORClassifier(FittedLam, BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -239,5 +240,6 @@ class SVMPerfClassifier(SVMORClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())

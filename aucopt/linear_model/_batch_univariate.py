@@ -88,6 +88,7 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        precondition="auto",
     ):
         self._store(locals())
 
