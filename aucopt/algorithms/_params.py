@@ -259,11 +259,12 @@ def precondition(default="auto") -> Param:
     None is the papers' algorithm.
     """
     return Param(
-        "precondition", default, (Options(str, {"auto"}), None), '"auto" or None',
+        "precondition", default, (Options(str, {"auto", "none"}), None), '"auto", "none" or None',
         """\
-        ``"auto"``: divide every step along feature ``j`` by ``s_j^2``, where ``s_j`` is the
-        feature's spread on the training data (its standard deviation; the first chunk that
-        holds the feature in ``partial_fit``), so that the iterates do not depend on how
-        the columns are scaled. The penalty and the radius then act on ``s_j w_j``, as if
-        the columns had been standardised (notes.md#preconditioning). None: the papers'
-        algorithm, steps as written.""")
+        ``"auto"``: the algorithm runs on the columns centred (those non-zero in at least
+        half of the rows) and divided by their spread ``s_j`` on the training data (the
+        first chunk of a stream), i.e. every step along feature ``j`` is divided by
+        ``s_j^2``, so that the model does not depend on the columns' units. The penalty and
+        the radius then act on ``s_j w_j``, as if the columns had been standardised
+        (notes.md#preconditioning). None (or
+        ``"none"``, e.g. in a TOML config): the papers' algorithm, steps as written.""")

@@ -28,7 +28,8 @@ import scipy.sparse as sp
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "DENSE_SHARE", "RELATIVE_FLOOR", "new_transform",
-           "fix_scale", "transform_rows", "unscaled", "rescaled", "intercept_shift"]
+           "fix_scale", "centred_columns", "transform_rows", "unscaled", "rescaled",
+           "intercept_shift"]
 
 SCALE_KEY = "feature_scale"
 SHIFT_KEY = "feature_shift"
@@ -47,23 +48,21 @@ def new_transform(n_features: int) -> dict[str, np.ndarray]:
     return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features)}
 
 
-def _column_sums(rows: RowData, cols: np.ndarray | None = None):
-    """Return per-column ``(non-zero count, sum, sum of squares)`` over ``rows`` (O(nnz))."""
-    d = rows.n_features
+def _column_sums(rows: RowData, cols: np.ndarray):
+    """Return ``(non-zero count, sum, sum of squares)`` of the columns ``cols`` over ``rows``
+    (CSR: O(nnz); ``cols`` sorted)."""
     if rows.is_sparse:
-        idx, val = rows.indices, rows.data
-        return (np.bincount(idx, weights=(val != 0).astype(np.float64), minlength=d),
-                np.bincount(idx, weights=val, minlength=d),
-                np.bincount(idx, weights=val * val, minlength=d))
-    X = rows.data if cols is None else rows.data[:, cols]
-    out = [np.count_nonzero(X, axis=0).astype(np.float64), X.sum(axis=0),
-           np.einsum("ij,ij->j", X, X)]
-    if cols is None:
-        return out
-    full = [np.zeros(d) for _ in out]
-    for f, o in zip(full, out):
-        f[cols] = o
-    return full
+        where = np.searchsorted(cols, rows.indices)
+        where[where == cols.size] = 0
+        keep = cols[where] == rows.indices
+        at, val = where[keep], rows.data[keep]
+        k = cols.size
+        return (np.bincount(at, weights=(val != 0).astype(np.float64), minlength=k),
+                np.bincount(at, weights=val, minlength=k),
+                np.bincount(at, weights=val * val, minlength=k))
+    X = rows.data if cols.size == rows.n_features else rows.data[:, cols]
+    return (np.count_nonzero(X, axis=0).astype(np.float64), X.sum(axis=0),
+            np.einsum("ij,ij->j", X, X))
 
 
 def fix_scale(state: dict, rows: RowData, *, first: bool, usable: bool) -> np.ndarray | None:
@@ -75,26 +74,32 @@ def fix_scale(state: dict, rows: RowData, *, first: bool, usable: bool) -> np.nd
     ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
     non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
     the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
+    O(nnz) on CSR rows after the first chunk.
     """
     scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
     n = rows.n_samples
     if n == 0:
         return None
-    unset = np.flatnonzero(scale == 0.0)
-    if unset.size == 0:
+    if rows.is_sparse and not first:
+        cols = np.unique(rows.indices)
+        cols = cols[scale[cols] == 0.0]
+    else:
+        cols = np.flatnonzero(scale == 0.0)
+    if cols.size == 0:
         return None
-    count, total, squares = _column_sums(rows, None if unset.size == scale.size else unset)
-    cols = unset[count[unset] > 0]
+    count, total, squares = _column_sums(rows, cols)
+    seen = count > 0
+    cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
     if cols.size == 0:
         return None
     if not usable:
         scale[cols] = 1.0
         return cols
-    mean_square = squares[cols] / n
+    mean_square = squares / n
     spread = np.sqrt(mean_square)
     if first:  # centre the dense columns
-        centred = count[cols] >= DENSE_SHARE * n
-        mean = total[cols][centred] / n
+        centred = count >= DENSE_SHARE * n
+        mean = total[centred] / n
         variance = np.maximum(mean_square[centred] - mean * mean, 0.0)
         spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square[centred]))
         shift[cols[centred]] = mean
@@ -102,35 +107,35 @@ def fix_scale(state: dict, rows: RowData, *, first: bool, usable: bool) -> np.nd
     return cols
 
 
-def _inverse(scale: np.ndarray) -> np.ndarray:
-    """Return ``1 / scale`` with 1 where the scale is not set (a feature not seen)."""
-    out = np.ones_like(scale)
-    np.divide(1.0, scale, out=out, where=scale > 0)
-    return out
+def centred_columns(state: dict) -> np.ndarray:
+    """Return the columns with a non-zero shift (O(d): callers keep the result while the
+    shift does not change, i.e. from one ``fit`` or first chunk to the next)."""
+    return np.flatnonzero(state[SHIFT_KEY])
 
 
-def transform_rows(rows: RowData, state: dict) -> RowData:
+def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     """Return the rows the kernels see: ``(x_j - c_j) / s_j`` (unset features unchanged).
 
-    Dense: one new array. CSR: the stored values divided by the scale, plus every entry
-    of the centred columns (each holds a non-zero in at least half of the rows of the
-    data that set it), so O(nnz + n k) for k centred columns; nothing else is densified.
-    Both forms compute ``x * (1/s) + (-(c/s))`` so that they give the same bits.
+    ``centred``: :func:`centred_columns` of ``state``. Dense: one new array. CSR: the
+    stored values divided by their column's scale, plus every entry of the centred
+    columns (each holds a non-zero in at least half of the rows of the data that set
+    it), so O(nnz + n k) for k centred columns; nothing else is densified, and nothing
+    of size d is formed. Both forms compute ``x * (1/s) + (-(c/s))``, the same bits.
     """
-    inv = _inverse(state[SCALE_KEY])
-    offset = -(state[SHIFT_KEY] * inv)
+    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
     if not rows.is_sparse:
+        inv = _inverse(scale)
         out = rows.data * inv
-        if offset.any():
-            out += offset
+        if centred.size:
+            out[:, centred] += -(shift[centred] * inv[centred])
         return rows._replace(data=out)
-    data = rows.data * inv[rows.indices]
-    centred = np.flatnonzero(offset)
+    data = rows.data * _inverse(scale[rows.indices])
     if centred.size == 0:
         return rows._replace(data=data)
     n, d = rows.n_samples, rows.n_features
+    offset = -(shift[centred] * _inverse(scale[centred]))
     X = sp.csr_matrix((data, rows.indices, rows.indptr), shape=(n, d))
-    fill = sp.csr_matrix((np.tile(offset[centred], n), np.tile(centred, n),
+    fill = sp.csr_matrix((np.tile(offset, n), np.tile(centred, n),
                           np.arange(0, n * centred.size + 1, centred.size)), shape=(n, d))
     X = (X + fill).tocsr()
     X.sort_indices()
@@ -138,6 +143,13 @@ def transform_rows(rows: RowData, state: dict) -> RowData:
     return RowData(np.ascontiguousarray(X.data, dtype=np.float64),
                    np.ascontiguousarray(X.indices, dtype=index_type),
                    np.ascontiguousarray(X.indptr, dtype=index_type), n, d)
+
+
+def _inverse(scale: np.ndarray) -> np.ndarray:
+    """Return ``1 / scale`` with 1 where the scale is not set (a feature not seen)."""
+    out = np.ones_like(scale)
+    np.divide(1.0, scale, out=out, where=scale > 0)
+    return out
 
 
 def unscaled(v: np.ndarray, state: dict) -> np.ndarray:

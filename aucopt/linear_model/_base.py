@@ -30,6 +30,8 @@ from ..algorithms._data import (
 from ..algorithms._fast import fastmath
 from ..algorithms._precondition import (
     SCALE_KEY,
+    SHIFT_KEY,
+    centred_columns,
     fix_scale,
     intercept_shift,
     new_transform,
@@ -254,7 +256,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             n_epochs = 1  # the spec's run handles max_iter itself
         transform, fixed = self._transform(params, rows, y, reset, warm_from)
         if transform is not None:  # notes.md#preconditioning: the kernels see (x - c) / s
-            rows = transform_rows(rows, transform)
+            rows = transform_rows(rows, transform, self._centred(transform))
         step = None
         if spec.calibration is not None:
             if spec.calibration.resolve is not None:  # once: the calibration and the run use it
@@ -323,6 +325,14 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         fixed = fix_scale(transform, rows, first=reset, usable=usable(rows, y)) if auto else None
         return transform, fixed
 
+    def _centred(self, transform) -> np.ndarray:
+        """Return the centred columns of ``transform`` (cached while its shift is the same
+        array: it is set once, by ``fit`` or a stream's first chunk)."""
+        cached = self.__dict__.get("_centred_cache")
+        if cached is None or cached[0] is not transform[SHIFT_KEY]:
+            cached = self._centred_cache = (transform[SHIFT_KEY], centred_columns(transform))
+        return cached[1]
+
     def _learn_row(self, rows, y) -> None:
         """Learn one CSR row of a stream already started (``partial_fit`` on it, in effect).
 
@@ -336,7 +346,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
             transform, fixed = self._transform(params, rows, y, False, None)
-            row = rows if transform is None else transform_rows(rows, transform)
+            row = rows if transform is None else transform_rows(rows, transform,
+                                                                self._centred(transform))
             t, status = path(row.data, row.indices, row.indptr, y, fitted["t_"])
             if fixed is not None and status != OK:
                 transform[SCALE_KEY][fixed] = 0.0  # the general path below sets them again
@@ -417,7 +428,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
 
     def __getstate__(self):
         state = super().__getstate__()
-        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path"):
+        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path",
+                    "_centred_cache"):
             state.pop(key, None)  # caches of one process; the undo plan holds views of the state
         return state
 
