@@ -48,24 +48,25 @@ def new_transform(n_features: int) -> dict[str, np.ndarray]:
     return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features)}
 
 
-def _column_sums(rows: RowData, cols: np.ndarray):
-    """Return ``(non-zero count, sum, sum of squares)`` of the columns ``cols`` over ``rows``
-    (CSR: O(nnz); ``cols`` sorted)."""
+def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
+    """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
+    over ``rows`` (CSR: O(nnz); ``cols`` sorted); ``weight``: one per row."""
     if rows.is_sparse:
         where = np.searchsorted(cols, rows.indices)
         where[where == cols.size] = 0
         keep = cols[where] == rows.indices
         at, val = where[keep], rows.data[keep]
+        per = np.repeat(weight, np.diff(rows.indptr))[keep]
         k = cols.size
-        return (np.bincount(at, weights=(val != 0).astype(np.float64), minlength=k),
-                np.bincount(at, weights=val, minlength=k),
-                np.bincount(at, weights=val * val, minlength=k))
+        return (np.bincount(at, weights=per * (val != 0), minlength=k),
+                np.bincount(at, weights=per * val, minlength=k),
+                np.bincount(at, weights=per * val * val, minlength=k))
     X = rows.data if cols.size == rows.n_features else rows.data[:, cols]
-    return (np.count_nonzero(X, axis=0).astype(np.float64), X.sum(axis=0),
-            np.einsum("ij,ij->j", X, X))
+    return (weight @ (X != 0), weight @ X, np.einsum("i,ij,ij->j", weight, X, X))
 
 
-def fix_scale(state: dict, rows: RowData, *, first: bool, usable: bool) -> np.ndarray | None:
+def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
+              usable: bool) -> np.ndarray | None:
     """Set, in place, the scale (and on the ``first`` chunk the shift) of the features not
     set yet that are non-zero in ``rows``; return the columns set (None: none).
 
@@ -74,10 +75,12 @@ def fix_scale(state: dict, rows: RowData, *, first: bool, usable: bool) -> np.nd
     ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
     non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
     the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
-    O(nnz) on CSR rows after the first chunk.
+    Rows count with their sample weights ``|y|`` (notes.md#sample-weights). O(nnz) on CSR
+    rows after the first chunk.
     """
     scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
-    n = rows.n_samples
+    weight = np.abs(y)
+    n = float(weight.sum())
     if n == 0:
         return None
     if rows.is_sparse and not first:
@@ -87,7 +90,7 @@ def fix_scale(state: dict, rows: RowData, *, first: bool, usable: bool) -> np.nd
         cols = np.flatnonzero(scale == 0.0)
     if cols.size == 0:
         return None
-    count, total, squares = _column_sums(rows, cols)
+    count, total, squares = _column_sums(rows, weight, cols)
     seen = count > 0
     cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
     if cols.size == 0:

@@ -322,7 +322,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             transform = self._state  # a stream started without it keeps without
             if SCALE_KEY not in transform:
                 return None, None
-        fixed = fix_scale(transform, rows, first=reset, usable=usable(rows, y)) if auto else None
+        fixed = (fix_scale(transform, rows, y, first=reset, usable=usable(rows, y)) if auto
+                 else None)
         return transform, fixed
 
     def _centred(self, transform) -> np.ndarray:
