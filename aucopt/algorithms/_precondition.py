@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
+from .._kernels._precondition import dense_affine, dense_moments
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "DENSE_SHARE", "RELATIVE_FLOOR", "new_transform",
@@ -61,8 +62,10 @@ def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
         return (np.bincount(at, weights=per * (val != 0), minlength=k),
                 np.bincount(at, weights=per * val, minlength=k),
                 np.bincount(at, weights=per * val * val, minlength=k))
-    X = rows.data if cols.size == rows.n_features else rows.data[:, cols]
-    return (weight @ (X != 0), weight @ X, np.einsum("i,ij,ij->j", weight, X, X))
+    X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
+    out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
+    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), *out)
+    return out
 
 
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
@@ -128,9 +131,10 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
     if not rows.is_sparse:
         inv = _inverse(scale)
-        out = rows.data * inv
-        if centred.size:
-            out[:, centred] += -(shift[centred] * inv[centred])
+        offset = np.zeros_like(inv)
+        offset[centred] = -(shift[centred] * inv[centred])
+        out = np.empty_like(rows.data)
+        dense_affine(rows.data, inv, offset, out)
         return rows._replace(data=out)
     data = rows.data * _inverse(scale[rows.indices])
     if centred.size == 0:
