@@ -15,9 +15,10 @@ The scale and the shift are kept in the estimator's state (``feature_scale``,
 ``feature_shift``; a scale of 0 marks a feature not seen yet), so that they are saved,
 loaded and reused by ``warm_start``. ``fit`` sets them on all its rows. A stream sets
 them on its first chunk; a feature first seen later gets its scale from the first chunk
-in which it is non-zero (its root mean square there, no shift) if that chunk has enough
-rows of both classes, else 1 (so also every feature of a first chunk too small). An entry
-never moves once set: the learner's state is in the transformed coordinates.
+in which it is non-zero (the root mean square of its non-zero values there, no shift) if
+that chunk has enough rows of both classes, else 1 (so also every feature of a first chunk
+too small). An entry never moves once set: the learner's state is in the transformed
+coordinates.
 """
 
 from __future__ import annotations
@@ -73,8 +74,9 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     """Set, in place, the scale (and on the ``first`` chunk the shift) of the features not
     set yet that are non-zero in ``rows``; return the columns set (None: none).
 
-    A feature's scale is its root mean square over ``rows`` if they are ``usable``
-    (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`), else 1.
+    A feature's scale is the root mean square of its non-zero values in ``rows`` if they
+    are ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
+    else 1: a rare feature is not amplified for its rarity (binary features keep scale 1).
     ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
     non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
     the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
@@ -101,13 +103,13 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     if not usable:
         scale[cols] = 1.0
         return cols
-    mean_square = squares / n
-    spread = np.sqrt(mean_square)
+    spread = np.sqrt(squares / count)  # the typical size of a non-zero value
     if first:  # centre the dense columns
         centred = count >= DENSE_SHARE * n
+        mean_square = squares[centred] / n
         mean = total[centred] / n
-        variance = np.maximum(mean_square[centred] - mean * mean, 0.0)
-        spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square[centred]))
+        variance = np.maximum(mean_square - mean * mean, 0.0)
+        spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
         shift[cols[centred]] = mean
     scale[cols] = spread
     return cols
