@@ -42,3 +42,16 @@ def as_format(request):
     if request.param == "dense":
         return lambda X: np.asarray(X.toarray() if sp.issparse(X) else X)
     return lambda X: sp.csr_matrix(X)
+
+
+@pytest.fixture
+def papers_algorithm(monkeypatch):
+    """Make ``precondition=None`` the default of every estimator for one test: the papers'
+    algorithms, as the slow NumPy transcriptions in tests/reference/ write them
+    (``precondition="auto"`` is tested in tests/test_precondition.py)."""
+    from aucopt.linear_model._declared import ESTIMATORS
+
+    for cls in set(ESTIMATORS.values()):
+        defaults = cls.__init__.__kwdefaults__
+        if defaults and "precondition" in defaults:
+            monkeypatch.setitem(defaults, "precondition", None)

@@ -254,6 +254,7 @@ def test_coef_is_formed_when_read_and_refreshed_by_learning():
     assert not hasattr(SPAML2Classifier(), "coef_")
 
 
+@pytest.mark.usefixtures("papers_algorithm")  # the papers' SPAM (tests/reference)
 @pytest.mark.parametrize("as_format", [np.asarray, sp.csr_matrix])
 @pytest.mark.parametrize("decay", [0.01, 0.2])
 def test_decay_matches_reference(decay, as_format):
@@ -266,6 +267,7 @@ def test_decay_matches_reference(decay, as_format):
     assert_allclose(est.coef_[0], w, rtol=1e-9, atol=1e-13)
 
 
+@pytest.mark.usefixtures("papers_algorithm")  # the papers' SPAM (tests/reference)
 def test_decay_zero_is_the_running_statistics_and_streams_exactly():
     X, y = make_auc_problem(300, 6, separation=1.5, random_state=2)
     plain = SPAML2Classifier(stats="online", max_iter=1, shuffle=False).fit(X, y)
@@ -279,6 +281,7 @@ def test_decay_zero_is_the_running_statistics_and_streams_exactly():
     assert_array_equal(rows.coef_, full.coef_)
 
 
+@pytest.mark.usefixtures("papers_algorithm")  # the papers' SPAM (tests/reference)
 def test_decay_folds_its_scale_on_long_streams():
     """sigma = (1 - decay)^n underflows without folding; the fold keeps the reference."""
     X, y = make_auc_problem(400, 5, separation=1.5, random_state=3)

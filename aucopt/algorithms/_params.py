@@ -35,6 +35,7 @@ __all__ = [
     "auto_step",
     "codes",
     "common",
+    "precondition",
     "constraints_of",
     "structural_names",
     "document",
@@ -280,3 +281,22 @@ MAX_TIME = Param("max_time", None, (POSITIVE, None), "float or None", """
     Time budget of ``fit`` in seconds, checked between passes (and between the outer
     iterations of the batch solvers): when it is spent, ``fit`` stops there, keeps the
     model reached so far and warns (``ConvergenceWarning``). None: no limit.""")
+
+def precondition(default="auto") -> Param:
+    """Declare ``precondition``: a fixed diagonal preconditioner from the features' spread.
+
+    ``"auto"`` runs the algorithm on the columns divided by their spread ``s_j``
+    (:mod:`aucopt.algorithms._precondition`), which is preconditioned SGD with
+    ``P = diag(1/s_j^2)`` in the original coordinates (notes.md#preconditioning);
+    None is the papers' algorithm.
+    """
+    return Param(
+        "precondition", default, (Options(str, {"auto", "none"}), None), '"auto", "none" or None',
+        """\
+        ``"auto"``: the algorithm runs on the columns centred (those non-zero in at least
+        half of the rows) and divided by their spread ``s_j`` on the training data (the
+        first chunk of a stream), i.e. every step along feature ``j`` is divided by
+        ``s_j^2``, so that the model does not depend on the columns' units. The penalty and
+        the radius then act on ``s_j w_j``, as if the columns had been standardised
+        (notes.md#preconditioning). None (or
+        ``"none"``, e.g. in a TOML config): the papers' algorithm, steps as written.""")

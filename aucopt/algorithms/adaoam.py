@@ -9,7 +9,7 @@ from .._kernels._state import view, zeros
 from .._kernels.adaoam import AdaoamState, adaoam_epoch
 from ._calibrate import StepCalibration, regularised
 from ._fast import one_blas_thread, select
-from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, common
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, common, precondition
 from ._registry import register
 from ._rowpath import BLAS_ROW_WIDTH, RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -99,7 +99,7 @@ ADAOAM = register(AlgorithmSpec(
     sparse=True,
     memory="O(d^2) (OPAUC class covariances; refused above max_memory_gb)",
     cost="O(d^2) per sample (+ O(d) per Newton step of the H-norm projection)",
-    params=PARAMS,
+    params=(*PARAMS, precondition()),
     init_state=init_state,
     run=run,
     row_kernel=row_kernel,
@@ -111,7 +111,7 @@ ADAOAM = register(AlgorithmSpec(
     step_param="eta",
     calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.5),
     warm_keys=("w",),
-    equivalence_params={},
+    equivalence_params={"precondition": None},
     grid={"eta": tuple(2.0**k for k in range(-12, 11)),
           "lam": tuple(2.0**k for k in range(-10, 3))},
     quick_grid={"eta": ("auto", 2.0**-6, 2.0**-4), "lam": (1e-4, 1e-2)},

@@ -33,7 +33,7 @@ from ._batch import (
     unit_scale,
 )
 from ._cutting_plane import as_matrix, cutting_plane
-from ._params import POSITIVE, KernelScalars, Param
+from ._params import POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._time_budget import deadline_of
@@ -340,7 +340,7 @@ _CUTTING_PLANE = dict(
 B_SVM_OR = register(AlgorithmSpec(
     id="b-svm-or",
     name="B-SVM-OR",
-    params=SVM_OR_PARAMS,
+    params=(*SVM_OR_PARAMS, precondition()),
     source="Joachims, KDD 2006 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_or,
     quick_grid={"lam": ("auto", 2.0**-10, 2.0**-7, 2.0**-4)},
@@ -353,7 +353,7 @@ B_SVM_OR = register(AlgorithmSpec(
 SVM_PERF = register(AlgorithmSpec(
     id="svm-perf",
     name="SVM-perf (ROCArea)",
-    params=SVM_PERF_PARAMS,
+    params=(*SVM_PERF_PARAMS, precondition()),
     source="Joachims, ICML 2005 (batch baseline of Gao et al., ICML 2013)",
     run=run_svm_perf,
     quick_grid={"lam": ("auto", 2.0**-8, 2.0**-5, 2.0**-2)},

@@ -31,7 +31,7 @@ from ._batch import (
     unit_scale,
 )
 from ._cutting_plane import as_matrix
-from ._params import POSITIVE, KernelScalars, Param, common
+from ._params import POSITIVE, KernelScalars, Param, common, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._time_budget import deadline_of
@@ -323,7 +323,7 @@ UNI_LOG_BATCH = register(AlgorithmSpec(
     cost="O(nnz) per L-BFGS iteration",
     init_state=_init_state,
     run=run_uni_log,
-    params=LOG_PARAMS,
+    params=(*LOG_PARAMS, precondition()),
     notes=_NOTES + " Solved by L-BFGS-B to max |gradient| <= tol. Default lam=\"auto\": a "
     "multiple of the pairs' mean squared distance over the sample size (notes.md#spread-lam).",
     **_COMMON,

@@ -23,7 +23,7 @@ from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights, split_packed
 from ._fast import specialised
-from ._params import KernelScalars, Param, auto_step, codes, common
+from ._params import KernelScalars, Param, auto_step, codes, common, precondition
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -277,14 +277,14 @@ FSAUC = register(
         coef=coef,
         check_state=check_state,
         upgrade_state=upgrade_state,
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         state=(FsaucState,),
         grid={"R": RADII, "eta1": ZETAS},
         quick_grid={"R": (10.0, 100.0), "eta1": ("auto", 2.0**-8, 2.0**-6, 2.0**-4)},
         step_param="eta1",
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA1),
         warm_keys=("v_hat", "alpha_hat"),
-        equivalence_params={"kappa": 4.0, "n_samples_hint": 600},
+        equivalence_params={"kappa": 4.0, "n_samples_hint": 600, "precondition": None},
         weights="steps",
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation "
         "split; delta = 0.1 (notes.md#fsauc-unstated). n: fit uses max_iter * n_samples; "

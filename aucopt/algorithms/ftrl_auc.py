@@ -8,7 +8,7 @@ from .._kernels._state import zeros
 from .._kernels.ftrl_auc import SUM_NEG, FtrlAucState, W, ftrl_auc_epoch
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
-from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, common
+from ._params import AUTO, NON_NEGATIVE, POSITIVE, KernelScalars, Param, common, precondition
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -154,7 +154,7 @@ FTRL_AUC = register(
         init_state=init_state,
         run=run,
         coef=coef,
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         state=(FtrlAucState,),
         grid={"alpha": ALPHAS, "lam1": LAM1S},
         quick_grid={"alpha": ("auto", 0.01, 0.2), "lam1": (1e-3, 0.1, 1.0)},
@@ -165,7 +165,7 @@ FTRL_AUC = register(
         warm_values=warm_values,
         column_keys=("pack",),
         row_kernel=row_kernel,
-        equivalence_params={},
+        equivalence_params={"precondition": None},
         upgrade_state=upgrade_state,
         weights="steps",
         notes="Grid of the authors' experiment code: alpha (their gamma) in "

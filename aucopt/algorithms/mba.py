@@ -20,7 +20,7 @@ from .._kernels._state import zeros
 from .._kernels.mba import MbaState, enet_quadratic_cd
 from ..utils._param_validation import Options
 from ._batch import BATCH, batch_common, lam_by_spread, max_memory_gb, spread_lam
-from ._params import COUNT, NON_NEGATIVE, POSITIVE, KernelScalars, Param
+from ._params import COUNT, NON_NEGATIVE, POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .batch_pairwise import LS_SPREAD
@@ -245,7 +245,7 @@ MBA = register(
         init_state=init_state,
         run=run,
         coef=coef,
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         state=(MbaState,),
         grid={"lam2": tuple(10.0**k for k in range(-5, 2)),
               "lam1": (0.0, *(10.0**k for k in range(-5, 0)))},

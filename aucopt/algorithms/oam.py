@@ -14,7 +14,7 @@ from ..utils._param_validation import Interval
 from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
-from ._params import SIZE, KernelScalars, Param, auto_step, common
+from ._params import SIZE, KernelScalars, Param, auto_step, common, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 
@@ -272,13 +272,13 @@ _COMMON = dict(
     "the longest row), O(N d) on dense rows",
     init_state=init_state,
     coef=coef,
-    params=PARAMS,
+    params=(*PARAMS, precondition()),
     state=(OamState,),
     check_state=check_state,
     grid={"C": C_GRID, "buffer_size": (100,)},
     step_param="C",
     warm_keys=("w",),
-    equivalence_params={"C": 0.05},
+    equivalence_params={"C": 0.05, "precondition": None},
     upgrade_state=upgrade_state,
     weights="steps",
 )

@@ -25,7 +25,7 @@ from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._fast import one_blas_thread, select
 from ._memory import check_memory
-from ._params import POSITIVE, SIZE, KernelScalars, Param, auto_step, codes, common
+from ._params import POSITIVE, SIZE, KernelScalars, Param, auto_step, codes, common, precondition
 from ._registry import register
 from ._rowpath import BLAS_ROW_WIDTH, RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -395,7 +395,7 @@ _COMMON = dict(
     step_param="eta",
     calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA),
     warm_keys=("w",),
-    equivalence_params={},
+    equivalence_params={"precondition": None},
     check_state=check_state,
     upgrade_state=upgrade_state,
     weights="steps",
@@ -413,7 +413,7 @@ OPAUC = register(AlgorithmSpec(
     memory="O(d^2) (two d x d class covariances; refused above max_memory_gb)",
     cost="O(d^2) per sample (S w over one triangle + a rank-one update folded in blocks "
     "of 16 by BLAS; no d x d temporaries)",
-    params=PARAMS,
+    params=(*PARAMS, precondition()),
     init_state=init_state,
     run=run,
     row_kernel=row_kernel,
@@ -426,7 +426,7 @@ OPAUC_R = register(AlgorithmSpec(
     name="OPAUCr",
     memory="O(rank d) (sketch Z per class; never d x d)",
     cost="O(rank d) per sample (O(rank nnz) sketch update for CSR rows)",
-    params=R_PARAMS,
+    params=(*R_PARAMS, precondition()),
     init_state=init_sketch_state,
     run=run_sketch,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: rank = 50. Sketch rows r_t/sqrt(rank) "
@@ -443,7 +443,7 @@ OPAUC_F = register(AlgorithmSpec(
     name="OPAUC^f",
     memory="O(k^2), k = n_components",
     cost="O(k^2 + d) per sample",
-    params=F_PARAMS,
+    params=(*F_PARAMS, precondition()),
     init_state=init_subset_state,
     run=run,
     row_kernel=row_kernel,
@@ -456,7 +456,7 @@ OPAUC_RP = register(AlgorithmSpec(
     name="OPAUC^rp",
     memory="O(k^2 + k d), k = n_components",
     cost="O(k^2 + k nnz) per sample",
-    params=RP_PARAMS,
+    params=(*RP_PARAMS, precondition()),
     init_state=init_projection_state,
     run=run,
     row_kernel=row_kernel,
@@ -471,7 +471,7 @@ OPAUC_PCA = register(AlgorithmSpec(
     name="OPAUC^pca",
     memory="O(k^2 + k d + d^2 once for the PCA), k = n_components",
     cost="O(k^2 + k nnz) per sample, plus one batch PCA on the training data",
-    params=PCA_PARAMS,
+    params=(*PCA_PARAMS, precondition()),
     init_state=init_pca_state,
     run=run,
     row_kernel=row_kernel,

@@ -34,7 +34,7 @@ from ._calibrate import StepCalibration, regularised
 from ._data import drop_lazy_form, scaled_iterates
 from ._fast import specialised
 from ._memory import check_memory
-from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common, precondition
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -312,7 +312,7 @@ _COMMON = dict(
     step_param="eta",
     warm_keys=("w",),
     warm_values=warm_values,
-    equivalence_params={"eta": 0.05},
+    equivalence_params={"eta": 0.05, "precondition": None},
     family="pairwise_buffer",
     weights="steps",  # buf_y keeps the signed weights +-w of the stored rows
 )
@@ -327,7 +327,7 @@ OGD_FIFO = register(
         cost="O(nnz) per sample on CSR rows (lazy scale and average kept between calls), "
         "O(d) on dense rows",
         init_state=_init_state(FifoState),
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         state=(FifoState, FifoLazyState),
         column_keys=("pack", "acc", "buf"),
         extra_columns=fifo_columns,
@@ -356,7 +356,7 @@ KAR = register(
         cost="O(s nnz) per sample on CSR rows (lazy l2 scale, projection and average; O(d) once "
         "per call), O(s d) on dense rows; + s uniforms per sample for RS-x",
         init_state=_init_state(KarState),
-        params=KAR_PARAMS,
+        params=(*KAR_PARAMS, precondition()),
         state=(KarState,),
         **_runner("kar", RSX),
         check_state=_check_state(0),

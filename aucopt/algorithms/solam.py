@@ -23,7 +23,7 @@ from .._kernels.solam import (
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights, drop_lazy_form, split_packed
 from ._fast import specialised
-from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common
+from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common, precondition
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -250,7 +250,7 @@ _COMMON = dict(
     lazy_form=_fresh_lazy,
     upgrade_state=upgrade_state,
     plain_form=plain_form,
-    equivalence_params={"kappa": 4.0},
+    equivalence_params={"kappa": 4.0, "precondition": None},
     weights="steps",
 )
 
@@ -263,7 +263,7 @@ SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         **_runner(BALL_L2, regularised=False),
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
@@ -284,7 +284,7 @@ SOLAM_L1 = register(
         "every coordinate), O(d log d) when the sort-based projection (notes.md#projections) is "
         "active",
         **_runner(BALL_L1, regularised=False),
-        params=L1_PARAMS,
+        params=(*L1_PARAMS, precondition()),
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0, share=0.5),
         grid={"R": RADII, "eta0": ZETAS},
         quick_grid={"R": (1.0, 10.0, 100.0), "eta0": ("auto", 2.0**-6, 2.0**-2)},
@@ -304,7 +304,7 @@ REG_SOLAM = register(
         cost="O(d) per sample dense (one sweep); O(nnz) per sample on CSR (lazy scaling and "
         "averaging kept between calls)",
         **_runner(BALL_L2, regularised=True),
-        params=REG_PARAMS,
+        params=(*REG_PARAMS, precondition()),
         # the step is judged on the loss at its best scale, as for SOLAM (see regularised)
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA0),
         grid={"eta0": tuple(float(z) for z in range(1, 101, 9)),

@@ -27,7 +27,16 @@ from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import scaled_iterates
 from ._fast import select, specialised
-from ._params import NON_NEGATIVE, POSITIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import (
+    NON_NEGATIVE,
+    POSITIVE,
+    KernelScalars,
+    Param,
+    auto_step,
+    codes,
+    common,
+    precondition,
+)
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -311,7 +320,7 @@ _COMMON = dict(
     lazy_form=_fresh_lazy,
     plain_form=plain_form,
     check_state=check_state,
-    equivalence_params={"stats": "online"},
+    equivalence_params={"stats": "online", "precondition": None},
     row_kernel=row_kernel,
     weights="steps",
 )
@@ -320,7 +329,7 @@ SPAM_L2 = register(
     AlgorithmSpec(
         id="spam-l2",
         name="SPAM-L2",
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         grid={"beta": BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Thesis grid: beta in 10^[-5:5] by 5-fold CV; the step schedule is not "
@@ -334,7 +343,7 @@ SPAM_NET = register(
     AlgorithmSpec(
         id="spam-net",
         name="SPAM-NET",
-        params=NET_PARAMS,
+        params=(*NET_PARAMS, precondition()),
         grid={"beta": BETAS, "beta1": BETAS},
         quick_grid={"beta": (1e-4, 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},
         notes="Thesis grid: beta1 in 10^[-5:5]; the beta grid is not stated "

@@ -13,7 +13,7 @@ from .._kernels.spdam import SpdamProblem, SpdamState, spdam_iterations
 from ..utils._param_validation import Interval, Options
 from ._batch import BATCH, batch_common, run_stages, stage_tol
 from ._fast import select
-from ._params import COUNT, POSITIVE, KernelScalars, Param
+from ._params import COUNT, POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._time_budget import deadline_of
@@ -208,7 +208,7 @@ SPDAM = register(
         init_state=init_state,
         run=run,
         coef=coef,
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         state=(SpdamState,),
         grid={"lam": tuple(10.0**k for k in range(-5, 2))},
         quick_grid={"lam": (1e-4, 1e-3, 1e-2, 1e-1, 1.0)},

@@ -17,7 +17,7 @@ from .._kernels.univariate import (
 from ..utils._param_validation import Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
-from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common, precondition
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -143,14 +143,14 @@ _COMMON = dict(
     cost="O(nnz) per sample (lazy l2 shrinkage kept between calls)",
     init_state=init_state,
     coef=coef,
-    params=PARAMS,
+    params=(*PARAMS, precondition()),
     state=(UnivariateState,),
     grid={"eta": ETA_GRID},
     step_param="eta",
     warm_keys=("w", "b"),
     warm_values=warm_values,
     column_keys=("w",),
-    equivalence_params={"weights": "online"},
+    equivalence_params={"weights": "online", "precondition": None},
     upgrade_state=upgrade_state,
     weights="steps",
     notes="Gao et al. 2013: online learning rate in 2^[-12:10] by 5-fold CV; weights as "

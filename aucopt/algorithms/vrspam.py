@@ -22,7 +22,7 @@ from ._batch import (
 from ._calibrate import StepCalibration, regularised
 from ._cutting_plane import as_matrix
 from ._fast import select
-from ._params import AUTO, COUNT, POSITIVE, KernelScalars, Param, auto_step
+from ._params import AUTO, COUNT, POSITIVE, KernelScalars, Param, auto_step, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._time_budget import deadline_of
@@ -218,7 +218,7 @@ VRSPAM_L2 = register(
     AlgorithmSpec(
         id="vrspam-l2",
         name="VRSPAM-L2",
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         grid={"beta": spam.BETAS},
         quick_grid={"beta": ("auto", 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},
         notes="Paper grid beta in 10^[-5:5] by 5-fold CV; eta, inner and the stage count are "
@@ -232,7 +232,7 @@ VRSPAM_NET = register(
     AlgorithmSpec(
         id="vrspam-net",
         name="VRSPAM-NET",
-        params=NET_PARAMS,
+        params=(*NET_PARAMS, precondition()),
         grid={"beta": spam.BETAS, "beta1": spam.BETAS},
         quick_grid={"beta": ("auto", 1e-2), "beta1": (1e-5, 1e-4, 1e-3, 1e-2)},
         notes="Paper grid beta1 in 10^[-5:5] (beta on the same grid, "

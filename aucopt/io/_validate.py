@@ -35,6 +35,7 @@ import numpy as np
 
 from ..algorithms._data import new_data_stats
 from ..algorithms._distributed import STRATEGIES
+from ..algorithms._precondition import SCALE_KEY, new_transform
 from ..exceptions import ModelFileError
 from ..utils._random import make_generator
 
@@ -239,6 +240,10 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
         _fail(where, f"state entry 'data_sum' must have shape (2, {n_features})")
     reference = spec.init_state(n_features, 1, params, make_generator(0))
     reference.update(new_data_stats(n_features))
+    if SCALE_KEY in state:  # a preconditioned model's feature scale (0: not seen) and shift
+        reference.update(new_transform(n_features))
+        if (np.asarray(state[SCALE_KEY]) < 0).any():
+            _fail(where, f"state entry {SCALE_KEY!r} holds negative scales")
     if set(reference) != set(state) and spec.lazy_form is not None:
         spec.lazy_form(reference, params)  # a state saved between CSR partial_fit calls
     missing, extra = sorted(set(reference) - set(state)), sorted(set(state) - set(reference))

@@ -29,6 +29,18 @@ from ..algorithms._data import (
 )
 from ..algorithms._fast import fastmath
 from ..algorithms._memory import check_width
+
+from ..algorithms._precondition import (
+    SCALE_KEY,
+    SHIFT_KEY,
+    centred_columns,
+    fix_scale,
+    intercept_shift,
+    new_transform,
+    rescaled,
+    transform_rows,
+    unscaled,
+)
 from ..algorithms._rowpath import row_path
 from ..algorithms._time_budget import deadline_of
 from ..exceptions import OrderedStreamWarning
@@ -248,6 +260,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             check_width(spec, rows.n_features, params)
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
+        transform, fixed = self._transform(params, rows, y, reset, warm_from)
+        if transform is not None:  # notes.md#preconditioning: the kernels see (x - c) / s
+            rows = transform_rows(rows, transform, self._centred(transform))
         step = None
         if spec.calibration is not None:
             if spec.calibration.resolve is not None:  # once: the calibration and the run use it
@@ -260,6 +275,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             hook = _NO_HOOK
             if spec.column_keys:
                 hook = {"before_dense": undo.before_dense if undo is not None else None}
+            if reset and transform is not None:
+                state.update(transform)  # saved with the state (aucopt.io)
             try:
                 observe_data(state, rows, y)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
@@ -270,6 +287,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             except BaseException:
                 if undo is not None:
                     undo.rollback()
+                if fixed is not None and not reset:
+                    transform[SCALE_KEY][fixed] = 0.0  # the columns set here: unseen again
                 raise
             if failed is None:
                 break
@@ -292,6 +311,38 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             value = params[spec.step_param]  # None (partial_fit deferring calibration, or a
             fitted[spec.step_param + "_"] = None if isinstance(value, str) else value  # rule)
 
+    def _transform(self, params, rows, y, reset, warm_from):
+        """Return ``(scale and shift, columns set by this call)`` of the preconditioner
+        (None, None: the rows are used as they are; notes.md#preconditioning).
+
+        ``fit`` sets them on all its rows (``warm_start`` keeps the previous ones); a
+        stream on its first chunk, and later features from the chunk that first holds
+        them (:func:`~aucopt.algorithms._precondition.fix_scale`). A stream started with
+        ``"auto"`` keeps its transform if ``precondition`` is later set to None.
+        """
+        auto = _is_auto(params.get("precondition"))
+        if reset:
+            if not auto:
+                return None, None
+            transform = new_transform(rows.n_features)
+            if warm_from is not None and SCALE_KEY in warm_from:
+                transform = {k: warm_from[k].copy() for k in transform}
+        else:
+            transform = self._state  # a stream started without it keeps without
+            if SCALE_KEY not in transform:
+                return None, None
+        fixed = (fix_scale(transform, rows, y, first=reset, usable=usable(rows, y)) if auto
+                 else None)
+        return transform, fixed
+
+    def _centred(self, transform) -> np.ndarray:
+        """Return the centred columns of ``transform`` (cached while its shift is the same
+        array: it is set once, by ``fit`` or a stream's first chunk)."""
+        cached = self.__dict__.get("_centred_cache")
+        if cached is None or cached[0] is not transform[SHIFT_KEY]:
+            cached = self._centred_cache = (transform[SHIFT_KEY], centred_columns(transform))
+        return cached[1]
+
     def _learn_row(self, rows, y) -> None:
         """Learn one CSR row of a stream already started (``partial_fit`` on it, in effect).
 
@@ -304,7 +355,12 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         if path is None or not path.fits(fitted["_state"], params):
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
-            t, status = path(rows.data, rows.indices, rows.indptr, y, fitted["t_"])
+            transform, fixed = self._transform(params, rows, y, False, None)
+            row = rows if transform is None else transform_rows(rows, transform,
+                                                                self._centred(transform))
+            t, status = path(row.data, row.indices, row.indptr, y, fitted["t_"])
+            if fixed is not None and status != OK:
+                transform[SCALE_KEY][fixed] = 0.0  # the general path below sets them again
             if status == OK:
                 fitted.update(t_=t, _fitted={})
                 return
@@ -398,7 +454,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
 
     def __getstate__(self):
         state = super().__getstate__()
-        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path"):
+        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path",
+                    "_centred_cache"):
             state.pop(key, None)  # caches of one process; the undo plan holds views of the state
         return state
 
@@ -417,14 +474,20 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         if "intercept_" in fitted:
             return fitted
         spec, params = self._spec(), self._params()
+        raw = None  # the weights of the scaled features (notes.md#preconditioning)
         if spec.coef is not None and "coef_" not in fitted:
-            fitted["coef_"] = np.array(spec.coef(self._state, params), dtype=np.float64)[None, :]
+            raw = np.array(spec.coef(self._state, params), dtype=np.float64)
+            fitted["coef_"] = unscaled(raw, self._state)[None, :]
         if spec.mean_scores is not None:
             means = [s for s in spec.mean_scores(self._state, params) if s is not None]
-        else:
-            means = class_mean_scores(self._state, fitted["coef_"][0])
+        else:  # the data statistics are those of the scaled rows
+            if raw is None:
+                raw = rescaled(fitted["coef_"][0], self._state)
+            means = class_mean_scores(self._state, raw)
         # the mean of one or two scores in plain floats (numpy.mean costs microseconds here)
-        fitted["intercept_"] = np.array([-float(sum(means) / len(means)) if means else 0.0])
+        shift = intercept_shift(fitted["coef_"][0], self._state) if "coef_" in fitted else 0.0
+        fitted["intercept_"] = np.array([-float(sum(means) / len(means)) - shift if means
+                                         else 0.0])
         return fitted
 
     @property

@@ -169,6 +169,8 @@ class SVMORClassifier(FittedLam, BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -242,5 +244,7 @@ class SVMPerfClassifier(SVMORClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

@@ -89,6 +89,8 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 

@@ -103,5 +103,7 @@ class FTRLAUCClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

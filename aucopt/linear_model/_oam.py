@@ -115,6 +115,8 @@ class OAMSeqClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 

@@ -98,6 +98,8 @@ class OGDFIFOClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -194,5 +196,7 @@ class KarClassifier(OGDFIFOClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

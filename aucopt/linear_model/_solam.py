@@ -86,6 +86,8 @@ class SOLAMClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -193,5 +195,7 @@ class RegSOLAMClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

@@ -82,6 +82,8 @@ class SPAML2Classifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -142,5 +144,7 @@ class SPAMNetClassifier(SPAML2Classifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

@@ -81,5 +81,7 @@ class SPDAMClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

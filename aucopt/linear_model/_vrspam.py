@@ -90,6 +90,8 @@ class VRSPAML2Classifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -145,5 +147,7 @@ class VRSPAMNetClassifier(VRSPAML2Classifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+
+        precondition="auto",
     ):
         self._store(locals())

@@ -1,0 +1,181 @@
+"""A fixed diagonal preconditioner, applied at the boundary between the data and the kernels.
+
+Preconditioned stochastic gradient steps ``w <- prox(w - eta P g(w))`` with
+``P = diag(1/s_j^2)`` are the unmodified algorithm run on the rescaled features
+``x'_j = (x_j - c_j) / s_j``, with ``w_j = v_j / s_j`` (notes.md#preconditioning; the
+shift ``c_j`` changes no pairwise difference ``x - x'``, only the noise of the stochastic
+gradients). So the estimators transform the rows (dense: one copy; CSR: the stored
+values, plus the shifted columns, which hold a non-zero in at least half of the rows,
+so O(nnz)), run the unchanged kernels on them, and report ``coef_ = v / s`` and an
+intercept that accounts for the shift. The penalty and the radius of a ball act on
+``v``: a per-feature weighted penalty on ``w``, as if the user had standardised the
+columns.
+
+The scale and the shift are kept in the estimator's state (``feature_scale``,
+``feature_shift``; a scale of 0 marks a feature not seen yet), so that they are saved,
+loaded and reused by ``warm_start``. ``fit`` sets them on all its rows. A stream sets
+them on its first chunk; a feature first seen later gets its scale from the first chunk
+in which it is non-zero (the root mean square of its non-zero values there, no shift) if
+that chunk has enough rows of both classes, else 1 (so also every feature of a first chunk
+too small). An entry never moves once set: the learner's state is in the transformed
+coordinates.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels._precondition import dense_affine, dense_moments
+from ._spec import RowData
+
+__all__ = ["SCALE_KEY", "SHIFT_KEY", "DENSE_SHARE", "RELATIVE_FLOOR", "new_transform",
+           "fix_scale", "centred_columns", "transform_rows", "unscaled", "rescaled",
+           "intercept_shift"]
+
+SCALE_KEY = "feature_scale"
+SHIFT_KEY = "feature_shift"
+
+# a column is centred when at least this share of its entries is non-zero: centring it
+# then costs at most twice its stored entries, and sparse columns (counts, words) have a
+# natural zero and a small mean relative to their spread
+DENSE_SHARE = 0.5
+# a centred column's standard deviation is floored at this share of its root mean square,
+# so that a (nearly) constant column is not blown up into its rounding noise
+RELATIVE_FLOOR = 1e-3
+
+
+def new_transform(n_features: int) -> dict[str, np.ndarray]:
+    """Return the unset scale and shift of ``n_features`` features (state entries)."""
+    return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features)}
+
+
+def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
+    """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
+    over ``rows`` (CSR: O(nnz); ``cols`` sorted); ``weight``: one per row."""
+    if rows.is_sparse:
+        where = np.searchsorted(cols, rows.indices)
+        where[where == cols.size] = 0
+        keep = cols[where] == rows.indices
+        at, val = where[keep], rows.data[keep]
+        per = np.repeat(weight, np.diff(rows.indptr))[keep]
+        k = cols.size
+        return (np.bincount(at, weights=per * (val != 0), minlength=k),
+                np.bincount(at, weights=per * val, minlength=k),
+                np.bincount(at, weights=per * val * val, minlength=k))
+    X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
+    out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
+    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), *out)
+    return out
+
+
+def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
+              usable: bool) -> np.ndarray | None:
+    """Set, in place, the scale (and on the ``first`` chunk the shift) of the features not
+    set yet that are non-zero in ``rows``; return the columns set (None: none).
+
+    A feature's scale is the root mean square of its non-zero values in ``rows`` if they
+    are ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
+    else 1: a rare feature is not amplified for its rarity (binary features keep scale 1).
+    ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
+    non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
+    the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
+    Rows count with their sample weights ``|y|`` (notes.md#sample-weights). O(nnz) on CSR
+    rows after the first chunk.
+    """
+    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    weight = np.abs(y)
+    n = float(weight.sum())
+    if n == 0:
+        return None
+    if rows.is_sparse and not first:
+        cols = np.unique(rows.indices)
+        cols = cols[scale[cols] == 0.0]
+    else:
+        cols = np.flatnonzero(scale == 0.0)
+    if cols.size == 0:
+        return None
+    count, total, squares = _column_sums(rows, weight, cols)
+    seen = count > 0
+    cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
+    if cols.size == 0:
+        return None
+    if not usable:
+        scale[cols] = 1.0
+        return cols
+    spread = np.sqrt(squares / count)  # the typical size of a non-zero value
+    if first:  # centre the dense columns
+        centred = count >= DENSE_SHARE * n
+        mean_square = squares[centred] / n
+        mean = total[centred] / n
+        variance = np.maximum(mean_square - mean * mean, 0.0)
+        spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
+        shift[cols[centred]] = mean
+    scale[cols] = spread
+    return cols
+
+
+def centred_columns(state: dict) -> np.ndarray:
+    """Return the columns with a non-zero shift (O(d): callers keep the result while the
+    shift does not change, i.e. from one ``fit`` or first chunk to the next)."""
+    return np.flatnonzero(state[SHIFT_KEY])
+
+
+def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
+    """Return the rows the kernels see: ``(x_j - c_j) / s_j`` (unset features unchanged).
+
+    ``centred``: :func:`centred_columns` of ``state``. Dense: one new array. CSR: the
+    stored values divided by their column's scale, plus every entry of the centred
+    columns (each holds a non-zero in at least half of the rows of the data that set
+    it), so O(nnz + n k) for k centred columns; nothing else is densified, and nothing
+    of size d is formed. Both forms compute ``x * (1/s) + (-(c/s))``, the same bits.
+    """
+    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    if not rows.is_sparse:
+        inv = _inverse(scale)
+        offset = np.zeros_like(inv)
+        offset[centred] = -(shift[centred] * inv[centred])
+        out = np.empty_like(rows.data)
+        dense_affine(rows.data, inv, offset, out)
+        return rows._replace(data=out)
+    data = rows.data * _inverse(scale[rows.indices])
+    if centred.size == 0:
+        return rows._replace(data=data)
+    n, d = rows.n_samples, rows.n_features
+    offset = -(shift[centred] * _inverse(scale[centred]))
+    X = sp.csr_matrix((data, rows.indices, rows.indptr), shape=(n, d))
+    fill = sp.csr_matrix((np.tile(offset, n), np.tile(centred, n),
+                          np.arange(0, n * centred.size + 1, centred.size)), shape=(n, d))
+    X = (X + fill).tocsr()
+    X.sort_indices()
+    index_type = rows.indices.dtype if max(X.nnz, d) < np.iinfo(np.int32).max else np.int64
+    return RowData(np.ascontiguousarray(X.data, dtype=np.float64),
+                   np.ascontiguousarray(X.indices, dtype=index_type),
+                   np.ascontiguousarray(X.indptr, dtype=index_type), n, d)
+
+
+def _inverse(scale: np.ndarray) -> np.ndarray:
+    """Return ``1 / scale`` with 1 where the scale is not set (a feature not seen)."""
+    out = np.ones_like(scale)
+    np.divide(1.0, scale, out=out, where=scale > 0)
+    return out
+
+
+def unscaled(v: np.ndarray, state: dict) -> np.ndarray:
+    """Return the weights on the original features, ``w = v / s`` (``v`` where not set)."""
+    return v * _inverse(state[SCALE_KEY]) if SCALE_KEY in state else v
+
+
+def rescaled(w: np.ndarray, state: dict) -> np.ndarray:
+    """Return the weights on the transformed features, ``v = w s`` (``w`` where not set)."""
+    if SCALE_KEY not in state:
+        return w
+    scale = state[SCALE_KEY]
+    return w * np.where(scale > 0, scale, 1.0)
+
+
+def intercept_shift(w: np.ndarray, state: dict) -> float:
+    """Return ``w . c``: the scores of the original rows exceed those of the transformed
+    rows by it (``w . x = v . x' + w . c``)."""
+    shift = state.get(SHIFT_KEY)
+    return 0.0 if shift is None else float(w @ shift)

@@ -1,0 +1,218 @@
+"""The diagonal preconditioner ``precondition="auto"`` (notes.md#preconditioning).
+
+Against a slow NumPy transcription of preconditioned SPAM-L2 written in the original
+coordinates (steps ``P G`` with ``P = diag(1/s^2)``, the penalty weighted by ``s^2``),
+JIT on and off; invariance of the scores to the columns' units for every id that
+declares it; the streaming rules; persistence.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose
+
+import aucopt
+from aucopt.algorithms import get_algorithm, list_algorithms
+from aucopt.algorithms._calibrate import MIN_ROWS
+from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHIFT_KEY
+from aucopt.exceptions import ModelFileError
+from aucopt.io import load, save
+
+PRECONDITIONED = [a for a in list_algorithms()
+                  if "precondition" in [p.name for p in get_algorithm(a).params]]
+SPAM = {"beta": 1e-3, "eta0": 0.05, "stats": "train", "max_iter": 2, "shuffle": False,
+        "output": "average"}
+
+
+def _data(n=300, seed=0):
+    """Columns of very different spreads: a dense one far from 0, a sparse heavy-tailed
+    count (zero in 80% of rows), one in thousands."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 5))
+    y = np.where(X @ rng.normal(size=5) + 0.5 * rng.normal(size=n) > 0, 1, -1)
+    X[:, 1] = X[:, 1] * 0.01 + 3.0
+    X[:, 2] = np.where(rng.random(n) < 0.2, np.exp(2 * np.abs(X[:, 2])), 0.0)
+    X[:, 3] *= 1000.0
+    return X, y
+
+
+def preconditioned_spam(X, y, scale, shift, *, beta, eta0, passes, t0=30.0):
+    """Preconditioned SPAM-L2 (thesis Algorithm 20, class statistics of all of X, step
+    ``eta0 / sqrt(t + t0)``) in the original coordinates: ``w <- (w - eta P G) / (1 +
+    eta beta)`` with ``P = diag(1/s^2)`` on the centred rows ``x - c``. The l2 penalty
+    ``beta/2 sum_j s_j^2 w_j^2`` has this proximal map in the metric of ``P^-1``.
+    Returns the average of the iterates."""
+    Xc = X - shift
+    P = 1.0 / scale**2
+    p = np.mean(y > 0)
+    m_pos, m_neg = Xc[y > 0].mean(0), Xc[y < 0].mean(0)
+    w, w_bar, t = np.zeros(X.shape[1]), np.zeros(X.shape[1]), 0
+    for _ in range(passes):
+        for i in range(len(y)):
+            a, b = w @ m_pos, w @ m_neg
+            x = Xc[i]
+            if y[i] > 0:
+                G = 2 * (1 - p) * (w @ x - a) * x - 2 * (1 + b - a) * (1 - p) * x
+            else:
+                G = 2 * p * (w @ x - b) * x + 2 * (1 + b - a) * p * x
+            t += 1
+            eta = eta0 / np.sqrt(t + t0)
+            w = (w - eta * P * G) / (1 + eta * beta)
+            w_bar += (w - w_bar) / t
+    return w_bar
+
+
+def test_scale_and_shift_follow_the_rule():
+    X, y = _data()
+    est = aucopt.make("spam-l2", **SPAM).fit(X, y)
+    scale, shift = est._state[SCALE_KEY], est._state[SHIFT_KEY]
+    dense = (X != 0).mean(0) >= DENSE_SHARE
+    assert dense.tolist() == [True, True, False, True, True]
+    assert_allclose(shift[dense], X[:, dense].mean(0), rtol=1e-12)
+    # from sums of squares (O(nnz), no centred copy): cancellation for column 1 (mean 3, sd 0.01)
+    assert_allclose(scale[dense], X[:, dense].std(0), rtol=1e-9)
+    assert shift[2] == 0.0 and scale[2] == pytest.approx(np.sqrt(np.mean(X[X[:, 2] != 0, 2] ** 2)))
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+def test_equals_preconditioned_transcription(fmt):
+    X, y = _data()
+    est = aucopt.make("spam-l2", **SPAM).fit(X if fmt == "dense" else sp.csr_matrix(X), y)
+    state = est._state
+    w = preconditioned_spam(X, y, state[SCALE_KEY], state[SHIFT_KEY], beta=1e-3, eta0=0.05,
+                            passes=2)
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-14)
+    assert_allclose(est.intercept_[0], -(w @ X[y > 0].mean(0) + w @ X[y < 0].mean(0)) / 2,
+                    rtol=1e-10)
+    ones = np.ones(X.shape[1])
+    with np.errstate(all="ignore"):  # it diverges
+        unscaled = preconditioned_spam(X, y, ones, 0 * ones, beta=1e-3, eta0=0.05, passes=2)
+    assert not np.allclose(unscaled, w, rtol=1e-3)  # the test can tell P from no P
+
+
+_NOJIT = """
+import json, sys
+import numpy as np, scipy.sparse as sp, aucopt
+sys.path.insert(0, sys.argv[1])
+from test_precondition import SPAM, _data
+X, y = _data()
+out = {}
+for fmt, data in (("dense", X), ("csr", sp.csr_matrix(X))):
+    est = aucopt.make("spam-l2", **SPAM).fit(data, y)
+    out[fmt] = est.coef_[0].tolist()
+json.dump(out, sys.stdout)
+"""
+
+
+def test_numba_disable_jit_equals_transcription():
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    result = subprocess.run([sys.executable, "-c", _NOJIT, os.path.dirname(__file__)],
+                            env=env, check=True, capture_output=True, text=True, timeout=600)
+    X, y = _data()
+    state = aucopt.make("spam-l2", **SPAM).fit(X, y)._state
+    w = preconditioned_spam(X, y, state[SCALE_KEY], state[SHIFT_KEY], beta=1e-3, eta0=0.05,
+                            passes=2)
+    for fmt, coef in json.loads(result.stdout).items():
+        assert_allclose(coef, w, rtol=1e-10, atol=1e-14, err_msg=fmt)
+
+
+@pytest.mark.parametrize("algorithm_id", PRECONDITIONED)
+def test_scores_do_not_depend_on_the_columns_units(algorithm_id):
+    X, y = _data(n=240)
+    moved = X * np.array([1.0, 1000.0, 0.001, 1.0, 1.0]) + np.array([0, 0, 0, 0, 50.0])
+    one = aucopt.make(algorithm_id, random_state=0).fit(X, y)
+    two = aucopt.make(algorithm_id, random_state=0).fit(moved, y)
+    s1, s2 = one.decision_function(X), two.decision_function(moved)
+    assert_allclose(s2, s1, rtol=1e-7, atol=1e-9 * np.abs(s1).max())
+    plain = aucopt.make(algorithm_id, random_state=0, precondition=None)
+    far = plain.fit(moved, y).decision_function(moved)
+    near = plain.fit(X, y).decision_function(X)
+    assert not np.allclose(far, near, rtol=1e-3)  # without it they do depend on them
+
+
+def test_stream_fixes_the_transform_on_its_first_chunk():
+    X, y = _data(n=200)
+    X[:100, 4] = 0.0  # column 4 first seen in the second chunk
+    est = aucopt.make("spam-l2", random_state=0)
+    est.partial_fit(X[:100], y[:100], classes=[-1, 1])
+    scale = est._state[SCALE_KEY].copy()
+    assert scale[4] == 0.0 and np.all(scale[:4] > 0)
+    est.partial_fit(X[100:150], y[100:150])  # usable: the root mean square of its values
+    assert_allclose(est._state[SCALE_KEY][:4], scale[:4], rtol=0)  # never moves
+    assert est._state[SCALE_KEY][4] == pytest.approx(np.sqrt(np.mean(X[100:150, 4] ** 2)))
+    # (column 4 is dense: its non-zero values are all of its values)
+    assert est._state[SHIFT_KEY][4] == 0.0
+    few = slice(0, MIN_ROWS - 1)
+    small = aucopt.make("spam-l2", random_state=0).partial_fit(X[few], y[few], classes=[-1, 1])
+    seen = X[few].any(axis=0)
+    assert set(small._state[SCALE_KEY][seen]) == {1.0}  # too few rows: no preconditioning
+    assert not small._state[SCALE_KEY][~seen].any()
+    assert not small._state[SHIFT_KEY].any()
+
+
+def test_learn_one_equals_partial_fit_row_by_row():
+    """River: a first mini-batch fixes the transform; features that appear later in single
+    rows keep scale 1; learn_one equals partial_fit on the same rows (state widened)."""
+    from aucopt.river import AUCClassifier
+
+    from .test_river import _csr, _stream
+
+    data = _stream(n=90, emerging=True)
+    model = AUCClassifier("spam-l2", seed=0, eta0=0.5)
+    head = [x for x, _ in data[:30]]
+    model.learn_many(_frame(head), _series([t for _, t in data[:30]]))
+    for x, t in data[30:]:
+        model.learn_one(x, t)
+    ref = aucopt.make("spam-l2", random_state=0, eta0=0.5)
+    width = model._width
+    ref.partial_fit(_csr(head, model.columns, width), [t for _, t in data[:30]],
+                    classes=[False, True])
+    for x, t in data[30:]:
+        ref.partial_fit(_csr([x], model.columns, width), [t])
+    probe = [x for x, _ in _stream(n=10, seed=1)]
+    assert_allclose([model.score_one(x) for x in probe],
+                    ref.decision_function(_csr(probe, model.columns, width)), rtol=1e-12)
+    scale = ref._state[SCALE_KEY]
+    late = [model.columns[f"f{j}"] for j in range(11, 12)]  # first seen after row 30
+    assert scale[late].tolist() == [1.0] and (scale[:8] > 0).all()
+
+
+def _frame(xs):
+    import pandas as pd
+    return pd.DataFrame(xs).fillna(0.0)
+
+
+def _series(ys):
+    import pandas as pd
+    return pd.Series(ys)
+
+
+def test_save_load_continue(tmp_path):
+    X, y = _data(n=300)
+    est = aucopt.make("solam", random_state=0).partial_fit(X[:150], y[:150], classes=[-1, 1])
+    save(est, tmp_path / "m")
+    back = load(tmp_path / "m")
+    assert_allclose(back.decision_function(X), est.decision_function(X), rtol=0)
+    est.partial_fit(X[150:], y[150:])
+    back.partial_fit(X[150:], y[150:])
+    assert_allclose(back.decision_function(X), est.decision_function(X), rtol=0)
+    warm = aucopt.make("solam", random_state=0, warm_start=True).fit(X, y)
+    scale = warm._state[SCALE_KEY].copy()
+    warm.fit(X[:100] * 3.0, y[:100])  # warm_start keeps the scale of the first fit
+    assert_allclose(warm._state[SCALE_KEY], scale, rtol=0)
+
+
+def test_load_rejects_a_negative_scale(tmp_path):
+    X, y = _data(n=100)
+    save(aucopt.make("spam-l2", random_state=0).fit(X, y), tmp_path / "m")
+    npz = next(tmp_path.glob("m*.npz"))
+    arrays = dict(np.load(npz))
+    arrays["state__" + SCALE_KEY][0] = -1.0
+    np.savez(npz, **arrays)
+    with pytest.raises(ModelFileError, match="negative scales"):
+        load(tmp_path / "m")
