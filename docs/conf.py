@@ -70,6 +70,8 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "plot_gallery": "True",
     "write_computation_times": False,
+    # checks every figure against aucopt.plotting.figure_problems before saving it
+    "image_scrapers": ("figure_check.checked_matplotlib_scraper",),
 }
 
 # --- HTML -------------------------------------------------------------------------------------
