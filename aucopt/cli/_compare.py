@@ -169,7 +169,7 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) ->
     from .. import __version__
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    positives = int(np.sum(np.asarray(y) == np.max(y)))
+    positives = int(np.sum(np.asarray(y) == np.unique(y)[-1]))  # the estimators' positive class
     kind = "CSR" if hasattr(X, "tocsr") else "dense"
     return (
         f"{dataset}: {X.shape[0]} samples x {X.shape[1]} features ({kind}), {positives} "
