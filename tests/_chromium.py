@@ -76,7 +76,7 @@ def evaluate(page: Path, script: str, *, budget_ms: int = 20000):
         dom = _run([f"--virtual-time-budget={budget_ms}", "--dump-dom", probe.as_uri()])
     finally:
         probe.unlink()
-    match = re.search(r'<pre id="aucopt-probe">(.*?)</pre>', dom, re.S)
+    match = re.search(r'<pre id="aucopt-probe"[^>]*>(.*?)</pre>', dom, re.S)
     assert match, "the page's load event never came: " + dom[-2000:]
     import html
 
