@@ -193,6 +193,10 @@ def figure_problems(fig, *, max_coloured: int = MAX_COLOURED) -> list[str]:
     -------
     list of str
     """
+    if not hasattr(fig.canvas, "get_renderer"):  # a pyplot-free Figure: draw it with Agg
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        FigureCanvasAgg(fig)
     fig.canvas.draw()  # constrained layout runs here
     renderer = fig.canvas.get_renderer()
     frame = fig.bbox
