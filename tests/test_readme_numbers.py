@@ -51,3 +51,21 @@ def test_every_decimal_the_readme_quotes_is_in_the_linked_report():
             checked += 1
     assert checked >= 8
 
+
+
+_ISSUE = re.compile(r"\bissues? #?\d+|(?<![\w(&/`\[])#\d+(?:/#\d+)*\b")
+
+
+def test_user_docs_and_report_generators_name_no_internal_issue():
+    pages = [ROOT / "README.md", *(ROOT / "docs").rglob("*.md"),
+             *(ROOT / "benchmarks").glob("*.py")]
+    found = []
+    for page in pages:
+        relative = page.relative_to(ROOT).as_posix()
+        if any(part in relative for part in ("_build", "auto_examples", "/generated/")):
+            continue
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if page.suffix == ".py" and '"' not in line:
+                continue  # code comments: not written into a report
+            found += [f"{relative}:{number}: {m.group(0)}" for m in _ISSUE.finditer(line)]
+    assert not found, found
