@@ -183,3 +183,10 @@ def test_unknown_label_column_is_named(tmp_path, column, message):
     path.write_text("a,b,label\n1,2,0\n3,4,1\n")
     result = runner.invoke(app, ["fit", "uni-squ", str(path), "--label-column", column])
     assert result.exit_code == 1 and message in result.stderr
+
+
+def test_demo_all_and_algorithms_exclude_each_other(tmp_path):
+    result = runner.invoke(app, ["demo", "--all", "--algorithms", "spam-l2",
+                                 "--out", str(tmp_path)])
+    assert result.exit_code != 0 and "not both" in result.output
+    assert not (tmp_path / "results.csv").exists()
