@@ -190,3 +190,20 @@ def test_demo_all_and_algorithms_exclude_each_other(tmp_path):
                                  "--out", str(tmp_path)])
     assert result.exit_code != 0 and "not both" in result.output
     assert not (tmp_path / "results.csv").exists()
+
+
+def test_two_workers_after_compiling_once_give_the_one_worker_results(tmp_path):
+    """``compile_once`` (kernels compiled in the parent, loaded by the workers) changes no
+    number: the two-worker run writes the one-worker run's results."""
+    import csv
+
+    def run(n_jobs):
+        out = tmp_path / f"jobs{n_jobs}"
+        result = runner.invoke(app, ["compare", "german.numer", "--algorithms",
+                                     "uni-squ,spam-l2,logreg", "--folds", "2", "--grid", "none",
+                                     "--n-jobs", str(n_jobs), "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        with open(out / "results.csv", newline="") as fh:
+            return [(r["algorithm"], r["fold"], r["auc"]) for r in csv.DictReader(fh)]
+
+    assert run(2) == run(1)
