@@ -424,7 +424,7 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         "better. One `fit` pass per cell (`max_iter=1`, `shuffle=False`, validation and class "
         "statistics included). Samples/s use the median time. Every run's raw times are in "
         f"`{Path(args.out).with_suffix('.json').name}`.", "",
-        "## Targets (issue #7)", "", "| target | measured | status |", "| --- | --- | --- |",
+        "## Targets", "", "| target | measured | status |", "| --- | --- | --- |",
         *_target_rows(cells, memory, o_nnz, setup), "", *_target_notes(cells, setup), "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
         "## Definitions", "",
@@ -432,10 +432,10 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         "every timed piece runs on one thread, so on an idle machine this is the wall time, "
         "and on a shared one it leaves out the time spent waiting for a core.",
         "- **dot floor**: a numba loop doing one dot product per row of the same rows, compiled "
-        "with numba's default flags like the default kernels (the issue's floor). Its sum is a "
-        "sequential dependency chain, so it is latency-bound; the **fastmath dot floor** (same "
-        "loop, `fastmath={'reassoc','contract'}`) vectorises and is close to the streaming-read "
-        "bound. Both are reported.",
+        "with numba's default flags like the default kernels (the floor of the targets). Its "
+        "sum is a sequential dependency chain, so it is latency-bound; the **fastmath dot "
+        "floor** (same loop, `fastmath={'reassoc','contract'}`) vectorises and is close to "
+        "the streaming-read bound. Both are reported.",
         "- **symv floor**: one symmetric d x d matrix-vector product per row (the intrinsic cost "
         "of OPAUC-type methods): the faster of BLAS `dsymv` on one triangle (scipy's OpenBLAS, "
         "called from numba like the OPAUC kernel) and a numba loop over the full matrix.",
@@ -458,12 +458,12 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         *_floors_table(cells, workloads),
         "## fit overhead on dense d=100", "", *_overhead_table(cells),
         "## Sparse: time per row at d=10^6 over d=10^4 (same nnz)", "",
-        "Columns drawn uniformly from all 10^6 (the workload of issue #7):", "",
+        "Columns drawn uniformly from all 10^6 (the workload of the targets):", "",
         *_sparse_table(cells, o_nnz, SPARSE_HI),
         "Non-zeros in 10^4 active columns of the 10^6 (fixed at random; the memory touched per "
         "pass is about that of d=10^4, so this ratio isolates work that grows with d):", "",
         *_sparse_table(cells, o_nnz, SPARSE_ACTIVE), *_setup_table(setup),
-        "## Per-sample speed quoted by issue #3 (default config)", "", *_issue3_table(cells),
+        "## Per-sample speed (default config)", "", *_issue3_table(cells),
         "## All cells", "",
     ]
     for workload in workloads:

@@ -1,6 +1,8 @@
 """Sphinx configuration of the aucopt documentation (``make docs``).
 
-Offline: no intersphinx, no remote images. Warnings are errors (``-W --keep-going``).
+Offline: no intersphinx, no remote images, MathJax copied into the site (the
+``sphinx-mathjax-offline`` package), so that formulas render from disk without a network.
+Warnings are errors (``-W --keep-going``).
 ``AUCOPT_DOCS_GALLERY`` (a regular expression) limits which gallery scripts run, e.g.
 ``AUCOPT_DOCS_GALLERY=plot_roc`` for a quick local build; unset (as in ``make docs`` and the
 build test), every ``plot_*.py`` runs.
@@ -27,10 +29,12 @@ extensions = [
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
+    "sphinx-mathjax-offline",  # sets mathjax_path to the copy in _static/mathjax
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
     "algorithm_pages",
+    "notes_links",  # notes.md#anchor in text and docstrings -> links to the notes
 ]
 
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
@@ -70,6 +74,8 @@ sphinx_gallery_conf = {
     "show_memory": False,
     "plot_gallery": "True",
     "write_computation_times": False,
+    # checks every figure against aucopt.plotting.figure_problems before saving it
+    "image_scrapers": ("figure_check.checked_matplotlib_scraper",),
 }
 
 # --- HTML -------------------------------------------------------------------------------------
@@ -82,5 +88,6 @@ html_theme_options = {
     "footer_end": [],
     "secondary_sidebar_items": ["page-toc"],
 }
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["aucopt.css"]  # wide tables scroll
 html_show_sourcelink = False

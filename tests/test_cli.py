@@ -35,7 +35,7 @@ def test_demo_subset_writes_every_output(tmp_path):
                                  "--folds", "3", "--n-jobs", "1"])
     assert result.exit_code == 0, result.output
     assert re.search(r"spam-l2\s+0\.\d{4} \+- 0\.\d{4}", result.output)
-    for name in ("results.csv", "results.md", "roc.png", "convergence.png"):
+    for name in ("results.csv", "results.md", "roc.png", "convergence.png", "report.html"):
         assert (tmp_path / name).stat().st_size > 0, name
     header, *rows = (tmp_path / "results.csv").read_text().splitlines()
     assert header.startswith("dataset,algorithm,repeat,fold,auc,fit_seconds,param_")

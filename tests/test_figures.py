@@ -22,6 +22,30 @@ pytest.importorskip("matplotlib")
 cli = CliRunner()
 PNG = b"\x89PNG\r\n\x1a\n"
 
+
+@pytest.fixture(autouse=True)
+def readable(monkeypatch):
+    """Check every figure saved in this module against the style rules before it is saved.
+
+    Every PNG the project writes goes through ``Figure.savefig``: the demo's and compare's
+    figures, ``aucopt evaluate --plot``, ``aucopt stream``, the experiment figures (the
+    gallery is checked by its scraper in the docs build, docs/_ext/figure_check.py).
+    """
+    from matplotlib.figure import Figure
+
+    from aucopt.plotting import figure_problems
+
+    saved, real = [], Figure.savefig
+
+    def checked(fig, fname, *args, **kwargs):
+        problems = figure_problems(fig)
+        assert not problems, f"{fig.get_suptitle() or fname}: {problems}"
+        saved.append(fig)
+        return real(fig, fname, *args, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", checked)
+    return saved
+
 TINY = """
 id = "tiny"
 title = "tiny table"
@@ -240,3 +264,40 @@ def test_smoke_figures_of_every_config(tmp_path):
             rows = _rows(tmp_path / f"{cid}-{spec.name}.csv")
             assert any(r["status"] == "ok" for r in rows), (cid, spec.name)
     print(f"smoke figures of all configs: {seconds:.1f} s")
+
+
+# --------------------------------------------------------------------------- every figure
+
+TEN = "uni-squ,uni-exp,spam-l2,spam-net,solam,reg-solam,ftrl-auc,ogd-fifo,b-ls-svm,logreg"
+
+
+def test_compare_figures_of_ten_algorithms_are_readable(tmp_path, readable):
+    """More series than colours: eight in colour, the rest grey, legends outside."""
+    result = cli.invoke(app, ["compare", "german.numer", "--algorithms", TEN, "--folds", "2",
+                              "--grid", "none", "--n-jobs", "1", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert len(readable) == 2  # roc.png, convergence.png, each checked before saving
+    for fig in readable:
+        for ax in fig.axes:
+            assert ax.get_legend() is None or ax.get_legend().get_texts()
+    roc = readable[0]
+    zoom = roc.axes[1]
+    assert zoom.get_xlim() == (0, 0.2)  # the low false-positive region
+    assert {"roc.png", "convergence.png", "report.html"} <= {p.name for p in tmp_path.iterdir()}
+
+
+def test_evaluate_plot_and_stream_figures_are_readable(tmp_path, readable):
+    from aucopt.cli._stream import plot_records
+
+    model = tmp_path / "m"
+    assert cli.invoke(app, ["fit", "uni-squ", "german.numer", "--preprocess", "minmax",
+                            "--out", str(model)]).exit_code == 0
+    result = cli.invoke(app, ["evaluate", str(model), "german.numer", "--plot",
+                              str(tmp_path / "roc.png")])
+    assert result.exit_code == 0, result.output
+    records = [{"n": n, "learner": name, "cumulative_auc": 0.5 + k / 40 + n / 1e5,
+                "window_auc": 0.5 + k / 30}
+               for k, name in enumerate(f"learner-{j}" for j in range(10))
+               for n in (100, 200, 300)]
+    plot_records(records, tmp_path / "stream.png", 100, "synthetic: prequential exact AUC")
+    assert len(readable) == 2 and (tmp_path / "stream.png").read_bytes()[:8] == PNG

@@ -59,8 +59,9 @@ def test_plot_roc_from_scores_uses_aucopt_metrics(scores):
     lines = ax.get_lines()
     assert len(lines) == 3
     fpr, tpr, _ = roc_curve(y, s1)
-    np.testing.assert_array_equal(lines[0].get_xdata(), fpr)
-    np.testing.assert_array_equal(lines[0].get_ydata(), tpr)
+    (line,) = [li for li in lines if li.get_label().startswith("A ")]
+    np.testing.assert_array_equal(line.get_xdata(), fpr)
+    np.testing.assert_array_equal(line.get_ydata(), tpr)
     assert _legend(ax)[:2] == [
         f"A (AUC = {roc_auc_score(y, s1):.2f})",
         f"B (AUC = {roc_auc_score(y, s2):.2f})",
@@ -87,7 +88,7 @@ def test_plot_convergence_lines_bands_and_labels():
     ax = plot_convergence(curves, title="a9a")
     assert len(ax.get_lines()) == 2
     assert len(ax.collections) == 1  # one band: only spam-l2 has a std
-    assert _legend(ax) == ["spam-l2", "opauc"]
+    assert _legend(ax) == ["opauc", "spam-l2"]  # ranked by the last AUC
     assert ax.get_xlabel() == "samples seen"
     assert ax.get_ylabel() == "test AUC"
     assert ax.get_title() == "a9a"
@@ -145,8 +146,53 @@ def test_import_does_not_need_matplotlib(monkeypatch):
     monkeypatch.delitem(sys.modules, "aucopt.plotting._curves")
     monkeypatch.delitem(sys.modules, "aucopt.plotting._experiment", raising=False)
     module = importlib.import_module("aucopt.plotting")
-    assert sorted(module.__all__) == ["draw_experiment_figure", "plot_auc_vs_param",
-                                      "plot_convergence", "plot_roc"]
+    assert sorted(module.__all__) == [
+        "GREY", "MAX_COLOURED", "PALETTE", "draw_experiment_figure", "figure_problems",
+        "legend_outside", "new_figure", "plot_auc_vs_param", "plot_convergence", "plot_roc",
+        "save_figure", "series_styles"]
     with pytest.raises(ImportError, match=r"pip install aucopt\[plot\]"):
         module.draw_experiment_figure("convergence", [{"status": "ok"}], labels={},
                                       path="unused.png")
+
+
+def test_many_curves_colour_the_best_eight_and_grey_the_rest(scores):
+    from aucopt.plotting import GREY, PALETTE, figure_problems
+
+    y, _, _ = scores
+    rng = np.random.default_rng(1)
+    curves = {f"algo-{k}": (y, y * k / 10 + rng.normal(size=y.shape[0])) for k in range(12)}
+    fig, ax = plt.subplots(figsize=(5, 4), layout="constrained")
+    plot_roc(curves, from_scores=True, ax=ax, title="twelve")
+    by_label = {li.get_label(): li for li in ax.get_lines()}
+    legend = _legend(ax)
+    assert len(legend) == 8 + 2 and legend[8] == "4 others" and legend[-1].startswith("Chance")
+    aucs = [float(t.split("= ")[1].rstrip(")")) for t in legend[:8]]
+    assert aucs == sorted(aucs, reverse=True)  # best first
+    assert [by_label[t].get_color() for t in legend[:8]] == list(PALETTE)
+    assert sum(li.get_color() == GREY for li in ax.get_lines()) == 4 + 1  # others + chance
+    assert figure_problems(fig) == []  # legend outside the axes, inside the figure
+
+
+def test_roc_zoom_shows_the_low_false_positive_region(scores):
+    y, s1, s2 = scores
+    ax = plot_roc({"A": (y, s1), "B": (y, s2)}, from_scores=True, fpr_max=0.1)
+    assert ax.get_xlim() == (0, 0.1)
+    fpr, tpr, _ = roc_curve(y, s1)
+    assert ax.get_ylim()[1] >= tpr[fpr <= 0.1].max()
+
+
+def test_figure_problems_finds_a_legend_on_the_data_and_too_many_colours():
+    from aucopt.plotting import figure_problems
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    for k in range(12):
+        ax.plot([0, 1], [0, k], label=f"s{k}")  # matplotlib's default cycle: 10 colours
+    ax.legend(loc="center")
+    problems = figure_problems(fig)
+    assert any("covers the data area" in p for p in problems)
+    assert any("coloured series" in p for p in problems)
+    assert any("no title" in p for p in problems) and any("unlabelled" in p for p in problems)
+    fig, ax = plt.subplots(figsize=(3, 2))
+    ax.plot([0, 1], [0, 1], label="a very long label " * 4)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # wider than the figure
+    assert any("cut by the figure" in p for p in figure_problems(fig))

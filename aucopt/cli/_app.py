@@ -22,6 +22,15 @@ datasets_app = typer.Typer(help="List, describe and fetch datasets.", no_args_is
 app.add_typer(datasets_app, name="datasets")
 
 
+def _print_version(value: bool) -> None:
+    """``aucopt --version``: print the package version and stop."""
+    if value:
+        from .._version import __version__
+
+        typer.echo(f"aucopt {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _main(
     verbose: int = typer.Option(
@@ -29,6 +38,8 @@ def _main(
         help="Log aucopt's progress: -v at INFO (one line per pass of every fit), -vv at "
              "DEBUG. Give it before the command: aucopt -v fit ..."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Only warnings and errors."),
+    version: bool = typer.Option(False, "--version", help="Print aucopt's version and exit.",
+                                 is_eager=True, callback=_print_version),
 ):
     """AUC maximisation for large, imbalanced and streaming data."""
     configure_logging(0 if quiet else verbose)

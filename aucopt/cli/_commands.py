@@ -13,42 +13,81 @@ from ._app import VERBOSITY, app, datasets_app, friendly_errors, split_list
 DEFAULT_OUT = Path("aucopt-results")
 STREAM_SHUFFLE_BUFFER = 50_000  # lines held by fit --stream's shuffle buffer by default
 
+_LABEL_COLUMN_HELP = ("CSV files: the label column, a header name or a 0-based index "
+                      "(negative counts from the end; default: the last column). Labels may "
+                      "be numbers, strings or booleans; two distinct values, the larger "
+                      "(sorted) one positive, as the Python estimators map them.")
 _PREPROCESS_HELP = ("minmax | standard | robust | l2-rows | center-l2-rows | minmax-l2-rows | "
                     "none (see aucopt.datasets.make_preprocessor for which suits your data)")
+
+
+#: The demo's default selection: the recommended id of each family of the decision table
+#: (docs/user_guide/choosing.md), the exact least-squares optimum as the reference, and
+#: scikit-learn's logistic regression as a plain baseline. ``--all`` runs every id.
+DEMO_ALGORITHMS = ("spam-l2", "solam", "fsauc", "ftrl-auc", "uni-squ", "opauc", "oam-gra",
+                   "vrspam-l2", "b-ls-svm", "logreg")
 
 
 @app.command()
 @friendly_errors
 def demo(
-    out: Path = typer.Option(DEFAULT_OUT, help="Directory for results.csv/.md and the plots."),
+    out: Path = typer.Option(DEFAULT_OUT, help="Directory for report.html, results.csv/.md "
+                             "and the figures."),
     folds: int = typer.Option(5, min=2, help="Outer stratified folds."),
     n_jobs: int = typer.Option(2, help="Parallel workers (joblib)."),
     seed: int = typer.Option(0, help="Seed of the splits and the estimators."),
-    algorithms: str = typer.Option(None, help="Comma-separated ids (default: all)."),
+    algorithms: str = typer.Option(None, help="Comma-separated ids (default: one recommended "
+                                   "id per family, b-ls-svm and logreg; see --all)."),
+    all_: bool = typer.Option(False, "--all", help="Every registered id (and logreg): "
+                              "several times longer."),
+    progress: bool = typer.Option(None, "--progress/--no-progress",
+                                  help="Progress bar on stderr (default: on a terminal)."),
 ):
-    """Every algorithm on bundled german.numer: CV AUC table, ROC and convergence plots."""
+    """Representative algorithms on bundled german.numer: CV AUC table, figures, report.html.
+
+    By default one recommended algorithm of each family, the exact least-squares optimum
+    (b-ls-svm) as the reference and scikit-learn's logistic regression (logreg) as a
+    baseline; --all runs every registered id.
+    """
     from .._api import list_algorithms
     from ..datasets import load
     from ._compare import run_comparison, text_table
 
-    ids = split_list(algorithms) or list_algorithms()
+    if all_ and algorithms:
+        raise typer.BadParameter("give --algorithms or --all, not both")
+    ids = split_list(algorithms) or (
+        [*list_algorithms(), "logreg"] if all_ else list(DEMO_ALGORITHMS))
     X, y = load("german.numer")
     typer.echo(f"german.numer: {X.shape[0]} samples x {X.shape[1]} features, "
                f"{int((y > 0).sum())} positives; {len(ids)} algorithms, {folds}-fold CV, "
                "minmax scaling, quick grid tuned by inner 3-fold CV")
+    command = " ".join(["aucopt demo", f"--out {out}", f"--folds {folds}", f"--seed {seed}",
+                        *(["--all"] if all_ else []),
+                        *([f"--algorithms {','.join(ids)}"] if algorithms else [])])
     start = time.perf_counter()
-    _, summary = run_comparison(X, y, dataset="german.numer", algorithms=ids, folds=folds,
-                                seed=seed, n_jobs=n_jobs, out=out)
+    _, summary, written = run_comparison(
+        X, y, dataset="german.numer", algorithms=ids, folds=folds, seed=seed, n_jobs=n_jobs,
+        out=out, progress=progress, command=command)
     typer.echo(text_table(summary))
-    typer.echo(f"{time.perf_counter() - start:.1f} s; results in {out}/ (results.csv, "
-               "results.md, roc.png, convergence.png)")
+    _echo_written(written, time.perf_counter() - start)
+
+
+def _echo_written(written, seconds=None) -> None:
+    """Name the files a comparison wrote (only those), the HTML report last."""
+    took = f"{seconds:.1f} s; " if seconds is not None else ""
+    others = ", ".join(p.name for p in written if p.suffix != ".html")
+    typer.echo(f"{took}wrote {others} in {written[0].parent}/")
+    for p in written:
+        if p.suffix == ".html":
+            typer.echo(f"report: {p}")
 
 
 @app.command()
 @friendly_errors
 def compare(
     data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
-    algorithms: str = typer.Option(..., help="Comma-separated registry ids."),
+    algorithms: str = typer.Option(..., help="Comma-separated registry ids (and 'logreg', "
+                                   "scikit-learn's logistic regression)."),
     folds: int = typer.Option(5, min=2),
     repeats: int = typer.Option(1, min=1),
     n_jobs: int = typer.Option(2),
@@ -56,19 +95,26 @@ def compare(
     grid: str = typer.Option("quick", help="quick | paper | none"),
     preprocess: str = typer.Option("minmax", help=_PREPROCESS_HELP),
     out: Path = typer.Option(DEFAULT_OUT),
+    label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
+    progress: bool = typer.Option(None, "--progress/--no-progress",
+                                  help="Progress bar on stderr (default: on a terminal)."),
 ):
-    """Compare algorithms on one dataset with repeated stratified k-fold CV."""
+    """Compare algorithms on one dataset with repeated stratified k-fold CV (writes report.html)."""
     from ._compare import describe_run, run_comparison, text_table
     from ._data import load_data
 
-    X, y, name = load_data(data)
-    _, summary = run_comparison(X, y, dataset=name, algorithms=split_list(algorithms),
-                                folds=folds, repeats=repeats, seed=seed, n_jobs=n_jobs,
-                                grid=grid, preprocessing=preprocess, out=out)
+    X, y, name = load_data(data, label_column=label_column)
+    command = (f"aucopt compare {data} --algorithms {algorithms} --folds {folds} "
+               f"--repeats {repeats} --seed {seed} --grid {grid} --preprocess {preprocess} "
+               f"--out {out}" + (f" --label-column {label_column}" if label_column else ""))
+    _, summary, written = run_comparison(
+        X, y, dataset=name, algorithms=split_list(algorithms), folds=folds, repeats=repeats,
+        seed=seed, n_jobs=n_jobs, grid=grid, preprocessing=preprocess, out=out,
+        progress=progress, command=command)
     typer.echo(describe_run(X, y, name, folds=folds, repeats=repeats, seed=seed, grid=grid,
                             preprocessing=preprocess))
     typer.echo(text_table(summary))
-    typer.echo(f"results in {out}/")
+    _echo_written(written)
 
 
 @app.command("algorithms")
@@ -176,7 +222,9 @@ def fit(
     rounds: int = typer.Option(None, min=1, help="Rounds of 'average'/'svrg' (--distributed)."),
     preprocess: str = typer.Option("none", help=_PREPROCESS_HELP + ". Per-feature affine "
                                    "schemes only (minmax, standard, robust) and linear models: "
-                                   "the saved model takes the raw features."),
+                                   "the saved model takes the raw features. With 'none' on "
+                                   "unscaled features, a warning names the fix."),
+    label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
     from .._api import make
@@ -208,7 +256,9 @@ def fit(
         from ..model_selection._evaluate import warm_up
         from ._data import load_data
 
-        X, y, name = load_data(data)
+        X, y, name = load_data(data, label_column=label_column)
+        if preprocess == "none":
+            _warn_unscaled(est, X, algorithm)
         warm_up(est, X, y)  # compile the kernels outside the reported time
         start = time.perf_counter()
         if preprocess == "none":
@@ -219,6 +269,22 @@ def fit(
         summary = f"training AUC {est.score(X, y):.4f}"
     json_path, _ = save(est, out)
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
+
+
+def _warn_unscaled(est, X, algorithm) -> None:
+    """Warn on stderr, naming ``--preprocess``, when unscaled features meet a learner that
+    steps by their scale (not one that rescales itself with ``precondition``)."""
+    from ._data import unscaled_features
+
+    own = est.get_params(deep=False).get("precondition")
+    if own not in (None, False, "none", "off"):
+        return
+    why = unscaled_features(X)
+    if why:
+        typer.echo(f"warning: {why}; {algorithm} steps by the scale of the features and can "
+                   "stop far from the best AUC. Add --preprocess minmax (bounded features) or "
+                   "--preprocess standard (heavy tails); the saved model still takes the raw "
+                   "features.", err=True)
 
 
 def _apply_cli_options(est, seed, *, explicit: dict) -> None:
@@ -307,29 +373,25 @@ def evaluate(
     model: Path = typer.Argument(..., help="Saved model (base path, .json or .npz)."),
     data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
     plot: Path = typer.Option(None, help="Write the ROC curve to this PNG."),
+    label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
 ):
     """Report the AUC of a saved model on a dataset."""
     from ..io import load
     from ._data import load_data
 
     est = load(model)
-    X, y, name = load_data(data, n_features=est.n_features_in_)
+    X, y, name = load_data(data, n_features=est.n_features_in_, label_column=label_column)
     _check_labels(y, est.classes_, name)
     scores = est.decision_function(X)
     auc = est.score(X, y)
     typer.echo(f"AUC on {name}: {auc:.4f}")
     if plot is not None:
-        import matplotlib
+        from ..plotting import new_figure, plot_roc, save_figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from ..plotting import plot_roc
-
-        fig, ax = plt.subplots(figsize=(5, 5))
-        plot_roc({est._algorithm: (y == est.classes_[1], scores)}, ax=ax, from_scores=True)
-        fig.savefig(plot, dpi=110)
-        plt.close(fig)
+        fig, axes = new_figure(1, 1, panel=(4.5, 4.5), legend_width=2.4)
+        plot_roc({est._algorithm: (y == est.classes_[1], scores)}, ax=axes[0, 0],
+                 from_scores=True, title=f"ROC of {est._algorithm} on {name}")
+        save_figure(fig, plot)
         typer.echo(f"ROC curve written to {plot}")
 
 

@@ -13,13 +13,27 @@ import numpy as np
 logger = logging.getLogger(__name__)
 
 
+#: Plain baselines beside the registry ids (``name -> description``): scikit-learn's logistic
+#: regression is the strong, well-known yardstick a newcomer compares with. Its C grid
+#: (``_LOGREG_GRID``) is tuned by the same inner CV as the ids' quick grids.
+BASELINES = {"logreg": "scikit-learn LogisticRegression (C tuned by inner CV)"}
+_LOGREG_GRID = {"C": (0.01, 0.1, 1.0, 10.0)}
+
+
 def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_jobs=2,
-                   grid="quick", preprocessing="minmax", out: Path, curve_points=20):
-    """Evaluate ``algorithms`` on ``(X, y)``; write CSV, Markdown and PNG files to ``out``.
+                   grid="quick", preprocessing="minmax", out: Path, curve_points=20,
+                   progress=None, command=None):
+    """Evaluate ``algorithms`` on ``(X, y)``; write CSV, Markdown, PNG and HTML files to ``out``.
+
+    ``algorithms`` are registry ids or names of :data:`BASELINES`. ``progress`` shows a
+    progress bar on stderr (``None``: when stderr is a terminal). ``command`` is the
+    command line that reruns the comparison, written in the HTML report.
 
     Returns
     -------
-    (results, summary) : list of FoldResult, list of dict
+    (results, summary, written) : list of FoldResult, list of dict, list of Path
+        ``summary`` is sorted by mean AUC, best first; ``written`` lists the files
+        written (the figures only when matplotlib is installed).
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
@@ -28,10 +42,13 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     from ..model_selection import evaluate_fold, fold_splits
 
     for a in algorithms:
-        algorithm_info(a)  # unknown ids fail before any work
+        if a not in BASELINES:
+            algorithm_info(a)  # unknown ids fail before any work
     splits = fold_splits(y, folds=folds, repeats=repeats, random_state=seed)
+    if n_jobs != 1:
+        compile_once(algorithms, X, y, splits[0][2], preprocessing, seed)
     tasks = [
-        delayed(evaluate_fold)(
+        delayed(baseline_fold if a in BASELINES else evaluate_fold)(
             a, X, y, train, test, dataset=dataset, repeat=r, fold=f, preprocessing=preprocessing,
             grid=grid, random_state=seed, with_roc=(r == 0 and f == 0),
             curve_points=curve_points if (r == 0 and f == 0) else 0,
@@ -39,17 +56,110 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
         for a in algorithms
         for r, f, train, test in splits
     ]
-    runner = Parallel(n_jobs=n_jobs, return_as="generator")
-    results = list(tqdm(runner(tasks), total=len(tasks), desc=dataset, unit="fit",
-                        disable=not sys.stdout.isatty(), leave=False))
-    summary = summarise(results, algorithms)
+    runner = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    bar = tqdm(runner(tasks), total=len(tasks), desc=f"{dataset}: fits", unit="fit",
+               disable=None if progress is None else not progress, leave=False,
+               file=sys.stderr, dynamic_ncols=True)
+    results = list(bar)
+    order = {a: k for k, a in enumerate(algorithms)}
+    results.sort(key=lambda r: (order[r.algorithm], r.repeat, r.fold))
+    summary = sort_by_auc(summarise(results, algorithms))
     out.mkdir(parents=True, exist_ok=True)
     write_csv(results, out / "results.csv")
     described = describe_run(X, y, dataset, folds=folds, repeats=repeats, seed=seed, grid=grid,
                              preprocessing=preprocessing)
     (out / "results.md").write_text(markdown_table(summary, dataset, described))
-    write_plots(results, out, dataset)
-    return results, summary
+    written = [out / "results.csv", out / "results.md"]
+    figures = write_plots(results, out, dataset, ranked=[r["algorithm"] for r in summary])
+    written += figures
+    from ._html import write_html_report
+
+    written.append(write_html_report(
+        out / "report.html", title=f"AUC on {dataset}", description=described,
+        summary=summary, figures=figures, command=command, files=written))
+    return results, summary, written
+
+
+def compile_once(algorithms, X, y, train, preprocessing, seed) -> None:
+    """Compile the kernels of ``algorithms`` in this process before the workers start.
+
+    numba caches compiled kernels on disk: compiled here once, the parallel workers load
+    them instead of each compiling the same kernels again (on a fresh install that halves
+    the CPU time of ``aucopt demo`` with two workers). Warm-up fits on a few scaled rows,
+    with ``partial_fit`` too for the streaming ids (the convergence curves use it).
+    """
+    import warnings
+
+    from sklearn.base import clone
+
+    from .._api import make
+    from ..datasets import make_preprocessor
+    from ..model_selection._evaluate import warm_up
+
+    X_train = make_preprocessor(preprocessing).fit_transform(X[train])
+    y_train = np.asarray(y)[train]
+    rows = np.concatenate([np.flatnonzero(y_train == c)[:20] for c in np.unique(y_train)])
+    for a in algorithms:
+        if a in BASELINES:
+            continue
+        est = make(a, random_state=seed)
+        warm_up(est, X_train, y_train)
+        if hasattr(est, "partial_fit"):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    clone(est).partial_fit(X_train[rows], y_train[rows],
+                                           classes=np.unique(y_train))
+            except (ValueError, ArithmeticError, RuntimeError):
+                logger.debug("partial_fit warm-up of %s failed; its workers compile", a)
+
+
+def sort_by_auc(summary) -> list[dict]:
+    """The summary rows sorted by mean AUC, best first (failed runs, NaN, last)."""
+    return sorted(summary, key=lambda r: (not np.isfinite(r["auc_mean"]), -r["auc_mean"]
+                                          if np.isfinite(r["auc_mean"]) else 0.0))
+
+
+def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
+                  preprocessing="minmax", grid="quick", random_state=0, with_roc=False,
+                  curve_points=0, inner_folds=3):
+    """One outer fold of a :data:`BASELINES` model, under the protocol of ``evaluate_fold``.
+
+    Scaled as the registry ids are, ``C`` tuned by inner stratified CV on the training
+    part (``grid="none"``: ``C=1``), refitted and timed; it has no convergence curve.
+    """
+    import time
+
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import GridSearchCV, StratifiedKFold
+
+    from ..datasets import make_preprocessor
+    from ..metrics import roc_auc_score, roc_curve
+    from ..model_selection import FoldResult
+
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline {name!r}; baselines: {', '.join(BASELINES)}")
+    scaler = make_preprocessor(preprocessing)
+    X_train, X_test = scaler.fit_transform(X[train]), scaler.transform(X[test])
+    y_train, y_test = y[train], y[test]
+    model = LogisticRegression(max_iter=1000)
+    params = {"C": 1.0}
+    if grid != "none":
+        cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
+        search = GridSearchCV(model, {k: list(v) for k, v in _LOGREG_GRID.items()},
+                              scoring="roc_auc", cv=cv, refit=False).fit(X_train, y_train)
+        params = dict(search.best_params_)
+    model.set_params(**params)
+    start = time.perf_counter()
+    model.fit(X_train, y_train)
+    seconds = time.perf_counter() - start
+    scores = model.decision_function(X_test)
+    result = FoldResult(dataset, name, repeat, fold, roc_auc_score(y_test, scores), seconds,
+                        params)
+    if with_roc:
+        fpr, tpr, _ = roc_curve(y_test, scores)
+        result.roc = (fpr, tpr)
+    return result
 
 
 def summarise(results, algorithms) -> list[dict]:
@@ -96,7 +206,7 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) ->
     from .. import __version__
 
     now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    positives = int(np.sum(np.asarray(y) == np.max(y)))
+    positives = int(np.sum(np.asarray(y) == np.unique(y)[-1]))  # the estimators' positive class
     kind = "CSR" if hasattr(X, "tocsr") else "dense"
     return (
         f"{dataset}: {X.shape[0]} samples x {X.shape[1]} features ({kind}), {positives} "
@@ -133,30 +243,38 @@ def text_table(summary) -> str:
     return "\n".join(lines)
 
 
-def write_plots(results, out: Path, dataset: str = "data") -> None:
-    """Write roc.png and convergence.png (skipped with a warning without matplotlib)."""
-    try:
-        import matplotlib
+def write_plots(results, out: Path, dataset: str = "data", ranked=None) -> list[Path]:
+    """Write roc.png and convergence.png; return the files written.
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
+    Without matplotlib nothing is drawn: a warning says so and the list is empty.
+    ``roc.png`` has two panels, the whole curve and the low false-positive region
+    (FPR <= 0.2); both figures colour the first few algorithms of ``ranked`` (default:
+    the order of ``results``), each in the same colour in both, and draw the rest grey.
+    """
+    try:
+        import matplotlib  # noqa: F401
     except ImportError:
-        logger.warning("matplotlib is not installed: no plots (pip install 'aucopt[plot]').")
-        return
-    from ..plotting import plot_convergence, plot_roc
+        logger.warning("matplotlib is not installed: no figures (pip install 'aucopt[plot]').")
+        return []
+    from ..plotting import new_figure, plot_convergence, plot_roc, save_figure, series_styles
 
     rocs = {r.algorithm: r.roc for r in results if r.roc is not None}
     curves = {r.algorithm: r.curve for r in results if r.curve is not None}
-    jobs = (
-        ("roc.png", rocs, plot_roc, f"ROC on {dataset} (test part of fold 1)"),
-        ("convergence.png", curves, plot_convergence,
-         f"Test AUC vs training samples seen on {dataset} (fold 1)"),
-    )
-    for name, data, plot, title in jobs:
-        if not data:
-            continue
-        fig, ax = plt.subplots(figsize=(7, 5))
-        plot(data, ax=ax, title=title)
-        fig.tight_layout()
-        fig.savefig(out / name, dpi=110)
-        plt.close(fig)
+    styles = series_styles(list(dict.fromkeys(ranked or [r.algorithm for r in results])))
+    written = []
+    if rocs:
+        fig, axes = new_figure(1, 2, panel=(4.0, 4.0), legend_width=2.6)
+        plot_roc(rocs, ax=axes[0, 0], title="ROC, whole curve", legend=False, styles=styles)
+        plot_roc(rocs, ax=axes[0, 1], title="low false-positive region", fpr_max=0.2,
+                 styles=styles)
+        fig.suptitle(f"ROC on {dataset}: test part of fold 1 (colours: best CV AUC first)")
+        written.append(save_figure(fig, out / "roc.png"))
+    if curves:
+        fig, axes = new_figure(1, 1, panel=(6.0, 4.0), legend_width=2.6)
+        ax = axes[0, 0]
+        plot_convergence(curves, ax=ax, xlabel="training samples seen (rows, log scale)",
+                         ylabel="test AUC", styles=styles,
+                         title=f"Test AUC during training on {dataset} (fold 1)")
+        ax.set_xscale("log")
+        written.append(save_figure(fig, out / "convergence.png"))
+    return written

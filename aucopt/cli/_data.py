@@ -8,18 +8,22 @@ import numpy as np
 import scipy.sparse as sp
 
 
-def load_data(source: str, n_features: int | None = None):
+def load_data(source: str, n_features: int | None = None,
+              label_column: str | None = None):
     """Return ``(X, y, name)`` for a dataset name or a file path.
 
     Parameters
     ----------
     source : str
         A name from ``aucopt datasets list`` (bundled, cached, mirrored or
-        downloaded), a LIBSVM file (optionally .bz2/.gz/.xz) or a CSV file
-        whose last column is the label.
+        downloaded), a LIBSVM file (optionally .bz2/.gz/.xz) or a comma-separated
+        CSV file (see :func:`read_csv`).
     n_features : int, optional
         Width of a model the data is for: a LIBSVM file whose highest feature
         index is lower is read with this width (its missing columns are zero).
+    label_column : str, optional
+        CSV files only: the label column's header name or 0-based index (a
+        negative index counts from the end); default the last column.
 
     Returns
     -------
@@ -35,16 +39,19 @@ def load_data(source: str, n_features: int | None = None):
             "path of a LIBSVM or CSV file).")
     if path.exists():
         if path.suffix.lower() == ".csv":
-            table = np.genfromtxt(path, delimiter=",", dtype=float)
-            if np.isnan(table[0]).all():
-                table = table[1:]  # header row
-            return table[:, :-1], table[:, -1], path.name
+            X, y = read_csv(path, label_column)
+            return X, y, path.name
+        if label_column is not None:
+            raise ValueError("--label-column is for CSV files; LIBSVM files carry the label "
+                             "first on every line.")
         from sklearn.datasets import load_svmlight_file
 
         X, y = load_svmlight_file(str(path))
         if n_features is not None and X.shape[1] < n_features:  # pad: no copy of the values
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
         return X, y, path.name
+    if label_column is not None:
+        raise ValueError(f"--label-column is for CSV files; {source} is a registered dataset.")
     dataset_info(source)  # raises a helpful error for unknown names
     X, y = fetch(source)
     return X, y, source
@@ -56,3 +63,147 @@ _FILE_SUFFIXES = (".csv", ".svm", ".libsvm", ".txt", ".dat", ".bz2", ".gz", ".xz
 def _looks_like_a_path(source: str) -> bool:
     """Whether ``source`` names a file rather than a dataset (a separator or a file suffix)."""
     return any(sep in source for sep in ("/", "\\")) or source.lower().endswith(_FILE_SUFFIXES)
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def read_csv(path, label_column: str | int | None = None):
+    """Read a comma-separated file of numeric features and one label column.
+
+    The first line is a header when a field outside the label column is not a number.
+    The label column is ``label_column`` (a header name, or a 0-based index, negative from
+    the end), by default the last one. Labels are numbers, booleans (``true``/``false``,
+    any case) or strings, with exactly two distinct values, kept as they are: the
+    estimators order them as :func:`numpy.unique` does and take the second (the larger
+    number, ``True``, or the later string in sorted order) as the positive class.
+
+    Parameters
+    ----------
+    path : str or Path
+    label_column : str or int, optional
+
+    Returns
+    -------
+    X : ndarray of shape (n, d), float64
+    y : ndarray of shape (n,)
+        float64, bool or str.
+
+    Raises
+    ------
+    ValueError
+        With one sentence saying what is wrong: an empty file, a header without rows, a
+        single column (often another separator), rows of different lengths, a feature
+        that is not a number, an unknown label column, or not two label values.
+    """
+    import csv
+
+    path = Path(path)
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        rows = [[f.strip() for f in row] for row in csv.reader(fh) if any(f.strip() for f in row)]
+    if not rows:
+        raise ValueError(f"{path.name} is empty: a CSV needs feature columns and a label column.")
+    width = len(rows[0])
+    if width < 2:
+        other = next((sep for sep in (";", "\t", "|", " ") if sep in rows[0][0]), None)
+        hint = (f" The first line contains {other!r}: aucopt reads comma-separated files; "
+                "convert the separator to ','." if other else "")
+        raise ValueError(f"{path.name} has one column; a CSV needs at least one feature "
+                         f"column and a label column, separated by commas.{hint}")
+    for number, row in enumerate(rows[1:], 2):
+        if len(row) != width:
+            raise ValueError(f"{path.name}: line {number} has {len(row)} fields, the first "
+                             f"line {width}; every line needs the same columns.")
+    label = _label_index(path.name, rows[0], label_column, width)
+    header = None
+    if isinstance(label_column, str) and not _is_int(label_column) or any(
+            not _number(f) for k, f in enumerate(rows[0]) if k != label):
+        header, rows = rows[0], rows[1:]
+    if not rows:
+        raise ValueError(f"{path.name} has a header line but no data rows.")
+    features = [k for k in range(width) if k != label]
+    try:
+        X = np.array([[float(row[k]) for k in features] for row in rows], dtype=np.float64)
+    except ValueError:
+        line, column = next((n, k) for n, row in enumerate(rows, 2 if header else 1)
+                            for k in features if not _number(row[k]))
+        name = f"{header[column]!r}" if header else f"{column}"
+        raise ValueError(f"{path.name}: line {line}, column {name} is not a number "
+                         f"({rows[line - (2 if header else 1)][column]!r}); features must be "
+                         "numeric (is the label column another one? --label-column)."
+                         ) from None
+    y = _labels([row[label] for row in rows])
+    values = np.unique(y)
+    if values.size != 2:
+        name = f"{header[label]!r}" if header else f"{label}"
+        shown = ", ".join(map(str, values[:5])) + (", ..." if values.size > 5 else "")
+        raise ValueError(f"{path.name}: the label column ({name}) has {values.size} distinct "
+                         f"value(s) ({shown}); it must have exactly two. Choose the label "
+                         "column with --label-column NAME|INDEX.")
+    return X, y
+
+
+def _is_int(text) -> bool:
+    try:
+        int(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _label_index(name, first, label_column, width) -> int:
+    """The 0-based index of the label column from a name of the first line or an index."""
+    if label_column is None:
+        return width - 1
+    if _is_int(label_column):
+        k = int(label_column)
+        if not -width <= k < width:
+            raise ValueError(f"--label-column {k} is outside the {width} columns of {name} "
+                             f"(0 to {width - 1}, or -1 to -{width} from the end).")
+        return k % width
+    if label_column not in first:
+        raise ValueError(f"{name} has no column {label_column!r}; its first line is "
+                         f"{', '.join(first)}.")
+    return first.index(label_column)
+
+
+def _labels(raw: list[str]):
+    """Labels as numbers when all are, as booleans when all are true/false, else strings."""
+    if all(_number(v) for v in raw):
+        return np.array([float(v) for v in raw])
+    lowered = [v.lower() for v in raw]
+    if set(lowered) <= {"true", "false"}:
+        return np.array([v == "true" for v in lowered])
+    return np.array(raw, dtype=str)
+
+
+#: Features count as unscaled when one column's largest absolute value is this many times
+#: the median column's, or when any value exceeds :data:`_LARGE`.
+_SPREAD, _LARGE = 10.0, 100.0
+
+
+def unscaled_features(X) -> str | None:
+    """Describe why the columns of ``X`` look unscaled, or return None when they look scaled.
+
+    First-order AUC learners step by the scale of the rows (e.g. SPAM and SOLAM bound
+    their steps with ``max ||x||``), so one column much wider than the others makes every
+    step small for the rest: the fit stops far from the optimum.
+    """
+    if sp.issparse(X):
+        widths = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    else:
+        widths = np.nanmax(np.abs(np.asarray(X, dtype=float)), axis=0) if len(X) else []
+    widths = np.asarray(widths, dtype=float)
+    widths = widths[np.isfinite(widths) & (widths > 0)]
+    if widths.size == 0:
+        return None
+    top, median = float(widths.max()), float(np.median(widths))
+    if top > _LARGE or top > _SPREAD * median:
+        return (f"the features are not scaled (the widest column reaches |x| = {top:g}, the "
+                f"median column {median:g})")
+    return None

@@ -143,28 +143,25 @@ def write_csv(records, path: Path) -> None:
 
 def plot_records(records, path: Path, window: int, title: str) -> None:
     """Plot the cumulative and windowed AUC of every learner against the samples seen."""
-    import matplotlib
+    from ..plotting import legend_outside, new_figure, save_figure, series_styles
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    for name in dict.fromkeys(r["learner"] for r in records):
+    fig, axes = new_figure(1, 2, panel=(5.0, 4.0), legend_width=2.0, sharey=True)
+    axes = axes[0]
+    styles = series_styles(list(dict.fromkeys(r["learner"] for r in records)))
+    for name, style in styles.items():
         mine = [r for r in records if r["learner"] == name]
         n = [r["n"] for r in mine]
-        axes[0].plot(n, [r["cumulative_auc"] for r in mine], label=name)
-        axes[1].plot(n, [r["window_auc"] for r in mine], label=name)
+        axes[0].plot(n, [r["cumulative_auc"] for r in mine], **style)
+        axes[1].plot(n, [r["window_auc"] for r in mine], **style)
     axes[0].set_title("cumulative AUC")
     axes[1].set_title(f"AUC of the last {window:,} samples")
     for ax in axes:
         ax.set_xlabel("samples seen")
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("exact ROC AUC (test-then-train)")
-    axes[1].legend(fontsize=8, loc="lower right")
+    legend_outside(axes[1])
     fig.suptitle(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
+    save_figure(fig, path)
 
 
 def summary(records) -> list[tuple[str, float, float]]:

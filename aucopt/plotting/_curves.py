@@ -1,5 +1,8 @@
 """ROC curves, convergence curves and AUC-versus-hyperparameter plots.
 
+Styled by :mod:`aucopt.plotting._style`: the best few series in colour, the rest grey,
+legends outside the axes.
+
 matplotlib (the ``plot`` extra) is imported inside the functions only, so importing this
 module never needs it. Every function draws on ``ax`` (a new figure's Axes when ``None``)
 and returns that Axes; none calls ``plt.show``, saves a file or changes global styles.
@@ -12,6 +15,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..metrics import auc_from_curve, roc_auc_score, roc_curve
+from ._style import GREY, MAX_COLOURED, _is_grey, _present, legend_outside, series_styles
 
 __all__ = ["plot_auc_vs_param", "plot_convergence", "plot_roc"]
 
@@ -58,13 +62,16 @@ def _same_length(arrays, names, label=None):
         raise ValueError(f"The arrays{where} differ in length ({pairs}); they must match.")
 
 
-def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None, **curve_kw):
-    r"""Plot one or more ROC curves, each labelled with its AUC, and the chance diagonal.
+def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None,
+             highlight=MAX_COLOURED, fpr_max=None, styles=None, legend=True, **curve_kw):
+    r"""Plot ROC curves, each labelled with its AUC, the best few in colour, and the chance line.
 
     Each curve is the polyline through :math:`(\mathrm{FPR}_k, \mathrm{TPR}_k)`; its
     legend entry shows :math:`\mathrm{AUC} = \sum_k (x_{k+1} - x_k)(y_k + y_{k+1})/2`
-    (equal to :func:`aucopt.metrics.roc_auc_score` for curves from scores). Drawing is
-    delegated to :class:`sklearn.metrics.RocCurveDisplay`.
+    (equal to :func:`aucopt.metrics.roc_auc_score` for curves from scores). The curves
+    are ranked by AUC: the first ``highlight`` get distinct colours, the others are drawn
+    thin and grey behind them (:mod:`aucopt.plotting` style). The legend sits right of
+    the axes.
 
     Parameters
     ----------
@@ -81,6 +88,16 @@ def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None, 
         :func:`aucopt.metrics.roc_auc_score`.
     pos_label : int, float, bool, str or None, default=None
         Positive class when ``from_scores=True`` (``None``: the larger label).
+    highlight : int, default=8
+        How many of the best curves are drawn in colour.
+    fpr_max : float, optional
+        Show only false positive rates up to this value (the low false-positive region);
+        the true positive rate axis is scaled to the curves there.
+    styles : dict, optional
+        ``label -> line properties`` from :func:`aucopt.plotting.series_styles`, to give a
+        label the same colour in several figures; overrides the ranking by AUC.
+    legend : bool, default=True
+        Draw the legend (outside the axes, on the right).
     **curve_kw
         Line properties passed to matplotlib's ``plot`` for every curve.
 
@@ -99,11 +116,8 @@ def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None, 
         If ``curves`` is empty or an entry is not a pair of equal-length 1-D arrays.
     """
     _check_mapping(curves, "(fpr, tpr)" if not from_scores else "(y_true, y_score)")
-    ax = _axes(ax)
-    from sklearn.metrics import RocCurveDisplay
-
-    items = list(curves.items())
-    for k, (label, data) in enumerate(items):
+    parsed = {}
+    for label, data in curves.items():
         if not isinstance(data, tuple | list) or len(data) != 2:
             expected = "(y_true, y_score)" if from_scores else "(fpr, tpr)"
             raise ValueError(f"curves[{label!r}] must be a pair {expected}.")
@@ -112,16 +126,50 @@ def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None, 
             area = roc_auc_score(data[0], data[1], pos_label=pos_label)
         else:
             fpr, tpr = _vector(data[0], "fpr", label), _vector(data[1], "tpr", label)
+            _same_length([fpr, tpr], ["fpr", "tpr"], label)
             area = auc_from_curve(fpr, tpr)
-        display = RocCurveDisplay(fpr=fpr, tpr=tpr, roc_auc=area, name=str(label))
-        display.plot(
-            ax=ax,
-            curve_kwargs=dict(curve_kw) if curve_kw else None,
-            plot_chance_level=k == len(items) - 1,
-        )
+        parsed[label] = (np.asarray(fpr, dtype=float), np.asarray(tpr, dtype=float), area)
+    ax = _axes(ax)
+    if styles is None:
+        styles = series_styles(sorted(parsed, key=lambda k: -parsed[k][2]), highlight)
+    styles = _present(styles, parsed)
+    ranked = list(styles)
+    for label in reversed(ranked):  # the best drawn last, on top
+        fpr, tpr, area = parsed[label]
+        style = dict(styles[label])
+        if style["label"] == str(label):
+            style["label"] = f"{label} (AUC = {area:.2f})"
+        style.update(curve_kw)
+        ax.plot(fpr, tpr, **style)
+    ax.plot([0, 1], [0, 1], linestyle="--", color=GREY, linewidth=1, zorder=1,
+            label="Chance level (AUC = 0.5)")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    if fpr_max is not None:
+        ax.set_xlim(0, fpr_max)
+        seen = [tpr[fpr <= fpr_max] for fpr, tpr, _ in parsed.values()]
+        top = max((float(t.max()) for t in seen if t.size), default=1.0)
+        ax.set_ylim(0, min(1.0, top * 1.05 + 0.02))
+    else:
+        ax.set_xlim(-0.01, 1.01)
+        ax.set_ylim(-0.01, 1.01)
+        ax.set_aspect("equal", adjustable="box")
     if title is not None:
         ax.set_title(title)
+    if legend:
+        _legend_by_rank(ax)
     return ax
+
+
+def _legend_by_rank(ax):
+    """The legend outside ``ax``, in the order the series were ranked (best first)."""
+    handles, labels = ax.get_legend_handles_labels()
+    order = list(range(len(handles)))
+    chance = [k for k in order if labels[k].startswith("Chance")]
+    grey = [k for k in order if k not in chance and _is_grey(handles[k].get_color())]
+    coloured = [k for k in order if k not in chance and k not in grey][::-1]
+    keep = coloured + grey + chance
+    legend_outside(ax, handles=[handles[k] for k in keep], labels=[labels[k] for k in keep])
 
 
 def plot_convergence(
@@ -131,13 +179,18 @@ def plot_convergence(
     xlabel="samples seen",
     ylabel="test AUC",
     title=None,
+    highlight=MAX_COLOURED,
+    styles=None,
+    legend=True,
     **line_kw,
 ):
     r"""Plot AUC against training progress, with an optional :math:`\pm` 1 std band.
 
     For each label draws the line :math:`(x_k, \overline{\mathrm{AUC}}_k)` and, when a
     standard deviation is given, the band
-    :math:`\overline{\mathrm{AUC}}_k \pm \mathrm{std}_k` in the line's colour.
+    :math:`\overline{\mathrm{AUC}}_k \pm \mathrm{std}_k` in the line's colour. The lines
+    are ranked by their last AUC: the first ``highlight`` are drawn in colour, the others
+    thin and grey (without bands); the legend sits right of the axes.
 
     Parameters
     ----------
@@ -152,14 +205,21 @@ def plot_convergence(
         y-axis label.
     title : str, default=None
         Axes title.
+    highlight : int, default=8
+        How many of the best lines are drawn in colour.
+    styles : dict, optional
+        ``label -> line properties`` from :func:`aucopt.plotting.series_styles`, to give a
+        label the same colour in several panels; overrides ``highlight``.
+    legend : bool, default=True
+        Draw the legend (outside the axes, on the right).
     **line_kw
         Line properties passed to matplotlib's ``plot`` for every line.
 
     Returns
     -------
     ax : matplotlib.axes.Axes
-        The Axes drawn on: one line per label, one shaded band per label with a std,
-        and a legend.
+        The Axes drawn on: one line per label, one shaded band per coloured label with a
+        std, and a legend.
 
     Raises
     ------
@@ -171,7 +231,7 @@ def plot_convergence(
         If ``curves`` is empty or an entry is not 2 or 3 equal-length 1-D arrays.
     """
     _check_mapping(curves, "(x, auc_values[, auc_std])")
-    parsed = []
+    parsed = {}
     for label, data in curves.items():
         if not isinstance(data, tuple | list) or len(data) not in (2, 3):
             raise ValueError(
@@ -180,12 +240,19 @@ def plot_convergence(
         names = ("x", "auc_values", "auc_std")[: len(data)]
         arrays = [_vector(a, n, label) for a, n in zip(data, names)]
         _same_length(arrays, names, label)
-        parsed.append((label, arrays))
+        parsed[label] = arrays
     ax = _axes(ax)
-    for label, arrays in parsed:
+    if styles is None:
+        last = {k: (a[1][-1] if a[1].size and np.isfinite(a[1][-1]) else -np.inf)
+                for k, a in parsed.items()}
+        styles = series_styles(sorted(parsed, key=lambda k: -last[k]), highlight)
+    styles = _present(styles, parsed)
+    for label in reversed(list(styles)):
+        arrays = parsed[label]
         x, mean = arrays[0], arrays[1]
-        (line,) = ax.plot(x, mean, label=str(label), **line_kw)
-        if len(arrays) == 3:
+        style = {**styles[label], **line_kw}
+        (line,) = ax.plot(x, mean, **style)
+        if len(arrays) == 3 and not _is_grey(line.get_color()):
             std = arrays[2]
             ax.fill_between(
                 x, mean - std, mean + std, color=line.get_color(), alpha=_BAND_ALPHA, linewidth=0
@@ -194,7 +261,8 @@ def plot_convergence(
     ax.set_ylabel(ylabel)
     if title is not None:
         ax.set_title(title)
-    ax.legend(loc="best")
+    if legend:
+        _legend_by_rank(ax)
     return ax
 
 
@@ -271,5 +339,5 @@ def plot_auc_vs_param(values, aucs, *, param, ax=None, stds=None, log=True, **li
     ax.set_xlabel(param)
     ax.set_ylabel("AUC")
     if "label" in line_kw:
-        ax.legend(loc="best")
+        legend_outside(ax)
     return ax

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import logging
 import textwrap
-from pathlib import Path
 
 import numpy as np
 
 from ._curves import plot_auc_vs_param, plot_convergence
+from ._style import legend_outside, new_figure, save_figure, series_styles
 
 __all__ = ["draw_experiment_figure"]
 
@@ -63,7 +63,7 @@ def draw_experiment_figure(kind, rows, *, labels, param=None, title="", footer="
         False when no row succeeded (nothing is written).
     """
     try:
-        from matplotlib.figure import Figure
+        import matplotlib  # noqa: F401
     except ImportError as exc:
         raise ImportError("Drawing experiment figures needs matplotlib, which is not "
                           "installed. Install it with `pip install aucopt[plot]`.") from exc
@@ -75,8 +75,7 @@ def draw_experiment_figure(kind, rows, *, labels, param=None, title="", footer="
         return False
     convergence = kind == "convergence"
     nrows, ncols = (len(names), 2) if convergence else (1, len(names))
-    fig = Figure(figsize=(_PANEL[0] * ncols, _PANEL[1] * nrows + 0.6), layout="constrained")
-    axes = np.atleast_2d(fig.subplots(nrows, ncols, squeeze=False))
+    fig, axes = new_figure(nrows, ncols, panel=_PANEL, legend_width=2.2 if convergence else 0)
     for i, name in enumerate(names):
         here = [r for r in ok if r["dataset"] == name]
         if convergence:
@@ -87,24 +86,9 @@ def draw_experiment_figure(kind, rows, *, labels, param=None, title="", footer="
     width = int(60 * ncols)
     fig.suptitle("\n".join(textwrap.wrap(title, width)
                            + textwrap.wrap(footer, width)), fontsize=9)
-    _save_png(fig, path)
+    # 80 dpi, 128-colour palette: a quarter of the RGBA size, so that the docs stay small
+    save_figure(fig, path, dpi=80, palette_colours=128)
     return True
-
-
-def _save_png(fig, path) -> None:
-    """Save at 80 dpi as a 128-colour palette PNG (a quarter of the RGBA size; docs stay small)."""
-    import io
-
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=80)
-    try:
-        from PIL import Image
-    except ImportError:  # matplotlib needs Pillow, but keep the plain PNG if it is absent
-        Path(path).write_bytes(buffer.getvalue())
-        return
-    buffer.seek(0)
-    image = Image.open(buffer).convert("RGB")
-    image.quantize(colors=128, method=Image.Quantize.FASTOCTREE).save(path, optimize=True)
 
 
 def _draw_curves(row, here, labels, title) -> None:
@@ -115,13 +99,14 @@ def _draw_curves(row, here, labels, title) -> None:
     below it (e.g. AUC 0.5 of FSAUC's zero model before its first stage ends) are cut
     and named in the panel.
     """
-    curves, cut, floor = {"samples": {}, "seconds": {}}, [], []
+    curves, cut, floor, last = {"samples": {}, "seconds": {}}, [], [], {}
     for key in dict.fromkeys(r["algorithm"] for r in here):
         mine = [r for r in here if r["algorithm"] == key]
         auc = _mean_std(mine, "point", "auc")
         means, stds = (np.array(v) for v in zip(*auc.values()))
         floor.append((means - stds)[len(means) // 4:].min())
         label = labels.get(key, key)
+        last[label] = means[-1]
         for axis in curves:
             x = _mean_std(mine, "point", axis)
             curves[axis][label] = ([x[p][0] for p in auc], means, stds)
@@ -130,10 +115,12 @@ def _draw_curves(row, here, labels, title) -> None:
     for label, (_, means, _) in curves["samples"].items():
         if np.any(means < low):
             cut.append(f"{label} {int(np.sum(means < low))} (min {means.min():.3f})")
+    styles = series_styles(sorted(last, key=lambda k: -last[k]))  # same colours both panels
     for ax, axis in zip(row, curves):
-        plot_convergence(curves[axis], ax=ax, title=title,
+        plot_convergence(curves[axis], ax=ax, title=title, styles=styles,
+                         legend=axis == "seconds",
                          xlabel="training samples seen" if axis == "samples"
-                         else "training seconds (partial_fit, cumulative)")
+                         else "training time (s, partial_fit, cumulative)")
         if cut:
             ax.set_ylim(low, top + 0.1 * (top - low))
             ax.text(0.02, 0.02, "\n".join(textwrap.wrap("points below the axis: " +
@@ -169,4 +156,4 @@ def _mark_failures(ax, rows, dataset, summary) -> None:
         ax.plot(some, [drawn[v] for v in some], "o", mfc="none", mec="red", ms=10,
                 label="some runs failed: mean of the others")
     if every or some:
-        ax.legend(loc="best", fontsize=8)
+        legend_outside(ax)

@@ -15,6 +15,7 @@ import matplotlib.pyplot as plt
 
 import aucopt
 from aucopt.datasets import make_auc_problem
+from aucopt.plotting import legend_outside
 
 dims = [25, 50, 100, 200, 400]
 learners = {"spam-l2": {}, "solam": {}, "opauc": {}, "opauc-r": {"rank": 20}}
@@ -28,11 +29,11 @@ for d in dims:
         est.fit(X, y)
         times[algorithm].append((time.perf_counter() - start) / len(y) * 1e6)
 
-fig, ax = plt.subplots(figsize=(6, 4))
+fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
 for algorithm, us in times.items():
     ax.loglog(dims, us, "o-", label=f"{algorithm}: {aucopt.algorithm_info(algorithm)['memory']}"
               .split(" (")[0])
 ax.set_xlabel("d (dense features)")
-ax.set_ylabel("microseconds per row")
-ax.legend()
-fig.tight_layout()
+ax.set_ylabel("time per row (microseconds)")
+ax.set_title("Cost of one training step against the dimension")
+legend_outside(ax)

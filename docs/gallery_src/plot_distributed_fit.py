@@ -20,6 +20,7 @@ import matplotlib.pyplot as plt
 import aucopt
 from aucopt import distributed as ad
 from aucopt.datasets import make_auc_problem
+from aucopt.plotting import legend_outside
 
 if __name__ == "__main__":
     X_all, y_all = make_auc_problem(12_000, 30, separation=1.2, random_state=5)
@@ -45,7 +46,7 @@ if __name__ == "__main__":
 
     labels = list(cluster)
     positions = range(len(labels))
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(8.5, 4), layout="constrained")
     ax.bar([p - 0.2 for p in positions], [one_machine[k] for k in labels], width=0.4,
            label="one machine")
     ax.bar([p + 0.2 for p in positions], [cluster[k] for k in labels], width=0.4,
@@ -54,8 +55,9 @@ if __name__ == "__main__":
     low = min(min(one_machine.values()), min(cluster.values()))
     ax.set_ylim(low - 0.02, 1.0)
     ax.set_ylabel("test AUC")
-    ax.legend(loc="lower right")
-    fig.tight_layout()
+    ax.set_xlabel("algorithm and strategy")
+    ax.set_title("Test AUC: one machine against a Dask cluster")
+    legend_outside(ax)
     for k in labels:
         print(f"{k.replace(chr(10), ' / ')}: one machine {one_machine[k]:.4f}, "
               f"cluster {cluster[k]:.4f}")

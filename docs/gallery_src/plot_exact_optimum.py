@@ -14,6 +14,7 @@ import numpy as np
 
 import aucopt
 from aucopt.datasets import make_auc_problem
+from aucopt.plotting import legend_outside
 
 X, y = make_auc_problem(1000, 10, separation=1.5, random_state=0)
 beta = 1e-1
@@ -30,11 +31,11 @@ def error(algorithm, k, **params):
 
 
 ks = np.arange(1, 16)
-fig, ax = plt.subplots(figsize=(6, 4))
+fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
 ax.semilogy(ks, [error("spam-l2", k) for k in ks], "o-", label="SPAM-L2 (passes)")
 ax.semilogy(ks, [error("vrspam-l2", k, tol=0.0) for k in ks], "s-",
             label="VRSPAM-L2 (stages)")
 ax.set_xlabel("passes / outer stages")
-ax.set_ylabel("|w - w*| / |w*|")
-ax.legend()
-fig.tight_layout()
+ax.set_ylabel("relative distance |w - w*| / |w*|")
+ax.set_title("Distance to the exact minimiser")
+legend_outside(ax)

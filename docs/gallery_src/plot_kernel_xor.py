@@ -19,7 +19,7 @@ grid = np.linspace(-1, 1, 121)
 xx, yy = np.meshgrid(grid, grid)
 points = np.column_stack([xx.ravel(), yy.ravel()])
 
-fig, axes = plt.subplots(1, 2, figsize=(10, 4.5))
+fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), layout="constrained")
 for ax, algorithm in zip(axes, ("aogd", "spam-l2")):
     est = aucopt.make(algorithm, random_state=1).fit(X, y)
     scores = est.decision_function(points).reshape(xx.shape)
@@ -27,4 +27,5 @@ for ax, algorithm in zip(axes, ("aogd", "spam-l2")):
     ax.scatter(*X_test[:300].T, c=y_test[:300], cmap="RdBu_r", edgecolors="k", s=12)
     ax.set_title(f"{algorithm}: test AUC {est.score(X_test, y_test):.3f}")
     ax.set_aspect("equal")
-fig.tight_layout()
+    ax.set_xlabel("feature 1")
+    ax.set_ylabel("feature 2")

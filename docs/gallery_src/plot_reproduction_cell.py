@@ -17,6 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from aucopt.experiments import load_config, run_experiment
+from aucopt.plotting import legend_outside
 
 config = load_config("natole2020-t4.2")
 out = tempfile.mkdtemp()
@@ -26,7 +27,7 @@ rows = list(csv.DictReader(open(f"{out}/results.csv")))
 ours = np.array([float(r["auc"]) for r in rows])
 published = dict(((d, a), v) for d, a, v in config.published_cells())[("german.numer", "spam-l2")]
 
-fig, ax = plt.subplots(figsize=(6, 4))
+fig, ax = plt.subplots(figsize=(8, 4), layout="constrained")
 ax.axhspan(published.mean - published.error, published.mean + published.error, alpha=0.2,
            label=f"published {published.raw}")
 ax.axhline(published.mean, lw=1)
@@ -34,6 +35,5 @@ ax.plot(np.arange(1, len(ours) + 1), ours, "o", label=f"ours per fold, mean {our
 ax.set_xlabel("outer fold")
 ax.set_ylabel("test AUC")
 ax.set_title("SPAM-L2 on german (Natole 2020, Table 4.2)")
-ax.legend()
-fig.tight_layout()
+legend_outside(ax)
 print(f"ours {ours.mean():.4f} +- {ours.std():.4f} ({len(ours)} runs); published {published.raw}")

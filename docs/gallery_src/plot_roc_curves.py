@@ -25,6 +25,5 @@ for algorithm in ("spam-l2", "solam", "opauc", "uni-squ", "ftrl-auc"):
     clf.fit(X_train, y_train)
     curves[algorithm] = (y_test, clf.decision_function(X_test))
 
-fig, ax = plt.subplots(figsize=(6, 5))
+fig, ax = plt.subplots(figsize=(8, 5), layout="constrained")
 plot_roc(curves, from_scores=True, ax=ax, title="german.numer, 30 % test part")
-fig.tight_layout()

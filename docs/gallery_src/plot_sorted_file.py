@@ -23,6 +23,7 @@ from sklearn.datasets import dump_svmlight_file
 import aucopt
 from aucopt.datasets import iter_svmlight, make_auc_problem
 from aucopt.exceptions import OrderedStreamWarning
+from aucopt.plotting import legend_outside
 
 X_all, y_all = make_auc_problem(9000, 20, separation=1.5, random_state=0)
 X, y, X_test, y_test = X_all[:6000], y_all[:6000], X_all[6000:], y_all[6000:]
@@ -51,7 +52,7 @@ def stream(algorithm, path, shuffle_buffer, **params):
 RUNS = (("sorted file, in order", "sorted", 0),
         ("sorted file, shuffle buffer of 2,000 lines", "sorted", 2000),
         ("file shuffled once", "shuffled", 0))
-fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True, layout="constrained")
 for ax, (algorithm, params) in zip(axes, [("spam-l2", {"stats": "online"}),
                                           ("fsauc", {"n_samples_hint": len(y)})]):
     for label, name, buffer in RUNS:
@@ -59,5 +60,4 @@ for ax, (algorithm, params) in zip(axes, [("spam-l2", {"stats": "online"}),
     ax.set_title(algorithm)
     ax.set_xlabel("rows streamed")
 axes[0].set_ylabel("test AUC")
-axes[0].legend(fontsize=8)
-fig.tight_layout()
+legend_outside(axes[1])

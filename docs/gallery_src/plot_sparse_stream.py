@@ -13,6 +13,7 @@ import numpy as np
 import scipy.sparse as sp
 
 import aucopt
+from aucopt.plotting import legend_outside
 
 d, nnz, rng = 200_000, 30, np.random.default_rng(0)
 signal = rng.choice(d, 50, replace=False)
@@ -41,11 +42,10 @@ for step in range(12):
         curves[algorithm].append(est.score(X_test, y_test))
     seen.append(1000 * (step + 1))
 
-fig, ax = plt.subplots(figsize=(6, 4))
+fig, ax = plt.subplots(figsize=(7.5, 4), layout="constrained")
 for algorithm, aucs in curves.items():
     ax.plot(seen, aucs, "o-", label=algorithm)
 ax.set_xlabel("rows streamed")
 ax.set_ylabel("test AUC")
 ax.set_title(f"CSR stream, d = {d:,}, {nnz} non-zeros per row")
-ax.legend()
-fig.tight_layout()
+legend_outside(ax)
