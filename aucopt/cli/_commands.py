@@ -56,15 +56,20 @@ def compare(
     grid: str = typer.Option("quick", help="quick | paper | none"),
     preprocess: str = typer.Option("minmax", help=_PREPROCESS_HELP),
     out: Path = typer.Option(DEFAULT_OUT),
+    metric: str = typer.Option("auc", help="auc | pauc: select and rank by the (partial) AUC."),
+    max_fpr: float = typer.Option(0.1, min=0.0, max=1.0, help="FPR bound of --metric pauc."),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV."""
     from ._compare import describe_run, run_comparison, text_table
     from ._data import load_data
 
+    if metric not in ("auc", "pauc"):
+        raise typer.BadParameter(f"--metric must be auc or pauc, got {metric!r}.")
     X, y, name = load_data(data)
     _, summary = run_comparison(X, y, dataset=name, algorithms=split_list(algorithms),
                                 folds=folds, repeats=repeats, seed=seed, n_jobs=n_jobs,
-                                grid=grid, preprocessing=preprocess, out=out)
+                                grid=grid, preprocessing=preprocess, out=out,
+                                max_fpr=max_fpr if metric == "pauc" else None)
     typer.echo(describe_run(X, y, name, folds=folds, repeats=repeats, seed=seed, grid=grid,
                             preprocessing=preprocess))
     typer.echo(text_table(summary))

@@ -14,8 +14,12 @@ logger = logging.getLogger(__name__)
 
 
 def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_jobs=2,
-                   grid="quick", preprocessing="minmax", out: Path, curve_points=20):
+                   grid="quick", preprocessing="minmax", out: Path, curve_points=20,
+                   max_fpr=None):
     """Evaluate ``algorithms`` on ``(X, y)``; write CSV, Markdown and PNG files to ``out``.
+
+    With ``max_fpr``, the inner search selects by the partial AUC over FPR in
+    [0, max_fpr], every fold records it (column ``pauc``) and the summary is ranked by it.
 
     Returns
     -------
@@ -34,7 +38,7 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
         delayed(evaluate_fold)(
             a, X, y, train, test, dataset=dataset, repeat=r, fold=f, preprocessing=preprocessing,
             grid=grid, random_state=seed, with_roc=(r == 0 and f == 0),
-            curve_points=curve_points if (r == 0 and f == 0) else 0,
+            curve_points=curve_points if (r == 0 and f == 0) else 0, max_fpr=max_fpr,
         )
         for a in algorithms
         for r, f, train, test in splits
@@ -43,17 +47,20 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     results = list(tqdm(runner(tasks), total=len(tasks), desc=dataset, unit="fit",
                         disable=not sys.stdout.isatty(), leave=False))
     summary = summarise(results, algorithms)
+    if max_fpr is not None:  # ranked by the partial AUC, best first
+        summary.sort(key=lambda row: -np.nan_to_num(row["pauc_mean"], nan=-np.inf))
     out.mkdir(parents=True, exist_ok=True)
     write_csv(results, out / "results.csv")
     described = describe_run(X, y, dataset, folds=folds, repeats=repeats, seed=seed, grid=grid,
                              preprocessing=preprocessing)
-    (out / "results.md").write_text(markdown_table(summary, dataset, described))
+    (out / "results.md").write_text(markdown_table(summary, dataset, described, max_fpr))
     write_plots(results, out, dataset)
     return results, summary
 
 
 def summarise(results, algorithms) -> list[dict]:
-    """Return one row per algorithm: AUC mean/std, fit seconds, most chosen parameters."""
+    """Return one row per algorithm: AUC mean/std (and the partial AUC's, if recorded), fit
+    seconds, most chosen parameters."""
     rows = []
     for a in algorithms:
         mine = [r for r in results if r.algorithm == a]
@@ -66,6 +73,9 @@ def summarise(results, algorithms) -> list[dict]:
             "fit_seconds": float(np.mean([r.fit_seconds for r in mine])),
             "params": dict(chosen[0][0]) if chosen else {},
         })
+        paucs = [r.pauc for r in mine if r.pauc is not None]
+        if paucs:
+            rows[-1].update(pauc_mean=float(np.mean(paucs)), pauc_std=float(np.std(paucs)))
     return rows
 
 
@@ -108,27 +118,41 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) ->
     )
 
 
-def markdown_table(summary, dataset, description: str = "") -> str:
-    """Return the summary as a Markdown table, after the description of the run."""
+def _pauc_cells(row, sep: str, end: str) -> str:
+    """The partial-AUC cells of a summary row (empty when it has none)."""
+    if "pauc_mean" not in row:
+        return ""
+    return f"{row['pauc_mean']:.4f}{sep}{row['pauc_std']:.4f}{end}"
+
+
+def markdown_table(summary, dataset, description: str = "", max_fpr=None) -> str:
+    """Return the summary as a Markdown table, after the description of the run (ranked by
+    the partial AUC at ``max_fpr`` when given)."""
+    head = f"pAUC@{max_fpr:g} mean | pAUC@{max_fpr:g} std | " if max_fpr is not None else ""
     lines = [
-        f"# AUC on {dataset}",
+        f"# AUC on {dataset}" if max_fpr is None else
+        f"# Partial AUC (FPR <= {max_fpr:g}, McClish) on {dataset}",
         "",
         *([description, ""] if description else []),
-        "| algorithm | AUC mean | AUC std | fit seconds | most chosen parameters |",
-        "| --- | --- | --- | --- | --- |",
+        f"| algorithm | {head}AUC mean | AUC std | fit seconds | most chosen parameters |",
+        "| --- | " + "--- | " * (2 if max_fpr is not None else 0) + "--- | --- | --- | --- |",
     ]
     for row in summary:
-        lines.append(f"| {row['algorithm']} | {row['auc_mean']:.4f} | {row['auc_std']:.4f} | "
-                     f"{row['fit_seconds']:.4f} | {_fmt_params(row['params'])} |")
+        lines.append(f"| {row['algorithm']} | {_pauc_cells(row, ' | ', ' | ')}{row['auc_mean']:.4f} | "
+                     f"{row['auc_std']:.4f} | {row['fit_seconds']:.4f} | "
+                     f"{_fmt_params(row['params'])} |")
     return "\n".join(lines) + "\n"
 
 
 def text_table(summary) -> str:
     """Return the summary as a fixed-width text table for the terminal."""
     width = max([len(r["algorithm"]) for r in summary] + [9])
-    lines = [f"{'algorithm':<{width}}  {'AUC (mean +- std)':<19}  fit seconds  parameters"]
+    partial = any("pauc_mean" in r for r in summary)
+    head = f"{'pAUC (mean +- std)':<19}  " if partial else ""
+    lines = [f"{'algorithm':<{width}}  {head}{'AUC (mean +- std)':<19}  fit seconds  parameters"]
     for r in summary:
-        lines.append(f"{r['algorithm']:<{width}}  {r['auc_mean']:.4f} +- {r['auc_std']:.4f}  "
+        lines.append(f"{r['algorithm']:<{width}}  {_pauc_cells(r, ' +- ', '     ')}"
+                     f"{r['auc_mean']:.4f} +- {r['auc_std']:.4f}  "
                      f"{r['fit_seconds']:>11.4f}  {_fmt_params(r['params'])}")
     return "\n".join(lines)
 
