@@ -12,10 +12,13 @@ Narasimhan & Agarwal, KDD 2013, which Kar et al. instantiate for pAUC):
 ``w <- prox_{eta_e (lam/2)||.||^2}(w - eta_e grad L(w))``, ``eta_e = eta / sqrt(e)``
 (or constant).
 
-Streaming form with bounded memory: the batch of negatives is the last ``buffer_size``
-negatives of the stream (stored until the buffer is full, then one step, then cleared,
-as 1PMB's epochs), and the positives of every step are the last ``buffer_size`` positives
-(a ring buffer that outlives the steps), so that rare positives serve several steps.
+Streaming form with bounded memory: the batch of negatives is the next negatives of the
+stream (stored until the batch is full, then one step, then cleared, as 1PMB's epochs),
+and the positives of every step are the last ``buffer_size`` positives (a ring buffer that
+outlives the steps), so that rare positives serve several steps. Batch ``e = 0, 1, ...``
+holds ``min(buffer_size, 2^e)`` negatives: the first steps come after 1, 2, 4, ...
+negatives, so that a model moves from the first rows on (small data, a new stream), and
+the batches then keep the size ``buffer_size``.
 
 Sample weights (notes.md#sample-weights) arrive as signed labels ``+-w``.
 
@@ -34,7 +37,7 @@ from ._schedules import step_size
 from ._slots import class_slots, slot_axpy, slot_dot, slot_store
 from ._state import ANY, F64, I64, D, Dim
 
-__all__ = ["PaucState", "pauc_epoch", "NEG", "POS", "pair_loss"]
+__all__ = ["PaucState", "pauc_epoch", "batch_length", "NEG", "POS", "pair_loss"]
 
 NEG = 0
 POS = 1
@@ -54,6 +57,7 @@ class PaucState(NamedTuple):
     size: I64[2]  # rows stored: negatives of the current batch, positives in the ring
     ring: I64[1]  # next slot of the positive ring
     seen: I64[2]  # rows received per class
+    batches: I64[1]  # negative batches completed (batch e holds min(B, 2^e) negatives)
 
 
 @njit(cache=True, nogil=True)
@@ -133,6 +137,14 @@ def _batch_step(st, slots, work, hp, t):
 
 
 @njit(cache=True, nogil=True)
+def batch_length(batches, capacity):
+    """Return the number of negatives of batch ``batches``: ``min(capacity, 2^batches)``."""
+    if batches >= 62:
+        return capacity
+    return min(capacity, 1 << batches)
+
+
+@njit(cache=True, nogil=True)
 def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
     """Stream the rows ``order`` through the buffers, one 1PMB step per full negative batch.
 
@@ -175,10 +187,11 @@ def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
         cv, ci, cn = class_slots(bval, bidx, bnnz, label)
         slot_store(data, indices, indptr, i, cv, ci, cn, slot)
         st.buf_w[label, slot] = abs(y[i])
-        if st.size[NEG] == capacity:
+        if st.size[NEG] == batch_length(st.batches[0], capacity):
             if st.size[POS] > 0:
                 t, status = _batch_step(st, slots, work, hp, t)
                 if status != OK:
                     return t, status
             st.size[NEG] = 0
+            st.batches[0] += 1
     return t, OK

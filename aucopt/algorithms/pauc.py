@@ -18,7 +18,7 @@ import numpy as np
 from .._kernels._buffers import LOSS_CODES
 from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels._state import view, zeros
-from .._kernels.pauc import PaucState, pauc_epoch
+from .._kernels.pauc import PaucState, batch_length, pauc_epoch
 from ..utils._param_validation import Interval, Options
 from ..utils._roc_area import mcclish, sorted_area
 from ._buffer_weights import check_weights
@@ -72,8 +72,9 @@ PARAMS = (
         structural surrogate of Narasimhan & Agarwal) or ``"square"`` :math:`(1 - m)^2`.""",
           kernel=codes(LOSS_CODES)),
     buffer_size(r"""
-        Size B of each negative batch (one step per B negatives) and capacity of the ring
-        of the last B positives used by every step. Smaller batches take more steps per
+        Size B of the negative batches (one step per B negatives, after first batches of
+        1, 2, 4, ... negatives) and capacity of the ring of the last B positives used by
+        every step. Smaller batches take more steps per
         pass; 32 did as well as 100 on imbalanced data at a third of the batches' cost.""").replace(
         default=32),
     max_memory("the two buffers"),
@@ -139,9 +140,10 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
     capacity = int(params["buffer_size"])
     check_slots(state, (2, capacity), n_features)
     size, ring = state["size"], int(state["ring"][0])
-    if (size > capacity).any() or size[0] == capacity or not 0 <= ring < capacity:
+    length = batch_length(int(state["batches"][0]), capacity)
+    if (size > capacity).any() or size[0] >= length or not 0 <= ring < capacity:
         raise ValueError(f"buffer sizes {size.tolist()} / ring position {ring} do not fit "
-                         f"buffer_size={capacity}")
+                         f"buffer_size={capacity} (current batch: {length} negatives)")
     if not (np.isfinite(state["scale"][0]) and state["scale"][0] > 0):
         raise ValueError("the scale of the iterate must be a positive number")
     check_weights(state["buf_w"], np.arange(capacity) < size[:, None])

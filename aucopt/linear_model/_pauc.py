@@ -30,9 +30,10 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
     \nabla L(w))`, :math:`\eta_e = \eta/\sqrt{e}`.
 
     Streaming form with memory independent of n: a batch is the next ``buffer_size``
-    negatives of the stream, and its positives are the last ``buffer_size`` positives
-    seen (a ring buffer kept across batches), so that a rare positive class takes part
-    in every step. ``fit`` equals ``partial_fit`` over any chunking and River's
+    negatives of the stream (the first batches hold 1, 2, 4, ... negatives, so that the
+    model moves from the first rows on), and its positives are the last ``buffer_size``
+    positives seen (a ring buffer kept across batches), so that a rare positive class
+    takes part in every step. ``fit`` equals ``partial_fit`` over any chunking and River's
     ``learn_one``.
 
     Parameters

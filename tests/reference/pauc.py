@@ -21,8 +21,8 @@ def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="i
               sample_weight=None, w0=None):
     """Run the streaming 1PMB over the passes ``orders``; return ``(w, t)``.
 
-    The negatives of the stream fill a batch of ``buffer_size``; when it is full and a
-    positive has been seen, one step is taken on the last ``buffer_size`` positives
+    The negatives of the stream fill batches of 1, 2, 4, ... and then ``buffer_size``
+    negatives; when a batch is full and a positive has been seen, one step is taken on the last ``buffer_size`` positives
     against the ``ceil(max_fpr * buffer_size)`` negatives of the batch with the highest
     scores (ties: the earlier arrival), then the batch is emptied.
     """
@@ -30,14 +30,14 @@ def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="i
     weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
     w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
     positives, negatives = [], []
-    t = 0
+    t = batches = 0
     for order in orders:
         for i in order:
             if y[i] > 0:
                 positives = (positives + [(X[i], weight[i])])[-buffer_size:]
                 continue
             negatives.append((X[i], weight[i]))
-            if len(negatives) < buffer_size:
+            if len(negatives) < min(buffer_size, 2**batches):
                 continue
             if positives:
                 sn = np.array([x @ w for x, _ in negatives])
@@ -54,4 +54,5 @@ def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="i
                 step = eta / math.sqrt(t) if schedule == "inv_sqrt" else eta
                 w = (w - step * grad) / (1.0 + step * lam)
             negatives = []
+            batches += 1
     return w, t
