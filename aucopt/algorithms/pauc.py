@@ -65,11 +65,16 @@ PARAMS = (
         objective wins; :mod:`aucopt.algorithms._calibrate`) and stores the value used in
         ``eta_``."""),
     max_fpr_param(),
-    Param("lam", 1e-4, (NON_NEGATIVE,), "float", r"l2 weight :math:`\lambda` (proximal step).",
+    Param("lam", 0.0, (NON_NEGATIVE,), "float", r"""
+        l2 weight :math:`\lambda` (proximal step). 0 by default: a fixed weight does not
+        follow the scale of the features (Kar et al. keep the iterates in a ball; no
+        projection here).""",
           kernel=float),
-    Param("loss", "hinge", (Options(str, set(LOSS_CODES)),), '{"hinge", "square"}', r"""
-        Pairwise surrogate :math:`\phi(m)`: ``"hinge"`` :math:`\max(0, 1 - m)` (the
-        structural surrogate of Narasimhan & Agarwal) or ``"square"`` :math:`(1 - m)^2`.""",
+    Param("loss", "square", (Options(str, set(LOSS_CODES)),), '{"square", "hinge"}', r"""
+        Pairwise surrogate :math:`\phi(m)`: ``"square"`` :math:`(1 - m)^2` or ``"hinge"``
+        :math:`\max(0, 1 - m)` (the structural surrogate of Narasimhan & Agarwal). Both rank
+        alike on imbalanced data; with the square loss a step far too large diverges (and
+        is reported) instead of leaving a model made of the last batch's gradient.""",
           kernel=codes(LOSS_CODES)),
     buffer_size(r"""
         Size B of the negative batches (one step per B negatives, after first batches of

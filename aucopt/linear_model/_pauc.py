@@ -24,8 +24,8 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
         \phi\big(w^\top (x_i - x_j)\big), \qquad k = \lceil \beta |N| \rceil,
 
     :math:`T_k(N; w)` the :math:`k` negatives that :math:`w` scores highest (those that
-    make the false positives at the top of the ranking), :math:`\phi(m) = \max(0, 1-m)`
-    (``loss="hinge"``) or :math:`(1-m)^2`. One step per batch:
+    make the false positives at the top of the ranking), :math:`\phi(m) = (1-m)^2`
+    (``loss="square"``) or :math:`\max(0, 1-m)` (``"hinge"``). One step per batch:
     :math:`w \leftarrow \mathrm{prox}_{\eta_e \frac{\lambda}{2}\|\cdot\|^2}(w - \eta_e
     \nabla L(w))`, :math:`\eta_e = \eta/\sqrt{e}`.
 
@@ -93,8 +93,8 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
         *,
         eta="auto",
         max_fpr=0.1,
-        lam=1e-4,
-        loss="hinge",
+        lam=0.0,
+        loss="square",
         buffer_size=32,
         max_memory_gb=2.0,
         schedule="inv_sqrt",

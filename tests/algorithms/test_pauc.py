@@ -86,7 +86,7 @@ def test_resume_after_load(tmp_path):
 def test_steps_lower_the_batch_surrogate():
     # the pAUC surrogate of the whole sample falls from its value 1 at w = 0 (hinge)
     X, y = _imbalanced(n=2000, seed=1)
-    est = PAUC1PMBClassifier(max_fpr=0.1, random_state=0).fit(X, y)
+    est = PAUC1PMBClassifier(max_fpr=0.1, loss="hinge", random_state=0).fit(X, y)
     value = partial_auc_surrogate(est.decision_function(X), y.astype(float), 0.1, "hinge")
     assert value < 0.98
 
