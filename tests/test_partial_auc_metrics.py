@@ -185,3 +185,61 @@ def test_scorer_in_grid_search_and_score_stays_auc():
     two = pauc_scorer(max_fpr=0.5, min_tpr=0.5)
     assert two(best, X, y) == pytest.approx(two_way_partial_auc_score(
         y, best.decision_function(X), min_tpr=0.5, max_fpr=0.5, normalized=True))
+
+
+def test_evaluate_fold_selects_and_records_the_partial_auc():
+    from aucopt import make
+    from aucopt.datasets import load, make_preprocessor
+    from aucopt.model_selection import evaluate_fold, train_val_test
+
+    X, y = load("german.numer")
+    X, y = X[:400], y[:400]
+    s = train_val_test(y, repeats=1, random_state=1)[0]
+    grid = {"beta": [1e-4, 3.0]}  # here the AUC prefers 1e-4, the pAUC at 0.05 prefers 3
+    res = evaluate_fold("spam-l2", X, y, s.train, s.test, grid=grid, validation=s.validation,
+                        random_state=0, params={"max_iter": 2}, max_fpr=0.05)
+    scaler = make_preprocessor("minmax").fit(X[s.train])
+    val, auc, test = {}, {}, {}
+    for beta in grid["beta"]:
+        est = make("spam-l2", beta=beta, max_iter=2, random_state=0)
+        est.fit(scaler.transform(X[s.train]), y[s.train])
+        scores = est.decision_function(scaler.transform(X[s.validation]))
+        val[beta] = partial_roc_auc_score(y[s.validation], scores, max_fpr=0.05)
+        auc[beta] = skm.roc_auc_score(y[s.validation], scores)
+        test[beta] = partial_roc_auc_score(
+            y[s.test], est.decision_function(scaler.transform(X[s.test])), max_fpr=0.05)
+    best = max(val, key=val.get)
+    assert best != max(auc, key=auc.get)
+    assert res.params["beta"] == best
+    assert res.pauc == pytest.approx(test[best]) and res.row()["pauc"] == res.pauc
+
+
+def test_compare_ranks_by_partial_auc(tmp_path):
+    import csv
+
+    from sklearn.datasets import dump_svmlight_file
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+    from aucopt.datasets import make_auc_problem
+
+    X, y = make_auc_problem(240, 5, random_state=0)
+    dump_svmlight_file(X, y, str(tmp_path / "toy.svm"))
+    runner = CliRunner()
+    args = ["compare", str(tmp_path / "toy.svm"), "--algorithms", "uni-squ,spam-l2,pauc-1pmb",
+            "--folds", "3", "--grid", "none", "--n-jobs", "1", "--out", str(tmp_path / "o")]
+    result = runner.invoke(app, [*args, "--metric", "pauc", "--max-fpr", "0.2"])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "o" / "results.md").read_text()
+    assert "Partial AUC (FPR <= 0.2, McClish)" in text and "pAUC (mean +- std)" in result.output
+    with open(tmp_path / "o" / "results.csv") as fh:
+        rows = list(csv.DictReader(fh))
+    means = {}
+    for row in rows:
+        means.setdefault(row["algorithm"], []).append(float(row["pauc"]))
+    ranked = sorted(means, key=lambda a: -np.mean(means[a]))
+    listed = [line.split("|")[1].strip() for line in text.splitlines()
+              if line.startswith("| ") and line.split("|")[1].strip() in means]
+    assert listed == ranked
+    bad = runner.invoke(app, [*args, "--metric", "accuracy"])
+    assert bad.exit_code == 2 and "auc or pauc" in bad.output
