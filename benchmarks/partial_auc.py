@@ -40,14 +40,17 @@ TARGET = 0.1  # the max_fpr the partial-AUC ids are trained for
 MIRRORED = ("german.numer", "diabetes", "splice", "sylva", "shuttle", "a9a")
 
 
+DECOYS, TOP = 0.08, 0.4  # share of decoys among the negatives, of far positives
+
+
 def _kinds(n, pos_rate, rng):
-    """Labels and row kinds: 0 plain negative, 1 decoy negative (2% of the negatives),
-    2 positive far along u1 (40% of the positives), 3 positive mildly along u2."""
+    """Labels and row kinds: 0 plain negative, 1 decoy negative (DECOYS of the negatives),
+    2 positive far along u1 (TOP of the positives), 3 positive mildly along u2."""
     n_pos = max(2, round(pos_rate * n))
     y = -np.ones(n, dtype=np.int64)
     y[rng.choice(n, n_pos, replace=False)] = 1
-    kind = np.where(y > 0, np.where(rng.random(n) < 0.4, 2, 3),
-                    np.where(rng.random(n) < 0.02, 1, 0))
+    kind = np.where(y > 0, np.where(rng.random(n) < TOP, 2, 3),
+                    np.where(rng.random(n) < DECOYS, 1, 0))
     return y, kind
 
 
@@ -57,10 +60,10 @@ SHIFTS = {1: ("u2", 3.0), 2: ("u1", 4.0), 3: ("u2", 1.5)}
 def mixture(n, pos_rate, *, sparse=False, seed=0):
     """Imbalanced data whose top of the ranking and bulk want different directions.
 
-    Negatives are standard normal, except 2% "decoys" shifted by 3 along a direction
+    Negatives are standard normal, except 8% "decoys" shifted by 3 along a direction
     ``u2``; positives are of two kinds: 40% far along ``u1`` (shift 4, they make the top
     of a good ranking) and 60% mildly along ``u2`` (shift 1.5: much of the full AUC, but
-    the decoys outrank them). A full-AUC scorer leans on ``u2`` for the bulk; at low FPR
+    the decoys outrank them, and any weight on ``u2`` lifts the decoys into the top 8%). A full-AUC scorer leans on ``u2`` for the bulk; at low FPR
     ``u1`` matters. Dense: d = 20, ``u1``, ``u2`` two coordinates each (unit vectors).
     Sparse (CSR): d = 2,000, 60 non-zeros per row, N(0, 1) at random features; a shifted
     row has 10 of them in the 100 features of its direction, with the shift added.
