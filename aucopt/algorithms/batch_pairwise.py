@@ -51,6 +51,7 @@ __all__ = [
     "resolve_lam",
     "ls_svm_lam",
     "upgrade_state",
+    "run_cutting_plane",
     "B_LS_SVM",
     "B_SVM_OR",
     "SVM_PERF",
@@ -249,11 +250,13 @@ def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
     return t + 1, OK
 
 
-def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
+def run_cutting_plane(state, rows, params, y, t, kappa, spread, cut=None):
+    """The cutting-plane solve into ``state`` (``cut``: another risk's oracle, see
+    :func:`aucopt.algorithms._cutting_plane.cutting_plane`)."""
     X = as_matrix(rows)
     lam = lam_by_spread(params["lam"], X, y, spread)
-    w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=hyper(params).tol,
-                                   max_iter=int(params["max_iter"]), w0=state["w"])
+    w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=float(params["tol"]),
+                                   max_iter=int(params["max_iter"]), w0=state["w"], cut=cut)
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap
@@ -263,12 +266,12 @@ def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
 
 def run_svm_or(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-SVM-OR: RankSVM objective, margin 1 (``kappa = 1``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=1.0, spread=SVM_OR_SPREAD)
+    return run_cutting_plane(state, rows, params, y, t, kappa=1.0, spread=SVM_OR_SPREAD)
 
 
 def run_svm_perf(state, rows: RowData, y, order, params, t, learn, rng=None):
     """SVM-perf ROCArea: Joachims (2005) joint feature map (``kappa = 2``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD)
+    return run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD)
 
 
 _COMMON = dict(

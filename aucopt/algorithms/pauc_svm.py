@@ -21,14 +21,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels._checks import OK
 from .._kernels._state import zeros
-from ._batch import BATCH, batch_common, lam_by_spread, spread_lam
-from ._cutting_plane import as_matrix, cutting_plane
+from ._batch import BATCH, batch_common, spread_lam
 from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .batch_pairwise import SVM_PERF_SPREAD, BatchPairwiseState, coef, upgrade_state
+from .batch_pairwise import (
+    SVM_PERF_SPREAD,
+    BatchPairwiseState,
+    coef,
+    run_cutting_plane,
+    upgrade_state,
+)
 from .pauc import max_fpr_param
 
 __all__ = ["PARAMS", "SvmPaucHyper", "SVM_PAUC", "top_share", "pauc_cut", "hyper"]
@@ -117,21 +121,15 @@ def _init_state(n_features, n_samples, params, rng=None):
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """The whole solve on the data given (``order`` unused)."""
-    X = as_matrix(rows)
-    lam = lam_by_spread(params["lam"], X, y, SVM_PERF_SPREAD)
+    """The whole solve on the data given (``order`` unused): svm-perf's cutting planes
+    with the pAUC cut."""
     max_fpr = float(params["max_fpr"])
 
     def cut(X, y, w, kappa):
         return pauc_cut(X, y, w, kappa, max_fpr)
 
-    w, n_iter, gap = cutting_plane(X, y, lam, kappa=2.0, tol=hyper(params).tol,
-                                   max_iter=int(params["max_iter"]), w0=state["w"], cut=cut)
-    state["w"][:] = w
-    state["n_iter"][0] = n_iter
-    state["gap"][0] = gap
-    state["lam"][0] = lam
-    return t + n_iter, OK
+    return run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD,
+                             cut=cut)
 
 
 SVM_PAUC = register(AlgorithmSpec(

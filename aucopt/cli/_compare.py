@@ -138,7 +138,8 @@ def markdown_table(summary, dataset, description: str = "", max_fpr=None) -> str
         "| --- | " + "--- | " * (2 if max_fpr is not None else 0) + "--- | --- | --- | --- |",
     ]
     for row in summary:
-        lines.append(f"| {row['algorithm']} | {_pauc_cells(row, ' | ', ' | ')}{row['auc_mean']:.4f} | "
+        lines.append(f"| {row['algorithm']} | {_pauc_cells(row, ' | ', ' | ')}"
+                     f"{row['auc_mean']:.4f} | "
                      f"{row['auc_std']:.4f} | {row['fit_seconds']:.4f} | "
                      f"{_fmt_params(row['params'])} |")
     return "\n".join(lines) + "\n"

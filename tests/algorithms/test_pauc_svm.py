@@ -93,7 +93,6 @@ def _brute_optimum(X, y, lam, max_fpr):
     budget = max_fpr * len(neg)
     d, pairs = X.shape[1], [(i, j) for i in pos for j in neg]
     where = {pair: r for r, pair in enumerate(pairs)}
-    m = d + 1 + len(pairs)
 
     def objective(z):
         return 0.5 * lam * z[:d] @ z[:d] + z[d]

@@ -22,9 +22,10 @@ def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="i
     """Run the streaming 1PMB over the passes ``orders``; return ``(w, t)``.
 
     The negatives of the stream fill batches of 1, 2, 4, ... and then ``buffer_size``
-    negatives; when a batch is full and a positive has been seen, one step is taken on the last ``buffer_size`` positives
-    against the ``ceil(max_fpr * buffer_size)`` negatives of the batch with the highest
-    scores (ties: the earlier arrival), then the batch is emptied.
+    negatives; when a batch is full and a positive has been seen, one step is taken on
+    the last ``buffer_size`` positives against the ``ceil(max_fpr * size)`` negatives of
+    the batch (of ``size`` rows) with the highest scores (ties: the earlier arrival), then
+    the batch is emptied.
     """
     X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
     weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
