@@ -243,3 +243,46 @@ def test_compare_ranks_by_partial_auc(tmp_path):
     assert listed == ranked
     bad = runner.invoke(app, [*args, "--metric", "accuracy"])
     assert bad.exit_code == 2 and "auc or pauc" in bad.output
+
+
+def test_experiment_protocol_by_partial_auc(tmp_path):
+    import csv
+
+    from aucopt.experiments import ConfigError, load_config, run_experiment
+
+    config = """
+id = "tiny-pauc"
+title = "Partial AUC"
+source = "nobody"
+reference = "spam-l2"
+[protocol]
+kind = "holdout"
+repeats = 2
+inner_folds = 2
+max_fpr = 0.1
+[[datasets]]
+name = "german.numer"
+label = "german"
+[[algorithms]]
+id = "spam-l2"
+grid = { beta = "10^[-4:-3]" }
+[[algorithms]]
+id = "pauc-1pmb"
+[published]
+columns = ["spam-l2", "pauc-1pmb"]
+rows = [["german", ".70±.01", ".70±.01"]]
+"""
+    path = tmp_path / "tiny.toml"
+    path.write_text(config)
+    assert load_config(path).protocol.max_fpr == 0.1
+    run_experiment(path, tmp_path / "run", progress=False)
+    with open(tmp_path / "run" / "results.csv") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["status"] == "ok"]
+    assert len(rows) == 4 and all(0 < float(r["pauc"]) < 1 for r in rows)
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "partial AUC over FPR in [0, 0.1]" in report
+    spam = np.mean([float(r["pauc"]) for r in rows if r["algorithm"] == "spam-l2"])
+    assert f"{spam:.4f}".lstrip("0") in report or f"{spam:.4f}" in report
+    path.write_text(config.replace("max_fpr = 0.1", "max_fpr = 2"))
+    with pytest.raises(ConfigError, match="max_fpr"):
+        load_config(path)

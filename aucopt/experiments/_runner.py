@@ -254,7 +254,8 @@ def run_cell(task: dict) -> dict:
                 preprocessing=row["preprocessing"], grid=task["grid"],
                 inner_folds=task["inner_folds"], random_state=split.seed,
                 params=task["params"], validation=split.validation,
-                max_train=task["max_train"], error_score="raise")  # an error row
+                max_train=task["max_train"], error_score="raise",  # an error row
+                max_fpr=task.get("max_fpr"))
     except Exception as exc:  # noqa: BLE001  (a failing cell is a result, not a crash)
         row.update(status=ERROR, message=_short(exc))
         return row
@@ -263,6 +264,8 @@ def run_cell(task: dict) -> dict:
     row.update(auc=float(result.auc), fit_seconds=float(result.fit_seconds), status=OK,
                warnings=" | ".join(notes)[:500],
                n_train=int(min(len(split.train), task["max_train"] or len(split.train))))
+    if result.pauc is not None:
+        row["pauc"] = float(result.pauc)
     row.update({f"param_{k}": _plain(v) for k, v in sorted(result.params.items())})
     return row
 
@@ -293,6 +296,8 @@ def _fingerprint(config, protocol, options) -> dict:
            "folds": protocol.folds, "inner_folds": protocol.inner_folds,
            "test_size": protocol.test_size, "ratios": list(protocol.ratios),
            "seed": protocol.seed, "binarize_seed": protocol.binarize_seed}
+    if protocol.max_fpr is not None:  # runs by partial AUC do not resume runs by AUC
+        out["max_fpr"] = protocol.max_fpr
     if options.max_grid_points is not None and not options.smoke:
         out["max_grid_points"] = int(options.max_grid_points)
     return out
@@ -393,7 +398,8 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                 tasks.append({"row": row, "split": split, "X": data.X, "y": data.y,
                               "algorithm_id": aid, "grid": grid, "params": dict(a.params),
                               "inner_folds": protocol.inner_folds,
-                              "max_train": a.max_train_for(entry.name)})
+                              "max_train": a.max_train_for(entry.name),
+                              "max_fpr": protocol.max_fpr})
 
     manifest = build_manifest(config, options, protocol, fingerprint, data_records, algorithms,
                          registered, substitutions, started)
