@@ -284,5 +284,6 @@ rows = [["german", ".70±.01", ".70±.01"]]
     spam = np.mean([float(r["pauc"]) for r in rows if r["algorithm"] == "spam-l2"])
     assert f"{spam:.4f}".lstrip("0") in report or f"{spam:.4f}" in report
     path.write_text(config.replace("max_fpr = 0.1", "max_fpr = 2"))
-    with pytest.raises(ConfigError, match="max_fpr"):
-        load_config(path)
+    with pytest.raises(ConfigError, match="max_fpr"):  # before any work
+        run_experiment(path, tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad" / "results.csv").exists()

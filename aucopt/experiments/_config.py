@@ -121,9 +121,6 @@ class ProtocolSpec:
         Base seed of the splits and estimators.
     binarize_seed : int
         Seed of random class groupings (recorded in the manifest; notes.md#binarisation).
-    max_fpr : float or None
-        Select by, record (column ``pauc``) and report the partial AUC over FPR in
-        [0, max_fpr] (McClish's standardisation) instead of the AUC; None: the AUC.
     """
 
     kind: str = "kfold"
@@ -134,7 +131,7 @@ class ProtocolSpec:
     inner_folds: int = 5
     seed: int = 0
     binarize_seed: int = 0
-    max_fpr: float | None = None
+    max_fpr: float | None = None  # select and report by the pAUC over FPR in [0, max_fpr]
 
     @property
     def runs(self) -> int:
@@ -349,9 +346,6 @@ def _build(data: dict, path: str) -> ExperimentConfig:
                             seed=int(proto_raw.get("seed", 0)),
                             binarize_seed=int(proto_raw.get("binarize_seed", 0)),
                             max_fpr=proto_raw.get("max_fpr"))
-    if protocol.max_fpr is not None and not (
-            isinstance(protocol.max_fpr, float | int) and 0 < protocol.max_fpr <= 1):
-        raise ConfigError(f"[protocol] max_fpr must be in (0, 1], got {protocol.max_fpr!r}.")
     if protocol.repeats < 1 or protocol.folds < 2 or protocol.inner_folds < 2:
         raise ConfigError("[protocol] needs repeats >= 1, folds >= 2 and inner_folds >= 2.")
     default_pre = proto_raw.get("preprocessing", "minmax")

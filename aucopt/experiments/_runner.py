@@ -44,6 +44,7 @@ from ..model_selection import evaluate_fold
 from ._config import ExperimentConfig, load_config
 from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
 from ._manifest import build_manifest, now
+from ._values import fraction
 
 __all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "search_grid", "SMOKE_ROWS"]
 
@@ -119,7 +120,7 @@ def effective_protocol(config: ExperimentConfig, options: RunOptions):
     if p.repeats < 1 or p.folds < 2 or p.inner_folds < 2:
         raise ValueError(f"need repeats >= 1, folds >= 2 and inner_folds >= 2, got "
                          f"{p.repeats}, {p.folds} and {p.inner_folds}.")
-    return p
+    return replace(p, max_fpr=fraction(p.max_fpr, f"{config.id}: [protocol] max_fpr"))
 
 
 def thin_grid(grid: dict, max_points: int | None) -> dict:
