@@ -112,6 +112,7 @@ SMOKE = {
     "distributed_training.py": ["--smoke", "--out", "{out}"],
     "robustness.py": ["--algorithms", "spam-l2", "--datasets", "lognormal", "--no-grid",
                       "--out", "{out}"],
+    "partial_auc.py": ["--smoke", "--out", "{out}"],
 }
 # what the stdout of a script without a report file must name
 PRINTS = {"bench_solam.py": "fsauc", "river_learn_one.py": 'AUCClassifier("spam-l2")'}

@@ -185,7 +185,7 @@ def simplex_qp(Q, b, alpha0, max_steps=None):
     return alpha / alpha.sum()
 
 
-def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None):
+def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None, cut=None):
     """Solve ``min_w (lam/2)||w||^2 + R(w)`` by the 1-slack cutting-plane method.
 
     Parameters
@@ -205,6 +205,10 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None):
         Where the first cut is taken (warm start); zero by default.
     deadline : Deadline, optional
         Stop adding cuts once it has passed (:mod:`aucopt.algorithms._time_budget`).
+    cut : callable, optional
+        ``cut(X, y, w, kappa) -> (delta, g, risk)``: the most violated cut at w and the
+        exact risk R(w), for another structured risk (the partial-AUC SVM); default the
+        ROC area's.
 
     Returns
     -------
@@ -223,7 +227,7 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None):
     dual = 0.0
     n_iter = 0
     while True:
-        delta, g, risk = _cut(X, y, w, kappa)
+        delta, g, risk = (cut or _cut)(X, y, w, kappa)
         primal = 0.5 * lam * (w @ w) + risk
         gap = primal - dual
         if gap <= tol or n_iter >= max_iter or (n_iter and deadline is not None

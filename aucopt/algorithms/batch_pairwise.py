@@ -54,6 +54,7 @@ __all__ = [
     "resolve_lam",
     "ls_svm_lam",
     "upgrade_state",
+    "run_cutting_plane",
     "B_LS_SVM",
     "B_SVM_OR",
     "SVM_PERF",
@@ -261,7 +262,9 @@ def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
 LAM_FLOOR = 1e-10
 
 
-def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
+def run_cutting_plane(state, rows, params, y, t, kappa, spread, cut=None):
+    """The cutting-plane solve into ``state`` (``cut``: another risk's oracle, see
+    :func:`aucopt.algorithms._cutting_plane.cutting_plane`)."""
     X = as_matrix(rows)
     lam = lam_by_spread(params["lam"], X, y, spread)
     y = unit_scale(y)  # after "auto", which counts integer weights as duplicated rows
@@ -272,9 +275,9 @@ def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
                        "cutting-plane QP is numerically singular; using lam=%g (lam_).",
                        lam, LAM_FLOOR, floor)
         lam = floor
-    w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=hyper(params).tol,
+    w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=float(params["tol"]),
                                    max_iter=int(params["max_iter"]), w0=state["w"],
-                                   deadline=deadline_of(params))
+                                   deadline=deadline_of(params), cut=cut)
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap
@@ -284,12 +287,12 @@ def _run_cutting_plane(state, rows, params, y, t, kappa, spread):
 
 def run_svm_or(state, rows: RowData, y, order, params, t, learn, rng=None):
     """B-SVM-OR: RankSVM objective, margin 1 (``kappa = 1``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=1.0, spread=SVM_OR_SPREAD)
+    return run_cutting_plane(state, rows, params, y, t, kappa=1.0, spread=SVM_OR_SPREAD)
 
 
 def run_svm_perf(state, rows: RowData, y, order, params, t, learn, rng=None):
     """SVM-perf ROCArea: Joachims (2005) joint feature map (``kappa = 2``)."""
-    return _run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD)
+    return run_cutting_plane(state, rows, params, y, t, kappa=2.0, spread=SVM_PERF_SPREAD)
 
 
 _COMMON = dict(

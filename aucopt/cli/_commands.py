@@ -98,19 +98,24 @@ def compare(
     label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
     progress: bool = typer.Option(None, "--progress/--no-progress",
                                   help="Progress bar on stderr (default: on a terminal)."),
+    metric: str = typer.Option("auc", help="auc | pauc: select and rank by the (partial) AUC."),
+    max_fpr: float = typer.Option(0.1, min=0.0, max=1.0, help="FPR bound of --metric pauc."),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV (writes report.html)."""
     from ._compare import describe_run, run_comparison, text_table
     from ._data import load_data
 
+    if metric not in ("auc", "pauc"):
+        raise typer.BadParameter(f"--metric must be auc or pauc, got {metric!r}.")
     X, y, name = load_data(data, label_column=label_column)
     command = (f"aucopt compare {data} --algorithms {algorithms} --folds {folds} "
                f"--repeats {repeats} --seed {seed} --grid {grid} --preprocess {preprocess} "
-               f"--out {out}" + (f" --label-column {label_column}" if label_column else ""))
+               f"--out {out}" + (f" --label-column {label_column}" if label_column else "")
+               + (f" --metric pauc --max-fpr {max_fpr:g}" if metric == "pauc" else ""))
     _, summary, written = run_comparison(
         X, y, dataset=name, algorithms=split_list(algorithms), folds=folds, repeats=repeats,
         seed=seed, n_jobs=n_jobs, grid=grid, preprocessing=preprocess, out=out,
-        progress=progress, command=command)
+        progress=progress, command=command, max_fpr=max_fpr if metric == "pauc" else None)
     typer.echo(describe_run(X, y, name, folds=folds, repeats=repeats, seed=seed, grid=grid,
                             preprocessing=preprocess))
     typer.echo(text_table(summary))

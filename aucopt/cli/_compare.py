@@ -22,12 +22,15 @@ _LOGREG_GRID = {"C": (0.01, 0.1, 1.0, 10.0)}
 
 def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_jobs=2,
                    grid="quick", preprocessing="minmax", out: Path, curve_points=20,
-                   progress=None, command=None):
+                   progress=None, command=None, max_fpr=None):
     """Evaluate ``algorithms`` on ``(X, y)``; write CSV, Markdown, PNG and HTML files to ``out``.
 
     ``algorithms`` are registry ids or names of :data:`BASELINES`. ``progress`` shows a
     progress bar on stderr (``None``: when stderr is a terminal). ``command`` is the
     command line that reruns the comparison, written in the HTML report.
+
+    With ``max_fpr``, the inner search selects by the partial AUC over FPR in
+    [0, max_fpr], every fold records it (column ``pauc``) and the summary is ranked by it.
 
     Returns
     -------
@@ -51,7 +54,7 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
         delayed(baseline_fold if a in BASELINES else evaluate_fold)(
             a, X, y, train, test, dataset=dataset, repeat=r, fold=f, preprocessing=preprocessing,
             grid=grid, random_state=seed, with_roc=(r == 0 and f == 0),
-            curve_points=curve_points if (r == 0 and f == 0) else 0,
+            curve_points=curve_points if (r == 0 and f == 0) else 0, max_fpr=max_fpr,
         )
         for a in algorithms
         for r, f, train, test in splits
@@ -64,11 +67,13 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     order = {a: k for k, a in enumerate(algorithms)}
     results.sort(key=lambda r: (order[r.algorithm], r.repeat, r.fold))
     summary = sort_by_auc(summarise(results, algorithms))
+    if max_fpr is not None:  # ranked by the partial AUC, best first
+        summary.sort(key=lambda row: -np.nan_to_num(row["pauc_mean"], nan=-np.inf))
     out.mkdir(parents=True, exist_ok=True)
     write_csv(results, out / "results.csv")
     described = describe_run(X, y, dataset, folds=folds, repeats=repeats, seed=seed, grid=grid,
                              preprocessing=preprocessing)
-    (out / "results.md").write_text(markdown_table(summary, dataset, described))
+    (out / "results.md").write_text(markdown_table(summary, dataset, described, max_fpr))
     written = [out / "results.csv", out / "results.md"]
     figures = write_plots(results, out, dataset, ranked=[r["algorithm"] for r in summary])
     written += figures
@@ -122,11 +127,12 @@ def sort_by_auc(summary) -> list[dict]:
 
 def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
                   preprocessing="minmax", grid="quick", random_state=0, with_roc=False,
-                  curve_points=0, inner_folds=3):
+                  curve_points=0, inner_folds=3, max_fpr=None):
     """One outer fold of a :data:`BASELINES` model, under the protocol of ``evaluate_fold``.
 
     Scaled as the registry ids are, ``C`` tuned by inner stratified CV on the training
-    part (``grid="none"``: ``C=1``), refitted and timed; it has no convergence curve.
+    part (``grid="none"``: ``C=1``), refitted and timed; it has no convergence curve. With
+    ``max_fpr``, ``C`` is chosen by the partial AUC over FPR in [0, max_fpr] and recorded.
     """
     import time
 
@@ -134,7 +140,7 @@ def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from ..datasets import make_preprocessor
-    from ..metrics import roc_auc_score, roc_curve
+    from ..metrics import partial_roc_auc_score, pauc_scorer, roc_auc_score, roc_curve
     from ..model_selection import FoldResult
 
     if name not in BASELINES:
@@ -147,7 +153,8 @@ def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
     if grid != "none":
         cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
         search = GridSearchCV(model, {k: list(v) for k, v in _LOGREG_GRID.items()},
-                              scoring="roc_auc", cv=cv, refit=False).fit(X_train, y_train)
+                              scoring="roc_auc" if max_fpr is None else pauc_scorer(max_fpr),
+                              cv=cv, refit=False).fit(X_train, y_train)
         params = dict(search.best_params_)
     model.set_params(**params)
     start = time.perf_counter()
@@ -156,6 +163,8 @@ def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
     scores = model.decision_function(X_test)
     result = FoldResult(dataset, name, repeat, fold, roc_auc_score(y_test, scores), seconds,
                         params)
+    if max_fpr is not None:
+        result.pauc = partial_roc_auc_score(y_test, scores, max_fpr=max_fpr)
     if with_roc:
         fpr, tpr, _ = roc_curve(y_test, scores)
         result.roc = (fpr, tpr)
@@ -163,7 +172,8 @@ def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
 
 
 def summarise(results, algorithms) -> list[dict]:
-    """Return one row per algorithm: AUC mean/std, fit seconds, most chosen parameters."""
+    """Return one row per algorithm: AUC mean/std (and the partial AUC's, if recorded), fit
+    seconds, most chosen parameters."""
     rows = []
     for a in algorithms:
         mine = [r for r in results if r.algorithm == a]
@@ -176,6 +186,9 @@ def summarise(results, algorithms) -> list[dict]:
             "fit_seconds": float(np.mean([r.fit_seconds for r in mine])),
             "params": dict(chosen[0][0]) if chosen else {},
         })
+        paucs = [r.pauc for r in mine if r.pauc is not None]
+        if paucs:
+            rows[-1].update(pauc_mean=float(np.mean(paucs)), pauc_std=float(np.std(paucs)))
     return rows
 
 
@@ -218,27 +231,42 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) ->
     )
 
 
-def markdown_table(summary, dataset, description: str = "") -> str:
-    """Return the summary as a Markdown table, after the description of the run."""
+def _pauc_cells(row, sep: str, end: str) -> str:
+    """The partial-AUC cells of a summary row (empty when it has none)."""
+    if "pauc_mean" not in row:
+        return ""
+    return f"{row['pauc_mean']:.4f}{sep}{row['pauc_std']:.4f}{end}"
+
+
+def markdown_table(summary, dataset, description: str = "", max_fpr=None) -> str:
+    """Return the summary as a Markdown table, after the description of the run (ranked by
+    the partial AUC at ``max_fpr`` when given)."""
+    head = f"pAUC@{max_fpr:g} mean | pAUC@{max_fpr:g} std | " if max_fpr is not None else ""
     lines = [
-        f"# AUC on {dataset}",
+        f"# AUC on {dataset}" if max_fpr is None else
+        f"# Partial AUC (FPR <= {max_fpr:g}, McClish) on {dataset}",
         "",
         *([description, ""] if description else []),
-        "| algorithm | AUC mean | AUC std | fit seconds | most chosen parameters |",
-        "| --- | --- | --- | --- | --- |",
+        f"| algorithm | {head}AUC mean | AUC std | fit seconds | most chosen parameters |",
+        "| --- | " + "--- | " * (2 if max_fpr is not None else 0) + "--- | --- | --- | --- |",
     ]
     for row in summary:
-        lines.append(f"| {row['algorithm']} | {row['auc_mean']:.4f} | {row['auc_std']:.4f} | "
-                     f"{row['fit_seconds']:.4f} | {_fmt_params(row['params'])} |")
+        lines.append(f"| {row['algorithm']} | {_pauc_cells(row, ' | ', ' | ')}"
+                     f"{row['auc_mean']:.4f} | "
+                     f"{row['auc_std']:.4f} | {row['fit_seconds']:.4f} | "
+                     f"{_fmt_params(row['params'])} |")
     return "\n".join(lines) + "\n"
 
 
 def text_table(summary) -> str:
     """Return the summary as a fixed-width text table for the terminal."""
     width = max([len(r["algorithm"]) for r in summary] + [9])
-    lines = [f"{'algorithm':<{width}}  {'AUC (mean +- std)':<19}  fit seconds  parameters"]
+    partial = any("pauc_mean" in r for r in summary)
+    head = f"{'pAUC (mean +- std)':<19}  " if partial else ""
+    lines = [f"{'algorithm':<{width}}  {head}{'AUC (mean +- std)':<19}  fit seconds  parameters"]
     for r in summary:
-        lines.append(f"{r['algorithm']:<{width}}  {r['auc_mean']:.4f} +- {r['auc_std']:.4f}  "
+        lines.append(f"{r['algorithm']:<{width}}  {_pauc_cells(r, ' +- ', '     ')}"
+                     f"{r['auc_mean']:.4f} +- {r['auc_std']:.4f}  "
                      f"{r['fit_seconds']:>11.4f}  {_fmt_params(r['params'])}")
     return "\n".join(lines)
 

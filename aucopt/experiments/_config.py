@@ -131,6 +131,7 @@ class ProtocolSpec:
     inner_folds: int = 5
     seed: int = 0
     binarize_seed: int = 0
+    max_fpr: float | None = None  # select and report by the pAUC over FPR in [0, max_fpr]
 
     @property
     def runs(self) -> int:
@@ -333,7 +334,7 @@ def _build(data: dict, path: str) -> ExperimentConfig:
 
     proto_raw = _require(data, "protocol", dict, "")
     _unknown(proto_raw, {"kind", "folds", "repeats", "test_size", "ratios", "inner_folds", "seed",
-                         "binarize_seed", "preprocessing"}, "[protocol]")
+                         "binarize_seed", "preprocessing", "max_fpr"}, "[protocol]")
     kind = proto_raw.get("kind", "kfold")
     if kind not in PROTOCOLS:
         raise ConfigError(f"[protocol] kind must be one of {PROTOCOLS}, got {kind!r}.")
@@ -343,7 +344,8 @@ def _build(data: dict, path: str) -> ExperimentConfig:
                             ratios=tuple(proto_raw.get("ratios", (4, 1, 1))),
                             inner_folds=int(proto_raw.get("inner_folds", 5)),
                             seed=int(proto_raw.get("seed", 0)),
-                            binarize_seed=int(proto_raw.get("binarize_seed", 0)))
+                            binarize_seed=int(proto_raw.get("binarize_seed", 0)),
+                            max_fpr=proto_raw.get("max_fpr"))
     if protocol.repeats < 1 or protocol.folds < 2 or protocol.inner_folds < 2:
         raise ConfigError("[protocol] needs repeats >= 1, folds >= 2 and inner_folds >= 2.")
     default_pre = proto_raw.get("preprocessing", "minmax")

@@ -71,11 +71,13 @@ def summarise_run(run_dir) -> tuple[dict, object, list[dict]]:
     for r in rows:
         by_cell.setdefault((r["dataset"], r["algorithm"]), []).append(r)
     records = []
+    metric = "auc" if config.protocol.max_fpr is None else "pauc"  # the column scored
     for d in ran_datasets:
-        ref_scores = _scores(by_cell.get((d, config.reference), [])) if config.reference else {}
+        ref_scores = (_scores(by_cell.get((d, config.reference), []), metric)
+                      if config.reference else {})
         for k in keys:
             cell = by_cell.get((d, k), [])
-            scores = _scores(cell)
+            scores = _scores(cell, metric)
             aucs = np.array(list(scores.values()), dtype=float)
             published = config.published.get(d, {}).get(k)
             rec = {"dataset": d, "algorithm": k, "label": config.algorithm(k).label,
@@ -106,9 +108,10 @@ def summarise_run(run_dir) -> tuple[dict, object, list[dict]]:
     return manifest, config, records
 
 
-def _scores(cell_rows) -> dict:
-    return {(int(r["repeat"]), int(r["fold"])): float(r["auc"]) for r in cell_rows
-            if r["status"] == "ok" and r["auc"] != ""}
+def _scores(cell_rows, metric="auc") -> dict:
+    """``{(repeat, fold): score}`` of the ok rows: the AUC, or the partial AUC (``pauc``)."""
+    return {(int(r["repeat"]), int(r["fold"])): float(r[metric]) for r in cell_rows
+            if r["status"] == "ok" and r.get(metric, "") != ""}
 
 
 def _cell_text(rec) -> str:
@@ -142,6 +145,9 @@ def _markdown(run_dir: Path) -> str:
         lines += ["", "> **SMOKE RUN**: tiny grids, one repeat, 2 folds, 300 rows; datasets "
                       "that are not bundled are replaced by synthetic stand-ins. The numbers "
                       "check the pipeline only and are NOT comparable with the paper."]
+    if config.protocol.max_fpr is not None:
+        lines += ["", f"Scores: partial AUC over FPR in [0, {config.protocol.max_fpr:g}] "
+                      "(McClish's standardisation), also used by the inner grid search."]
     lines += ["", f"## Ours (mean±{err} over runs)", "",
               "| dataset | " + " | ".join(labels[k] for k in keys) + " |",
               "| --- |" + " --- |" * len(keys)]

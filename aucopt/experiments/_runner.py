@@ -44,6 +44,7 @@ from ..model_selection import evaluate_fold
 from ._config import ExperimentConfig, load_config
 from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
 from ._manifest import build_manifest, now
+from ._values import fraction
 
 __all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "search_grid", "SMOKE_ROWS"]
 
@@ -119,7 +120,7 @@ def effective_protocol(config: ExperimentConfig, options: RunOptions):
     if p.repeats < 1 or p.folds < 2 or p.inner_folds < 2:
         raise ValueError(f"need repeats >= 1, folds >= 2 and inner_folds >= 2, got "
                          f"{p.repeats}, {p.folds} and {p.inner_folds}.")
-    return p
+    return replace(p, max_fpr=fraction(p.max_fpr, f"{config.id}: [protocol] max_fpr"))
 
 
 def thin_grid(grid: dict, max_points: int | None) -> dict:
@@ -254,7 +255,8 @@ def run_cell(task: dict) -> dict:
                 preprocessing=row["preprocessing"], grid=task["grid"],
                 inner_folds=task["inner_folds"], random_state=split.seed,
                 params=task["params"], validation=split.validation,
-                max_train=task["max_train"], error_score="raise")  # an error row
+                max_train=task["max_train"], error_score="raise",  # an error row
+                max_fpr=task.get("max_fpr"))
     except Exception as exc:  # noqa: BLE001  (a failing cell is a result, not a crash)
         row.update(status=ERROR, message=_short(exc))
         return row
@@ -263,6 +265,8 @@ def run_cell(task: dict) -> dict:
     row.update(auc=float(result.auc), fit_seconds=float(result.fit_seconds), status=OK,
                warnings=" | ".join(notes)[:500],
                n_train=int(min(len(split.train), task["max_train"] or len(split.train))))
+    if result.pauc is not None:
+        row["pauc"] = float(result.pauc)
     row.update({f"param_{k}": _plain(v) for k, v in sorted(result.params.items())})
     return row
 
@@ -293,6 +297,8 @@ def _fingerprint(config, protocol, options) -> dict:
            "folds": protocol.folds, "inner_folds": protocol.inner_folds,
            "test_size": protocol.test_size, "ratios": list(protocol.ratios),
            "seed": protocol.seed, "binarize_seed": protocol.binarize_seed}
+    if protocol.max_fpr is not None:  # runs by partial AUC do not resume runs by AUC
+        out["max_fpr"] = protocol.max_fpr
     if options.max_grid_points is not None and not options.smoke:
         out["max_grid_points"] = int(options.max_grid_points)
     return out
@@ -393,7 +399,8 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                 tasks.append({"row": row, "split": split, "X": data.X, "y": data.y,
                               "algorithm_id": aid, "grid": grid, "params": dict(a.params),
                               "inner_folds": protocol.inner_folds,
-                              "max_train": a.max_train_for(entry.name)})
+                              "max_train": a.max_train_for(entry.name),
+                              "max_fpr": protocol.max_fpr})
 
     manifest = build_manifest(config, options, protocol, fingerprint, data_records, algorithms,
                          registered, substitutions, started)

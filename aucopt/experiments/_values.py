@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 __all__ = ["ConfigError", "PublishedValue", "parse_values", "parse_published",
-           "check_hyperparameters"]
+           "check_hyperparameters", "fraction"]
 
 
 class ConfigError(ValueError):
@@ -161,3 +161,12 @@ def check_hyperparameters(algorithm_id: str, values: dict, where: str) -> None:
                                                algorithm_id)
             except ValueError as exc:
                 raise ConfigError(f"{where}: {exc}") from None
+
+
+def fraction(value, where: str) -> float | None:
+    """Return ``value`` (a number in (0, 1], or None) as a float; ConfigError otherwise."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, float | int) or not 0 < value <= 1:
+        raise ConfigError(f"{where} must be a number in (0, 1], got {value!r}.")
+    return float(value)

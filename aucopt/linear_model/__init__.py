@@ -17,6 +17,7 @@ from ._opauc import (
     OPAUCrpClassifier,
 )
 from ._pairwise_buffer import KarClassifier, OGDFIFOClassifier
+from ._pauc import PAUC1PMBClassifier, SVMPAUCClassifier
 from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 from ._spdam import SPDAMClassifier
@@ -38,10 +39,12 @@ __all__ = [
     "OPAUCpcaClassifier",
     "OPAUCrClassifier",
     "OPAUCrpClassifier",
+    "PAUC1PMBClassifier",
     "BaseAUCClassifier",
     "LSSVMClassifier",
     "SVMORClassifier",
     "SVMPerfClassifier",
+    "SVMPAUCClassifier",
     "UniLogBatchClassifier",
     "UniSquBatchClassifier",
     "RegSOLAMClassifier",

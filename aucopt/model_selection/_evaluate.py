@@ -27,7 +27,7 @@ from sklearn.model_selection import (
 from .._api import algorithm_info, make
 from ..datasets import make_preprocessor
 from ..exceptions import DivergenceError
-from ..metrics import roc_auc_score, roc_curve
+from ..metrics import partial_roc_auc_score, pauc_scorer, roc_auc_score, roc_curve
 from ._protocols import repeated_kfold
 
 logger = logging.getLogger(__name__)
@@ -48,11 +48,14 @@ class FoldResult:
     params: dict = field(default_factory=dict)
     roc: tuple | None = None
     curve: tuple | None = None
+    pauc: float | None = None  # partial AUC (McClish) at the max_fpr asked for, if any
 
     def row(self) -> dict:
         """Return the tidy CSV row (hyperparameters as ``param_<name>`` columns)."""
         out = {"dataset": self.dataset, "algorithm": self.algorithm, "repeat": self.repeat,
                "fold": self.fold, "auc": self.auc, "fit_seconds": self.fit_seconds}
+        if self.pauc is not None:
+            out["pauc"] = self.pauc
         out.update({f"param_{k}": v for k, v in sorted(self.params.items())})
         return out
 
@@ -94,7 +97,7 @@ def fold_splits(y, *, folds=5, repeats=1, random_state=0):
 def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, fold=0,
                   preprocessing="minmax", grid="quick", inner_folds=3, random_state=0,
                   with_roc=False, curve_points=0, params=None, validation=None,
-                  max_train=None, error_score=np.nan) -> FoldResult:
+                  max_train=None, error_score=np.nan, max_fpr=None) -> FoldResult:
     """Tune on the training part, refit, and measure test AUC and fit time.
 
     Parameters
@@ -134,6 +137,10 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         The AUC recorded when the model diverges or every grid point fails, with a
         warning naming the algorithm and its parameters (scikit-learn's semantics);
         ``"raise"`` re-raises the error.
+    max_fpr : float, optional
+        Select by the partial AUC over FPR in [0, max_fpr] (McClish's standardisation,
+        :func:`aucopt.metrics.partial_roc_auc_score`) instead of the AUC, and record it
+        in ``pauc``.
 
     Returns
     -------
@@ -161,7 +168,8 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         if grid and len(grid_points(grid)) > 1:
             params = _search(estimator, grid, X_train, y_train, inner_folds, random_state,
                              scaler.transform(X[validation]) if validation is not None else None,
-                             None if validation is None else y[validation])
+                             None if validation is None else y[validation],
+                             "roc_auc" if max_fpr is None else pauc_scorer(max_fpr))
         elif grid:
             params = grid_points(grid)[0]
         estimator.set_params(**params)
@@ -175,12 +183,15 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
                       f"(repeat {repeat}, fold {fold}); scored NaN: {exc}", RuntimeWarning,
                       stacklevel=2)
         return FoldResult(dataset, algorithm_id, repeat, fold, float(error_score),
-                          time.perf_counter() - start, {**fixed, **params})
+                          time.perf_counter() - start, {**fixed, **params},
+                          pauc=None if max_fpr is None else float(error_score))
     seconds = time.perf_counter() - start
     params = {**fixed, **params}
     scores = estimator.decision_function(X_test)
     result = FoldResult(dataset, algorithm_id, repeat, fold, roc_auc_score(y_test, scores),
                         seconds, params)
+    if max_fpr is not None:
+        result.pauc = partial_roc_auc_score(y_test, scores, max_fpr=max_fpr)
     if with_roc:
         fpr, tpr, _ = roc_curve(y_test, scores)
         result.roc = (fpr, tpr)
@@ -220,8 +231,10 @@ class _AllFailed(ValueError):
     """Every grid point of the inner search failed."""
 
 
-def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val, y_val):
-    """Return the grid point with the best inner-CV (or validation) AUC; failures score NaN."""
+def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val, y_val,
+            scoring="roc_auc"):
+    """Return the grid point with the best inner-CV (or validation) ``scoring`` (the AUC, or a
+    partial-AUC scorer); failures score NaN."""
     cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     X_search, y_search = X_train, y_train
     if X_val is not None:
@@ -230,7 +243,7 @@ def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val,
         y_search = np.concatenate([y_train, y_val])
         cv = PredefinedSplit(np.r_[np.full(len(y_train), -1), np.zeros(len(y_val))])
     search = GridSearchCV(estimator, {k: list(v) for k, v in grid.items()},
-                          scoring="roc_auc", cv=cv, error_score=np.nan, refit=False)
+                          scoring=scoring, cv=cv, error_score=np.nan, refit=False)
     try:
         search.fit(X_search, y_search)
     except ValueError as exc:

@@ -13,7 +13,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     raise ImportError("aucopt.river needs River: pip install 'aucopt[river]'.") from exc
 
 from ._classifier import AUCClassifier
-from ._metrics import ExactROCAUC, ExactRollingROCAUC
+from ._metrics import ExactPartialAUC, ExactROCAUC, ExactRollingROCAUC
 from ._prequential import prequential
 
-__all__ = ["AUCClassifier", "ExactROCAUC", "ExactRollingROCAUC", "prequential"]
+__all__ = ["AUCClassifier", "ExactPartialAUC", "ExactROCAUC", "ExactRollingROCAUC",
+           "prequential"]

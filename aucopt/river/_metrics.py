@@ -7,10 +7,10 @@ from numbers import Integral
 
 from river import metrics
 
-from ..metrics import StreamingROCAUC
+from ..metrics import StreamingPartialAUC, StreamingROCAUC
 from ..utils._param_validation import Interval, validate_parameter_constraints
 
-__all__ = ["ExactROCAUC", "ExactRollingROCAUC"]
+__all__ = ["ExactROCAUC", "ExactRollingROCAUC", "ExactPartialAUC"]
 
 
 def _score(y_pred, pos_val) -> float:
@@ -109,3 +109,40 @@ class ExactRollingROCAUC(ExactROCAUC):
         if not self._window or self._window[-1] != sample:
             raise ValueError("ExactRollingROCAUC can only revert the most recent update.")
         self._auc.revert(*self._window.pop())
+
+
+class ExactPartialAUC(ExactROCAUC):
+    """Exact partial AUC (one-way, or two-way with ``min_tpr``) as a River metric.
+
+    :class:`aucopt.metrics.StreamingPartialAUC` behind River's metric protocol: equals
+    :func:`aucopt.metrics.partial_roc_auc_score` (``min_tpr=0``, McClish's standardisation
+    as ``sklearn.metrics.roc_auc_score(max_fpr=)``) or the normalised
+    :func:`aucopt.metrics.two_way_partial_auc_score` on the samples counted, whatever the
+    score range.
+
+    Parameters
+    ----------
+    max_fpr : float, default=0.1
+        Upper end of the false-positive range, in (0, 1].
+    min_tpr : float, default=0.0
+        Floor on the true-positive rate (two-way partial AUC), in [0, 1).
+    window_size : int or None, default=None
+        Count only the last ``window_size`` samples (None: all of them).
+    pos_val : bool or label, default=True
+        Label of the positive class.
+
+    Examples
+    --------
+    >>> from aucopt.river import ExactPartialAUC
+    >>> metric = ExactPartialAUC(max_fpr=0.5)
+    >>> for y, s in [(False, 0.1), (False, 0.2), (False, 0.3), (False, 0.9), (True, 0.8)]:
+    ...     metric.update(y, s)
+    >>> round(metric.get(), 4)
+    0.6667
+    """
+
+    def __init__(self, max_fpr=0.1, min_tpr=0.0, window_size=None, pos_val=True):
+        super().__init__(pos_val=pos_val)
+        self.max_fpr, self.min_tpr, self.window_size = max_fpr, min_tpr, window_size
+        self._auc = StreamingPartialAUC(max_fpr=max_fpr, min_tpr=min_tpr,
+                                        window_size=window_size, pos_label=True)

@@ -1,0 +1,197 @@
+"""Mini-batch stochastic gradient on the one-way partial-AUC surrogate (Kar, Narasimhan & Jain,
+NeurIPS 2014, section 5: the one-pass mini-batch method 1PMB), in a streaming form.
+
+Objective on a batch (the "tight" structural surrogate of pAUC over FPR in [0, beta] of
+Narasimhan & Agarwal, KDD 2013, which Kar et al. instantiate for pAUC):
+
+    L(w) = 1/Z sum_{i in P} sum_{j in top_k(N; w)} w_i w_j phi(w.(x_i - x_j)),
+
+``top_k(N; w)`` the ``k = ceil(beta |N|)`` negatives of the batch that ``w`` scores highest,
+``Z = sum_i w_i * sum_{j in top_k} w_j``, ``phi(m) = max(0, 1 - m)`` or ``(1 - m)^2``,
+``w_i`` the sample weights. Step ``e`` (one per batch):
+``w <- prox_{eta_e (lam/2)||.||^2}(w - eta_e grad L(w))``, ``eta_e = eta / sqrt(e)``
+(or constant).
+
+Streaming form with bounded memory: the batch of negatives is the next negatives of the
+stream (stored until the batch is full, then one step, then cleared, as 1PMB's epochs),
+and the positives of every step are the last ``buffer_size`` positives (a ring buffer that
+outlives the steps), so that rare positives serve several steps. Batch ``e = 0, 1, ...``
+holds ``min(buffer_size, 2^e)`` negatives: the first steps come after 1, 2, 4, ...
+negatives, so that a model moves from the first rows on (small data, a new stream), and
+the batches then keep the size ``buffer_size``.
+
+Sample weights (notes.md#sample-weights) arrive as signed labels ``+-w``.
+
+The iterate is kept as ``w = scale * v`` so that the l2 shrinkage is O(1); a step writes
+``v`` only at the columns of the stored rows (O(B nnz) per step on CSR rows).
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from ._buffers import HINGE, pair_loss_derivative
+from ._checks import DIVERGED, OK, exploding
+from ._schedules import step_size
+from ._slots import class_slots, slot_axpy, slot_dot, slot_store
+from ._state import ANY, F64, I64, D, Dim
+
+__all__ = ["PaucState", "pauc_epoch", "batch_length", "NEG", "POS", "pair_loss"]
+
+NEG = 0
+POS = 1
+N = Dim("buffer_size")
+_FOLD = 1e-150  # fold the scale into v below this (O(d), rare)
+
+
+class PaucState(NamedTuple):
+    """The state: the scaled iterate and two buffers (negatives at index 0)."""
+
+    v: F64[D]  # w = scale * v
+    scale: F64[1]
+    buf: F64[2, N, ANY]  # slot values (sparse: width K, the longest row; dense: width d)
+    buf_idx: I64[2, N, ANY]  # slot feature indices (sparse slots; width 0 when dense)
+    buf_nnz: I64[2, N]  # slot row lengths (sparse slots)
+    buf_w: F64[2, N]  # sample weights of the stored rows
+    size: I64[2]  # rows stored: negatives of the current batch, positives in the ring
+    ring: I64[1]  # next slot of the positive ring
+    seen: I64[2]  # rows received per class
+    batches: I64[1]  # negative batches completed (batch e holds min(B, 2^e) negatives)
+
+
+@njit(cache=True, nogil=True)
+def pair_loss(loss, margin):
+    """Return ``phi(margin)``: ``(1 - m)^2`` (square) or ``max(0, 1 - m)`` (hinge)."""
+    if loss == HINGE:
+        return max(0.0, 1.0 - margin)
+    return (1.0 - margin) ** 2
+
+
+@njit(cache=True, nogil=True)
+def _top_negatives(sn, size, k, top):
+    """Write in ``top[:k]`` the slots of the ``k`` largest scores ``sn[:size]`` (ties: the
+    earlier slot first) and return k."""
+    order = np.argsort(-sn[:size], kind="mergesort")
+    for r in range(k):
+        top[r] = order[r]
+    return k
+
+
+@njit(cache=True, nogil=True)
+def _batch_step(st, slots, work, hp, t):
+    """One 1PMB step on the stored batch; return ``(t, status)``."""
+    v, scale = st.v, st.scale
+    bval, bidx, bnnz = slots
+    sp, sn, cp, cn, top = work
+    n_neg, n_pos = st.size[NEG], st.size[POS]
+    nv, ni, nn = class_slots(bval, bidx, bnnz, NEG)
+    pv, pi, pn = class_slots(bval, bidx, bnnz, POS)
+    s = scale[0]
+    for j in range(n_neg):
+        sn[j] = s * slot_dot(v, nv, ni, nn, j)
+        if exploding(sn[j]):
+            return t, DIVERGED
+    for i in range(n_pos):
+        sp[i] = s * slot_dot(v, pv, pi, pn, i)
+        if exploding(sp[i]):
+            return t, DIVERGED
+    k = int(np.ceil(hp.max_fpr * n_neg))
+    k = _top_negatives(sn, n_neg, max(1, min(k, n_neg)), top)
+    wn = st.buf_w[NEG]
+    wp = st.buf_w[POS]
+    total_p = 0.0
+    for i in range(n_pos):
+        total_p += wp[i]
+    total_n = 0.0
+    for r in range(k):
+        total_n += wn[top[r]]
+    norm = 1.0 / (total_p * total_n)
+    for i in range(n_pos):
+        cp[i] = 0.0
+    for j in range(n_neg):
+        cn[j] = 0.0
+    for i in range(n_pos):
+        for r in range(k):
+            j = top[r]
+            g = pair_loss_derivative(hp.loss, sp[i] - sn[j]) * wp[i] * wn[j] * norm
+            cp[i] += g
+            cn[j] -= g
+    t += 1
+    eta = step_size(hp.schedule, hp.eta, 0.5, t)
+    step = -eta / s
+    for i in range(n_pos):
+        if cp[i] != 0.0:
+            slot_axpy(step * cp[i], v, pv, pi, pn, i)
+    for r in range(k):
+        j = top[r]
+        if cn[j] != 0.0:
+            slot_axpy(step * cn[j], v, nv, ni, nn, j)
+    if hp.lam > 0.0:
+        scale[0] = s / (1.0 + eta * hp.lam)
+        if scale[0] < _FOLD:
+            for q in range(v.shape[0]):
+                v[q] *= scale[0]
+            scale[0] = 1.0
+    return t, OK
+
+
+@njit(cache=True, nogil=True)
+def batch_length(batches, capacity):
+    """Return the number of negatives of batch ``batches``: ``min(capacity, 2^batches)``."""
+    if batches >= 62:
+        return capacity
+    return min(capacity, 1 << batches)
+
+
+@njit(cache=True, nogil=True)
+def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
+    """Stream the rows ``order`` through the buffers, one 1PMB step per full negative batch.
+
+    Parameters
+    ----------
+    st : PaucState
+        The state; updated.
+    slots : tuple
+        ``(buf, buf_idx, buf_nnz)`` (sparse slots) or ``(buf, None, None)`` (dense),
+        :mod:`aucopt._kernels._slots`.
+    work : tuple
+        Scratch ``(sp, sn, cp, cn, top)`` of ``buffer_size`` entries each.
+    data, indices, indptr, y, order
+        Rows, signed weights and visiting order (:mod:`aucopt._kernels`).
+    hp : PaucHyper
+        Kernel scalars (:data:`aucopt.algorithms.pauc.PARAMS`).
+    t : int
+        Steps done before this call.
+
+    Returns
+    -------
+    t : int
+        Steps done after this call (full negative batches met with a stored positive).
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    bval, bidx, bnnz = slots
+    capacity = st.buf_w.shape[1]
+    for r in range(order.shape[0]):
+        i = order[r]
+        label = POS if y[i] > 0 else NEG
+        st.seen[label] += 1
+        if label == POS:
+            slot = st.ring[0]
+            st.ring[0] = (slot + 1) % capacity
+            st.size[POS] = min(st.size[POS] + 1, capacity)
+        else:
+            slot = st.size[NEG]
+            st.size[NEG] += 1
+        cv, ci, cn = class_slots(bval, bidx, bnnz, label)
+        slot_store(data, indices, indptr, i, cv, ci, cn, slot)
+        st.buf_w[label, slot] = abs(y[i])
+        if st.size[NEG] == batch_length(st.batches[0], capacity):
+            if st.size[POS] > 0:
+                t, status = _batch_step(st, slots, work, hp, t)
+                if status != OK:
+                    return t, status
+            st.size[NEG] = 0
+            st.batches[0] += 1
+    return t, OK

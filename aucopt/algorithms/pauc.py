@@ -1,0 +1,214 @@
+"""Partial-AUC learners: state layout, hyperparameters, kernel call.
+
+``pauc-1pmb``: the one-pass mini-batch method 1PMB of P. Kar, H. Narasimhan, P. Jain,
+"Online and stochastic gradient methods for non-decomposable loss functions", NeurIPS 2014
+(section 5), on the one-way pAUC surrogate over FPR in [0, max_fpr] of H. Narasimhan and
+S. Agarwal, "SVMpAUC-tight: a new support vector method for optimizing partial AUC based
+on a tight convex upper bound", KDD 2013, in a streaming form with bounded memory
+(:mod:`aucopt._kernels.pauc`).
+"""
+
+from __future__ import annotations
+
+import math
+from numbers import Real
+
+import numpy as np
+
+from .._kernels._buffers import LOSS_CODES
+from .._kernels._schedules import CONSTANT, INV_SQRT
+from .._kernels._state import view, zeros
+from .._kernels.pauc import PaucState, batch_length, pauc_epoch
+from ..utils._param_validation import Interval, Options
+from ..utils._roc_area import mcclish, sorted_area
+from ._buffer_weights import check_weights
+from ._calibrate import StepCalibration
+from ._memory import check_memory
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
+from ._registry import register
+from ._spec import AlgorithmSpec, RowData
+from .oam import auto_scaled, buffer_size, check_slots, match_slots, max_memory
+
+__all__ = ["PARAMS", "PaucHyper", "AUTO_ETA", "PAUC_1PMB", "hyper", "partial_auc_surrogate",
+           "max_fpr_param"]
+
+PAPER = (
+    "P. Kar, H. Narasimhan, P. Jain. Online and stochastic gradient methods for "
+    "non-decomposable loss functions. NeurIPS 2014 (1PMB, section 5); surrogate of "
+    "H. Narasimhan, S. Agarwal. SVMpAUC-tight: a new support vector method for optimizing "
+    "partial AUC based on a tight convex upper bound. KDD 2013."
+)
+
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA / M^2, M^2 the largest squared row norm seen.
+AUTO_ETA = 1.0
+SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
+ETA_GRID = tuple(2.0**k for k in range(-8, 3))
+LAM_GRID = tuple(10.0**k for k in range(-8, 0))
+
+
+def max_fpr_param(default: float = 0.1) -> Param:
+    """Declare ``max_fpr``, the upper end beta of the false-positive range [0, beta]."""
+    return Param("max_fpr", default, (Interval(Real, 0, 1, closed="right"),), "float", r"""
+        Upper end :math:`\beta` of the false-positive range :math:`[0, \beta]` whose
+        partial AUC is maximised: each step ranks every positive above the
+        :math:`\lceil \beta n_- \rceil` negatives of the batch that the model scores
+        highest. 1 gives the full pairwise AUC surrogate.""", kernel=float)
+
+
+PARAMS = (
+    auto_step("eta", AUTO_ETA, r"""
+        Step scale: :math:`\eta_e = \eta/\sqrt{e}` at step :math:`e` (``schedule="inv_sqrt"``,
+        Kar et al.'s schedule) or :math:`\eta` (``"constant"``). ``"auto"`` calibrates it on the
+        training data (a short run per step of a geometric ladder, the lowest partial-AUC
+        objective wins; :mod:`aucopt.algorithms._calibrate`) and stores the value used in
+        ``eta_``."""),
+    max_fpr_param(),
+    Param("lam", 0.0, (NON_NEGATIVE,), "float", r"""
+        l2 weight :math:`\lambda` (proximal step). 0 by default: a fixed weight does not
+        follow the scale of the features (Kar et al. keep the iterates in a ball; no
+        projection here).""",
+          kernel=float),
+    Param("loss", "square", (Options(str, set(LOSS_CODES)),), '{"square", "hinge"}', r"""
+        Pairwise surrogate :math:`\phi(m)`: ``"square"`` :math:`(1 - m)^2` or ``"hinge"``
+        :math:`\max(0, 1 - m)` (the structural surrogate of Narasimhan & Agarwal). Both rank
+        alike on imbalanced data; with the square loss a step far too large diverges (and
+        is reported) instead of leaving a model made of the last batch's gradient.""",
+          kernel=codes(LOSS_CODES)),
+    buffer_size(r"""
+        Size B of the negative batches (one step per B negatives, after first batches of
+        1, 2, 4, ... negatives) and capacity of the ring of the last B positives used by
+        every step. Smaller batches take more steps per
+        pass; 32 did as well as 100 on imbalanced data at a third of the batches' cost.""").replace(
+        default=32),
+    max_memory("the two buffers"),
+    Param("schedule", "inv_sqrt", (Options(str, set(SCHEDULES)),), '{"inv_sqrt", "constant"}',
+          "Step-size schedule.", kernel=codes(SCHEDULES)),
+    *common(max_iter=5, max_iter_doc="""
+        Passes over the data in ``fit`` (1PMB makes one; a later pass offers every row
+        again, as new arrivals).""",
+            warm_start="Start ``fit`` from the previous iterate (the buffers restart empty)."),
+)
+
+hyper = KernelScalars("PaucHyper", __name__, PARAMS)
+PaucHyper = hyper.type
+
+
+def partial_auc_surrogate(scores, y, max_fpr, loss) -> float:
+    """Return the weighted pAUC surrogate of the scores: every positive against the
+    ``ceil(max_fpr n-)`` highest-scored negatives (ties: the earlier row), mean of ``phi``.
+
+    ``y`` are signed weights ``+-w``; a pair weighs ``w_i w_j``.
+    """
+    pos, weights = y > 0, np.abs(y).astype(np.float64)
+    sp, wp = scores[pos], weights[pos]
+    sn, wn = scores[~pos], weights[~pos]
+    k = max(1, min(math.ceil(max_fpr * sn.shape[0]), sn.shape[0]))
+    top = np.argsort(-sn, kind="stable")[:k]
+    margin = sp[:, None] - sn[top][None, :]
+    phi = np.maximum(0.0, 1.0 - margin) if loss == "hinge" else (1.0 - margin) ** 2
+    pair = wp[:, None] * wn[top][None, :]
+    return float(np.sum(pair * phi) / np.sum(pair))
+
+
+def _objective(scores, w, params, y) -> float:
+    """The calibration objective: one minus the partial AUC over FPR in [0, max_fpr]
+    (McClish's standardisation) of the sample's scores.
+
+    The target itself rather than the surrogate: the hinge surrogate over the top negatives
+    stays near its value at w = 0 after a brief run on hard data, so every step would look
+    alike and the smallest would win. It depends on the ranking only (``scale_free``: the
+    middle of the steps that score alike is chosen); rows count once whatever their weight.
+    """
+    max_fpr = float(params["max_fpr"])
+    pos = y > 0
+    area = sorted_area(np.sort(scores[pos]), np.sort(scores[~pos]), 0.0, max_fpr, 0.0)
+    return 1.0 - (area if max_fpr >= 1.0 else mcclish(area, 0.0, max_fpr))
+
+
+_objective.scale_free = True
+
+
+def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict:
+    """Return a fresh state: the arrays of :class:`aucopt._kernels.pauc.PaucState` (scale 1;
+    the buffer slots start sparse, of width 0, :func:`aucopt.algorithms.oam.new_slots`)."""
+    capacity = int(params["buffer_size"])
+    check_memory(12.0 * capacity, params, f"two buffers of {capacity} rows", "Lower buffer_size")
+    state = zeros(PaucState, n_features, params)
+    state["scale"][0] = 1.0
+    return state
+
+
+def check_state(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless a loaded state has consistent buffers and a positive scale."""
+    capacity = int(params["buffer_size"])
+    check_slots(state, (2, capacity), n_features)
+    size, ring = state["size"], int(state["ring"][0])
+    length = batch_length(int(state["batches"][0]), capacity)
+    if (size > capacity).any() or size[0] >= length or not 0 <= ring < capacity:
+        raise ValueError(f"buffer sizes {size.tolist()} / ring position {ring} do not fit "
+                         f"buffer_size={capacity} (current batch: {length} negatives)")
+    if not (np.isfinite(state["scale"][0]) and state["scale"][0] > 0):
+        raise ValueError("the scale of the iterate must be a positive number")
+    check_weights(state["buf_w"], np.arange(capacity) < size[:, None])
+
+
+def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One pass over ``order`` (see :func:`aucopt._kernels.pauc.pauc_epoch`); draws nothing.
+
+    An ``eta="auto"`` not yet calibrated is ``AUTO_ETA / M^2``, M^2 the largest squared
+    row norm given so far.
+    """
+    hp = auto_scaled(hyper(params), "eta", AUTO_ETA, state)
+    slots = match_slots(state, rows, params)
+    capacity = int(params["buffer_size"])
+    work = (np.empty(capacity), np.empty(capacity), np.empty(capacity), np.empty(capacity),
+            np.empty(capacity, dtype=np.int64))
+    return pauc_epoch(view(PaucState, state), slots, work, rows.data, rows.indices,
+                      rows.indptr, y, order, hp, t)
+
+
+def coef(state, params) -> np.ndarray:
+    """Return the last iterate ``scale * v``."""
+    return state["v"] * state["scale"][0]
+
+
+def warm_values(state: dict) -> dict:
+    """Return the entries ``warm_start=True`` reuses: the iterate, scale folded in."""
+    return {"v": coef(state, None), "scale": np.ones(1)}
+
+
+PAUC_1PMB = register(
+    AlgorithmSpec(
+        id="pauc-1pmb",
+        name="pAUC 1PMB (streaming)",
+        family="pauc",
+        paper=PAPER,
+        source="Kar, Narasimhan, Jain, NeurIPS 2014",
+        streaming=True,
+        sparse=True,
+        memory="O(B K + d) on CSR rows (two buffers of B = buffer_size rows stored sparsely, K "
+        "the longest row), O(B d) on dense rows; independent of n",
+        cost="O(nnz + log B) per sample amortised on CSR rows (one step per B negatives: "
+        "scores of the 2B stored rows, top-k selection, k = ceil(max_fpr B), B k pairs), "
+        "O(d) per sample on dense rows",
+        init_state=init_state,
+        run=run,
+        coef=coef,
+        params=PARAMS,
+        state=(PaucState,),
+        check_state=check_state,
+        grid={"eta": ETA_GRID, "lam": LAM_GRID},
+        quick_grid={"eta": ("auto", 2.0**-4, 2.0**-1)},
+        step_param="eta",
+        calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8),
+        warm_keys=("v", "scale"),
+        warm_values=warm_values,
+        equivalence_params={"eta": 0.05},
+        weights="steps",
+        notes="Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
+        "Streaming form: the last buffer_size positives (a ring) meet every batch of "
+        "buffer_size negatives. eta='auto' is calibrated on the data with the pAUC objective.",
+    )
+)

@@ -1,0 +1,184 @@
+"""Partial-AUC estimators: the streaming 1PMB of Kar, Narasimhan & Jain (NeurIPS 2014) and the
+structural pAUC SVM of Narasimhan & Agarwal (ICML 2013)."""
+
+from __future__ import annotations
+
+from ._base import BaseAUCClassifier
+from ._batch_pairwise import FittedLam
+
+__all__ = ["PAUC1PMBClassifier", "SVMPAUCClassifier"]
+
+
+class PAUC1PMBClassifier(BaseAUCClassifier):
+    r"""Streaming mini-batch SGD for the one-way partial AUC over FPR in [0, max_fpr] (1PMB).
+
+    Maximises the area under the ROC curve where the false-positive rate is at most
+    :math:`\beta` = ``max_fpr``, through the convex surrogate of Narasimhan & Agarwal
+    (KDD 2013) that Kar, Narasimhan & Jain (NeurIPS 2014, section 5) minimise with their
+    one-pass mini-batch method 1PMB: on a batch with positives :math:`P` and negatives
+    :math:`N`,
+
+    .. math::
+
+        L(w) = \frac{1}{|P|\,k} \sum_{i \in P} \sum_{j \in T_k(N; w)}
+        \phi\big(w^\top (x_i - x_j)\big), \qquad k = \lceil \beta |N| \rceil,
+
+    :math:`T_k(N; w)` the :math:`k` negatives that :math:`w` scores highest (those that
+    make the false positives at the top of the ranking), :math:`\phi(m) = (1-m)^2`
+    (``loss="square"``) or :math:`\max(0, 1-m)` (``"hinge"``). One step per batch:
+    :math:`w \leftarrow \mathrm{prox}_{\eta_e \frac{\lambda}{2}\|\cdot\|^2}(w - \eta_e
+    \nabla L(w))`, :math:`\eta_e = \eta/\sqrt{e}`.
+
+    Streaming form with memory independent of n: a batch is the next ``buffer_size``
+    negatives of the stream (the first batches hold 1, 2, 4, ... negatives, so that the
+    model moves from the first rows on), and its positives are the last ``buffer_size``
+    positives seen (a ring buffer kept across batches), so that a rare positive class
+    takes part in every step. ``fit`` equals ``partial_fit`` over any chunking and River's
+    ``learn_one``.
+
+    Parameters
+    ----------
+    {parameters}
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        The last iterate.
+    t_ : int
+        Steps so far (full negative batches met with at least one stored positive).
+    {attributes}
+
+    See Also
+    --------
+    KarClassifier : online pairwise gradient descent on the full AUC with a buffer.
+
+    Notes
+    -----
+    Which paper algorithm this is: 1PMB (Kar et al. 2014, section 5) draws its
+    epochs' batches from the stream, with both classes in the proportions of the
+    stream, and steps on the batch's pAUC surrogate; here the negatives of a batch are
+    the stream's, and the positives are the last ``buffer_size`` ones (on data with 1%
+    positives a batch of 100 rows would mostly hold none). The same role is played in
+    Kar et al.'s two-pass variant 2PMB by the sample of positives its first pass
+    collects. With ``max_fpr=1`` the surrogate is the pairwise AUC loss.
+    The surrogate is the "tight" one of Narasimhan & Agarwal (KDD 2013, section 4):
+    the hinge over the top-ranked negatives, a convex upper bound on
+    :math:`1 - \mathrm{pAUC}(0, \beta)` of the batch (up to normalisation).
+
+    ``sample_weight``: a pair weighs :math:`w_i w_j` and the normaliser is the sum of
+    the pair weights; the selection of the top :math:`k` negatives counts rows.
+
+    Cost O(nnz + log B) per sample amortised on CSR rows (one step per B negatives
+    costs O(B nnz) for the scores of the 2B stored rows and the update at their
+    columns, O(B log B) for the selection and O(B k) for the pairs; the l2 shrinkage
+    acts on a scale factor), O(d) per sample on dense rows. Memory O(B K + d) on CSR
+    rows (K the longest row), O(B d) on dense rows.
+
+    References
+    ----------
+    .. [1] P. Kar, H. Narasimhan, P. Jain. "Online and stochastic gradient methods for
+       non-decomposable loss functions." NeurIPS 2014.
+    .. [2] H. Narasimhan, S. Agarwal. "SVMpAUC-tight: a new support vector method for
+       optimizing partial AUC based on a tight convex upper bound." KDD 2013.
+
+    Examples
+    --------
+    {example}
+    """
+
+    _algorithm = "pauc-1pmb"
+
+    def __init__(
+        self,
+        *,
+        eta="auto",
+        max_fpr=0.1,
+        lam=0.0,
+        loss="square",
+        buffer_size=32,
+        max_memory_gb=2.0,
+        schedule="inv_sqrt",
+        max_iter=5,
+        shuffle=True,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self._store(locals())
+
+
+class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
+    r"""Structural SVM for the partial AUC over FPR in [0, max_fpr] (Narasimhan & Agarwal, 2013).
+
+    .. math::
+
+        \min_w\; \frac{\lambda}{2}\|w\|^2 + \max_{q \in Q}
+        \frac{1}{n_+ \beta n_-} \sum_{i \in P} \sum_{j \in N} q_j
+        \max\big(0, 1 - 2 w^\top(x_i - x_j)\big),\quad
+        Q = \{0 \le q_j \le 1, \textstyle\sum_j q_j = \beta n_-\},
+
+    the structural surrogate of Joachims' ROC-area SVM (:class:`SVMPerfClassifier`)
+    restricted to the positives against a set of :math:`\beta n_-` negatives, maximised
+    over the set (ICML 2013, section 4, the range :math:`[0, \beta]`, where their KDD 2013
+    "tight" surrogate coincides with it; when :math:`\beta n_-` is not an integer the last
+    negative of the set counts a fraction). It upper-bounds :math:`1 - \mathrm{pAUC}(0,
+    \beta)` (normalised) and is solved by the 1-slack cutting-plane method of
+    ``svm-perf``: the most violated constraint takes the :math:`k` negatives that
+    :math:`w` scores highest and then Joachims' ROC-area labeling on them
+    (ICML 2013, section 4.2), one sort per cut.
+
+    Parameters
+    ----------
+    {parameters}
+
+    Attributes
+    ----------
+    n_iter_ : int
+        Cutting planes added by the last ``fit``.
+    t_ : int
+        Cutting planes added so far.
+    lam_ : float
+        The l2 weight used: ``lam``, or the value ``lam="auto"`` chose.
+    {attributes}
+
+    See Also
+    --------
+    SVMPerfClassifier : the full ROC area (``max_fpr=1`` here gives the same problem).
+    PAUC1PMBClassifier : a one-pass stochastic method on the same surrogate.
+
+    Notes
+    -----
+    The solution is the reference optimum of the partial-AUC surrogate: the stop is a
+    certified duality gap at most ``tol``. ``sample_weight``: a pair weighs
+    :math:`v_i q_j` with :math:`0 \le q_j \le v_j` and :math:`\sum_j q_j = \beta W_-`, so
+    that integer weights equal duplicated rows. Cost per cut O(nnz + n log n + k' d),
+    k' the cuts so far.
+
+    References
+    ----------
+    .. [1] H. Narasimhan, S. Agarwal. "A structural SVM based approach for optimizing
+       partial AUC." ICML 2013.
+    .. [2] H. Narasimhan, S. Agarwal. "SVMpAUC-tight: a new support vector method for
+       optimizing partial AUC based on a tight convex upper bound." KDD 2013.
+
+    Examples
+    --------
+    {example}
+    """
+
+    _algorithm = "svm-pauc"
+    _example_params = ""
+
+    def __init__(
+        self,
+        *,
+        lam="auto",
+        max_fpr=0.1,
+        tol=1e-3,
+        max_iter=1000,
+        shuffle=False,
+        random_state=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self._store(locals())

@@ -1,0 +1,59 @@
+"""Slow NumPy transcription of the streaming 1PMB on the pAUC surrogate (Kar, Narasimhan &
+Jain, NeurIPS 2014, section 5; surrogate of Narasimhan & Agarwal, KDD 2013).
+
+Written from the description, independently of the kernel: Python lists as buffers, dense
+arrays, the batch gradient from the explicit double sum over (positive, top negative)
+pairs.
+"""
+
+import math
+
+import numpy as np
+
+
+def _phi_prime(loss, m):
+    if loss == "square":
+        return -2.0 * (1.0 - m)
+    return -1.0 if m <= 1.0 else 0.0
+
+
+def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="inv_sqrt",
+              sample_weight=None, w0=None):
+    """Run the streaming 1PMB over the passes ``orders``; return ``(w, t)``.
+
+    The negatives of the stream fill batches of 1, 2, 4, ... and then ``buffer_size``
+    negatives; when a batch is full and a positive has been seen, one step is taken on
+    the last ``buffer_size`` positives against the ``ceil(max_fpr * size)`` negatives of
+    the batch (of ``size`` rows) with the highest scores (ties: the earlier arrival), then
+    the batch is emptied.
+    """
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
+    positives, negatives = [], []
+    t = batches = 0
+    for order in orders:
+        for i in order:
+            if y[i] > 0:
+                positives = (positives + [(X[i], weight[i])])[-buffer_size:]
+                continue
+            negatives.append((X[i], weight[i]))
+            if len(negatives) < min(buffer_size, 2**batches):
+                continue
+            if positives:
+                sn = np.array([x @ w for x, _ in negatives])
+                k = max(1, min(math.ceil(max_fpr * len(negatives)), len(negatives)))
+                top = sorted(range(len(negatives)), key=lambda j: (-sn[j], j))[:k]
+                norm = sum(wp for _, wp in positives) * sum(negatives[j][1] for j in top)
+                grad = np.zeros_like(w)
+                for xp, wp in positives:
+                    for j in top:
+                        xn, wn = negatives[j]
+                        g = _phi_prime(loss, (xp - xn) @ w)
+                        grad += g * wp * wn * (xp - xn) / norm
+                t += 1
+                step = eta / math.sqrt(t) if schedule == "inv_sqrt" else eta
+                w = (w - step * grad) / (1.0 + step * lam)
+            negatives = []
+            batches += 1
+    return w, t
