@@ -54,15 +54,19 @@ def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
     """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
     over ``rows`` (CSR: O(nnz); ``cols`` sorted); ``weight``: one per row."""
     if rows.is_sparse:
-        where = np.searchsorted(cols, rows.indices)
-        where[where == cols.size] = 0
-        keep = cols[where] == rows.indices
-        at, val = where[keep], rows.data[keep]
-        per = np.repeat(weight, np.diff(rows.indptr))[keep]
-        k = cols.size
-        return (np.bincount(at, weights=per * (val != 0), minlength=k),
-                np.bincount(at, weights=per * val, minlength=k),
-                np.bincount(at, weights=per * val * val, minlength=k))
+        per = np.repeat(weight, np.diff(rows.indptr))
+        val = rows.data
+        if cols.size * 8 >= rows.n_features:  # many columns (fit, a first chunk): all of them
+            at, k = rows.indices, rows.n_features
+        else:  # a few new columns of a later chunk: O(nnz log k)
+            where = np.searchsorted(cols, rows.indices)
+            where[where == cols.size] = 0
+            keep = cols[where] == rows.indices
+            at, val, per, k = where[keep], val[keep], per[keep], cols.size
+        out = (np.bincount(at, weights=per * (val != 0), minlength=k),
+               np.bincount(at, weights=per * val, minlength=k),
+               np.bincount(at, weights=per * val * val, minlength=k))
+        return out if k == cols.size else tuple(o[cols] for o in out)
     X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
     out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
     dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), *out)
