@@ -263,6 +263,8 @@ def _load_pair(json_path: Path, npz_path: Path, meta=None):
             if digest != meta["npz_sha256"]:
                 raise _Mismatch(json_info, npz_info, digest)
         arrays = read_arrays(npz_path, handle, npz_info.st_size)
+    if "npz_sha256" not in meta and _ID in arrays:  # a .json of version 1, an .npz of 2
+        raise _Mismatch(json_info, npz_info, None)
     return _rebuild(json_path, npz_path, meta, arrays)
 
 
@@ -318,9 +320,6 @@ def _rebuild(json_path: Path, npz_path: Path, meta: dict, arrays: dict):
         raise ModelFileError(f"{npz_path} holds the arrays of algorithm "
                              f"{None if saved_id is None else str(saved_id)!r}, not of "
                              f"{meta['algorithm']!r} named by {json_path}.")
-    if "npz_sha256" not in meta and saved_id is not None:
-        raise ModelFileError(f"{npz_path} was written with hashes but {json_path} has none: "
-                             "the pair is not one save.")
     try:
         spec = get_algorithm(meta["algorithm"])
         estimator = make(meta["algorithm"], **meta["params"])
