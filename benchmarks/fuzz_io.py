@@ -41,7 +41,7 @@ from _stamp import stamp  # noqa: E402
 
 import aucopt  # noqa: E402
 import aucopt.io  # noqa: E402
-from tests._model_files import read_pair, resign, write_pair  # noqa: E402
+from tests._model_files import changed, holds_json_object, read_pair, resign, write_pair  # noqa: E402,E501
 
 WORKER = ROOT / "tests" / "_fuzz_worker.py"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
@@ -138,15 +138,15 @@ def make_cases(rng, folder, out, n, ids):
             for s in (".json", ".npz"):
                 base.with_suffix(s).write_bytes((folder / f"{algorithm}{s}").read_bytes())
             _flip(rng, base.with_suffix(rng.choice([".json", ".npz"])))
-            sign = sign and _is_dict(base)
+            sign = sign and holds_json_object(base)
             if sign:
                 resign(base)
-            must = not sign and _changed(base, folder / algorithm)
+            must = not sign and changed(base, folder / algorithm)
         elif kind == "fields":
             meta, arrays = read_pair(folder / algorithm)
             _edit_fields(rng, meta, arrays, ids)
             write_pair(base, meta, arrays, sign=sign)
-            must = not sign and _changed(base, folder / algorithm)
+            must = not sign and changed(base, folder / algorithm)
         elif kind == "swap":
             sign = _swap(rng, folder, base)
             if sign:
@@ -157,20 +157,6 @@ def make_cases(rng, folder, out, n, ids):
             sign, must = False, True
         cases.append((f"tampered: {kind}" + (", re-signed" if sign else ""), base, must))
     return cases
-
-
-def _is_dict(base):
-    try:
-        return isinstance(json.loads(base.with_suffix(".json").read_bytes()), dict)
-    except ValueError:
-        return False
-
-
-def _changed(base, original):
-    """Whether the pair at ``base`` differs from ``original`` (npz bytes or JSON content)."""
-    if base.with_suffix(".npz").read_bytes() != original.with_suffix(".npz").read_bytes():
-        return True
-    return not _is_dict(base) or read_pair(base)[0] != read_pair(original)[0]
 
 
 def run_use(cases, folder, bound):

@@ -24,7 +24,8 @@ def meta_digest(meta: dict) -> str:
                           ).hexdigest()
 
 
-__all__ = ["resign", "as_version_1", "read_pair", "write_pair"]
+__all__ = ["resign", "as_version_1", "read_pair", "write_pair", "holds_json_object",
+           "changed"]
 
 
 def _paths(base):
@@ -71,3 +72,18 @@ def write_pair(base, meta, arrays, sign=True) -> None:
     json_path.write_text(json.dumps(meta))
     if sign:
         resign(base, meta)
+
+
+def holds_json_object(base) -> bool:
+    """Whether the ``.json`` at ``base`` parses to a JSON object."""
+    try:
+        return isinstance(json.loads(_paths(base)[0].read_bytes()), dict)
+    except ValueError:
+        return False
+
+
+def changed(base, original) -> bool:
+    """Whether the pair at ``base`` differs from ``original`` (``.npz`` bytes, JSON content)."""
+    if _paths(base)[1].read_bytes() != _paths(original)[1].read_bytes():
+        return True
+    return not holds_json_object(base) or read_pair(base)[0] != read_pair(original)[0]

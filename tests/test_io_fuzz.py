@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 import aucopt
 import aucopt.io
 
-from ._model_files import read_pair, resign, write_pair
+from ._model_files import changed, holds_json_object, read_pair, resign, write_pair
 
 WORKER = Path(__file__).with_name("_fuzz_worker.py")
 ROOT = Path(aucopt.__file__).resolve().parents[1]
@@ -158,20 +158,6 @@ def _corrupt_bytes(data, base):
     path.write_bytes(bytes(blob))
 
 
-def _is_json(base):
-    try:
-        return isinstance(json.loads(base.with_suffix(".json").read_bytes()), dict)
-    except ValueError:
-        return False
-
-
-def _unchanged(base, original):
-    """Whether a tampering left the pair as saved (same .npz bytes, same JSON content)."""
-    if base.with_suffix(".npz").read_bytes() != original.with_suffix(".npz").read_bytes():
-        return False
-    return _is_json(base) and read_pair(base)[0] == read_pair(original)[0]
-
-
 def test_tampered_files_never_crash(originals, tmp_path):
     made, unsigned = [], []
 
@@ -186,13 +172,13 @@ def test_tampered_files_never_crash(originals, tmp_path):
         if data.draw(st.integers(0, 9)) == 0:
             _write(base, meta, arrays)
             _corrupt_bytes(data, base)
-            sign = sign and _is_json(base)
+            sign = sign and holds_json_object(base)
             if sign:
                 resign(base)
         else:
             raw = _tamper(data, meta, arrays)
             _write(base, meta, arrays, raw, sign)
-        if not sign and not _unchanged(base, originals / algorithm):
+        if not sign and changed(base, originals / algorithm):
             unsigned.append(str(base))
         made.append(str(base))
 

@@ -290,41 +290,43 @@ def test_load_refuses_classes_fit_never_forms(tmp_path, pair, classes):
         aucopt.io.load(tmp_path / "m")
 
 
+def _edited_then_refused(base, estimator, edit, match):
+    """Save ``estimator`` at ``base``, edit (meta, arrays) and re-sign: load must refuse."""
+    aucopt.io.save(estimator, base)
+    meta, arrays = read_pair(base)
+    edit(meta, arrays)
+    write_pair(base, meta, arrays)
+    with pytest.raises(ModelFileError, match=match):
+        aucopt.io.load(base)
+
+
 @pytest.mark.parametrize("algorithm", ["projection-pp", "sparse-kernel"])
 @pytest.mark.parametrize("sigma", [1e-310, 1e-160, 1e300])
 def test_load_refuses_an_unusable_kernel_width(tmp_path, data, algorithm, sigma):
     """A subnormal or tiny bandwidth gave NaN scores, a huge one a constant model."""
     X, y = data
-    aucopt.io.save(aucopt.make(algorithm, random_state=0).fit(X[:150], y[:150]),
-                   tmp_path / "m")
-    meta, arrays = read_pair(tmp_path / "m")
-    arrays["state__bandwidth"] = np.array([sigma])
-    write_pair(tmp_path / "m", meta, arrays)
-    with pytest.raises(ModelFileError, match="bandwidth"):
-        aucopt.io.load(tmp_path / "m")
+    _edited_then_refused(tmp_path / "m",
+                         aucopt.make(algorithm, random_state=0).fit(X[:150], y[:150]),
+                         lambda meta, arrays: arrays.update(state__bandwidth=np.array([sigma])),
+                         "bandwidth")
 
 
 def test_load_refuses_a_subnormal_hyperparameter(tmp_path, pair):
-    _, old, _ = pair
-    aucopt.io.save(old, tmp_path / "m")
-    meta, arrays = read_pair(tmp_path / "m")
-    meta["params"]["beta"] = 5e-324
-    write_pair(tmp_path / "m", meta, arrays)
-    with pytest.raises(ModelFileError, match="subnormal"):
-        aucopt.io.load(tmp_path / "m")
+    _edited_then_refused(tmp_path / "m", pair[1],
+                         lambda meta, arrays: meta["params"].update(beta=5e-324), "subnormal")
 
 
 @pytest.mark.parametrize(("algorithm", "key"), [("projection-pp", "state__alpha"),
                                                 ("sparse-kernel", "state__beta")])
 def test_load_refuses_states_whose_scores_overflow(tmp_path, data, algorithm, key):
     X, y = data
-    aucopt.io.save(aucopt.make(algorithm, random_state=0).fit(X[:150], y[:150]),
-                   tmp_path / "m")
-    meta, arrays = read_pair(tmp_path / "m")
-    arrays[key] = np.where(arrays[key] != 0, 1e308, 0.0)
-    write_pair(tmp_path / "m", meta, arrays)
-    with pytest.raises(ModelFileError, match="overflow"):
-        aucopt.io.load(tmp_path / "m")
+
+    def overflow(meta, arrays):
+        arrays[key] = np.where(arrays[key] != 0, 1e308, 0.0)
+
+    _edited_then_refused(tmp_path / "m",
+                         aucopt.make(algorithm, random_state=0).fit(X[:150], y[:150]),
+                         overflow, "overflow")
 
 
 def test_save_refuses_a_model_load_would_refuse_and_keeps_the_previous(tmp_path, pair):

@@ -163,8 +163,9 @@ class Transaction:
             import fcntl
 
             fcntl.flock(self._lock, fcntl.LOCK_EX)
-        except ImportError:  # no advisory locks here: concurrent saves of one path may race
-            pass
+        except (ImportError, OSError) as exc:  # no advisory locks here (some network file
+            # systems): concurrent saves of one path may race; each save is still atomic
+            logger.debug("No lock on %s (%s); saving without it.", self.folder, exc)
         return self
 
     def __exit__(self, kind, exc, tb):

@@ -263,6 +263,8 @@ def _load_pair(json_path: Path, npz_path: Path, meta=None):
             if digest != meta["npz_sha256"]:
                 raise _Mismatch(json_info, npz_info, digest)
         arrays = read_arrays(npz_path, handle, npz_info.st_size)
+    if "npz_sha256" not in meta and _ID in arrays:  # a .json of version 1, an .npz of 2
+        raise _Mismatch(json_info, npz_info, None)
     return _rebuild(json_path, npz_path, meta, arrays)
 
 
@@ -279,28 +281,32 @@ def _recover(json_path: Path, npz_path: Path):
             digest = sha256_file(handle, info.st_size)
     except (OSError, ModelFileError):
         return None
-    for candidate in pending_files(json_path):
-        try:
-            data, _ = read_regular(candidate, MAX_JSON_BYTES)
-            meta = parse_meta(candidate, data, range(2, FORMAT_VERSION + 1))
-            if meta["npz_sha256"] == digest:
-                estimator = _load_pair(candidate, npz_path, meta)
-                logger.warning("%s: loaded the save that was interrupted before its .json "
-                               "was renamed into place.", json_path)
-                return estimator
-        except (OSError, ModelFileError):
-            continue
-    for candidate in pending_files(npz_path):
-        try:
-            data, _ = read_regular(json_path, MAX_JSON_BYTES)
-            meta = parse_meta(json_path, data, range(2, FORMAT_VERSION + 1))
-            estimator = _load_pair(json_path, candidate, meta)
+    for candidate in pending_files(json_path):  # the .json of the new model, not renamed
+        estimator = _try_pair(candidate, npz_path, digest)
+        if estimator is not None:
+            logger.warning("%s: loaded the save that was interrupted before its .json "
+                           "was renamed into place.", json_path)
+            return estimator
+    for candidate in pending_files(npz_path):  # the .npz of the previous model, kept
+        estimator = _try_pair(json_path, candidate)
+        if estimator is not None:
             logger.warning("%s: loaded the previous model, kept by a save that was "
                            "interrupted.", json_path)
             return estimator
-        except (OSError, ModelFileError):
-            continue
     return None
+
+
+def _try_pair(json_path: Path, npz_path: Path, digest=None):
+    """Return the model of a candidate pair (a hashed .json, matching ``digest`` if given),
+    or None if it does not load."""
+    try:
+        data, _ = read_regular(json_path, MAX_JSON_BYTES)
+        meta = parse_meta(json_path, data, range(2, FORMAT_VERSION + 1))
+        if digest is not None and meta["npz_sha256"] != digest:
+            return None
+        return _load_pair(json_path, npz_path, meta)
+    except (OSError, ModelFileError):
+        return None
 
 
 def _rebuild(json_path: Path, npz_path: Path, meta: dict, arrays: dict):
@@ -314,9 +320,6 @@ def _rebuild(json_path: Path, npz_path: Path, meta: dict, arrays: dict):
         raise ModelFileError(f"{npz_path} holds the arrays of algorithm "
                              f"{None if saved_id is None else str(saved_id)!r}, not of "
                              f"{meta['algorithm']!r} named by {json_path}.")
-    if "npz_sha256" not in meta and saved_id is not None:
-        raise ModelFileError(f"{npz_path} was written with hashes but {json_path} has none: "
-                             "the pair is not one save.")
     try:
         spec = get_algorithm(meta["algorithm"])
         estimator = make(meta["algorithm"], **meta["params"])
