@@ -56,23 +56,23 @@ def test_every_iterative_estimator_declares_max_time():
 
 @pytest.mark.parametrize("algorithm, params", [
     ("spam-l2", {"max_iter": 10_000}),  # passes of the estimator
-    ("svm-perf", {"max_iter": 10_000, "tol": 1e-12}),  # cutting-plane rounds
-    ("b-svm-or", {"max_iter": 10_000, "tol": 1e-12}),
+    ("svm-perf", {"max_iter": 10_000, "tol": 1e-300}),  # cutting-plane rounds
+    ("b-svm-or", {"max_iter": 10_000, "tol": 1e-300}),
     ("vrspam-l2", {"max_iter": 10_000, "tol": 0.0}),  # stages
     ("spdam", {"max_iter": 10_000, "tol": 0.0}),
     ("uni-log-batch", {"max_iter": 100_000, "tol": 1e-300}),  # L-BFGS iterations
 ])
 def test_max_time_stops_fit_with_a_warning_and_a_usable_model(algorithm, params):
     rng = np.random.default_rng(0)
-    X = rng.normal(size=(400, 30))
-    y = np.where(X[:, 0] + rng.normal(size=400) > 0, 1, -1)
-    est = aucopt.make(algorithm, random_state=0, max_time=0.2, **params)
+    X = rng.normal(size=(3000, 50))
+    y = np.where(X[:, 0] + 2.0 * rng.normal(size=3000) > 0, 1, -1)
+    est = aucopt.make(algorithm, random_state=0, max_time=0.05, **params)
     start = time.perf_counter()
-    with pytest.warns(ConvergenceWarning, match="max_time=0.2"):
+    with pytest.warns(ConvergenceWarning, match="max_time=0.05"):
         est.fit(X, y)
     assert time.perf_counter() - start < 60  # without the budget: many minutes
     assert 1 <= est.n_iter_ < params["max_iter"]
-    assert est.score(X, y) > 0.7
+    assert est.score(X, y) > 0.6
 
 
 def test_max_time_none_changes_nothing():

@@ -180,7 +180,14 @@ def effective_size(w_pos: float, w_neg: float) -> float:
     ``4 n+`` for rare positives: the few positives, not all rows, limit what the
     data can support.
     """
-    return 4.0 * w_pos * w_neg / (w_pos + w_neg)
+    size = 4.0 * w_pos * w_neg / (w_pos + w_neg)
+    if size > 0.0 or not (w_pos > 0.0 and w_neg > 0.0):
+        return size
+    size = 4.0 / (1.0 / w_pos + 1.0 / w_neg)  # the product underflowed (weights ~1e-300)
+    if not size > 0.0:
+        raise ValueError(f"sample_weight is too small to use (class sums {w_pos:.3g} and "
+                         f"{w_neg:.3g}); rescale the weights (e.g. divide by their maximum).")
+    return size
 
 
 def gcv_path(G: np.ndarray, h: np.ndarray, df0: float, n_eff: float,

@@ -47,7 +47,7 @@ from ..exceptions import OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
-from ._divergence import divergence_error
+from ._divergence import arithmetic_as_divergence, divergence_error
 from ._inputs import InputChecks
 from ._undo import UndoLog, next_plan, touched_columns
 
@@ -245,6 +245,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         return tags
 
     # ------------------------------------------------------------- internals
+    @arithmetic_as_divergence
     def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
@@ -390,11 +391,10 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
                     if np.shape(warm[key]) != state[key].shape:
-                        raise ValueError(
-                            f"warm_start=True cannot reuse the previous {key!r} (shape "
-                            f"{np.shape(warm[key])}, now {state[key].shape}): the number of "
-                            "features or a hyperparameter that shapes the state changed. Set "
-                            "warm_start=False to start afresh.")
+                        raise ValueError(f"warm_start=True cannot reuse the previous {key!r} "
+                                         f"(shape {np.shape(warm[key])}, now {state[key].shape}"
+                                         "): the width or the state's size changed. Set "
+                                         "warm_start=False to start afresh.")
                     state[key] = np.array(warm[key], copy=True)
             self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None

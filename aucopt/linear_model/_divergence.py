@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import math
 
 from ..exceptions import DivergenceError
 
-__all__ = ["divergence_error"]
+__all__ = ["divergence_error", "arithmetic_as_divergence"]
 
 # largest row norms outside this range are "extreme": steps tuned for unit-scale features
 # are off by the square of the norm there
@@ -51,7 +52,7 @@ def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
             # the stable step of a gradient method scales like 1 / (row norm)^2
             target = max(current / (scale * scale), 1e-300)
             guess = f"e.g. {name}={10.0 ** math.floor(math.log10(target)):.0e}, "
-        auto = "auto" in str(spec.param(name).type) and step is None
+        auto = "auto" in str(spec.param(name).type) and step is None and given != "auto"
         advice = (
             f"The features are on an extreme scale (largest row norm {scale:.3g}), so a step "
             f"that suits unit-scale features (currently {name}={value}) is too large by about "
@@ -66,3 +67,37 @@ def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
         f"iterate became non-finite or exploded. {advice} The estimator was left as it was "
         "before this call."
     )
+
+
+def arithmetic_as_divergence(method):
+    """Decorate ``_fit_rows``: an arithmetic error of a kernel becomes a DivergenceError.
+
+    A compiled kernel raises ``ZeroDivisionError`` (or a solver ``OverflowError``) where
+    its iterates or statistics left the range of float64, for example on extreme data
+    scales or weights: the same failure as a divergence, reported as one (a ValueError
+    naming the step parameter), with the estimator unchanged (the caller's undo log).
+    """
+    @functools.wraps(method)
+    def wrapper(self, rows, *args, **kwargs):
+        try:
+            return method(self, rows, *args, **kwargs)
+        except DivergenceError:
+            raise
+        except ArithmeticError as exc:
+            spec = self._spec()
+            error = divergence_error(self, spec, 0, getattr(self, "t_", 0),
+                                     _row_scale(rows))
+            raise DivergenceError(f"{error} ({type(exc).__name__}: {exc})") from exc
+    return wrapper
+
+
+def _row_scale(rows) -> float:
+    """Return the largest row norm of kernel rows (for the message)."""
+    import numpy as np
+
+    if rows.is_sparse:
+        sq = np.add.reduceat(rows.data**2, rows.indptr[:-1]) if rows.data.size else [0.0]
+    else:
+        sq = np.einsum("ij,ij->i", rows.data, rows.data) if rows.data.size else [0.0]
+    with np.errstate(all="ignore"):
+        return float(np.sqrt(np.max(sq)))
