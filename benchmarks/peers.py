@@ -145,6 +145,8 @@ def parse_args(argv=None):
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "peers.md")
     p.add_argument("--cases", default="", help="comma-separated substrings of case names")
     p.add_argument("--no-peers", action="store_true", help="scikit-learn only (for tests)")
+    p.add_argument("--one-pass-only", action="store_true",
+                   help="on the hashed stream, only the one-pass race (no per-method table)")
     p.add_argument("--merge", default="", help="comma-separated JSON results of earlier runs "
                    "(each run writes its results beside its report): write one report of "
                    "them, running nothing")
@@ -210,7 +212,8 @@ def main(argv=None) -> None:
     results, one_pass = [], None
     for case in cases:
         log(f"case {case.name}")
-        results.append(run_case(case, all_methods, log))
+        if not (args.one_pass_only and case.sparse_high_dim):
+            results.append(run_case(case, all_methods, log))
         if case.sparse_high_dim:
             one_pass = one_pass_race(case, peers, log)
     stream = None

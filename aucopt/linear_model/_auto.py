@@ -26,8 +26,8 @@ BATCH_MAX_NONZEROS = 20_000_000
 # (30 s for 6,000 rows of 50 tokens in 2^16 columns, docs/peers.md's smoke run), where SPAM's
 # O(nnz) steps take a fraction of a second
 BATCH_MAX_FEATURES = 10_000
-# above the batch size, one pass of SPAM from this many rows on: its average is then within
-# the noise of ten passes (docs/peers.md), at a tenth of the time
+# above the batch size, one pass of SPAM from this many rows on (a tenth of the time of the
+# default ten passes; docs/peers.md measures what the other nine add on a hashed stream)
 ONE_PASS_ROWS = 200_000
 STREAM_ALGORITHM = "spam-l2"
 
