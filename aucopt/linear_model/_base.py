@@ -34,7 +34,7 @@ from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
 from ._inputs import InputChecks
-from ._undo import UndoLog, next_plan, touched_columns
+from ._undo import UndoLog, next_plan, touched_columns, warm_copy
 
 __all__ = ["BaseAUCClassifier"]
 
@@ -324,13 +324,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             if warm_from is not None:
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
-                    if np.shape(warm[key]) != state[key].shape:  # the kernels would overrun
-                        raise ValueError(
-                            "warm_start=True needs X with as many features as the previous fit "
-                            f"({key!r} has shape {np.shape(warm[key])}, "
-                            f"this X needs {state[key].shape}); set warm_start=False to start "
-                            "afresh.")
-                    state[key] = np.array(warm[key], copy=True)
+                    state[key] = warm_copy(key, warm[key], state[key])
             self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None
         state, rng = self._state, self._rng
@@ -452,7 +446,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         logger.warning(message)
         warnings.warn(message, UserWarning, stacklevel=3)
 
-    def _warn_ordered_stream(self, row_by_row: bool = False) -> None:
+    def _warn_ordered_stream(self, call: str = "partial_fit") -> None:
         """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
 
         A random stream with a positive rate of 1% has such a prefix with
@@ -467,7 +461,6 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
             return
         self._ordered_warned = True
-        call = "learn_one (River)" if row_by_row else "partial_fit"
         message = (
             f"{type(self).__name__}.{call} has received {int(count.sum())} rows, all of "
             f"class {self.classes_[int(np.argmax(count))]!r}: the stream looks sorted by label, "
