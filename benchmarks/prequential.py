@@ -179,8 +179,10 @@ def report(args, by_learner, without, seconds, timing) -> str:
         "against River's `LogisticRegression.learn_one`. *dict -> row* is the conversion of "
         "the feature dict into a one-row CSR (vocabulary lookup, values array); *front-end "
         "alone* is `learn_one` with the core call replaced by a no-op; *core* is the "
-        "estimator's `_learn_row` on prebuilt rows (the algorithm's fused one-row kernel "
-        "where it has one, SPAM-L2 so far, else the general `_fit_rows`), timed separately. "
+        "estimator's `_learn_row` on prebuilt rows (the row path: the algorithm's own kernel "
+        "on the row in one compiled call, or the general `_fit_rows` for the ids that draw "
+        "random numbers per row), timed separately. Ids whose state cannot grow with new "
+        "names hash the 20 names into 256 columns. "
         "Rerun with `python benchmarks/river_learn_one.py`.",
         "",
         river_learn_one.markdown(timing, args.learn_one_rows, args.repeats),
@@ -189,13 +191,16 @@ def report(args, by_learner, without, seconds, timing) -> str:
         f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} at the end of the run (shared; "
         "a load above the core count inflates every figure, River's included).",
         "",
-        "Reading: learn_one is about front-end alone + core. With a fused row kernel "
-        "(SPAM-L2, the default algorithm) the core is one compiled call that updates the "
-        "statistics and makes the step, saving the O(nnz) entries it touches so that a "
-        "divergence or a fold of its lazy scales is undone and redone by the general path; "
-        "the others take the general path on every row (`BaseAUCClassifier._fit_rows`: "
-        "parameters, the undo log behind the all-or-nothing update, several kernel calls), "
-        "which is what a one-row `partial_fit` costs too.",
+        "Reading: learn_one is about front-end alone + core. For 14 of the 20 streaming ids "
+        "the core is one compiled call: the row's columns and the small state are saved "
+        "(O(nnz) for per-feature entries), the row joins the data statistics, the "
+        "algorithm's own one-pass kernel makes the step, and a step that cannot finish (a "
+        "divergence, a fold of lazy scales) is undone and redone by the general path. "
+        "The O(d^2) learners (OPAUC, AdaOAM) take it up to 64 input columns. `oam-seq`, "
+        "`oam-gra`, `kar`, `aogd`, `projection-pp` and `opauc-r` draw random numbers per "
+        "row and take the general path (`BaseAUCClassifier._fit_rows`) on every row. "
+        "*predict_proba_one + learn_one* still forms `coef_` and `intercept_` in O(d) after "
+        "every update.",
         "",
     ]
     return "\n".join(lines)

@@ -49,7 +49,7 @@ from ..utils._random import make_generator
 from ._declared import DeclaredParams
 from ._divergence import arithmetic_as_divergence, divergence_error
 from ._inputs import InputChecks
-from ._undo import UndoLog, next_plan, touched_columns
+from ._undo import UndoLog, next_plan, touched_columns, warm_copy
 
 __all__ = ["BaseAUCClassifier"]
 
@@ -390,12 +390,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
             if warm_from is not None:
                 warm = spec.warm_values(warm_from) if spec.warm_values else warm_from
                 for key in spec.warm_keys:
-                    if np.shape(warm[key]) != state[key].shape:
-                        raise ValueError(f"warm_start=True cannot reuse the previous {key!r} "
-                                         f"(shape {np.shape(warm[key])}, now {state[key].shape}"
-                                         "): the width or the state's size changed. Set "
-                                         "warm_start=False to start afresh.")
-                    state[key] = np.array(warm[key], copy=True)
+                    state[key] = warm_copy(key, warm[key], state[key])
             self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None
         self._check_structure()
@@ -533,7 +528,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         logger.warning(message)
         warnings.warn(message, UserWarning, stacklevel=3)
 
-    def _warn_ordered_stream(self, row_by_row: bool = False) -> None:
+    def _warn_ordered_stream(self, call: str = "partial_fit") -> None:
         """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
 
         A random stream with a positive rate of 1% has such a prefix with
@@ -548,7 +543,6 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
         if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
             return
         self._ordered_warned = True
-        call = "learn_one (River)" if row_by_row else "partial_fit"
         message = (
             f"{type(self).__name__}.{call} has received {int(count.sum())} rows, all of "
             f"class {self.classes_[int(np.argmax(count))]!r}: the stream looks sorted by label, "

@@ -20,7 +20,7 @@ from operator import is_
 
 import numpy as np
 
-__all__ = ["UndoLog", "UndoPlan", "next_plan", "touched_columns"]
+__all__ = ["UndoLog", "UndoPlan", "next_plan", "touched_columns", "warm_copy"]
 
 # Below this width a full copy of the state costs less than finding the columns.
 _MIN_COLUMN_WIDTH = 256
@@ -29,6 +29,20 @@ _ALIGN = 16
 # Larger states keep per-entry copies: there the copying itself costs more than the calls,
 # and the arena would keep a second copy of the state between calls.
 _ARENA_MAX_BYTES = 1 << 20
+
+
+def warm_copy(key: str, value, fresh: np.ndarray) -> np.ndarray:
+    """Return a copy of the ``warm_start`` entry ``value`` for the fresh entry ``fresh``.
+
+    Raises ValueError when the shapes differ (X of another width than the last fit's):
+    the kernels index the entries by the new width and would write past the old ones.
+    """
+    if np.shape(value) != fresh.shape:
+        raise ValueError(f"warm_start=True cannot reuse the previous {key!r} (shape "
+                         f"{np.shape(value)}, now {fresh.shape}): the width of X or a "
+                         "hyperparameter that sizes the state changed. Set warm_start=False "
+                         "to start afresh.")
+    return np.array(value, copy=True)
 
 
 def touched_columns(rows, n_features: int) -> np.ndarray | None:

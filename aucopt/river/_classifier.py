@@ -12,7 +12,6 @@ from river import base
 
 from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows
-from ..linear_model._base import ORDERED_PREFIX_ROWS
 from ._columns import ColumnMap, feature_axes, grow_state
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
@@ -320,16 +319,15 @@ class AUCClassifier(base.MiniBatchClassifier):
         self._validated = self.estimator._params()
 
     def _check_order(self, signed) -> None:
-        """Warn once (``OrderedStreamWarning``) while the stream is one class for
-        ``ORDERED_PREFIX_ROWS`` rows, as ``partial_fit`` does: a stream sorted by label
-        teaches a one-pass learner an inverted ranking."""
+        """Warn once (``OrderedStreamWarning``) while the stream is one class for as many
+        rows as ``partial_fit`` allows: a stream sorted by label teaches a one-pass learner
+        an inverted ranking. Checked only until both classes have arrived."""
         seen = self.__dict__.setdefault("_classes_seen", set())
         seen.add(bool(signed[0] > 0))
-        if len(seen) == 2:
+        if len(seen) == 2 or self.estimator.__dict__.get("_ordered_warned", False):
             self._one_class = False
-        elif self._learned and self.estimator._state["data_count"].sum() >= ORDERED_PREFIX_ROWS:
-            self._one_class = False
-            self.estimator._warn_ordered_stream(row_by_row=True)
+        elif self._learned:
+            self.estimator._warn_ordered_stream(call="learn_one")
 
     def _fit(self, rows, signed) -> None:
         """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""

@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.hash_rows import hash_names
 from ..algorithms._data import as_rows
+from ..algorithms._hashing import stable_hashes
 from ..algorithms._spec import RowData
 
 __all__ = ["ColumnMap", "feature_axes", "grow_state", "stable_hash", "stable_hashes"]
@@ -29,40 +29,9 @@ _NUMERIC_HINT = ("AUCClassifier takes numeric feature values; encode categorical
                  "first (e.g. river.preprocessing.OneHotEncoder).")
 
 
-def _name_bytes(name) -> bytes:
-    """The bytes a name is hashed by: UTF-8 of a string, else its type and ``repr``."""
-    return name.encode("utf-8") if isinstance(name, str) else (
-        f"{type(name).__name__}:{name!r}".encode())
-
-
-def stable_hashes(names) -> np.ndarray:
-    """Return a 64-bit hash of each feature name, the same in every process (uint64).
-
-    Python's ``hash`` of a string is salted per process (``PYTHONHASHSEED``), so a
-    hashed model would not survive a restart; this hash of the name's bytes
-    (:func:`aucopt._kernels.hash_rows.hash_names`: FNV-1a with a SplitMix64 finaliser,
-    one compiled call for all the names) does. Names that are not strings hash through
-    their type and ``repr``.
-
-    Parameters
-    ----------
-    names : sequence of hashable
-
-    Returns
-    -------
-    ndarray of uint64
-    """
-    raws = [_name_bytes(name) for name in names]
-    out = np.empty(len(raws), dtype=np.uint64)
-    if raws:
-        buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
-        ends = np.cumsum([len(raw) for raw in raws], dtype=np.int64)
-        hash_names(buf if buf.size else np.zeros(0, np.uint8), ends, out)
-    return out
-
-
 def stable_hash(name) -> int:
-    """Return the 64-bit hash of one feature name (see :func:`stable_hashes`).
+    """Return the 64-bit hash of one feature name, the same in every process (see
+    :func:`aucopt.algorithms._hashing.stable_hashes`: FNV-1a of its bytes).
 
     Parameters
     ----------
