@@ -10,7 +10,6 @@ the registry (``aucopt.algorithms``): ``init_state``, ``run`` and ``coef``.
 from __future__ import annotations
 
 import logging
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -22,41 +21,33 @@ from ..algorithms import _calibrate, get_algorithm
 from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, calibrate_step, usable
 from ..algorithms._data import (
     as_rows,
-    class_mean_scores,
     identity_order,
     new_data_stats,
     observe_data,
 )
 from ..algorithms._fast import fastmath
 from ..algorithms._memory import check_width
-
 from ..algorithms._precondition import (
     SCALE_KEY,
     SHIFT_KEY,
     centred_columns,
     fix_scale,
-    intercept_shift,
     new_transform,
-    rescaled,
     transform_rows,
-    unscaled,
 )
 from ..algorithms._rowpath import row_path
 from ..algorithms._time_budget import deadline_of
-from ..exceptions import OrderedStreamWarning
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
 from ._divergence import arithmetic_as_divergence, divergence_error
+from ._fitted import ORDERED_PREFIX_ROWS, FittedAttributes
 from ._inputs import InputChecks
 from ._undo import UndoLog, next_plan, touched_columns, warm_copy
 
-__all__ = ["BaseAUCClassifier"]
+__all__ = ["BaseAUCClassifier", "ORDERED_PREFIX_ROWS"]
 
 logger = logging.getLogger(__name__)
-
-# partial_fit warns (once) when this many rows have been received, all of one class
-ORDERED_PREFIX_ROWS = 1000
 
 _NO_HOOK: dict = {}  # keyword arguments of spec.run for specs without column_keys (never written)
 
@@ -68,7 +59,8 @@ def _is_streaming(estimator) -> bool:
     return get_algorithm(estimator._algorithm).streaming
 
 
-class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstimator):
+class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, ClassifierMixin,
+                        BaseEstimator):
     """Base class of the AUC-maximising binary classifiers.
 
     Subclasses set ``_algorithm`` (a registry id), declare their
@@ -453,106 +445,6 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, ClassifierMixin, BaseEstima
                     "_centred_cache"):
             state.pop(key, None)  # caches of one process; the undo plan holds views of the state
         return state
-
-    def _set_coef(self) -> None:
-        """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""
-        self._fitted = {}
-
-    def _fitted_attributes(self) -> dict:
-        """Return ``{"coef_": ..., "intercept_": ...}`` of the committed state (cached).
-
-        The cache is one dict filled in place, so reading does not rebind attributes.
-        """
-        if "_state" not in self.__dict__:
-            raise AttributeError(f"This {type(self).__name__} instance is not fitted yet.")
-        fitted = self.__dict__.setdefault("_fitted", {})
-        if "intercept_" in fitted:
-            return fitted
-        spec, params = self._spec(), self._params()
-        raw = None  # the weights of the scaled features (notes.md#preconditioning)
-        if spec.coef is not None and "coef_" not in fitted:
-            raw = np.array(spec.coef(self._state, params), dtype=np.float64)
-            fitted["coef_"] = unscaled(raw, self._state)[None, :]
-        if spec.mean_scores is not None:
-            means = [s for s in spec.mean_scores(self._state, params) if s is not None]
-        else:  # the data statistics are those of the scaled rows
-            if raw is None:
-                raw = rescaled(fitted["coef_"][0], self._state)
-            means = class_mean_scores(self._state, raw)
-        # the mean of one or two scores in plain floats (numpy.mean costs microseconds here)
-        shift = intercept_shift(fitted["coef_"][0], self._state) if "coef_" in fitted else 0.0
-        fitted["intercept_"] = np.array([-float(sum(means) / len(means)) - shift if means
-                                         else 0.0])
-        return fitted
-
-    @property
-    def coef_(self):
-        """ndarray of shape (1, n_features): the linear scoring vector (linear models only)."""
-        fitted = self._fitted_attributes()
-        if "coef_" not in fitted:
-            raise AttributeError(f"{type(self).__name__} is not linear: it has no coef_.")
-        return fitted["coef_"]
-
-    @coef_.setter
-    def coef_(self, value):
-        self.__dict__.setdefault("_fitted", {})["coef_"] = value
-
-    @property
-    def intercept_(self):
-        """ndarray of shape (1,): ``-(mean score of the positives + of the negatives) / 2``."""
-        return self._fitted_attributes()["intercept_"]
-
-    @intercept_.setter
-    def intercept_(self, value):
-        self.__dict__.setdefault("_fitted", {})["intercept_"] = value
-
-    def _raw_scores(self, X) -> np.ndarray:
-        spec = self._spec()
-        if spec.decision is not None:
-            return spec.decision(self._state, self._params(), as_rows(X))
-        return np.asarray(X @ self.coef_[0]).ravel()
-
-    def _warn_constant_model(self) -> None:
-        """Warn if ``fit`` ended with all weights zero on data that is not all zero."""
-        coef = getattr(self, "coef_", None)
-        if coef is None or coef.any() or not self._state["data_sum"].any():
-            return
-        scale = float(np.sqrt(self._state["data_sqmax"][0]))
-        message = (
-            f"{type(self).__name__}.fit ended with all weights zero: every score is the same "
-            f"(AUC 0.5). The largest row norm of X is {scale:.3g}; penalties and thresholds "
-            "(an l1 weight, a tolerance) do not scale with the features, so rescale them "
-            "first (e.g. aucopt.datasets.make_preprocessor('minmax')) or lower the "
-            "regularisation."
-        )
-        logger.warning(message)
-        warnings.warn(message, UserWarning, stacklevel=3)
-
-    def _warn_ordered_stream(self, call: str = "partial_fit") -> None:
-        """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
-
-        A random stream with a positive rate of 1% has such a prefix with
-        probability 0.99^1000 = 4e-5; a file sorted by label almost surely.
-        One-pass learners then adapt to one class first and often end up with
-        an inverted ranker.
-        """
-        if self.__dict__.get("_ordered_warned", False):
-            return
-        count = self._state["data_count"]
-        n_neg, n_pos = count[0], count[1]
-        if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
-            return
-        self._ordered_warned = True
-        message = (
-            f"{type(self).__name__}.{call} has received {int(count.sum())} rows, all of "
-            f"class {self.classes_[int(np.argmax(count))]!r}: the stream looks sorted by label, "
-            "and one-pass learners follow the order of the stream (a sorted stream often gives "
-            "an inverted ranker). Shuffle it: aucopt.datasets.iter_svmlight(..., "
-            "shuffle_buffer=N), the CLI's fit --stream --shuffle-buffer N, or shuffle the "
-            "file once (e.g. shuf). Ignore this if the stream really is that imbalanced."
-        )
-        logger.warning(message)
-        warnings.warn(message, OrderedStreamWarning, stacklevel=3)
 
     def _raise_divergence(self, spec, epoch, t, scale, step=None):
         raise divergence_error(self, spec, epoch, t, scale, step)
