@@ -22,7 +22,7 @@ def _bounded(algorithm):
     out = []
     for p in get_algorithm(algorithm).params:
         for c in p.constraints:
-            if c is SIZE or c is COUNT:
+            if c is SIZE or c is COUNT or (p.name == "rank" and hasattr(c, "right")):
                 out.append((p.name, c.right))
         if p.name == "max_iter":
             out.append((p.name, MAX_PASSES))

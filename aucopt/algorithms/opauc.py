@@ -6,6 +6,8 @@ of Section 6.2 (``opauc-f``, ``opauc-rp``, ``opauc-pca``).
 
 from __future__ import annotations
 
+from numbers import Integral
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -20,7 +22,7 @@ from .._kernels.opauc import (
     opauc_epoch,
     opauc_sketch_epoch,
 )
-from ..utils._param_validation import Options
+from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
 from ._fast import one_blas_thread, select
@@ -69,6 +71,7 @@ ETA = auto_step("eta", AUTO_ETA, r"""
     short run per step of a geometric ladder, the lowest objective wins;
     :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.""")
 LAM = Param("lam", 1e-4, (POSITIVE,), "float", r"l2 weight :math:`\lambda`.", kernel=float)
+MAX_RANK = 10**5  # OPAUCr's sketch size: a row costs O(rank d); beyond it a pass never ends
 MAX_MEMORY = Param("max_memory_gb", 2.0, (POSITIVE,), "float", """
     Refuse (ValueError, before allocating) when the two d x d float64
     covariances need more than this many GB (1 GB = 1e9 bytes); use
@@ -88,8 +91,9 @@ CENTERING = Param("centering", "unbiased", (Options(str, set(CENTERINGS)),),
     literal :math:`ZZ^\top/T - \|s/T\|^2 cc^\top` of the paper, biased by about
     :math:`cc^\top` on non-centred data.""", kernel=codes(CENTERINGS))
 R_PARAMS = (ETA, LAM,
-            Param("rank", 50, (SIZE,), "int",
-                  r"Sketch size :math:`\tau` (50 in the paper).", structural=True),
+            Param("rank", 50, (Interval(Integral, 1, MAX_RANK, closed="both"),), "int",
+                  r"Sketch size :math:`\tau` (50 in the paper; at most 10^5: each row costs "
+                  r"O(:math:`\tau` d)).", structural=True),
             CENTERING,
             MAX_MEMORY.replace(doc="""
     Refuse (ValueError, before allocating) when the two ``rank`` x d sketches need
