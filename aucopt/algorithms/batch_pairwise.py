@@ -258,7 +258,8 @@ def run_ls_svm(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 # lam below this times the largest squared row norm makes the working-set QP numerically
 # singular: the solver then ran all max_iter rounds (42 s at 1e-12 on 300 x 10 rows against
-# 0.4 s at 1e-9) without improving the model; such a lam is raised to it (logged)
+# 0.4 s at 1e-9) without improving the model. A user's lam below it is refused (a number the
+# user gives is never changed); an "auto" value below it is raised to it (logged, lam_).
 LAM_FLOOR = 1e-10
 
 
@@ -271,8 +272,14 @@ def run_cutting_plane(state, rows, params, y, t, kappa, spread, cut=None):
     floor = LAM_FLOOR * max(float(X.multiply(X).sum(axis=1).max()) if sp.issparse(X)
                             else float(np.einsum("ij,ij->i", X, X).max(initial=0.0)), 1e-300)
     if lam < floor:
-        logger.warning("lam=%g is below %g x the largest squared row norm, where the "
-                       "cutting-plane QP is numerically singular; using lam=%g (lam_).",
+        if not isinstance(params["lam"], str):
+            raise ValueError(
+                f"lam={lam:g} is below {LAM_FLOOR:g} x the largest squared row norm of X "
+                f"(that is, below {floor:.3g}), where the cutting-plane QP is numerically "
+                "singular and every max_iter round would run without improving the model. "
+                f"Pass lam >= {floor:.3g}, or lam='auto'.")
+        logger.warning("lam='auto' gave %g, below %g x the largest squared row norm, where "
+                       "the cutting-plane QP is numerically singular; using lam=%g (lam_).",
                        lam, LAM_FLOOR, floor)
         lam = floor
     w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=float(params["tol"]),
