@@ -176,7 +176,7 @@ def write_report(path: Path, *, stamp: str, minutes: float, command: str, peers:
               "AUC is computed by the same function (`aucopt.metrics.roc_auc_score`, exact, ties "
               "count 1/2). Dense datasets are standardised (`make_preprocessor(\"standard\")`, "
               "fitted on the training part); a9a's binary features are used as they are.",
-              "- Splits: datasets up to 20,000 rows: 3 stratified outer folds (the table shows "
+              "- Splits: datasets up to 5,000 rows: 3 stratified outer folds (the table shows "
               "the mean); larger ones a stratified 30% test part; a9a: a9a.t is the test set. "
               "Tuned methods pick their grid point by the mean AUC over the same 3 stratified "
               "inner folds of the training part (on its first rows for the large cases, see "
