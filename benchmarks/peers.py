@@ -186,15 +186,15 @@ def main(argv=None) -> None:
     if args.no_peers:
         peers = dict.fromkeys(peers, False)
     log = print
-    rows = 6_000 if args.quick else args.rows
+    rows = 3_000 if args.quick else args.rows
     cases, message = real_cases("standard", quick=args.quick)
     if args.quick:
         cases = cases[:2]
     messages = [message] if message else []
-    cases += [imbalanced(0.01, 6_000 if args.quick else 100_000),
-              imbalanced(0.001, 20_000 if args.quick else 300_000),
-              hashed_stream(rows, max(rows // 10, 2_000), d=2**16 if args.quick else 2**20,
-                            tune_rows=min(rows, 3_000 if args.quick else 100_000))]
+    cases += [imbalanced(0.01, 3_000 if args.quick else 100_000),
+              imbalanced(0.001, 10_000 if args.quick else 300_000),
+              hashed_stream(rows, max(rows // 10, 1_000), d=2**14 if args.quick else 2**20,
+                            tune_rows=min(rows, 1_500 if args.quick else 100_000))]
     if args.cases:
         wanted = args.cases.split(",")
         cases = [c for c in cases if any(w in c.name for w in wanted)]
@@ -219,7 +219,7 @@ def main(argv=None) -> None:
     stream = None
     if not args.cases or "drift" in args.cases:
         log("prequential run on a drifting stream")
-        stream = prequential(peers, n_samples=4_000 if args.quick else 20_000)
+        stream = prequential(peers, n_samples=2_000 if args.quick else 20_000)
     command = "python benchmarks/peers.py" + (" --quick" if args.quick else "") + (
         f" --cases {args.cases}" if args.cases else "")
     _report(args, {"peers": peers, "messages": messages, "cases": results, "stream": stream,

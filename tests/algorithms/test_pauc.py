@@ -12,6 +12,7 @@ from aucopt.io import load, save
 from aucopt.linear_model import PAUC1PMBClassifier
 from aucopt.metrics import partial_roc_auc_score
 
+from .._model_files import resign
 from ..reference import pauc as ref
 from .test_oam import (
     STREAM_CHUNKS,
@@ -131,6 +132,7 @@ def test_bad_params_and_state(tmp_path):
     npz = dict(np.load(tmp_path / "m.npz"))
     npz["state__ring"] = np.array([99], dtype=np.int64)
     np.savez(tmp_path / "m.npz", **npz)
+    resign(tmp_path / "m")  # a consistent pair: the state's own check must refuse it
     with pytest.raises(ValueError, match="ring"):
         load(tmp_path / "m")
 
