@@ -172,7 +172,8 @@ def compute(client, graph, progress=False, no_worker_timeout=None):
     gone_since = None
     while _pending(flat):
         try:
-            distributed.wait(flat, timeout=_POLL)
+            with client.as_current():  # wait() asks for the current client, not ours
+                distributed.wait(flat, timeout=_POLL)
         except TimeoutError:
             pass
         if not _pending(flat) or _alive(client):

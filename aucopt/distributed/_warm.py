@@ -32,11 +32,22 @@ class WarmKernels(WorkerPlugin):
         self.name = "aucopt-warm-" + "+".join(self.algorithms)
 
     def setup(self, worker=None):
+        """Start the warm-up on a thread of its own and return at once.
+
+        The worker's event loop stays free (heartbeats, the nanny's start-up
+        handshake); a task that arrives meanwhile waits for numba's compile lock
+        instead of loading the same kernels a second time.
+        """
+        import threading
+
+        threading.Thread(target=self._warm, name="aucopt-warmup", daemon=True).start()
+
+    def _warm(self):
         from .._warmup import warmup
 
         try:
             seconds = warmup(list(self.algorithms))
-        except Exception:  # a failed warm-up only leaves the compiling to the first task
+        except Exception:  # a failed warm-up only leaves the loading to the first task
             logger.warning("warm-up of %s failed on a worker", self.algorithms, exc_info=True)
             return
         logger.info("worker warmed %s in %.2f s", self.algorithms, sum(seconds.values()))
@@ -49,8 +60,8 @@ def _registered(dask_scheduler=None):
 def warm_workers(client, algorithms) -> None:
     """Register :class:`WarmKernels` for ``algorithms`` unless the cluster already has it.
 
-    Registration runs the warm-up on the current workers (and waits for it); workers
-    that join later run it when they start.
+    The current workers start warming at once, workers that join later when they
+    start; neither waits for it.
     """
     name = WarmKernels(algorithms).name
     try:
