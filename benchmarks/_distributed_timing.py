@@ -65,7 +65,7 @@ def _distributed(client, pattern, d, algorithm, strategy, lazy):
 
 
 def timing(X, y, *, sizes=((1, "a9a"), (10, "10x a9a")), workers=(1, 2), n_parts=8,
-           repeats=5, lazy_modes=(True, False)):
+           repeats=5, lazy_modes=(True, False), cases=CASES):
     """Median seconds of one machine and of the distributed fit, interleaved in one run.
 
     Returns a list of dicts: data, lazy, workers, algorithm, strategy, single, dist, ratio.
@@ -80,7 +80,7 @@ def timing(X, y, *, sizes=((1, "a9a"), (10, "10x a9a")), workers=(1, 2), n_parts
             for n_workers in workers:
                 with ad.local_cluster(n_workers=n_workers) as client:
                     for lazy in lazy_modes:
-                        for algorithm, strategy, _ in CASES:
+                        for algorithm, strategy, _ in cases:
                             single = _single(pattern, d, algorithm, lazy)
                             dist = _distributed(client, pattern, d, algorithm, strategy, lazy)
                             single(), dist()  # load kernels and data once, untimed

@@ -29,7 +29,8 @@ ALLOWED = {
     "river": {"_api", "algorithms", "metrics", "utils"},
     "distributed": {"_api", "_warmup", "algorithms", "_kernels", "utils", "exceptions"},
     "cli": None,  # may import anything
-    "__init__": {"_api", "_warmup", "_version", "algorithms", "linear_model", "kernel_model", "metrics",
+    "__init__": {"_api", "_warmup", "_version", "algorithms", "linear_model", "kernel_model",
+                 "metrics",
                  "datasets", "io", "model_selection",
                  "utils", "exceptions", "_config"},
     "__main__": {"cli"},

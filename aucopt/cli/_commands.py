@@ -77,7 +77,8 @@ def warmup(
     algorithms: str = typer.Argument(None, help="Comma-separated ids (default: all)."),
 ):
     """Compile every kernel into numba's on-disk cache, so that later first fits only load it."""
-    from .._warmup import kernel_cache_dir, warmup as warm
+    from .._warmup import kernel_cache_dir
+    from .._warmup import warmup as warm
 
     start = time.perf_counter()
     seconds = warm(split_list(algorithms))

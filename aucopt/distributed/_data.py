@@ -15,8 +15,8 @@ import scipy.sparse as sp
 
 from ..algorithms._data import as_rows, non_finite_message
 
-__all__ = ["read_svmlight", "partitions", "frame_arrays", "as_block", "block_stats", "merge_stats", "tree_reduce",
-           "PartStats"]
+__all__ = ["read_svmlight", "partitions", "frame_arrays", "as_block", "block_stats",
+           "merge_stats", "tree_reduce", "PartStats"]
 
 
 def read_svmlight(paths, n_features, *, zero_based=False):
