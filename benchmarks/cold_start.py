@@ -154,8 +154,10 @@ def _command_python(code: str) -> dict:
     return {"process": time.perf_counter() - start}
 
 
-def measure(repeats: int, fill: bool = True) -> dict:
-    """Run every case ``repeats`` times, interleaved; return name -> list of runs."""
+def measure(repeats: int, fill: bool = True, after_repeat=None) -> dict:
+    """Run every case ``repeats`` times, interleaved; return name -> list of runs.
+
+    ``after_repeat(runs, done)`` is called after each repeat (the report so far)."""
     runs: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         table = cases(Path(tmp))
@@ -165,6 +167,8 @@ def measure(repeats: int, fill: bool = True) -> dict:
             for name, run in table.items():
                 runs.setdefault(name, []).append(run())
             print(f"repeat {r + 1}/{repeats} done", flush=True)
+            if after_repeat is not None:
+                after_repeat(runs, r + 1)
     return runs
 
 
@@ -220,10 +224,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     began = time.perf_counter()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-    runs = measure(args.repeats, fill=not args.no_fill)
-    args.out.write_text(render(runs, args.repeats, time.perf_counter() - began))
-    args.out.with_suffix(".json").write_text(json.dumps(runs, indent=1))
-    print(f"wrote {args.out}")
+
+    def write(runs, done):
+        args.out.write_text(render(runs, done, time.perf_counter() - began))
+        args.out.with_suffix(".json").write_text(json.dumps(runs, indent=1))
+        print(f"wrote {args.out} ({done} repeats)", flush=True)
+
+    measure(args.repeats, fill=not args.no_fill, after_repeat=write)
 
 
 if __name__ == "__main__":
