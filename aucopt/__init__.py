@@ -17,7 +17,6 @@ import importlib
 import importlib.util
 import logging
 
-from ._api import algorithm_info, estimator_class, list_algorithms, make
 from ._config import config_context, get_config, set_config
 from ._version import __version__
 
@@ -56,8 +55,16 @@ __all__ = [
     "list_algorithms",
     "make",
     "set_config",
+    "warmup",
     *(name for name in _SUBMODULES if _present(name)),
 ]
+
+
+#: Registry-level functions, loaded with the registry on first use (``aucopt._api``), so that
+#: ``import aucopt`` costs neither numba nor scikit-learn.
+_API = ("algorithm_info", "estimator_class", "list_algorithms", "make")
+#: Functions of ``aucopt._warmup``: cache locations and ahead-of-time compilation.
+_WARMUP = ("warmup",)
 
 
 def __getattr__(name: str):
@@ -67,8 +74,14 @@ def __getattr__(name: str):
         return AUCClassifier
     if name in _SUBMODULES and _present(name):
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _API or name in _WARMUP:
+        module = importlib.import_module(f"{__name__}.{'_api' if name in _API else '_warmup'}")
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | {n for n in _SUBMODULES if _present(n)} | {"AUCClassifier"})
+    return sorted(set(globals()) | set(_API) | set(_WARMUP) | {"AUCClassifier"}
+                  | {n for n in _SUBMODULES if _present(n)})

@@ -5,8 +5,8 @@ Four measurements, written to ``docs/distributed.md`` (``--out``):
 1. a9a (train 32,561 x 123, test a9a.t): test AUC of every distributed strategy against the
    single-machine ``fit`` with the same hyperparameters, in 2, 4 and 8 partitions.
 2. Wall time of the single-machine ``fit`` against ``aucopt.distributed.fit`` on 1 and 2
-   local workers (a9a in 4 partitions held in the workers' memory; and a synthetic set of
-   LIBSVM parts read from disk, where the single machine reads the same files first).
+   local workers: a9a and 10x a9a in 8 LIBSVM parts, lazy (parsed by the workers in every
+   pass) and persisted (``benchmarks/_distributed_timing.py``).
 3. Bytes moved per partition per round by each strategy (serialized sizes of what the tasks
    take and return), at a9a's d and extrapolated in d.
 4. A run whose data (parsed CSR) exceed the memory_limit of each worker and of the whole
@@ -35,6 +35,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _distributed_report import render  # noqa: E402
+from _distributed_timing import timing  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 import aucopt  # noqa: E402
@@ -43,8 +44,6 @@ from aucopt.algorithms import get_algorithm, list_algorithms  # noqa: E402
 from aucopt.datasets import fetch, make_auc_problem  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-TIMED = (("b-ls-svm", "statistics"), ("opauc", "statistics"), ("spam-l2", "average"),
-         ("spam-l2", "sequential"), ("uni-squ", "average"), ("vrspam-l2", "svrg"))
 
 
 def _parts(client, X, y, n_parts):
@@ -79,30 +78,6 @@ def accuracy(client, X, y, Xt, yt, partitions=(2, 4, 8), algorithms=None):
             print(f"accuracy {algorithm:14s} {strategy:10s} {single:.4f} "
                   f"{' '.join(f'{a:.4f}' for a in aucs)}", flush=True)
     return rows
-
-
-def _best(fn, repeats=3):
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def timing(X, y, workers=(1, 2), n_parts=4):
-    """Best-of-3 wall seconds: single-machine fit, and distributed fit on persisted parts."""
-    single = {key: _best(lambda a=key[0]: _make(a).fit(X, y)) for key in TIMED}
-    out = {key: [single[key]] for key in TIMED}
-    for n_workers in workers:
-        with ad.local_cluster(n_workers=n_workers) as client:
-            Xd, yd = _parts(client, X, y, n_parts)
-            for algorithm, strategy in TIMED:
-                ad.fit(_make(algorithm), Xd[:1000], yd[:1000], strategy=strategy)  # warm up
-                out[algorithm, strategy].append(_best(
-                    lambda a=algorithm, s=strategy, X_=Xd, y_=yd: ad.fit(_make(a), X_, y_,
-                                                                         strategy=s)))
-    return out
 
 
 def _size(obj) -> int:
@@ -234,11 +209,12 @@ def main(argv=None):
         partitions, algorithms, workers = (2, 4, 8), None, (1, 2)
     with ad.local_cluster(n_workers=2) as client:
         acc = accuracy(client, X, y, Xt, yt, partitions, algorithms)
-    times = timing(X, y, workers)
+    times = timing(X, y, workers=workers, repeats=2 if args.smoke else 5,
+                   sizes=((1, "a9a"),) if args.smoke else ((1, "a9a"), (10, "10x a9a")))
     sizes = traffic(X, y)
     big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers)
     streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]
-    text = render(stamp(), time.perf_counter() - began, acc, times, sizes, big, TIMED,
+    text = render(stamp(), time.perf_counter() - began, acc, times, sizes, big,
                   n_streaming=len(streaming))
     args.out.write_text(text)
     print(f"wrote {args.out}")

@@ -268,8 +268,9 @@ def test_bad_partitions_are_named(client):
         ad.fit(aucopt.make("spam-l2"), *_dask(nan, y))
     unknown = [da.from_delayed(dask.delayed(b), shape=(np.nan,) + b.shape[1:], dtype=float)
                for b in (X[:0], X, y[:0], y)]  # unknown sizes: dask cannot drop the empty one
-    with pytest.raises(ValueError, match="partition 0 has no rows"):
-        ad.fit(aucopt.make("spam-l2"), da.concatenate(unknown[:2]), da.concatenate(unknown[2:]))
+    skipped = ad.fit(aucopt.make("spam-l2"), da.concatenate(unknown[:2]),
+                     da.concatenate(unknown[2:]))  # an empty partition is skipped
+    assert skipped.t_ == skipped.n_iter_ * X.shape[0]
     order = np.argsort(y, kind="stable")
     with pytest.raises(ValueError, match=r"partition 0 holds only the class \[-1\]"):
         ad.fit(aucopt.make("spam-l2"), *_dask(X[order], y[order]), strategy="average")
@@ -356,3 +357,113 @@ def test_a_calibrated_step_that_diverges_on_a_partition_restarts_smaller(client,
     with pytest.raises(DivergenceError):
         ad.fit(aucopt.make("spam-l2", eta0=calibrated, random_state=0), Xd, yd,
                strategy="average")
+
+
+# ------------------------------------------------------- reads, persistence, inputs
+def _count_reads():
+    """Make this worker count its LIBSVM reads (wraps the reader the tasks look up by name)."""
+    from aucopt.distributed import _data
+
+    if not hasattr(_data, "_original_load_part"):
+        _data._original_load_part = _data._load_part
+        _data._reads = []
+
+        def counted(path, n_features, zero_based):
+            _data._reads.append(path)
+            return _data._original_load_part(path, n_features, zero_based)
+
+        _data._load_part = counted
+    _data._reads.clear()
+
+
+def _reads():
+    from aucopt.distributed import _data
+
+    return list(getattr(_data, "_reads", []))
+
+
+def _reads_per_part(client):
+    from collections import Counter
+
+    return Counter(path for paths in client.run(_reads).values() for path in paths)
+
+
+@pytest.mark.parametrize("persist", [False, True])
+def test_each_part_is_read_once_per_pass(client, tmp_path, persist):
+    X, y = _problem(n=240, d=7, seed=12, sparse=True)
+    pattern = _write_parts(tmp_path, X, y, 3)
+    Xd, yd = ad.read_svmlight(pattern, n_features=7)
+    client.run(_count_reads)
+    params = {"eta0": 0.5, "random_state": 0}  # a number: no calibration read
+    est = ad.fit(aucopt.make("spam-l2", **params), Xd, yd, strategy="average", n_rounds=2,
+                 persist=persist)
+    reads = _reads_per_part(client)
+    assert sorted(reads) == sorted(str(p) for p in tmp_path.glob("part-*.svm"))
+    # the checking pass and two rounds; persisted: one read in all
+    assert set(reads.values()) == {1 if persist else 3}, reads
+    lazy = ad.fit(aucopt.make("spam-l2", **params), Xd, yd, strategy="average", n_rounds=2)
+    np.testing.assert_array_equal(est.coef_, lazy.coef_)
+
+
+def test_relative_paths_are_resolved_before_reaching_the_workers(client, tmp_path,
+                                                                  monkeypatch):
+    X, y = _problem(n=120, d=5, seed=13, sparse=True)
+    _write_parts(tmp_path, X, y, 2)
+    monkeypatch.chdir(tmp_path)
+    Xd, yd = ad.read_svmlight("part-*.svm", n_features=5)  # the workers run elsewhere
+    monkeypatch.chdir("/")
+    assert ad.fit(aucopt.make("b-ls-svm"), Xd, yd).coef_.shape == (1, 5)
+
+
+def test_a_corrupt_part_names_its_file(client, tmp_path):
+    import bz2
+
+    X, y = _problem(n=200, d=5, seed=14, sparse=True)
+    _write_parts(tmp_path, X, y, 2)
+    text = (tmp_path / "part-01.svm").read_bytes()
+    (tmp_path / "part-01.svm").unlink()
+    (tmp_path / "part-01.svm.bz2").write_bytes(bz2.compress(text)[:-40])  # truncated
+    Xd, yd = ad.read_svmlight(str(tmp_path / "part-*"), n_features=5)
+    with pytest.raises(ValueError, match=r"part-01\.svm\.bz2: cannot read this LIBSVM part"):
+        ad.fit(aucopt.make("spam-l2"), Xd, yd)
+
+
+def test_empty_partitions_are_skipped(client):
+    X, y = _problem(n=240, d=6, seed=15)
+    chunks = (60, 0, 120, 0, 60)
+    Xd = da.from_array(X, chunks=(chunks, (6,)))
+    yd = da.from_array(y, chunks=(chunks,))
+    seq = ad.fit(aucopt.make("spam-l2", random_state=0), Xd, yd, strategy="sequential")
+    ref = aucopt.make("spam-l2", random_state=0)
+    for start, stop in ((0, 60), (60, 180), (180, 240)):
+        ref.partial_fit(X[start:stop], y[start:stop], classes=[-1, 1])
+    np.testing.assert_array_equal(seq.coef_, ref.coef_)
+    exact = ad.fit(aucopt.make("b-ls-svm", lam=1e-3), Xd, yd)
+    np.testing.assert_allclose(exact.coef_, aucopt.make("b-ls-svm", lam=1e-3).fit(X, y).coef_,
+                               atol=1e-10)
+    assert ad.fit(aucopt.make("uni-squ", random_state=0), Xd, yd, strategy="average").t_ > 0
+    scores = ad.decision_function(ref, Xd)
+    assert ad.roc_auc_score(yd, scores) == exact_auc(y, ref.decision_function(X))
+
+
+def test_a_dask_dataframe_with_a_label_column(client):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _problem(n=240, d=4, seed=16)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(4)]).assign(label=y)
+    frame.insert(2, "flag", X[:, 0] > 0)  # booleans are numeric features too
+    ddf = dd.from_pandas(frame, npartitions=4)
+    features = frame.drop(columns="label").to_numpy(dtype=float)
+    est = ad.fit(aucopt.make("b-ls-svm", lam=1e-3), ddf, "label")
+    ref = aucopt.make("b-ls-svm", lam=1e-3).fit(features, y)
+    np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-10)
+    seq = ad.fit(aucopt.make("spam-l2", random_state=0), ddf.drop(columns="label"),
+                 ddf["label"], strategy="sequential")
+    assert seq.t_ == 240
+    scores = ad.decision_function(est, ddf, label="label")
+    np.testing.assert_allclose(scores.compute(), ref.decision_function(features), atol=1e-12)
+    assert ad.roc_auc_score(ddf["label"], scores) == exact_auc(y, scores.compute())
+    with pytest.raises(ValueError, match="no column 'target'"):
+        ad.fit(aucopt.make("b-ls-svm"), ddf, "target")
+    with pytest.raises(ValueError, match=r"feature columns must be numeric; \['name'\]"):
+        ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(frame.assign(name="a"), 2), "label")

@@ -122,6 +122,23 @@ def compare(
     _echo_written(written)
 
 
+@app.command()
+@friendly_errors
+def warmup(
+    algorithms: str = typer.Argument(None, help="Comma-separated ids (default: all)."),
+):
+    """Compile every kernel into numba's on-disk cache, so that later first fits only load it."""
+    from .._warmup import kernel_cache_dir
+    from .._warmup import warmup as warm
+
+    start = time.perf_counter()
+    seconds = warm(split_list(algorithms))
+    slowest = max(seconds, key=seconds.get)
+    typer.echo(f"{len(seconds)} algorithms ready in {time.perf_counter() - start:.1f} s "
+               f"(slowest {slowest}: {seconds[slowest]:.1f} s); kernel cache: "
+               f"{kernel_cache_dir()}")
+
+
 @app.command("algorithms")
 @friendly_errors
 def algorithms_(
@@ -208,7 +225,8 @@ def fit(
     stream: bool = typer.Option(False, help="Read a LIBSVM file in chunks with partial_fit "
                                 "(constant memory, one pass)."),
     chunk_size: int = typer.Option(10_000, min=1, help="Rows per chunk with --stream."),
-    n_features: int = typer.Option(None, help="Feature count of the file (--stream)."),
+    n_features: int = typer.Option(None, help="Feature count of the data (needed with --stream "
+                                   "and --distributed: the model's width)."),
     classes: str = typer.Option("-1,1", help="The two labels of the file (--stream)."),
     shuffle_buffer: int = typer.Option(
         STREAM_SHUFFLE_BUFFER, min=0,
@@ -246,7 +264,8 @@ def fit(
         from ._distributed import fit_distributed
 
         est, summary = fit_distributed(est, data, n_features=n_features, scheduler=scheduler,
-                                       workers=workers, strategy=strategy, rounds=rounds)
+                                       workers=workers, strategy=strategy, rounds=rounds,
+                                       verbose=VERBOSITY["level"])
         name = data
         seconds = time.perf_counter() - start
     elif stream:
@@ -376,19 +395,28 @@ def _check_both_classes(est, path, seen: int) -> None:
 @friendly_errors
 def evaluate(
     model: Path = typer.Argument(..., help="Saved model (base path, .json or .npz)."),
-    data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
+    data: str = typer.Argument(..., help="Dataset name, LIBSVM/CSV path, or a quoted glob of "
+                               "LIBSVM parts ('parts/*.svm', read one part at a time)."),
     plot: Path = typer.Option(None, help="Write the ROC curve to this PNG."),
     label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
 ):
     """Report the AUC of a saved model on a dataset."""
     from ..io import load
+    from ..metrics import roc_auc_score
     from ._data import load_data
+    from ._distributed import evaluate_parts, is_glob
 
     est = load(model)
-    X, y, name = load_data(data, n_features=est.n_features_in_, label_column=label_column)
+    if is_glob(data) and not Path(data).exists():
+        y, scores, n_parts = evaluate_parts(est, data)
+        name = f"{data} ({n_parts} parts)"
+    else:
+        X, y, name = load_data(data, n_features=est.n_features_in_, label_column=label_column)
+        scores = None
     _check_labels(y, est.classes_, name)
-    scores = est.decision_function(X)
-    auc = est.score(X, y)
+    if scores is None:
+        scores = est.decision_function(X)
+    auc = roc_auc_score(y == est.classes_[1], scores)
     typer.echo(f"AUC on {name}: {auc:.4f}")
     if plot is not None:
         from ..plotting import new_figure, plot_roc, save_figure

@@ -1,15 +1,46 @@
-"""``aucopt fit ... --distributed``: train on a Dask cluster from a glob of LIBSVM parts."""
+"""``aucopt fit ... --distributed`` and ``aucopt evaluate MODEL 'parts/*.svm'``."""
 
 from __future__ import annotations
 
+import logging
+from contextlib import contextmanager
 
-def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, rounds):
+#: Loggers of Dask that print start-up, shutdown and nanny lines; quiet unless ``-v``.
+DASK_LOGGERS = ("distributed", "dask", "tornado", "bokeh")
+
+
+def is_glob(data: str) -> bool:
+    """Whether ``data`` is a glob pattern of file parts rather than one path or name."""
+    return any(char in data for char in "*?[")
+
+
+@contextmanager
+def _dask_logs(verbose: int):
+    """Dask's own log lines at WARNING and above with ``-v``, errors only without it."""
+    level = logging.INFO if verbose else logging.ERROR
+    saved = {name: logging.getLogger(name).level for name in DASK_LOGGERS}
+    for name in DASK_LOGGERS:
+        logging.getLogger(name).setLevel(level)
+    try:
+        yield level
+    finally:
+        for name, old in saved.items():
+            logging.getLogger(name).setLevel(old)
+
+
+def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, rounds,
+                    verbose=0, progress=None):
     """Fit ``est`` on the LIBSVM parts ``data`` (a glob) on a Dask cluster.
 
     Connects to ``scheduler`` when given, otherwise starts a local cluster of
-    ``workers`` processes. Returns the fitted estimator and a one-line summary.
+    ``workers`` processes. Dask's log lines are shown with ``verbose`` only; the
+    progress bar when stdout is a terminal (``progress=None``). Returns the fitted
+    estimator and a one-line summary.
     """
+    import sys
+
     from .. import distributed as ad
+    from ..distributed._cluster import connect
 
     if n_features is None:
         raise ValueError("--distributed needs --n-features (every part must have the model's "
@@ -17,16 +48,33 @@ def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, roun
     if scheduler is not None and workers is not None:
         raise ValueError("give either --scheduler (an existing cluster) or --workers (a local "
                          "one), not both.")
-    X, y = ad.read_svmlight(data, n_features)
-    if scheduler is not None:
-        from distributed import Client
-
-        context = Client(scheduler, set_as_default=False)
-    else:
-        context = ad.local_cluster(n_workers=workers)
-    with context as client:
-        model = ad.fit(est, X, y, strategy=strategy, n_rounds=rounds, client=client,
-                       progress=True)
-        auc = ad.roc_auc_score(y, ad.decision_function(model, X), client=client)
+    progress = sys.stdout.isatty() if progress is None else progress
+    X, y = ad.read_svmlight(data, n_features)  # absolute paths: workers may run elsewhere
+    with _dask_logs(verbose) as level:
+        context = (connect(scheduler) if scheduler is not None
+                   else ad.local_cluster(n_workers=workers, silence_logs=level))
+        with context as client:
+            model = ad.fit(est, X, y, strategy=strategy, n_rounds=rounds, client=client,
+                           progress=progress)
+            auc = ad.roc_auc_score(y, ad.decision_function(model, X), client=client)
     return model, (f"strategy {model.distributed_strategy_!r} on {X.numblocks[0]} parts, "
                    f"training AUC {auc:.4f}")
+
+
+def evaluate_parts(est, pattern):
+    """Scores and labels of ``est`` on the LIBSVM parts matching ``pattern``, part by part.
+
+    Reads one part at a time (the scores and labels of all parts are kept, 16 bytes
+    per row). Returns ``(y, scores, n_parts)``.
+    """
+    import numpy as np
+
+    from ..distributed._data import _expand, _load_part
+
+    ys, scores = [], []
+    files = _expand(pattern)
+    for path in files:
+        X, y = _load_part(path, est.n_features_in_, False)
+        ys.append(y)
+        scores.append(est.decision_function(X))
+    return np.concatenate(ys), np.concatenate(scores), len(files)

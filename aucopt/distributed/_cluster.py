@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 
-__all__ = ["local_cluster", "connect", "compute"]
+__all__ = ["local_cluster", "connect", "compute", "NoWorkersError", "NO_WORKER_TIMEOUT"]
 
 logger = logging.getLogger(__name__)
 
@@ -106,8 +106,42 @@ def connect(client=None):
                         f"got {type(client).__name__}.")
 
 
-def compute(client, graph, progress=False):
+#: Seconds a computation waits with no worker alive before it fails (see :func:`compute`).
+NO_WORKER_TIMEOUT = 30.0
+_POLL = 0.5
+
+
+class NoWorkersError(RuntimeError):
+    """Every Dask worker has been gone for longer than the computation waits for one."""
+
+
+def _alive(client) -> int:
+    """Number of workers the scheduler knows now (asked, not the client's cached view)."""
+    return len(client.nthreads())
+
+
+def _progress_bar(client, futures):
+    """Dask's text progress bar on a thread of its own, bound to ``client``'s scheduler (so it
+    needs no default client), while the caller watches the workers."""
+    import threading
+
+    def show():
+        try:
+            _distributed().progress(futures, scheduler=client.scheduler.address)
+        except Exception:  # the computation's own error is raised by the caller
+            logger.debug("progress bar stopped", exc_info=True)
+
+    thread = threading.Thread(target=show, name="aucopt-progress", daemon=True)
+    thread.start()
+    return thread
+
+
+def compute(client, graph, progress=False, no_worker_timeout=None):
     """Compute the Dask collection(s) ``graph`` on ``client`` and return the result(s).
+
+    Dask reruns the tasks of a worker that dies on the others (and on its replacement);
+    when no worker at all is alive for ``no_worker_timeout`` seconds, the computation
+    is cancelled and :class:`NoWorkersError` raised instead of waiting for ever.
 
     Parameters
     ----------
@@ -115,13 +149,47 @@ def compute(client, graph, progress=False):
     graph : dask collection or list of them
     progress : bool, default=False
         Show Dask's text progress bar while it runs.
+    no_worker_timeout : float, optional
+        Default :data:`NO_WORKER_TIMEOUT` (30 s).
 
     Returns
     -------
     object
         The computed value(s).
+
+    Raises
+    ------
+    NoWorkersError
+        If the cluster has had no worker for ``no_worker_timeout`` seconds.
     """
+    import time
+
+    distributed = _distributed()
+    timeout = NO_WORKER_TIMEOUT if no_worker_timeout is None else float(no_worker_timeout)
     futures = client.compute(graph)
-    if progress:
-        _distributed().progress(futures)
+    flat = futures if isinstance(futures, list) else [futures]
+    bar = _progress_bar(client, flat) if progress else None
+    gone_since = None
+    while _pending(flat):
+        try:
+            with client.as_current():  # wait() asks for the current client, not ours
+                distributed.wait(flat, timeout=_POLL)
+        except TimeoutError:
+            pass
+        if not _pending(flat) or _alive(client):
+            gone_since = None
+            continue
+        gone_since = time.monotonic() if gone_since is None else gone_since
+        if time.monotonic() - gone_since > timeout:
+            client.cancel(flat)
+            raise NoWorkersError(
+                f"no Dask worker has been alive for {timeout:g} s (all died or were killed, "
+                f"and none came back); the computation was cancelled. Scheduler: "
+                f"{client.scheduler.address}.")
+    if bar is not None:
+        bar.join(5)
     return client.gather(futures)
+
+
+def _pending(futures) -> bool:
+    return any(f.status in ("pending", "lost") for f in futures)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._cluster import compute, connect
-from ._data import as_block
+from ._data import as_block, frame_arrays
 
 __all__ = ["decision_function", "roc_auc_score"]
 
@@ -13,18 +13,21 @@ _SAMPLES_PER_PART = 64  # score quantiles per partition used to choose the range
 
 
 def _scores(block, est):
-    return est.decision_function(as_block(block, "?"))
+    block = as_block(block, "?")
+    return est.decision_function(block) if block.shape[0] else np.zeros(0)
 
 
-def decision_function(estimator, X):
+def decision_function(estimator, X, *, label=None):
     """Return the lazy ranking scores ``estimator.decision_function`` of every partition.
 
     Parameters
     ----------
     estimator : BaseAUCClassifier
         A fitted estimator (sent to the workers once per partition; O(model)).
-    X : dask.array.Array of shape (n, d)
-        Dense or scipy.sparse chunks.
+    X : dask.array.Array of shape (n, d) or dask.dataframe.DataFrame
+        Dense or scipy.sparse chunks, or a DataFrame of numeric feature columns.
+    label : str, optional
+        The name of a DataFrame's label column, left out of the features.
 
     Returns
     -------
@@ -33,8 +36,10 @@ def decision_function(estimator, X):
     """
     import dask.array as da
 
+    X, _ = frame_arrays(X, label=label)
     if not isinstance(X, da.Array) or X.ndim != 2:
-        raise TypeError("X must be a 2-D dask array (see aucopt.distributed.read_svmlight).")
+        raise TypeError("X must be a 2-D dask array or a dask DataFrame (see "
+                        "aucopt.distributed.read_svmlight).")
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
     return X.map_blocks(_scores, estimator, drop_axis=1, dtype=np.float64, meta=np.zeros(0))
@@ -91,7 +96,7 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
 
     Parameters
     ----------
-    y : dask.array.Array of shape (n,)
+    y : dask.array.Array of shape (n,) or dask.dataframe.Series
         Binary labels.
     scores : dask.array.Array of shape (n,)
         Scores with the same partitions (e.g. :func:`decision_function`).
@@ -106,6 +111,7 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
     """
     import dask
 
+    y = y.to_dask_array() if hasattr(y, "to_dask_array") else y  # a dask Series
     known = not (np.isnan(y.shape[0]) or np.isnan(scores.shape[0]))
     if known and y.shape[0] == scores.shape[0] and y.chunks != scores.chunks:
         y = y.rechunk(scores.chunks)
@@ -116,7 +122,8 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
     with connect(client) as dask_client:
         # two passes below; keep labels and scores (16 bytes a row) on the workers meanwhile
         y, scores = dask_client.persist([y, scores])
-        ys, ss = list(y.to_delayed().ravel()), list(scores.to_delayed().ravel())
+        ys = list(y.to_delayed(optimize_graph=False).ravel())
+        ss = list(scores.to_delayed(optimize_graph=False).ravel())
         profile = dask.delayed(_on_profile, pure=True)
         profiles = compute(dask_client, [profile(a, b, k) for k, (a, b) in
                                          enumerate(zip(ys, ss))])

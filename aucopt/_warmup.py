@@ -1,0 +1,135 @@
+"""Compile every kernel ahead of use: ``aucopt.warmup()`` and ``aucopt warmup``.
+
+The kernels are numba functions compiled on their first call and cached on disk
+(``cache=True``). numba writes the cache beside the source (``__pycache__``) when
+that directory is writable, otherwise into a user-wide cache directory
+(``~/.cache/numba`` on Linux), or into ``NUMBA_CACHE_DIR`` when that variable is
+set; a later process loads the machine code from there instead of compiling.
+:func:`warmup` fits every algorithm once on a few rows, dense and CSR, by ``fit``
+and by ``partial_fit``, which fills the cache for the argument types that real
+data take; afterwards the first fit of any algorithm in a fresh process only loads
+its kernels. Run it once after installing (minutes), or on each worker image.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import warnings
+
+__all__ = ["warmup", "kernel_cache_dir"]
+
+logger = logging.getLogger(__name__)
+
+_ROWS, _COLUMNS = 48, 6
+
+
+def kernel_cache_dir() -> str:
+    """Return the directory where numba caches aucopt's compiled kernels in this process.
+
+    ``NUMBA_CACHE_DIR`` when set; else the ``__pycache__`` directory beside the
+    kernels' sources when it is writable (an editable or user-owned install); else
+    numba's user-wide cache directory (e.g. ``~/.cache/numba`` on Linux), which is
+    where a read-only ``site-packages`` sends the cache.
+
+    Returns
+    -------
+    str
+    """
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        return given
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
+    in_tree = os.path.join(here, "__pycache__")
+    writable = os.access(in_tree, os.W_OK) if os.path.isdir(in_tree) else os.access(
+        here, os.W_OK)
+    if writable:
+        return in_tree
+    from numba.misc.appdirs import AppDirs
+
+    return AppDirs(appname="numba", appauthor=False).user_cache_dir
+
+
+def _problem(sparse: bool):
+    import numpy as np
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(_ROWS, _COLUMNS)) / _COLUMNS
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=_ROWS) > 0, 1, -1)
+    y[:2] = (-1, 1)
+    if sparse:
+        X[rng.random(X.shape) < 0.5] = 0.0
+        return sp.csr_matrix(X), y
+    return X, y
+
+
+def _exercise(algorithm: str, sparse: bool) -> None:
+    """Fit ``algorithm`` on a few rows (``fit``, then ``partial_fit`` in chunks and by row)."""
+    from ._api import make
+    from .algorithms import get_algorithm
+
+    X, y = _problem(sparse)
+    est = make(algorithm)
+    if "random_state" in est.get_params(deep=False):
+        est.set_params(random_state=0)
+    est.fit(X, y)
+    est.decision_function(X[:4])
+    if get_algorithm(algorithm).streaming:
+        stream = make(algorithm, **({"random_state": 0}
+                                    if "random_state" in est.get_params(deep=False) else {}))
+        half = _ROWS // 2
+        stream.partial_fit(X[:half], y[:half], classes=[-1, 1])
+        for i in range(half, half + 3):  # the one-row path
+            stream.partial_fit(X[i:i + 1], y[i:i + 1])
+        stream.decision_function(X[:4])
+
+
+def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True) -> dict:
+    """Compile (or load from the cache) the kernels of ``algorithms`` in this process.
+
+    Each algorithm is fitted once on 48 rows with its defaults, by ``fit`` and by
+    ``partial_fit`` (in a chunk and row by row) for the streaming ones, on dense
+    and CSR input (CSR only where the algorithm takes it). The first call after an
+    install compiles and writes numba's cache (:func:`kernel_cache_dir`; minutes
+    for all algorithms); later calls, in any process, load it (a fraction of a
+    second per algorithm). Dask workers run it for the algorithm they train
+    (:func:`aucopt.distributed.fit`).
+
+    Parameters
+    ----------
+    algorithms : str, list of str or None
+        Registry ids; None means every registered algorithm.
+    dense, sparse : bool, default=True
+        Which input kinds to compile for.
+
+    Returns
+    -------
+    dict
+        ``id -> seconds`` spent on each algorithm.
+
+    Raises
+    ------
+    ValueError
+        For an unknown id.
+    """
+    from ._api import list_algorithms
+    from .algorithms import get_algorithm
+
+    if algorithms is None:
+        algorithms = list_algorithms()
+    elif isinstance(algorithms, str):
+        algorithms = [algorithms]
+    specs = [get_algorithm(a) for a in algorithms]  # unknown ids fail before any work
+    seconds = {}
+    for spec in specs:
+        start = time.perf_counter()
+        kinds = [False] * dense + [True] * (sparse and spec.sparse)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # 48 rows: convergence warnings mean nothing here
+            for kind in kinds:
+                _exercise(spec.id, kind)
+        seconds[spec.id] = time.perf_counter() - start
+        logger.info("warmup %s: %.2f s", spec.id, seconds[spec.id])
+    return seconds

@@ -1,0 +1,237 @@
+"""Cold start: what a fresh process pays before its first row, against scikit-learn and River.
+
+Every case runs in a new Python process (the numba cache already on disk: run
+``aucopt warmup`` first, or let the first repeat fill it) and reports the wall
+seconds measured inside the child (interpreter start-up excluded) or, for the
+commands, of the whole process. Cases are interleaved, each run ``--repeats`` times;
+the report gives the median.
+
+- ``import aucopt``; ``aucopt --help``, ``aucopt algorithms``; ``aucopt fit`` on a
+  small LIBSVM file (200 rows);
+- per algorithm family (the first registered id of each): ``import aucopt`` then the
+  first ``fit`` on 200 x 5 dense rows, and a second ``fit`` in the same process (the
+  work itself), so that *first - second* is the cold cost;
+- peers: ``import sklearn.linear_model`` and a first ``LogisticRegression().fit`` on
+  the same rows; ``import river`` and a first ``LogisticRegression().learn_one``.
+
+Writes ``docs/cold_start.md`` (``--out``), which ``docs/performance.md`` links. Usage:
+
+    python benchmarks/cold_start.py [--repeats 5] [--out PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _stamp import stamp  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+PYTHON = sys.executable
+AUCOPT = str(Path(PYTHON).with_name("aucopt"))
+
+_PROBLEM = """
+import numpy as np
+rng = np.random.default_rng(0)
+X = rng.normal(size=(200, 5)) / 5
+y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1, -1)
+"""
+
+# each child prints one JSON object of seconds measured inside it
+_FIT = """
+import json, time
+t0 = time.perf_counter()
+import aucopt
+t1 = time.perf_counter()
+""" + _PROBLEM + """
+aucopt.make({algorithm!r}, random_state=0).fit(X, y)
+t2 = time.perf_counter()
+aucopt.make({algorithm!r}, random_state=0).fit(X, y)
+t3 = time.perf_counter()
+print(json.dumps({{"import": t1 - t0, "first": t2 - t1, "second": t3 - t2}}))
+"""
+
+_IMPORT = """
+import json, time
+t0 = time.perf_counter()
+import aucopt
+print(json.dumps({"import": time.perf_counter() - t0}))
+"""
+
+_SKLEARN = """
+import json, time
+t0 = time.perf_counter()
+from sklearn.linear_model import LogisticRegression
+t1 = time.perf_counter()
+""" + _PROBLEM + """
+LogisticRegression().fit(X, y)
+t2 = time.perf_counter()
+LogisticRegression().fit(X, y)
+t3 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "first": t2 - t1, "second": t3 - t2}))
+"""
+
+_RIVER = """
+import json, time
+t0 = time.perf_counter()
+from river import linear_model
+t1 = time.perf_counter()
+row = {f"x{j}": 0.1 * j for j in range(5)}
+linear_model.LogisticRegression().learn_one(row, True)
+t2 = time.perf_counter()
+linear_model.LogisticRegression().learn_one(row, True)
+t3 = time.perf_counter()
+print(json.dumps({"import": t1 - t0, "first": t2 - t1, "second": t3 - t2}))
+"""
+
+
+def families() -> dict[str, str]:
+    """The first registered id of each algorithm family (imports the registry here only)."""
+    import aucopt
+    from aucopt.algorithms import get_algorithm
+
+    out = {}
+    for algorithm in aucopt.list_algorithms():
+        out.setdefault(get_algorithm(algorithm).family, algorithm)
+    return out
+
+
+def _child(code: str, env=None) -> dict:
+    out = subprocess.run([PYTHON, "-c", code], capture_output=True, text=True, check=True,
+                         env=env, cwd=ROOT)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _command(args: list[str], cwd) -> dict:
+    start = time.perf_counter()
+    subprocess.run([AUCOPT, *args], capture_output=True, text=True, check=True, cwd=cwd)
+    return {"process": time.perf_counter() - start}
+
+
+def _small_file(folder: Path) -> Path:
+    import numpy as np
+    from sklearn.datasets import dump_svmlight_file
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5)) / 5
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=200) > 0, 1, -1)
+    path = folder / "small.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path
+
+
+def cases(folder: Path) -> dict:
+    """Name -> a function returning one run's seconds (a dict)."""
+    small = _small_file(folder)
+    out = {
+        "python -c pass": lambda: _command_python("pass"),
+        "import aucopt": lambda: _child(_IMPORT),
+        "aucopt --help": lambda: _command(["--help"], folder),
+        "aucopt algorithms": lambda: _command(["algorithms"], folder),
+        "aucopt fit spam-l2 small.svm": lambda: _command(
+            ["fit", "spam-l2", str(small), "--out", str(folder / "model")], folder),
+    }
+    for family, algorithm in families().items():
+        out[f"fit {algorithm} ({family})"] = lambda a=algorithm: _child(
+            _FIT.format(algorithm=a))
+    out["peer: scikit-learn LogisticRegression"] = lambda: _child(_SKLEARN)
+    out["peer: River LogisticRegression.learn_one"] = lambda: _child(_RIVER)
+    return out
+
+
+def _command_python(code: str) -> dict:
+    start = time.perf_counter()
+    subprocess.run([PYTHON, "-c", code], check=True)
+    return {"process": time.perf_counter() - start}
+
+
+def measure(repeats: int, fill: bool = True, after_repeat=None) -> dict:
+    """Run every case ``repeats`` times, interleaved; return name -> list of runs.
+
+    ``after_repeat(runs, done)`` is called after each repeat (the report so far)."""
+    runs: dict[str, list[dict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        table = cases(Path(tmp))
+        for run in table.values() if fill else ():  # fill the numba cache; not recorded
+            run()
+        for r in range(repeats):
+            for name, run in table.items():
+                runs.setdefault(name, []).append(run())
+            print(f"repeat {r + 1}/{repeats} done", flush=True)
+            if after_repeat is not None:
+                after_repeat(runs, r + 1)
+    return runs
+
+
+def _median(runs, key):
+    values = [run[key] for run in runs if key in run]
+    return statistics.median(values) if values else None
+
+
+def _s(value):
+    return "" if value is None else f"{value:.3f}"
+
+
+def render(runs: dict, repeats: int, elapsed: float) -> str:
+    lines = [
+        "# Cold start", "",
+        f"Generated by `benchmarks/cold_start.py` ({stamp()}) in {elapsed / 60:.1f} min on a "
+        "2-core machine shared with other jobs (times are noisy). Every case is a new Python "
+        f"process with numba's cache already on disk (`aucopt warmup`); median of {repeats} "
+        "interleaved runs, seconds of wall time.", "",
+        "## Commands (whole process, interpreter start-up included)", "",
+        "| command | seconds |", "| --- | --- |",
+    ]
+    for name, value in runs.items():
+        if "process" in value[0]:
+            lines.append(f"| `{name}` | {_s(_median(value, 'process'))} |")
+    lines += [
+        "", "## Import and first fit (measured inside the process)", "",
+        "*import*: `import aucopt` (or the peer's import); *first fit*: the first `fit` of "
+        "200 x 5 dense rows after it (aucopt: the estimator module, scikit-learn and the "
+        "algorithm's kernels load here); *second fit*: the same fit again in the same process "
+        "(the work itself); *cold cost* = first - second.", "",
+        "| case | import | first fit | second fit | cold cost | import + first fit |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for name, value in runs.items():
+        if "process" in value[0]:
+            continue
+        imp, first, second = (_median(value, k) for k in ("import", "first", "second"))
+        cold = None if first is None else first - second
+        total = None if first is None else imp + first
+        lines.append(f"| {name} | {_s(imp)} | {_s(first)} | {_s(second)} | {_s(cold)} | "
+                     f"{_s(total)} |")
+    lines += ["", "Rerun: `python benchmarks/cold_start.py` (after `aucopt warmup`).", ""]
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "cold_start.md")
+    parser.add_argument("--no-fill", action="store_true",
+                        help="skip the unrecorded first round (the cache is full: aucopt warmup)")
+    args = parser.parse_args(argv)
+    began = time.perf_counter()
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+    def write(runs, done):
+        args.out.write_text(render(runs, done, time.perf_counter() - began))
+        args.out.with_suffix(".json").write_text(json.dumps(runs, indent=1))
+        print(f"wrote {args.out} ({done} repeats)", flush=True)
+
+    measure(args.repeats, fill=not args.no_fill, after_repeat=write)
+
+
+if __name__ == "__main__":
+    main()

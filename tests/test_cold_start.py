@@ -1,0 +1,69 @@
+"""Cold start: what ``import aucopt`` and ``aucopt --help`` load, ``aucopt.warmup``.
+
+Each check runs in a fresh interpreter (a subprocess), since this process has imported
+everything already. No timing asserts: the modules loaded are what costs the time.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+import aucopt
+from aucopt.cli import app
+
+HEAVY = ("numba", "sklearn", "scipy", "aucopt.algorithms", "aucopt.linear_model")
+
+
+def _loaded_after(code: str) -> set:
+    probe = (f"import sys\n{code}\nimport json\n"
+             f"print(json.dumps([m for m in {list(HEAVY)!r} if m in sys.modules]))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, timeout=300)
+    return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def test_import_aucopt_loads_neither_numba_nor_scikit_learn():
+    assert _loaded_after("import aucopt") == set()
+
+
+def test_the_public_names_stay_reachable_and_listed():
+    for name in ("make", "list_algorithms", "algorithm_info", "estimator_class", "warmup",
+                 "get_config", "__version__"):
+        assert name in dir(aucopt) and name in aucopt.__all__ or name == "__version__"
+        assert getattr(aucopt, name) is not None
+    assert "numba" in _loaded_after("import aucopt; aucopt.list_algorithms()")
+    assert _loaded_after("from aucopt import get_config, config_context") == set()
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        aucopt.nope  # noqa: B018
+
+
+def test_help_loads_no_algorithm():
+    code = ("from typer.testing import CliRunner\nfrom aucopt.cli import app\n"
+            "assert CliRunner().invoke(app, ['--help']).exit_code == 0")
+    assert _loaded_after(code) & {"numba", "sklearn", "aucopt.algorithms"} == set()
+
+
+def test_warmup_returns_the_seconds_per_algorithm():
+    seconds = aucopt.warmup(["b-ls-svm", "uni-squ"], sparse=False)
+    assert list(seconds) == ["b-ls-svm", "uni-squ"] and all(s >= 0 for s in seconds.values())
+    assert list(aucopt.warmup("spam-l2")) == ["spam-l2"]
+    with pytest.raises(ValueError, match="Unknown algorithm id 'spam'"):
+        aucopt.warmup(["uni-squ", "spam"])
+
+
+def test_warmup_command_names_the_cache(tmp_path, monkeypatch):
+    from aucopt._warmup import kernel_cache_dir
+
+    result = CliRunner().invoke(app, ["warmup", "b-ls-svm,uni-squ"])
+    assert result.exit_code == 0, result.output
+    assert "2 algorithms ready" in result.output and kernel_cache_dir() in result.output
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))
+    assert kernel_cache_dir() == str(tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    here = os.path.join(os.path.dirname(aucopt.__file__), "_kernels")
+    if os.access(here, os.W_OK):
+        assert kernel_cache_dir() == os.path.join(here, "__pycache__")
