@@ -107,10 +107,11 @@ def test_statistics_equals_the_single_machine_solution(client, algorithm, sparse
 
 def test_opauc_statistics_is_the_batch_target_with_exact_class_covariances(client):
     X, y = _problem(sparse=True)
-    est = ad.fit(aucopt.make("opauc", lam=1e-2), *_dask(X, y))  # auto = statistics
+    plain = {"lam": 1e-2, "precondition": None}
+    est = ad.fit(aucopt.make("opauc", **plain), *_dask(X, y))  # auto = statistics
     target = ls_svm_solution(X, np.where(y > 0, 1.0, -1.0), 1e-2)
     np.testing.assert_allclose(est.coef_[0], target, rtol=0, atol=1e-10)
-    one_pass = aucopt.make("opauc", lam=1e-2).partial_fit(X, y, classes=[-1, 1])
+    one_pass = aucopt.make("opauc", **plain).partial_fit(X, y, classes=[-1, 1])
     for c in (0, 1):
         np.testing.assert_allclose(class_covariance(est._state, c),
                                    class_covariance(one_pass._state, c), atol=1e-10)
@@ -141,7 +142,7 @@ def test_sequential_is_bit_exact_chunked_partial_fit(client, algorithm):
 def test_average_with_one_partition_is_fit(client, algorithm):
     """One partition: mixing is the identity, so n_rounds rounds are max_iter epochs."""
     X, y = _problem(n=150, d=5, seed=2, sparse=True)
-    params = {"random_state": 3, "shuffle": True, "max_iter": 2}
+    params = {"random_state": 3, "shuffle": True, "max_iter": 2, "precondition": None}
     est = ad.fit(aucopt.make(algorithm, **params), *_dask(X, y, chunk=150), strategy="average")
     ref = aucopt.make(algorithm, **params).fit(X, y)
     assert est.t_ == ref.t_ and est.n_iter_ == ref.n_iter_ == 2
@@ -151,7 +152,7 @@ def test_average_with_one_partition_is_fit(client, algorithm):
 @pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "uni-squ"])
 def test_average_over_partitions_learns_and_uses_exact_train_statistics(client, algorithm):
     X, y = _problem(n=600, d=8, seed=4)
-    params = {"random_state": 0, "max_iter": 3}
+    params = {"random_state": 0, "max_iter": 3, "precondition": None}
     if algorithm == "spam-l2":
         params["stats"] = "train"
     est = ad.fit(aucopt.make(algorithm, **params), *_dask(X, y, chunk=150), strategy="average")
@@ -165,7 +166,7 @@ def test_average_over_partitions_learns_and_uses_exact_train_statistics(client, 
 # -------------------------------------------------------------------------- svrg
 def test_svrg_with_one_partition_is_vrspam(client):
     X, y = _problem(n=150, d=5, seed=5, sparse=True)
-    params = {"random_state": 0, "max_iter": 4, "shuffle": True}
+    params = {"random_state": 0, "max_iter": 4, "shuffle": True, "precondition": None}
     est = ad.fit(aucopt.make("vrspam-l2", **params), *_dask(X, y, chunk=150))
     ref = aucopt.make("vrspam-l2", **params).fit(X, y)
     assert est.distributed_strategy_ == "svrg" and est.t_ == ref.t_
@@ -345,17 +346,19 @@ def test_a_calibrated_step_that_diverges_on_a_partition_restarts_smaller(client,
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=400) > 0, 1, -1)
     X[200:] *= 60.0
     Xd, yd = da.from_array(X, chunks=(200, 5)), da.from_array(y, chunks=200)
-    calibrated = aucopt.make("spam-l2", random_state=0).fit(X[:200], y[:200]).eta0_
+    calibrated = aucopt.make("spam-l2", random_state=0,
+                             precondition=None).fit(X[:200], y[:200]).eta0_
     with caplog.at_level("WARNING", logger="aucopt.distributed"):
-        est = ad.fit(aucopt.make("spam-l2", random_state=0), Xd, yd, strategy="average")
+        est = ad.fit(aucopt.make("spam-l2", random_state=0, precondition=None), Xd, yd,
+                     strategy="average")
     restarts = caplog.text.count("restarting with eta0=")
     assert restarts >= 1 and est.eta0 == "auto"
     np.testing.assert_allclose(est.eta0_, calibrated / LADDER_RATIO**restarts, rtol=1e-12)
-    same = ad.fit(aucopt.make("spam-l2", eta0=est.eta0_, random_state=0), Xd, yd,
+    same = ad.fit(aucopt.make("spam-l2", eta0=est.eta0_, random_state=0, precondition=None), Xd, yd,
                   strategy="average")
     np.testing.assert_array_equal(same.coef_, est.coef_)
     with pytest.raises(DivergenceError):
-        ad.fit(aucopt.make("spam-l2", eta0=calibrated, random_state=0), Xd, yd,
+        ad.fit(aucopt.make("spam-l2", eta0=calibrated, random_state=0, precondition=None), Xd, yd,
                strategy="average")
 
 

@@ -23,6 +23,8 @@ from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHIFT_KEY
 from aucopt.exceptions import ModelFileError
 from aucopt.io import load, save
 
+from ._model_files import resign
+
 PRECONDITIONED = [a for a in list_algorithms()
                   if "precondition" in [p.name for p in get_algorithm(a).params]]
 SPAM = {"beta": 1e-3, "eta0": 0.05, "stats": "train", "max_iter": 2, "shuffle": False,
@@ -214,5 +216,6 @@ def test_load_rejects_a_negative_scale(tmp_path):
     arrays = dict(np.load(npz))
     arrays["state__" + SCALE_KEY][0] = -1.0
     np.savez(npz, **arrays)
+    resign(tmp_path / "m")  # a consistent pair: the state's own check must refuse it
     with pytest.raises(ModelFileError, match="negative scales"):
         load(tmp_path / "m")

@@ -27,6 +27,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._precondition import dense_affine, dense_moments
+from ._data import non_finite_message
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "DENSE_SHARE", "RELATIVE_FLOOR", "new_transform",
@@ -73,6 +74,17 @@ def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
     return out
 
 
+def _first_non_finite_row(rows: RowData) -> int:
+    """Return the first row whose squared norm is not finite (an error path only)."""
+    if rows.is_sparse:
+        bad = np.flatnonzero(~np.isfinite(rows.data * rows.data))
+        return int(np.searchsorted(rows.indptr, bad[0], side="right") - 1) if bad.size else 0
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.einsum("ij,ij->i", rows.data, rows.data)
+    bad = np.flatnonzero(~np.isfinite(norms))
+    return int(bad[0]) if bad.size else 0
+
+
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
               usable: bool) -> np.ndarray | None:
     """Set, in place, the scale (and on the ``first`` chunk the shift) of the features not
@@ -100,6 +112,8 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     if cols.size == 0:
         return None
     count, total, squares = _column_sums(rows, weight, cols)
+    if not (np.isfinite(squares).all() and np.isfinite(total).all()):
+        raise ValueError(non_finite_message(rows, _first_non_finite_row(rows)))
     seen = count > 0
     cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
     if cols.size == 0:

@@ -69,6 +69,12 @@ _EXPECTED = (ValueError, TypeError, OSError, KeyError, ImportError, EOFError, Ar
              MemoryError, lzma.LZMAError, zlib.error)
 
 
+# usage errors that click reports itself (exit code 2): click's own, and those of the copy of
+# click that recent typer releases carry (typer.BadParameter derives from that one)
+_CLICK_ERRORS = tuple({click.exceptions.ClickException,
+                       *(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")})
+
+
 def friendly_errors(func):
     """Turn every error into a one-line ``error: ...`` message on stderr and exit code 1.
 
@@ -81,7 +87,7 @@ def friendly_errors(func):
     def wrapper(*args, **kwargs):
         try:
             return func(*args, **kwargs)
-        except (typer.Exit, typer.Abort, click.exceptions.ClickException):
+        except (typer.Exit, typer.Abort, *_CLICK_ERRORS):
             raise
         except KeyboardInterrupt:
             typer.echo("error: interrupted", err=True)

@@ -149,6 +149,11 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
         raise ValueError(f"n_rounds must be a positive int or None; got {n_rounds!r}.")
     est = clone(estimator)
     est._validate_params()
+    if strategy != "sequential" and est.get_params().get("precondition") == "auto":
+        logger.warning("strategy=%r runs the papers' algorithm on the columns as they are: the "
+                       "preconditioner (precondition='auto') applies to 'sequential' and to "
+                       "single-machine fits. Scale the columns first, or pass "
+                       "precondition=None to say so.", strategy)
     xs, ys, width = partitions(X, y)
     if strategy == "statistics":
         _train.check_statistics_memory(est, width)

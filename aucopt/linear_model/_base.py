@@ -18,7 +18,13 @@ from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
 from ..algorithms import _calibrate, get_algorithm
-from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, calibrate_step, usable
+from ..algorithms._calibrate import (
+    AUTO_RETRIES,
+    LADDER_RATIO,
+    MIN_ROWS,
+    calibrate_step,
+    usable,
+)
 from ..algorithms._data import (
     as_rows,
     identity_order,
@@ -324,8 +330,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             transform = self._state  # a stream started without it keeps without
             if SCALE_KEY not in transform:
                 return None, None
-        fixed = (fix_scale(transform, rows, y, first=reset, usable=usable(rows, y)) if auto
-                 else None)
+        # enough rows counted with their weights (integer weights are duplicated rows)
+        enough = float(np.abs(y).sum()) >= MIN_ROWS and (y > 0).any() and (y < 0).any()
+        fixed = fix_scale(transform, rows, y, first=reset, usable=enough) if auto else None
         return transform, fixed
 
     def _centred(self, transform) -> np.ndarray:

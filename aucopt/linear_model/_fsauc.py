@@ -84,9 +84,10 @@ class FSAUCClassifier(BaseAUCClassifier):
     data) and the shrinking radii keep the model near that stage's poor output.
     Passing the data generator's seed as the estimator's seed does exactly that,
     because ``make_auc_problem`` places the positives at the first indices of the
-    same permutation that the first pass of ``fit`` uses:
+    same permutation that the first pass of ``fit`` uses (shown for the papers'
+    algorithm, ``precondition=None``):
 
-    >>> FSAUCClassifier(random_state=0, max_iter=1).fit(X, y).score(X, y) < 0.6
+    >>> FSAUCClassifier(random_state=0, max_iter=1, precondition=None).fit(X, y).score(X, y) < 0.6
     True
     """
 

@@ -103,6 +103,7 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())
 
@@ -180,5 +181,6 @@ class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
         random_state=None,
         warm_start=False,
         verbose=0,
+        max_time=None,
     ):
         self._store(locals())

@@ -186,9 +186,9 @@ class StreamingPartialAUC(StreamingROCAUC):
 
     Notes
     -----
-    Per sample, :meth:`update` costs O(log w) comparisons plus a list insertion (a memmove
-    of O(w) pointers, fast in practice), w the samples counted; :meth:`get` costs
-    O(k log w) for the k = ``max_fpr`` n- negatives in range.
+    Per sample, :meth:`update` costs what :class:`ExactROCAUC`'s does (amortised
+    O(log w), w the samples counted); :meth:`get` copies the sorted scores once (O(w))
+    and then costs O(k log w) for the k = ``max_fpr`` n- negatives in range.
 
     Examples
     --------
@@ -237,7 +237,8 @@ class StreamingPartialAUC(StreamingROCAUC):
 
     def get(self):
         """Return the partial AUC of the samples counted (NaN while a class is missing)."""
-        pos, neg = self._pos, self._neg
+        # the sorted scores of each class as lists (ExactROCAUC keeps them in buckets)
+        pos, neg = self._pos.tolist(), self._neg.tolist()
         n_pos, n_neg = len(pos), len(neg)
         if n_pos == 0 or n_neg == 0:
             return math.nan
