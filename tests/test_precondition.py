@@ -23,8 +23,6 @@ from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHIFT_KEY
 from aucopt.exceptions import ModelFileError
 from aucopt.io import load, save
 
-from ._model_files import resign
-
 PRECONDITIONED = [a for a in list_algorithms()
                   if "precondition" in [p.name for p in get_algorithm(a).params]]
 SPAM = {"beta": 1e-3, "eta0": 0.05, "stats": "train", "max_iter": 2, "shuffle": False,
@@ -210,6 +208,8 @@ def test_save_load_continue(tmp_path):
 
 
 def test_load_rejects_a_negative_scale(tmp_path):
+    from ._model_files import resign  # here: subprocesses import this module by its path
+
     X, y = _data(n=100)
     save(aucopt.make("spam-l2", random_state=0).fit(X, y), tmp_path / "m")
     npz = next(tmp_path.glob("m*.npz"))

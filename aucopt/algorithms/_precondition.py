@@ -41,6 +41,10 @@ SHIFT_KEY = "feature_shift"
 # then costs at most twice its stored entries, and sparse columns (counts, words) have a
 # natural zero and a small mean relative to their spread
 DENSE_SHARE = 0.5
+# a column with fewer non-zero values (counted with their weights) than this in the rows
+# that set its scale keeps scale 1: the size of one or two draws is no estimate of its
+# spread, and a later value 1,000x a tiny first one made streams of hashed rows diverge
+MIN_NONZEROS = 10.0
 # a centred column's standard deviation is floored at this share of its root mean square,
 # so that a (nearly) constant column is not blown up into its rounding noise
 RELATIVE_FLOOR = 1e-3
@@ -92,7 +96,8 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
 
     A feature's scale is the root mean square of its non-zero values in ``rows`` if they
     are ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
-    else 1: a rare feature is not amplified for its rarity (binary features keep scale 1).
+    else 1: a rare feature is not amplified for its rarity (binary features keep scale 1),
+    and a feature with fewer than ``MIN_NONZEROS`` non-zero values there keeps scale 1.
     ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
     non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
     the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
@@ -122,6 +127,7 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         scale[cols] = 1.0
         return cols
     spread = np.sqrt(squares / count)  # the typical size of a non-zero value
+    spread[count < MIN_NONZEROS] = 1.0
     if first:  # centre the dense columns
         centred = count >= DENSE_SHARE * n
         mean_square = squares[centred] / n
