@@ -38,8 +38,6 @@ for algorithm, params in (("spam-l2", {}), ("pauc-1pmb", {"max_fpr": 0.1})):
              f", AUC {roc_auc_score(y_test, scores):.3f}")
     curves[label] = (y_test, scores)
 
-fig, (full, zoom) = plt.subplots(1, 2, figsize=(10, 4.5))
-plot_roc(curves, from_scores=True, ax=full, title="ROC, 30 % test part")
-plot_roc(curves, from_scores=True, ax=zoom, title="zoom: FPR <= 0.1")
-zoom.set_xlim(0.0, 0.1)
-fig.tight_layout()
+fig, (full, zoom) = plt.subplots(1, 2, figsize=(13, 4.5), layout="constrained")
+plot_roc(curves, from_scores=True, ax=full, title="ROC, 30 % test part", legend=False)
+plot_roc(curves, from_scores=True, ax=zoom, title="zoom: FPR <= 0.1", fpr_max=0.1)
