@@ -150,7 +150,7 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
     est = clone(estimator)
     est._validate_params()
     if strategy != "sequential" and est.get_params().get("precondition") == "auto":
-        logger.warning("strategy=%r runs the papers' algorithm on the columns as they are: the "
+        logger.info("strategy=%r runs the papers' algorithm on the columns as they are: the "
                        "preconditioner (precondition='auto') applies to 'sequential' and to "
                        "single-machine fits. Scale the columns first, or pass "
                        "precondition=None to say so.", strategy)
