@@ -1,4 +1,5 @@
 import pytest
+
 """The input fuzz (benchmarks/fuzz_inputs.py) at its small size: damaged CSR structures,
 set_params sequences, extreme hyperparameters, weights and data, each case in a
 subprocess worker with a time limit. No crash, hang, silent wrong result or exception
