@@ -47,4 +47,4 @@ class LocalHTTPServer:
         """Stop serving and release the port."""
         self.httpd.shutdown()
         self.httpd.server_close()
-        self.thread.join(timeout=5)
+        self.thread.join(timeout=300)  # minutes: a loaded laptop is slow

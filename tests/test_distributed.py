@@ -71,7 +71,7 @@ def test_local_cluster_is_two_processes_on_loopback_without_dashboard(client):
     assert all(address.startswith("tcp://127.0.0.1:") for address in info["workers"])
     http = f"http://127.0.0.1:{info['services']['dashboard']}"  # health and metrics only
     with pytest.raises(urllib.error.HTTPError, match="404"):
-        urllib.request.urlopen(http + "/status", timeout=10)
+        urllib.request.urlopen(http + "/status", timeout=300)
     assert len(set(client.run(os.getpid).values()) | {os.getpid()}) == 3
 
 
@@ -323,7 +323,7 @@ def test_a_killed_worker_is_replaced_and_the_result_is_unchanged(client):
     for part in _chunks(X, y):
         ref.partial_fit(*part, classes=[-1, 1])
     np.testing.assert_array_equal(result["model"].coef_, ref.coef_)
-    client.wait_for_workers(2, timeout=60)
+    client.wait_for_workers(2, timeout=600)  # a replacement worker starts slowly under load
     assert killed[0] not in client.scheduler_info()["workers"]
 
 
