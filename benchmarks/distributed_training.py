@@ -201,7 +201,9 @@ def main(argv=None):
         X_all, y_all = make_auc_problem(4000, 20, separation=1.5, random_state=1)
         X, y, Xt, yt = X_all[:2000], y_all[:2000], X_all[2000:], y_all[2000:]
         partitions, algorithms, workers = (2,), ("b-ls-svm", "spam-l2"), (1, 2)
-        args.rows_big, args.parts_big = 4000, 2
+        # tiny parts: the limit only has to leave room for a worker that compiles kernels
+        # (LLVM takes a few hundred MB); at 500MB such a worker pauses and the run never ends
+        args.rows_big, args.parts_big, args.memory_limit = 4000, 2, "2GB"
     else:
         X, y = fetch("a9a")
         Xt, yt = fetch("a9a.t")

@@ -91,9 +91,9 @@ def test_readme_and_getting_started_have_examples():
 def _bench(script: str, *args: str, tmp_path: Path) -> str:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         [str(ROOT), os.environ.get("PYTHONPATH", "")]), "MPLBACKEND": "Agg"}
-    # an hour: it ends a hang, not a slow run on a loaded laptop
+    # twenty minutes: it ends a hang, not a slow run on a loaded laptop
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
-                          capture_output=True, text=True, timeout=3600, cwd=tmp_path, env=env)
+                          capture_output=True, text=True, timeout=1200, cwd=tmp_path, env=env)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return proc.stdout
 

@@ -325,7 +325,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
                 return None, None
             transform = new_transform(rows.n_features)
             if warm_from is not None and SCALE_KEY in warm_from:
-                transform = {k: warm_from[k].copy() for k in transform}
+                transform = {k: warm_copy(k, warm_from[k], transform[k]) for k in transform}
         else:
             transform = self._state  # a stream started without it keeps without
             if SCALE_KEY not in transform:
