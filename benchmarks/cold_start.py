@@ -154,13 +154,15 @@ def _command_python(code: str) -> dict:
     return {"process": time.perf_counter() - start}
 
 
-def measure(repeats: int, fill: bool = True, after_repeat=None) -> dict:
+def measure(repeats: int, fill: bool = True, after_repeat=None, only=()) -> dict:
     """Run every case ``repeats`` times, interleaved; return name -> list of runs.
 
-    ``after_repeat(runs, done)`` is called after each repeat (the report so far)."""
+    ``after_repeat(runs, done)`` is called after each repeat (the report so far); ``only``
+    keeps the cases whose names contain one of its strings (all when empty)."""
     runs: dict[str, list[dict]] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        table = cases(Path(tmp))
+        table = {name: run for name, run in cases(Path(tmp)).items()
+                 if not only or any(part in name for part in only)}
         for run in table.values() if fill else ():  # fill the numba cache; not recorded
             run()
         for r in range(repeats):
@@ -221,6 +223,8 @@ def main(argv=None):
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "cold_start.md")
     parser.add_argument("--no-fill", action="store_true",
                         help="skip the unrecorded first round (the cache is full: aucopt warmup)")
+    parser.add_argument("--cases", default="",
+                        help="comma-separated substrings of the case names to run (all)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -230,7 +234,8 @@ def main(argv=None):
         args.out.with_suffix(".json").write_text(json.dumps(runs, indent=1))
         print(f"wrote {args.out} ({done} repeats)", flush=True)
 
-    measure(args.repeats, fill=not args.no_fill, after_repeat=write)
+    measure(args.repeats, fill=not args.no_fill, after_repeat=write,
+            only=[part for part in args.cases.split(",") if part])
 
 
 if __name__ == "__main__":

@@ -147,3 +147,21 @@ def test_a_vanishing_lam_is_refused_before_the_cutting_plane_rounds(algorithm):
         est.fit(X, y)
     assert not hasattr(est, "coef_")
     assert aucopt.make(algorithm, lam=1e-8).fit(X, y).lam_ == 1e-8  # a usable lam is kept
+
+
+@pytest.mark.parametrize("algorithm", ["svm-perf", "svm-pauc", "b-svm-or", "uni-log-batch",
+                                       "uni-squ-batch", "b-ls-svm"])
+def test_tiny_constant_weights_solve_like_unit_weights(algorithm):
+    """Weights 2^-1000 (scaled back exactly) give the unweighted model at a given lam. Before:
+    the class sums' product underflowed to 0 and svm-pauc returned NaN scores. (The
+    preconditioner counts weighted rows, and 200 rows of 2^-1000 are too few: it is off.)"""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 6))
+    y = np.where(X[:, 0] + rng.normal(size=200) > 0, 1, -1)
+    params = {"lam": 0.01}
+    if "precondition" in aucopt.make(algorithm).get_params():
+        params["precondition"] = None
+    plain = aucopt.make(algorithm, **params).fit(X, y)
+    tiny = aucopt.make(algorithm, **params).fit(X, y, sample_weight=np.full(200, 2.0**-1000))
+    np.testing.assert_allclose(tiny.coef_, plain.coef_, rtol=1e-9, atol=1e-12)
+    assert np.isfinite(tiny.decision_function(X)).all()

@@ -140,6 +140,10 @@ def gcv_lam(problem: str) -> Param:
         used is ``lam_``; a number is used as given.""")
 
 
+# Below this largest weight, products of class sums and pair weights can underflow.
+_SMALLEST_UNSCALED = 2.0**-64
+
+
 def unit_scale(y: np.ndarray) -> np.ndarray:
     """Return the signed weights ``y`` scaled by a power of two so that ``max |y| <= 1``.
 
@@ -147,7 +151,9 @@ def unit_scale(y: np.ndarray) -> np.ndarray:
     so a common factor of the weights cancels; scaling by a power of two is exact, so the
     result is bit for bit that of the unscaled weights wherever those do not overflow
     (weights such as 1e308 or 2^62 made the class sums and pair weights overflow: NaN
-    scores, or cutting planes that ran for minutes). Unit weights are returned as they are.
+    scores, or cutting planes that ran for minutes) or underflow (weights of 1e-300: the
+    product ``W+ W-`` is 0). Weights whose largest lies in ``[2^-64, 1]`` (unit weights
+    among them) are returned as they are.
 
     Raises
     ------
@@ -155,7 +161,7 @@ def unit_scale(y: np.ndarray) -> np.ndarray:
         If, next to the largest weight, a whole class's weights underflow to zero.
     """
     top = float(np.max(np.abs(y), initial=0.0))
-    if top <= 1.0:
+    if _SMALLEST_UNSCALED <= top <= 1.0 or top == 0.0:
         return y
     scaled = np.ldexp(y, -math.frexp(top)[1])
     w_pos, w_neg = class_totals(scaled)
