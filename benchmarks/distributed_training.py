@@ -35,7 +35,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _distributed_report import render  # noqa: E402
-from _distributed_timing import timing  # noqa: E402
+from _distributed_timing import CASES, timing  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 import aucopt  # noqa: E402
@@ -94,7 +94,8 @@ def traffic(X, y, dims=(123, 10_000, 1_000_000)):
         ys = np.where(np.arange(200) % 2, 1, -1)
         stats = _size(block_stats(Xs, ys, 0, True)) if d <= 10_000 else 16 * d * d
         spam = _make("spam-l2").partial_fit(Xs, ys, classes=[-1, 1])
-        vr = _make("vrspam-l2").fit(Xs, ys)
+        # the sizes of the state do not depend on the steps: one short stage
+        vr = _make("vrspam-l2").set_params(max_iter=1, inner=1).fit(Xs, ys)
         w = vr._state["w"]
         svrg = (_size((w, vr._state["data_count"], vr._state["data_sum"])) + _size(w)
                 + _size((w, w, vr._state["data_count"], vr._state["data_sum"], vr._rng))
@@ -200,7 +201,7 @@ def main(argv=None):
     if args.smoke:
         X_all, y_all = make_auc_problem(4000, 20, separation=1.5, random_state=1)
         X, y, Xt, yt = X_all[:2000], y_all[:2000], X_all[2000:], y_all[2000:]
-        partitions, algorithms, workers = (2,), ("b-ls-svm", "spam-l2"), (1, 2)
+        partitions, algorithms, workers = (2,), ("b-ls-svm", "spam-l2"), (2,)
         # tiny parts: the limit only has to leave room for a worker that compiles kernels
         # (LLVM takes a few hundred MB); at 500MB such a worker pauses and the run never ends
         args.rows_big, args.parts_big, args.memory_limit = 4000, 2, "2GB"
@@ -211,8 +212,10 @@ def main(argv=None):
         partitions, algorithms, workers = (2, 4, 8), None, (1, 2)
     with ad.local_cluster(n_workers=2) as client:
         acc = accuracy(client, X, y, Xt, yt, partitions, algorithms)
-    times = timing(X, y, workers=workers, repeats=2 if args.smoke else 5,
-                   sizes=((1, "a9a"),) if args.smoke else ((1, "a9a"), (10, "10x a9a")))
+    times = timing(X, y, workers=workers, repeats=1 if args.smoke else 5,
+                   sizes=((1, "a9a"),) if args.smoke else ((1, "a9a"), (10, "10x a9a")),
+                   lazy_modes=(True,) if args.smoke else (True, False),
+                   cases=CASES[:2] if args.smoke else CASES)
     sizes = traffic(X, y)
     big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers)
     streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]

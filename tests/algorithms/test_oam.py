@@ -113,7 +113,7 @@ _NOJIT_SCRIPT = """
 import json, sys
 import aucopt
 from tests.algorithms.test_oam import STREAM_CHUNKS, growing_sparse_stream
-X, y = growing_sparse_stream()
+X, y = growing_sparse_stream(d=400)  # pure Python without the JIT: O(d) loops
 out = {}
 for a in sys.argv[1:]:
     for name, parts in (("csr", [X] * 4), ("mixed", [X, X.toarray()] * 2)):
