@@ -168,7 +168,10 @@ import aucopt
 from aucopt.datasets import make_auc_problem
 X, y = make_auc_problem(150, 6, pos_rate=0.3, separation=2.0, random_state=0)
 out = {}
-smaller = {"sparse-kernel": {"budget": 10}}  # pure-Python speed matters without the JIT
+# pure-Python speed matters without the JIT: buffers smaller than the 150 rows
+smaller = {"sparse-kernel": {"budget": 10}, "projection-pp": {"budget": 10},
+           "oam-seq": {"buffer_size": 20}, "oam-gra": {"buffer_size": 20},
+           "kar": {"buffer_size": 20}}
 for a in sys.argv[1:]:
     for name, data in (("dense", X), ("csr", sp.csr_matrix(X))):
         if name == "csr" and not aucopt.algorithm_info(a)["sparse"]:

@@ -1,11 +1,16 @@
 """SPAM-L2 / SPAM-NET against the slow reference, the closed form and the paper's claims."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from numba import njit
 from numpy.testing import assert_allclose
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
+from aucopt._kernels._rows import row_add_sq_unrolled, row_dot
+from aucopt._kernels.spam import row_dot3_unrolled, row_l2_step, row_l2_sweep
 from aucopt.algorithms.spam import iterates
 from aucopt.datasets import make_auc_problem, make_preprocessor
 from aucopt.exceptions import DivergenceError
@@ -208,19 +213,29 @@ def test_lazy_sparse_kernel_equals_dense_kernel(stats, beta, eta0):
     assert_allclose(full.coef_, dense.coef_, rtol=1e-9, atol=1e-14)
 
 
+def _reductions(w, sums, data, indices, indptr, i):
+    return (row_dot(w, data, indices, indptr, i),
+            row_add_sq_unrolled(sums, 1, data, indices, indptr, i))
+
+
+def _fused(w, w_avg, sums, X):
+    return row_l2_sweep((-0.3, 0.9, 0.25), 1, w, w_avg, sums[0], sums[1], 0, X, None, None, 2)
+
+
+def _separate(w, w_avg, sums, X):
+    row_l2_step(-0.3, 0.9, 0.25, w, w_avg, X, None, None, 1)
+    return row_dot3_unrolled(w, sums[0], sums[1], X, None, None, 2)
+
+
+# one numba dispatcher per helper, compiled once for the module (not once per case)
+_jitted = functools.cache(njit)
+
+
 @pytest.mark.parametrize("d", [1, 3, 4, 7, 100])
 @pytest.mark.parametrize("jit", [True, False])
 def test_unrolled_row_reductions_equal_numpy(d, jit):
     """The four-partial-sum dot product and class-sum helpers used by the dense SPAM pass."""
-    from numba import njit
-
-    from aucopt._kernels._rows import row_add_sq_unrolled, row_dot
-
-    def both(w, sums, data, indices, indptr, i):
-        return (row_dot(w, data, indices, indptr, i),
-                row_add_sq_unrolled(sums, 1, data, indices, indptr, i))
-
-    run = njit(both) if jit else both
+    run = _jitted(_reductions) if jit else _reductions
     rng = np.random.default_rng(d)
     X, w = rng.normal(size=(3, d)), rng.normal(size=d)
     for data, indices, indptr in ((X, None, None),
@@ -235,22 +250,11 @@ def test_unrolled_row_reductions_equal_numpy(d, jit):
 @pytest.mark.parametrize("jit", [True, False])
 def test_pipelined_l2_sweep_equals_step_then_dot3(d, jit):
     """The dense kernel does each l2 step in the sweep of the next row: no bit changes."""
-    from numba import njit
-
-    from aucopt._kernels.spam import row_dot3_unrolled, row_l2_step, row_l2_sweep
-
-    def fused(w, w_avg, sums, X):
-        return row_l2_sweep((-0.3, 0.9, 0.25), 1, w, w_avg, sums[0], sums[1], 0, X, None, None, 2)
-
-    def separate(w, w_avg, sums, X):
-        row_l2_step(-0.3, 0.9, 0.25, w, w_avg, X, None, None, 1)
-        return row_dot3_unrolled(w, sums[0], sums[1], X, None, None, 2)
-
     rng = np.random.default_rng(d)
     X, sums = rng.normal(size=(3, d)), rng.normal(size=(2, d)) * 100
     w1, avg1 = rng.normal(size=(2, d))
     w2, avg2 = w1.copy(), avg1.copy()
-    f, s = (njit(fused), njit(separate)) if jit else (fused, separate)
+    f, s = (_jitted(_fused), _jitted(_separate)) if jit else (_fused, _separate)
     assert f(w1, avg1, sums, X) == s(w2, avg2, sums, X)
     np.testing.assert_array_equal(w1, w2)
     np.testing.assert_array_equal(avg1, avg2)

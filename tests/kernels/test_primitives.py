@@ -1,5 +1,7 @@
 """Shared kernel primitives (notes.md#projections): closed forms, KKT conditions, dense == CSR."""
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -17,7 +19,15 @@ from aucopt._kernels._prox import (
     prox_elastic_net,
     prox_l2,
 )
-from aucopt._kernels._rows import row_axpy, row_dot, row_nnz, row_sqnorm, row_to_dense
+from aucopt._kernels._reduce import add_sq_unrolled, dot3_unrolled, dot_unrolled
+from aucopt._kernels._rows import (
+    row_axpy,
+    row_axpy_dot,
+    row_dot,
+    row_nnz,
+    row_sqnorm,
+    row_to_dense,
+)
 from aucopt._kernels._schedules import SCHEDULE_CODES, step_size
 from aucopt._kernels._stats import accumulate_class_sums, welford_deferred
 
@@ -192,17 +202,29 @@ def _partial_sums(a, b):
     return (s[0] + s[2]) + (s[1] + s[3])
 
 
+def _lanes(w, a, b, x, target, strided):
+    return (dot_unrolled(w, x), dot3_unrolled(w, a, b, x), add_sq_unrolled(target, x),
+            dot_unrolled(strided, x))
+
+
+def _axpy_fused(w, data, indices, indptr):
+    return row_axpy_dot(0.3, 1, w, 3, data, indices, indptr, 2)
+
+
+def _axpy_separate(w, data, indices, indptr):
+    row_axpy(0.3, w, data, indices, indptr, 1)
+    return row_dot(w, data, indices, indptr, 2)
+
+
+# one numba dispatcher per helper, compiled once for the module (not once per case)
+_jitted = functools.cache(njit)
+
+
 @pytest.mark.parametrize("d", [0, 1, 3, 4, 5, 8, 13, 100])
 @pytest.mark.parametrize("jit", [True, False])
 def test_lane_reductions_equal_four_scalar_partial_sums_bit_for_bit(d, jit):
     """The 4-wide vector code adds in exactly the order of four scalar partial sums."""
-    from aucopt._kernels._reduce import add_sq_unrolled, dot3_unrolled, dot_unrolled
-
-    def run(w, a, b, x, target, strided):
-        return (dot_unrolled(w, x), dot3_unrolled(w, a, b, x), add_sq_unrolled(target, x),
-                dot_unrolled(strided, x))
-
-    fn = njit(run) if jit else run
+    fn = _jitted(_lanes) if jit else _lanes
     rng = np.random.default_rng(d)
     w, a, b, x = rng.normal(size=(4, d)) * [[1.0], [1e3], [1e-3], [7.0]]
     target = rng.normal(size=d)
@@ -218,23 +240,15 @@ def test_lane_reductions_equal_four_scalar_partial_sums_bit_for_bit(d, jit):
 @pytest.mark.parametrize("jit", [True, False])
 def test_pipelined_axpy_dot_equals_axpy_then_dot(jit):
     """row_axpy_dot (the update of one row done in the sweep of the next) changes no bit."""
-    from aucopt._kernels._rows import row_axpy_dot
-
-    def fused(w, data, indices, indptr):
-        return row_axpy_dot(0.3, 1, w, 3, data, indices, indptr, 2)
-
-    def separate(w, data, indices, indptr):
-        row_axpy(0.3, w, data, indices, indptr, 1)
-        return row_dot(w, data, indices, indptr, 2)
-
     rng = np.random.default_rng(5)
     X = rng.normal(size=(4, 11))
     X[X < -0.5] = 0.0
     S = sp.csr_matrix(X)
+    f, s = (_jitted(_axpy_fused), _jitted(_axpy_separate)) if jit else (_axpy_fused,
+                                                                        _axpy_separate)
     for rows in ((X, None, None), (S.data, S.indices, S.indptr)):
         w1, w2 = rng.normal(size=(2, 11))
         w2[:] = w1
-        f, s = (njit(fused), njit(separate)) if jit else (fused, separate)
         assert f(w1, *rows) == s(w2, *rows)
         np.testing.assert_array_equal(w1, w2)
 
