@@ -84,15 +84,18 @@ def _size(obj) -> int:
     return len(cloudpickle.dumps(obj))
 
 
-def traffic(X, y, dims=(123, 10_000, 1_000_000)):
-    """Bytes per partition per round of each strategy (what tasks take and return)."""
+def traffic(X, y, dims=(123, 10_000, 1_000_000), pickle_stats_up_to=10_000):
+    """Bytes per partition per round of each strategy (what tasks take and return).
+
+    The statistics (two d x d matrices) are pickled up to ``pickle_stats_up_to`` columns
+    (1.6 GB at 10^4), above it counted as ``16 d^2`` bytes."""
     from aucopt.distributed._data import block_stats
 
     rows = []
     for d in dims:
         Xs = sp.random(200, d, density=min(1.0, 20 / d), format="csr", random_state=0)
         ys = np.where(np.arange(200) % 2, 1, -1)
-        stats = _size(block_stats(Xs, ys, 0, True)) if d <= 10_000 else 16 * d * d
+        stats = _size(block_stats(Xs, ys, 0, True)) if d <= pickle_stats_up_to else 16 * d * d
         spam = _make("spam-l2").partial_fit(Xs, ys, classes=[-1, 1])
         # the sizes of the state do not depend on the steps: one short stage
         vr = _make("vrspam-l2").set_params(max_iter=1, inner=1).fit(Xs, ys)
@@ -216,7 +219,7 @@ def main(argv=None):
                    sizes=((1, "a9a"),) if args.smoke else ((1, "a9a"), (10, "10x a9a")),
                    lazy_modes=(True,) if args.smoke else (True, False),
                    cases=CASES[:2] if args.smoke else CASES)
-    sizes = traffic(X, y)
+    sizes = traffic(X, y, pickle_stats_up_to=123 if args.smoke else 10_000)
     big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers)
     streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]
     text = render(stamp(), time.perf_counter() - began, acc, times, sizes, big,
