@@ -18,6 +18,15 @@ def _distributed():
     return distributed
 
 
+#: Seconds a :func:`local_cluster` gives the replacement of a dead worker to start before
+#: it closes the worker's nanny (Dask's ``distributed.deploy.lost-worker-timeout``, whose
+#: 15 s a worker re-importing the user's script on a loaded machine can exceed; the
+#: timer of an earlier death of the same worker counts too). A larger configured value
+#: is kept.
+REPLACEMENT_TIMEOUT = 300.0
+_LOST_WORKER = "distributed.deploy.lost-worker-timeout"
+
+
 @contextmanager
 def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_per_worker=1,
                   **kwargs):
@@ -26,6 +35,10 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     The yielded client becomes Dask's default client, which every function of
     :mod:`aucopt.distributed` uses when no ``client=`` is given. The cluster is
     closed on exit.
+
+    A worker process that dies is replaced by its nanny; the cluster gives the
+    replacement up to 300 s to start (Dask's own 15 s is shorter than a worker's
+    start-up on a loaded machine).
 
     Worker processes are started with the ``spawn`` method, which re-imports the
     main module: in a script, create the cluster under
@@ -58,6 +71,9 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     ------
     distributed.Client
     """
+    import dask
+    from dask.utils import parse_timedelta
+
     distributed = _distributed()
     options = dict(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
                    host="127.0.0.1", memory_limit=memory_limit,
@@ -65,7 +81,9 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     if not dashboard:  # the scheduler's HTTP server (health, metrics) on a free loopback port
         options["scheduler_kwargs"] = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
     options.update(kwargs)
-    with distributed.LocalCluster(**options) as cluster, distributed.Client(cluster) as client:
+    patience = max(parse_timedelta(dask.config.get(_LOST_WORKER)), REPLACEMENT_TIMEOUT)
+    with dask.config.set({_LOST_WORKER: patience}), distributed.LocalCluster(**options) as \
+            cluster, distributed.Client(cluster) as client:
         logger.info("Dask LocalCluster at %s with %d workers", cluster.scheduler_address,
                     len(cluster.workers))
         yield client
