@@ -18,6 +18,15 @@ def _distributed():
     return distributed
 
 
+#: Seconds a :func:`local_cluster` gives the replacement of a dead worker to start before
+#: it closes the worker's nanny (Dask's ``distributed.deploy.lost-worker-timeout``, whose
+#: 15 s a worker re-importing the user's script on a loaded machine can exceed; the
+#: timer of an earlier death of the same worker counts too). A larger configured value
+#: is kept.
+REPLACEMENT_TIMEOUT = 300.0
+_LOST_WORKER = "distributed.deploy.lost-worker-timeout"
+
+
 @contextmanager
 def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_per_worker=1,
                   **kwargs):
@@ -26,6 +35,10 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     The yielded client becomes Dask's default client, which every function of
     :mod:`aucopt.distributed` uses when no ``client=`` is given. The cluster is
     closed on exit.
+
+    A worker process that dies is replaced by its nanny; the cluster gives the
+    replacement up to 300 s to start (Dask's own 15 s is shorter than a worker's
+    start-up on a loaded machine).
 
     Worker processes are started with the ``spawn`` method, which re-imports the
     main module: in a script, create the cluster under
@@ -58,6 +71,9 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     ------
     distributed.Client
     """
+    import dask
+    from dask.utils import parse_timedelta
+
     distributed = _distributed()
     options = dict(n_workers=n_workers, threads_per_worker=threads_per_worker, processes=True,
                    host="127.0.0.1", memory_limit=memory_limit,
@@ -65,7 +81,9 @@ def local_cluster(n_workers=None, memory_limit="auto", dashboard=False, threads_
     if not dashboard:  # the scheduler's HTTP server (health, metrics) on a free loopback port
         options["scheduler_kwargs"] = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
     options.update(kwargs)
-    with distributed.LocalCluster(**options) as cluster, distributed.Client(cluster) as client:
+    patience = max(parse_timedelta(dask.config.get(_LOST_WORKER)), REPLACEMENT_TIMEOUT)
+    with dask.config.set({_LOST_WORKER: patience}), distributed.LocalCluster(**options) as \
+            cluster, distributed.Client(cluster) as client:
         logger.info("Dask LocalCluster at %s with %d workers", cluster.scheduler_address,
                     len(cluster.workers))
         yield client
@@ -106,18 +124,64 @@ def connect(client=None):
                         f"got {type(client).__name__}.")
 
 
-#: Seconds a computation waits with no worker alive before it fails (see :func:`compute`).
+#: Seconds a computation waits while no worker can run it (every worker gone, or paused at its
+#: memory limit) before it fails (see :func:`compute`).
 NO_WORKER_TIMEOUT = 30.0
 _POLL = 0.5
+#: Worker task states in which a task is being run (Dask's ``task_counts`` of a heartbeat).
+_RUNNING_TASK = ("executing", "long-running")
 
 
 class NoWorkersError(RuntimeError):
-    """Every Dask worker has been gone for longer than the computation waits for one."""
+    """No Dask worker could run the computation for longer than it waits for one.
+
+    Either every worker is gone (died or killed, and none came back), or every
+    worker that holds its tasks is paused: Dask pauses a worker whose process
+    memory passes 80% of its ``memory_limit`` and resumes it only when the
+    memory falls again. The message says which, and what to do.
+    """
 
 
-def _alive(client) -> int:
-    """Number of workers the scheduler knows now (asked, not the client's cached view)."""
-    return len(client.nthreads())
+def _progressing(workers, processing) -> bool:
+    """Whether some worker can make progress: a running worker with tasks assigned, or any
+    worker (a paused one finishes the task it started) in the middle of a task."""
+    for address, info in workers.items():
+        counts = info.get("metrics", {}).get("task_counts", {})
+        if any(counts.get(state) for state in _RUNNING_TASK):
+            return True
+        if info.get("status") == "running" and processing.get(address):
+            return True
+    return False
+
+
+def _stalled(client):
+    """The scheduler's worker table if no worker can make progress now, else None
+    (asked of the scheduler, not the client's cached view)."""
+    workers = client.scheduler_info()["workers"]
+    return None if _progressing(workers, client.processing()) else workers
+
+
+def _stall_message(workers, timeout, address) -> str:
+    """Why the computation was cancelled, and what to do about it."""
+    if not workers:
+        return (f"no Dask worker has been alive for {timeout:g} s (all died or were killed, "
+                "and none came back); the computation was cancelled. See the workers' logs "
+                "for why they died (e.g. the system's out-of-memory killer), start workers "
+                f"and run the computation again. Scheduler: {address}.")
+    paused = {a: i for a, i in workers.items() if i.get("status") == "paused"}
+    if paused:
+        memory = ", ".join(
+            f"{a}: {i.get('metrics', {}).get('memory', 0) / 1e6:.0f} MB of "
+            f"{(i.get('memory_limit') or 0) / 1e6:.0f} MB" for a, i in sorted(paused.items()))
+        return (f"no Dask worker could run the computation for {timeout:g} s: the workers "
+                f"that hold its tasks are paused at their memory limit ({memory}; by default "
+                "Dask pauses a worker at 80% of memory_limit and resumes it only when the "
+                "memory falls); the computation was cancelled. Give each worker more memory "
+                "(e.g. local_cluster(memory_limit='2GB'), or dask worker --memory-limit 2GB), "
+                f"or use smaller partitions. Scheduler: {address}.")
+    states = ", ".join(f"{a}: {i.get('status')}" for a, i in sorted(workers.items()))
+    return (f"no Dask worker has run a task of the computation for {timeout:g} s (workers: "
+            f"{states}); the computation was cancelled. Scheduler: {address}.")
 
 
 def _progress_bar(client, futures):
@@ -139,9 +203,12 @@ def _progress_bar(client, futures):
 def compute(client, graph, progress=False, no_worker_timeout=None):
     """Compute the Dask collection(s) ``graph`` on ``client`` and return the result(s).
 
-    Dask reruns the tasks of a worker that dies on the others (and on its replacement);
-    when no worker at all is alive for ``no_worker_timeout`` seconds, the computation
-    is cancelled and :class:`NoWorkersError` raised instead of waiting for ever.
+    Dask reruns the tasks of a worker that dies on the others (and on its replacement),
+    and a paused worker resumes when its memory falls. When no worker can run the
+    computation for ``no_worker_timeout`` seconds in a row (every worker gone, or the
+    workers holding its tasks paused at their memory limit while no other runs a task),
+    the computation is cancelled and :class:`NoWorkersError` raised instead of waiting
+    for ever.
 
     Parameters
     ----------
@@ -160,7 +227,8 @@ def compute(client, graph, progress=False, no_worker_timeout=None):
     Raises
     ------
     NoWorkersError
-        If the cluster has had no worker for ``no_worker_timeout`` seconds.
+        If no worker could run the computation for ``no_worker_timeout`` seconds
+        (the message says whether the workers were gone or paused).
     """
     import time
 
@@ -169,23 +237,21 @@ def compute(client, graph, progress=False, no_worker_timeout=None):
     futures = client.compute(graph)
     flat = futures if isinstance(futures, list) else [futures]
     bar = _progress_bar(client, flat) if progress else None
-    gone_since = None
+    stalled_since = None
     while _pending(flat):
         try:
             with client.as_current():  # wait() asks for the current client, not ours
                 distributed.wait(flat, timeout=_POLL)
         except TimeoutError:
             pass
-        if not _pending(flat) or _alive(client):
-            gone_since = None
+        workers = _stalled(client) if _pending(flat) else None
+        if workers is None:
+            stalled_since = None
             continue
-        gone_since = time.monotonic() if gone_since is None else gone_since
-        if time.monotonic() - gone_since > timeout:
+        stalled_since = time.monotonic() if stalled_since is None else stalled_since
+        if time.monotonic() - stalled_since > timeout:
             client.cancel(flat)
-            raise NoWorkersError(
-                f"no Dask worker has been alive for {timeout:g} s (all died or were killed, "
-                f"and none came back); the computation was cancelled. Scheduler: "
-                f"{client.scheduler.address}.")
+            raise NoWorkersError(_stall_message(workers, timeout, client.scheduler.address))
     if bar is not None:
         bar.join(5)
     return client.gather(futures)

@@ -140,7 +140,9 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
         ``"average"`` or ``"svrg"`` also for a partition with one class (its local
         model would see no pairs).
     NoWorkersError
-        If every worker is gone for 30 s (``aucopt.distributed.NO_WORKER_TIMEOUT``).
+        If no worker can run the fit's tasks for 30 s in a row
+        (``aucopt.distributed.NO_WORKER_TIMEOUT``): every worker gone, or the workers
+        holding its tasks paused at their memory limit.
     """
     from sklearn.base import clone
 
