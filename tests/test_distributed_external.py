@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import textwrap
 import threading
 import time
 
@@ -196,78 +195,3 @@ def test_workers_killed_by_pid_mid_fit(tmp_path):
         assert result["at"] - killed[0] < 60
     finally:
         external.close()
-
-
-GUIDE = '''
-import json
-import os
-import signal
-import sys
-import threading
-import time
-
-import numpy as np
-from sklearn.datasets import dump_svmlight_file
-
-import aucopt
-from aucopt import distributed as ad
-from aucopt.datasets import make_auc_problem
-
-
-def kill_when_busy(client, pids, how_many, killed):
-    while not killed:
-        busy = [w for w, tasks in client.processing().items() if tasks and w in pids]
-        if busy:
-            time.sleep(0.2)
-            for w in (busy + [w for w in pids if w not in busy])[:how_many]:
-                os.kill(pids[w], signal.SIGKILL)
-            killed.append(time.monotonic())
-        time.sleep(0.02)
-
-
-if __name__ == "__main__":
-    os.makedirs("parts", exist_ok=True)
-    for part in range(4):
-        Xp, yp = make_auc_problem(3000, 50, separation=1.5, random_state=10 + part)
-        dump_svmlight_file(Xp, yp, f"parts/{part}.svm", zero_based=False)
-    out = {}
-    with ad.local_cluster(n_workers=2, memory_limit="1GB") as client:
-        X, y = ad.read_svmlight("parts/*.svm", n_features=50)
-        def fit():
-            return ad.fit(aucopt.make("spam-l2", random_state=0), X, y,
-                          strategy="average", n_rounds=12)
-        reference = fit()
-        for how_many in (1,):
-            killed = []
-            pids = client.run(os.getpid)
-            thread = threading.Thread(target=kill_when_busy, args=(client, pids, how_many,
-                                                                   killed), daemon=True)
-            thread.start()
-            try:
-                model = fit()
-                outcome = "same" if np.array_equal(model.coef_, reference.coef_) else "differs"
-            except ad.NoWorkersError as exc:
-                outcome = "error: " + str(exc)
-            out[how_many] = {"killed": bool(killed), "outcome": outcome,
-                             "after_kill": time.monotonic() - killed[0] if killed else None}
-            client.wait_for_workers(2, timeout=300)
-    print(json.dumps(out))
-'''
-
-
-def test_the_guides_script_survives_killed_workers(tmp_path):
-    """The guide's shape (``import aucopt`` at the top; the workers are spawned and
-    re-import the script): a worker process killed by PID mid-fit; its nanny starts a new
-    one, which must come up, and the fit ends with the same model. (Every worker gone:
-    ``test_workers_killed_by_pid_mid_fit`` on an external cluster.)"""
-    script = tmp_path / "guide.py"
-    script.write_text(textwrap.dedent(GUIDE))
-    run = subprocess.run([sys.executable, str(script)], cwd=tmp_path, capture_output=True,
-                         text=True, env=ENV, timeout=600)
-    assert run.returncode == 0, run.stderr[-3000:]
-    out = json.loads(run.stdout.strip().splitlines()[-1])
-    for how_many in ("1",):
-        assert out[how_many]["killed"], out
-        outcome = out[how_many]["outcome"]
-        assert outcome == "same" or (outcome.startswith("error: no Dask worker")
-                                     and out[how_many]["after_kill"] < 60), out
