@@ -96,7 +96,8 @@ def _row_scale(rows) -> float:
     import numpy as np
 
     if rows.is_sparse:
-        sq = np.add.reduceat(rows.data**2, rows.indptr[:-1]) if rows.data.size else [0.0]
+        starts = rows.indptr[:-1][np.diff(rows.indptr) > 0]  # reduceat: no empty rows
+        sq = np.add.reduceat(rows.data**2, starts) if rows.data.size else [0.0]
     else:
         sq = np.einsum("ij,ij->i", rows.data, rows.data) if rows.data.size else [0.0]
     with np.errstate(all="ignore"):
