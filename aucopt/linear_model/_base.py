@@ -42,7 +42,7 @@ from ..algorithms._precondition import (
     transform_rows,
 )
 from ..algorithms._rowpath import row_path
-from ..algorithms._time_budget import deadline_of
+from ..algorithms._time_budget import deadline_of, run_pass
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
@@ -406,7 +406,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
     def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook):
         """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence.
 
-        With ``max_time``, the passes stop once it is spent (``n_iter_`` counts those run).
+        With ``max_time``, the passes stop once it is spent, between passes or between
+        blocks of rows of one (``n_iter_`` counts the passes begun; :func:`run_pass`).
         """
         deadline = deadline_of(params, f"{type(self).__name__}.fit")
         self.__dict__.pop("_epochs_run", None)
@@ -415,9 +416,13 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
                 self._epochs_run = epoch
                 break
             order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
-            t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng, **hook)
+            t, status, stopped = run_pass(spec, state, rows, y, order, params, t, epoch == 0,
+                                          rng, deadline, hook)
             if status != OK:
                 return t, (epoch, t)
+            if stopped:  # inside this pass
+                self._epochs_run = epoch + 1
+                break
             if self.verbose:
                 logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
                             epoch + 1, n_epochs, t)
