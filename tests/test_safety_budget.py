@@ -1,5 +1,6 @@
-"""max_time inside one long pass (blocks of rows) and between MBA's rounds and sweeps: the
-budget stops the work there, and a budget not spent changes no bit of the result."""
+"""max_time inside one long pass (blocks of rows), between MBA's rounds and sweeps and
+between Sparse Kernel's greedy additions: the budget stops the work there, and a budget
+not spent changes no bit of the result."""
 
 import warnings
 
@@ -105,3 +106,20 @@ def test_mba_under_a_budget_not_spent_is_unchanged():
         a = aucopt.make("mba", random_state=0, **params).fit(X, y)
         b = aucopt.make("mba", random_state=0, max_time=1e9, **params).fit(X, y)
         assert _same(a, b, X)
+
+
+def test_sparse_kernel_stops_between_its_greedy_additions():
+    """The additions run in one compiled loop, which reads the clock before each (before:
+    max_time was not looked at, all ``budget`` additions ran)."""
+    X, y = _data(n=300, d=5)
+    est = aucopt.make("sparse-kernel", random_state=0, budget=40, max_time=1e-6)
+    with pytest.warns(ConvergenceWarning, match="max_time=1e-06"):
+        est.fit(X, y)
+    assert 1 <= est.n_iter_ < 40
+    assert np.isfinite(est.decision_function(X)).all()
+    plain = aucopt.make("sparse-kernel", random_state=0, budget=40).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        unspent = aucopt.make("sparse-kernel", random_state=0, budget=40, max_time=1e9)
+        unspent.fit(X, y)
+    assert plain.n_iter_ == 40 and _same(plain, unspent, X)
