@@ -259,6 +259,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             check_width(spec, rows.n_features, params)
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
+        # one budget for the calibration, the passes and their retries at a lower step
+        deadline = deadline_of(params, f"{type(self).__name__}.fit")
         transform, fixed = self._transform(params, rows, y, reset, warm_from)
         if transform is not None:  # notes.md#preconditioning: the kernels see (x - c) / s
             rows = transform_rows(rows, transform, self._centred(transform))
@@ -279,7 +281,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             try:
                 observe_data(state, rows, y)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
-                                             shuffle, hook)
+                                             shuffle, hook, deadline)
                 if failed is not None and (step is None or retry == AUTO_RETRIES):
                     self._raise_divergence(spec, *failed, float(np.sqrt(state["data_sqmax"][0])),
                                            step=step)
@@ -403,13 +405,13 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
         return state, rng, self.t_, undo
 
-    def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook):
+    def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook,
+                    deadline):
         """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence.
 
         With ``max_time``, the passes stop once it is spent, between passes or between
         blocks of rows of one (``n_iter_`` counts the passes begun; :func:`run_pass`).
         """
-        deadline = deadline_of(params, f"{type(self).__name__}.fit")
         self.__dict__.pop("_epochs_run", None)
         for epoch in range(n_epochs):
             if epoch and deadline.passed():
