@@ -12,8 +12,8 @@ from sklearn.exceptions import ConvergenceWarning
 import aucopt
 import aucopt.algorithms._time_budget as budget
 from aucopt.algorithms import get_algorithm
-from aucopt.algorithms.mba import MAX_SWEEPS, SWEEPS_PER_CHECK, solve_quadratic
 from aucopt.algorithms._time_budget import Deadline
+from aucopt.algorithms.mba import MAX_SWEEPS, SWEEPS_PER_CHECK, solve_quadratic
 
 PASSES = [a for a in aucopt.list_algorithms() if get_algorithm(a).epochs_by_base]
 BLOCKED = [a for a in PASSES if get_algorithm(a).exact_blocks]
