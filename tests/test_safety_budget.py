@@ -123,3 +123,18 @@ def test_sparse_kernel_stops_between_its_greedy_additions():
         unspent = aucopt.make("sparse-kernel", random_state=0, budget=40, max_time=1e9)
         unspent.fit(X, y)
     assert plain.n_iter_ == 40 and _same(plain, unspent, X)
+
+
+def test_one_budget_for_the_calibration_and_the_inner_loops_of_vrspam():
+    """A long inner loop (10^7 steps per stage) stops inside its stage, and the brief runs of
+    the step calibration share the fit's budget (before: each had a budget of its own, and
+    the inner loop ran whole)."""
+    X, y = _data(n=60, d=6)
+    est = aucopt.make("vrspam-net", random_state=0, inner=10**7, max_time=0.2)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        est.fit(X, y)
+    budget_warnings = [w for w in seen if "max_time" in str(w.message)]
+    assert len(budget_warnings) == 1, [str(w.message) for w in seen]
+    assert est.t_ < 10**7
+    assert np.isfinite(est.decision_function(X)).all()

@@ -45,3 +45,35 @@ def test_an_arithmetic_error_of_a_kernel_on_csr_rows_ending_empty_is_a_divergenc
         assert not hasattr(est, "coef_")
     else:  # a kernel that learns to divide safely
         assert np.isfinite(est.decision_function(X)).all()
+
+
+@pytest.mark.parametrize(("algorithm", "name"), [("opauc", "eta"), ("spam-l2", "eta0"),
+                                                 ("mba", "lam1"), ("svm-pauc", "max_fpr")])
+def test_a_subnormal_hyperparameter_is_refused_by_fit_as_by_load(algorithm, name):
+    """fit accepted 5e-324 (within the declared range), and save then refused the model it
+    made, or its scores were NaN; now the rule of load applies to every call."""
+    X, y = np.eye(4), np.array([1, -1, 1, -1])
+    est = aucopt.make(algorithm, **{name: 5e-324})
+    with pytest.raises(ValueError, match=f"'{name}' parameter .* is subnormal"):
+        est.fit(X, y)
+    assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize("algorithm", ["sparse-kernel", "projection-pp"])
+@pytest.mark.parametrize("bandwidth", [1e-300, 1e300])
+def test_a_bandwidth_whose_kernel_is_nan_or_constant_is_refused_by_fit(algorithm, bandwidth):
+    """As load refuses it: 1 / (2 sigma^2) is inf or 0 (before: fit made such a model)."""
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.raises(ValueError, match="1/\\(2 sigma\\^2\\)"):
+        aucopt.make(algorithm, bandwidth=bandwidth).fit(X, y)
+
+
+def test_mba_refuses_a_round_of_pairs_beyond_max_memory_gb():
+    """batch_size=10^9 drew 10^9-row matrices (the process was killed for memory)."""
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    est = aucopt.make("mba", batch_size=10**9)
+    with pytest.raises(ValueError, match="batch_size=1000000000 .*max_memory_gb"):
+        est.fit(X, y)
+    assert not hasattr(est, "coef_")

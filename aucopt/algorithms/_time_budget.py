@@ -16,6 +16,8 @@ for bit.
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import logging
 import time
 import warnings
@@ -24,7 +26,8 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._kernels._checks import OK
 
-__all__ = ["Deadline", "deadline_of", "run_pass", "FIRST_BLOCK", "BLOCK_SECONDS"]
+__all__ = ["Deadline", "deadline_of", "within_budget", "run_pass", "FIRST_BLOCK",
+           "BLOCK_SECONDS"]
 
 logger = logging.getLogger(__name__)
 
@@ -65,9 +68,34 @@ class Deadline:
         return True
 
 
+_CURRENT: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("aucopt_deadline",
+                                                                           default=None)
+
+
 def deadline_of(params: dict, what: str = "fit") -> Deadline:
-    """Return the :class:`Deadline` of ``params["max_time"]`` (no limit if absent or None)."""
+    """Return the :class:`Deadline` of ``params["max_time"]`` (no limit if absent or None):
+    the one of the estimator call in progress (:func:`within_budget`), so that its step
+    calibration, passes and solver rounds share one budget, else a new one."""
+    current = _CURRENT.get()
+    if current is not None and current.seconds == params.get("max_time"):
+        return current
     return Deadline(params.get("max_time"), what)
+
+
+def within_budget(method):
+    """Decorate an estimator's ``_fit_rows``: one :class:`Deadline` of its ``max_time`` for
+    everything the call runs (each :func:`deadline_of` inside returns it)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        seconds = self._params().get("max_time")
+        if seconds is None:
+            return method(self, *args, **kwargs)
+        token = _CURRENT.set(Deadline(seconds, f"{type(self).__name__}.fit"))
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            _CURRENT.reset(token)
+    return wrapper
 
 
 def run_pass(spec, state, rows, y, order, params, t, learn, rng, deadline: Deadline,

@@ -51,8 +51,8 @@ PARAMS = (
         change relative to ``max(1, max |w_j|)``); with ``lam1 = 0`` the
         problem is solved by one linear solve.""", kernel=float),
     max_memory_gb(r"""
-        Refuse (before allocating) when the :math:`d \times d` matrices would
-        need more memory."""),
+        Refuse (before allocating) when the :math:`d \times d` matrices, or the
+        ``batch_size`` row differences of a round, would need more memory."""),
     *batch_common(max_iter=10, max_iter_doc="Rounds :math:`T` of pair sampling.",
                   shuffle="Unused (the pairs are random draws); kept for the common interface.",
                   random_state="Seed of the pair draws.",
@@ -217,6 +217,22 @@ def _check_memory(d: int, params: dict) -> None:
         )
 
 
+def _check_round_memory(rows: RowData, n_pairs: int, params: dict) -> None:
+    """Refuse (before drawing) a round whose ``n_pairs`` row differences would need more
+    than ``max_memory_gb``: the two drawn row sets and their difference, as matrices."""
+    if rows.is_sparse:
+        per_row = 12.0 * float(np.diff(rows.indptr).max(initial=0)) + 8.0  # value + index
+    else:
+        per_row = 8.0 * rows.n_features
+    need = 3.0 * n_pairs * (per_row + 8.0) / 1e9  # + the drawn indices
+    if need > float(params["max_memory_gb"]):
+        raise ValueError(
+            f"MBA draws batch_size={n_pairs} pairs per round as {n_pairs}-row matrices "
+            f"({need:.3g} GB), more than max_memory_gb={float(params['max_memory_gb']):g}. "
+            "Lower batch_size (and raise max_iter for as many pairs in all), or raise "
+            "max_memory_gb if the memory is really available.")
+
+
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
     """Return a fresh MBA state (:class:`~aucopt._kernels.mba.MbaState`); checks the memory."""
     _check_memory(n_features, params)
@@ -231,6 +247,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
         mu, sigma = all_pair_statistics(rows, y)
         rounds = 0
     else:
+        _check_round_memory(rows, int(params["batch_size"]), params)
         mu, sigma, rounds = pair_statistics(rows, y, int(params["batch_size"]),
                                             int(params["max_iter"]), rng, deadline)
     lam2 = lam_by_spread(params["lam2"], _matrix(rows), y, LS_SPREAD)

@@ -42,7 +42,7 @@ from ..algorithms._precondition import (
     transform_rows,
 )
 from ..algorithms._rowpath import row_path
-from ..algorithms._time_budget import deadline_of, run_pass
+from ..algorithms._time_budget import deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
@@ -244,6 +244,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
 
     # ------------------------------------------------------------- internals
     @arithmetic_as_divergence
+    @within_budget
     def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
