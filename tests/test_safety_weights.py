@@ -72,3 +72,44 @@ def test_largest_row_norm_of_csr_rows_with_empty_rows():
     assert _row_scale(rows) == 4.0
     rows = as_rows(sp.csr_matrix(np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]])))
     assert _row_scale(rows) == pytest.approx(np.sqrt(5.0))
+
+
+def _mixed(n):
+    return np.where(np.arange(n) % 2 == 0, 1e-300, 1e300)
+
+
+def test_adaoam_whose_squared_gradients_overflow_is_a_divergence():
+    """Weights 1e300: the running sums of squared gradients became inf, the steps 0, and the
+    fit ended with a state that load refuses (it holds inf)."""
+    rng = np.random.default_rng(484)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make("adaoam", random_state=0)
+    with pytest.raises(ValueError, match="diverged"):
+        est.fit(X, y, sample_weight=_mixed(60))
+    assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize(("algorithm", "seed", "weight"), [("svm-perf", 668, 1e-300),
+                                                           ("svm-pauc", 778, 2.0**62)])
+def test_cutting_planes_whose_gap_overflows_are_a_divergence(algorithm, seed, weight):
+    """Rows of norm 1e150 with constant weights: the duality gap was NaN after all max_iter
+    rounds and the model kept it (load refuses a NaN state); now a DivergenceError."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make(algorithm, random_state=0, max_iter=20)
+    with pytest.raises(ValueError, match="Rescale the features"):
+        est.fit(X * 1e150, y, sample_weight=np.full(60, weight))
+    assert not hasattr(est, "coef_")
+
+
+def test_mba_lam2_auto_that_overflows_is_a_clear_error():
+    """Two rows of weights 1e-300 and 1e300: lam2='auto' came out inf and was kept."""
+    X, y = np.random.default_rng(1).normal(size=(60, 6))[:2], np.array([1, -1])
+    est = aucopt.make("mba", random_state=0, lam1=1e300)
+    with pytest.raises(ValueError, match="lam2='auto' gave inf"):
+        est.fit(X, y, sample_weight=np.array([1e-300, 1e300]))
+    assert not hasattr(est, "coef_")

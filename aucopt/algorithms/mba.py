@@ -251,6 +251,10 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
         mu, sigma, rounds = pair_statistics(rows, y, int(params["batch_size"]),
                                             int(params["max_iter"]), rng, deadline)
     lam2 = lam_by_spread(params["lam2"], _matrix(rows), y, LS_SPREAD)
+    if not np.isfinite(lam2):  # "auto" on a spread that overflowed (extreme weights)
+        raise ValueError(f"lam2={params['lam2']!r} gave {lam2!r} on these data and weights "
+                         "(their spread is not finite in float64): give lam2 a number, or "
+                         "rescale the features or the sample weights.")
     w, sweeps = solve_quadratic(sigma, mu, hp.lam1, lam2, hp.tol, w0=state["w"],
                                 deadline=deadline)
     if not np.all(np.isfinite(w)):
