@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import select
 import subprocess
 import sys
@@ -259,6 +260,11 @@ def run(size: str, seed: int = 0, verbose: bool = False) -> dict:
             "rows": dict(sorted(rows.items())), "failures": failures}
 
 
+def _no_folders(text: str) -> str:
+    """Return ``text`` with the folders of absolute paths removed (temporary files of a run)."""
+    return re.sub(r"(?:/[^\s/:]+)+/", "", text)
+
+
 def report(summary: dict) -> str:
     """Return the markdown section of a run (for docs/fuzz.md)."""
     size, seed, rows = summary["size"], summary["seed"], summary["rows"]
@@ -293,7 +299,8 @@ def report(summary: dict) -> str:
         "died; *hangs*: past the bound of "
         f"{SIZES[size]['limit']:g} s per case.",
     ]
-    lines += [f"- {f['what']}: `{json.dumps(f['case'])}`" for f in summary["failures"]]
+    lines += [f"- {_no_folders(f['what'])}: `{json.dumps(f['case'])}`"
+              for f in summary["failures"]]
     return "\n".join(lines)
 
 
