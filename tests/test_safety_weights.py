@@ -113,3 +113,21 @@ def test_mba_lam2_auto_that_overflows_is_a_clear_error():
     with pytest.raises(ValueError, match="lam2='auto' gave inf"):
         est.fit(X, y, sample_weight=np.array([1e-300, 1e300]))
     assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize(("algorithm", "seed", "weights", "params"), [
+    ("fsauc", 209, np.full(60, 1e-300), {}),  # a state entry inf (beta = 1 + 8 kappa^2)
+    ("vrspam-net", 101, np.full(60, 1e-300), {"precondition": None}),
+    ("pauc-1pmb", 74, np.r_[1e15, np.ones(59)], {}),  # the calibrated step underflowed to 0
+])
+def test_fit_does_not_commit_a_model_load_refuses(algorithm, seed, weights, params):
+    """Rows of norm 1e150 with extreme weights: fit ended with a state entry that is inf or a
+    step eta_ = 0.0, a model whose save load refused; now a DivergenceError naming why."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make(algorithm, random_state=0, **params)
+    with pytest.raises(ValueError, match="extreme scale.*(not finite|positive finite)"):
+        est.fit(X * 1e150, y, sample_weight=weights)
+    assert not hasattr(est, "coef_")

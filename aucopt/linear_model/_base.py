@@ -46,7 +46,7 @@ from ..algorithms._time_budget import deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
-from ._divergence import arithmetic_as_divergence, divergence_error
+from ._divergence import arithmetic_as_divergence, divergence_error, unusable_fit
 from ._fitted import ORDERED_PREFIX_ROWS, FittedAttributes
 from ._inputs import InputChecks
 from ._undo import UndoLog, next_plan, touched_columns, warm_copy
@@ -301,6 +301,12 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             logger.warning(_calibrate.RESTART_MESSAGE,
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
+        if reset:  # what load refuses, fit does not commit (a new state: nothing to undo)
+            unusable = unusable_fit(state, params, spec.step_param)
+            if unusable is not None:
+                error = divergence_error(self, spec, 0, t,
+                                         float(np.sqrt(state["data_sqmax"][0])), step=step)
+                raise type(error)(f"{error} ({unusable})")
         fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
         fitted.pop("_row_path", None)  # it holds arrays this call may have replaced
         if reset:
