@@ -5,8 +5,8 @@ Each input line is a case (a JSON object, see :func:`run_case`); each output lin
 ``documented`` errors are ``ValueError`` (and subclasses) and ``OSError``; anything else
 is ``undocumented``. ``wrong`` names a silent wrong result: an invalid input accepted,
 non-finite scores after a successful call, a model changed by a failed call, a saved
-model that does not load back equal. A crash of this process or a case that does not
-finish is seen by the parent.
+model that does not load back equal (or a fitted one that load refuses). A crash of this
+process or a case that does not finish is seen by the parent.
 """
 
 from __future__ import annotations
@@ -126,8 +126,21 @@ def run_sequence(case, folder: Path):
     return None
 
 
-def run_extreme(case):
-    """fit (and partial_fit) with extreme parameters, weights or data."""
+def _round_trip(est, X, scores, path: Path):
+    """Return what is wrong with saving ``est`` and loading it back (None: nothing)."""
+    try:
+        aucopt.io.save(est, path)
+        loaded = aucopt.io.load(path)
+    except DOCUMENTED as exc:  # a model fit wrote must save and load
+        return f"the fitted model does not save and load back ({type(exc).__name__}: {exc})"
+    if not np.array_equal(_scores(loaded, X), scores):
+        return "the fitted model loads back with other scores"
+    return None
+
+
+def run_extreme(case, folder: Path):
+    """fit (and partial_fit) with extreme parameters, weights or data; a fitted model must
+    score finitely and save and load back equal."""
     X, y = _data(case["data"], case["seed"])
     est = aucopt.make(case["algorithm"], random_state=0, **case["params"])
     w = _weights(case["weights"], X.shape[0])
@@ -135,6 +148,9 @@ def run_extreme(case):
     scores = _scores(est, X)
     if not np.isfinite(scores).all():
         return "non-finite scores after a successful fit"
+    wrong = _round_trip(est, X, scores, folder / f"extreme{case['id']}")
+    if wrong:
+        return wrong
     if hasattr(est, "partial_fit"):
         before = scores
         try:
@@ -143,8 +159,10 @@ def run_extreme(case):
             if not np.array_equal(_scores(est, X), before):
                 return "a failed partial_fit changed the model"
             return None
-        if not np.isfinite(_scores(est, X)).all():
+        scores = _scores(est, X)
+        if not np.isfinite(scores).all():
             return "non-finite scores after a successful partial_fit"
+        return _round_trip(est, X, scores, folder / f"extreme{case['id']}")
     return None
 
 
@@ -156,7 +174,7 @@ def run_case(case, folder: Path) -> dict:
         elif case["kind"] == "sequence":
             out["wrong"] = run_sequence(case, folder)
         else:
-            out["wrong"] = run_extreme(case)
+            out["wrong"] = run_extreme(case, folder)
     except DOCUMENTED as exc:
         out.update(outcome="documented", error=f"{type(exc).__name__}: {exc}"[:300])
     except Exception as exc:  # noqa: BLE001 - what the fuzz counts

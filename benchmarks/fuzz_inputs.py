@@ -16,11 +16,13 @@ Cases are drawn by hypothesis (derandomised: the same cases on every run) in thr
 Each case runs in a subprocess worker (:mod:`_fuzz_inputs_worker`), with a time limit
 per case. Counted: **crashes** (the worker died), **hangs** (over the time limit),
 **silent wrong results** (an invalid input accepted, non-finite scores, a model changed
-by a failed call, a saved model that loads back different) and **undocumented
+by a failed call, a saved model that loads back different or is refused) and **undocumented
 exceptions** (anything but ``ValueError`` and ``OSError``).
 
-Run: ``python benchmarks/fuzz_inputs.py --size long`` (``make bench-fuzz-inputs``);
-``--size small`` is the version ``tests/test_fuzz_inputs.py`` runs.
+Run: ``python benchmarks/fuzz_inputs.py --size long`` (``make bench-fuzz-inputs``), which
+writes its section of docs/fuzz.md (``--out FILE`` another page, ``--out -`` prints only);
+``--size small`` (printed only, unless ``--out`` is given) is the version
+``tests/test_fuzz_inputs.py`` runs. Exit status 1 if any bad count is not zero.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 import select
 import subprocess
 import sys
@@ -40,9 +43,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 HERE = Path(__file__).resolve().parent
+PAGE = HERE.parent / "docs" / "fuzz.md"
+SECTION = ("<!-- fuzz_inputs: begin -->", "<!-- fuzz_inputs: end -->")
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
+from _fuzz_report import BAD, headline, new_row, table, write_section  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 import aucopt  # noqa: E402
@@ -50,8 +56,9 @@ from aucopt.algorithms import get_algorithm  # noqa: E402
 from aucopt.utils._param_validation import Interval, Options  # noqa: E402
 
 WORKER = HERE / "_fuzz_inputs_worker.py"
+COLUMNS = ["cases", "ok", "refused", *BAD]
 SIZES = {"small": {"csr": 8, "sequence": 6, "extreme": 10, "limit": 120.0},
-         "long": {"csr": 200, "sequence": 150, "extreme": 250, "limit": 120.0}}
+         "long": {"csr": 400, "sequence": 400, "extreme": 1200, "limit": 120.0}}
 IDS = aucopt.list_algorithms()
 SPARSE = [a for a in IDS if get_algorithm(a).sparse]
 STREAMING = [a for a in IDS if get_algorithm(a).streaming]
@@ -197,6 +204,17 @@ class Worker:
             self.proc.wait(timeout=60)
 
 
+def attack_class(case: dict) -> str:
+    """Return the row of the report a case counts in."""
+    if case["kind"] == "csr":
+        return f"CSR structure: {case['damage']}"
+    if case["kind"] == "sequence":
+        return "set_params sequences"
+    if len(case["params"]) > 1:  # a hyperparameter besides max_time
+        return "extreme hyperparameter"
+    return "extreme sample_weight" if case["weights"] else "extreme data"
+
+
 def run(size: str, seed: int = 0, verbose: bool = False) -> dict:
     """Draw and run the cases of ``size``; return the counts and the failures."""
     plan = SIZES[size]
@@ -205,66 +223,101 @@ def run(size: str, seed: int = 0, verbose: bool = False) -> dict:
              + draw_cases(extreme_cases(), plan["extreme"], seed))
     for i, case in enumerate(cases):
         case["id"] = i
-    counts, failures, kinds = Counter(), [], Counter()
+    rows, failures = {}, []
     worker = Worker()
     start = time.perf_counter()
     for case in cases:
         if not worker.alive():
             worker = Worker()
         result = worker.run(case, plan["limit"])
-        kinds[case["kind"]] += 1
+        row = rows.setdefault(attack_class(case), new_row(COLUMNS))
+        row["cases"] += 1
         if isinstance(result, str):
-            label = "crashes" if result.startswith("crash") else "hangs"
-            counts[label] += 1
+            row["crashes" if result.startswith("crash") else "hangs"] += 1
             failures.append({"case": case, "what": result})
             worker = Worker()
             continue
-        counts[result["outcome"]] += 1
-        if result["outcome"] == "undocumented":
-            counts["undocumented exceptions"] += 1
-            failures.append({"case": case, "what": result["error"]})
         if result["wrong"]:
-            counts["silent wrong results"] += 1
+            row["silent wrong"] += 1
             failures.append({"case": case, "what": result["wrong"]})
+        elif result["outcome"] == "undocumented":
+            row["other exceptions"] += 1
+            failures.append({"case": case, "what": result["error"]})
+        else:
+            row["ok" if result["outcome"] == "ok" else "refused"] += 1
         if verbose:
             print(case["id"], case["kind"], result["outcome"], result["wrong"] or "",
                   result["error"][:100], flush=True)
     worker.close()
-    return {"size": size, "cases": len(cases), "by_class": dict(kinds),
+    total = {c: sum(r[c] for r in rows.values()) for c in COLUMNS}
+    return {"size": size, "seed": seed, "cases": len(cases),
+            "by_class": dict(Counter(c["kind"] for c in cases)),
             "seconds": round(time.perf_counter() - start, 1),
-            "crashes": counts["crashes"], "hangs": counts["hangs"],
-            "silent wrong results": counts["silent wrong results"],
-            "undocumented exceptions": counts["undocumented exceptions"],
-            "ok": counts["ok"], "documented errors": counts["documented"],
-            "failures": failures}
+            "crashes": total["crashes"], "hangs": total["hangs"],
+            "silent wrong results": total["silent wrong"],
+            "undocumented exceptions": total["other exceptions"],
+            "ok": total["ok"], "documented errors": total["refused"],
+            "rows": dict(sorted(rows.items())), "failures": failures}
+
+
+def _no_folders(text: str) -> str:
+    """Return ``text`` with the folders of absolute paths removed (temporary files of a run)."""
+    return re.sub(r"(?:/[^\s/:]+)+/", "", text)
 
 
 def report(summary: dict) -> str:
-    """Return a markdown report of a run."""
-    lines = [f"# Input fuzz ({summary['size']})", "", f"Generated by {stamp()}.", "",
-             f"{summary['cases']} cases ({summary['by_class']}) in {summary['seconds']} s; "
-             f"rerun with `python benchmarks/fuzz_inputs.py --size {summary['size']}`.", "",
-             "| outcome | cases |", "| --- | --- |"]
-    for key in ("crashes", "hangs", "silent wrong results", "undocumented exceptions", "ok",
-                "documented errors"):
-        lines.append(f"| {key} | {summary[key]} |")
-    for f in summary["failures"]:
-        lines.append(f"\n- {f['what']}: `{json.dumps(f['case'])}`")
-    return "\n".join(lines) + "\n"
+    """Return the markdown section of a run (for docs/fuzz.md)."""
+    size, seed, rows = summary["size"], summary["seed"], summary["rows"]
+    lines = [
+        "## Estimator inputs",
+        "",
+        f"Generated by `python benchmarks/fuzz_inputs.py --size {size} --seed {seed}` "
+        f"({stamp()}; {summary['seconds'] / 60:.1f} min). Rerun: `make bench-fuzz-inputs`.",
+        "",
+        headline(rows),
+        "",
+        table(rows, COLUMNS),
+        "",
+        "Attack classes. *CSR structure*: a scipy CSR matrix whose index arrays were damaged "
+        "after construction (an index out of range, 2^31 - 1, 2^40 or negative; `indptr` "
+        "decreasing, negative, past the entries, not from 0 or too short; fewer values than "
+        "indices), given to `fit`, `partial_fit` or `decision_function` of a sparse "
+        "estimator. *set_params sequences*: up to 6 calls of `set_params` (values drawn from "
+        "each hyperparameter's declaration), `partial_fit`, `fit` and save + load on a "
+        "streaming estimator. *extreme hyperparameter*, *sample_weight*, *data*: `fit` then "
+        "`partial_fit` with a hyperparameter at an end of its range (1e-300, 1e300, the "
+        "largest accepted size...), weights such as 1e308, 2^62, 1e-300 or 1e-300 and 1e300 "
+        f"in turn, or data scaled by 1e150 or 1e-150, constant, binary, of two rows..., "
+        f"under `max_time={MAX_TIME:g}`.",
+        "",
+        "Definitions. *ok*: the calls succeeded and the model scores finitely (and loads "
+        "back equal after a save). *refused*: a documented error (a `ValueError` subclass "
+        "or an `OSError`) with the model unchanged. *silent wrong*: a damaged CSR matrix "
+        "accepted, non-finite scores after a successful call, a failed call that changed "
+        "the model, or a saved model that loads back different or is refused by `load`. "
+        "*crashes*: a worker that "
+        "died; *hangs*: past the bound of "
+        f"{SIZES[size]['limit']:g} s per case.",
+    ]
+    lines += [f"- {_no_folders(f['what'])}: `{json.dumps(f['case'])}`"
+              for f in summary["failures"]]
+    return "\n".join(lines)
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--size", choices=sorted(SIZES), default="long")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--out", type=Path, help="write a markdown report here")
+    parser.add_argument("--out", help="page whose fuzz_inputs section is written (default: "
+                        "docs/fuzz.md at the long size); '-' prints only")
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_args(argv)
+    out = args.out or (str(PAGE) if args.size == "long" else "-")
     summary = run(args.size, args.seed, args.verbose)
     text = report(summary)
-    if args.out:
-        args.out.write_text(text)
+    if out != "-":
+        write_section(Path(out), text, SECTION)
     print(json.dumps(summary) if args.json else text)
     bad = sum(summary[k] for k in ("crashes", "hangs", "silent wrong results",
                                    "undocumented exceptions"))

@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._checks import DIVERGED, exploding
+from ._checks import DIVERGED, OK, exploding
 from ._rows import row_to_dense
 from ._state import F64
 from .opauc import K, OpaucState, finite_status, sample_gradient, step_arrays
@@ -149,4 +149,6 @@ def adaoam_epoch(st, data, indices, indptr, y, order, hp, t, learn):
                 hbuf[j] = 1.0  # zero gradient history and delta = 0: Euclidean weight
         project_l2_ball_diag(w, hbuf, radius)
         t += 1
+    if finite_status(gsq) != OK:  # squared gradients of huge weights overflowed: w stalls
+        return t, DIVERGED
     return t, finite_status(w)

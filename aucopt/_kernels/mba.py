@@ -12,7 +12,7 @@ from numba import njit
 
 from ._state import F64, I64, D
 
-__all__ = ["MbaState", "enet_quadratic_cd"]
+__all__ = ["MbaState", "enet_quadratic_cd", "enet_quadratic_sweeps", "times"]
 
 
 class MbaState(NamedTuple):
@@ -22,6 +22,12 @@ class MbaState(NamedTuple):
     sweeps: I64[1]  # coordinate-descent sweeps of the last solve (0: linear solve)
     n_iter: I64[1]  # sampling rounds of the last fit
     lam2: F64[1]  # the l2 weight of the last fit (lam2="auto": the value chosen)
+
+
+@njit(cache=True, nogil=True)
+def times(A, w):
+    """Return ``A @ w`` (the residual :func:`enet_quadratic_sweeps` starts from)."""
+    return A @ w
 
 
 @njit(cache=True, nogil=True)
@@ -50,8 +56,21 @@ def enet_quadratic_cd(A, mu, lam1, lam2, w, tol, max_sweeps):
     int
         Sweeps done (``max_sweeps + 1`` if the budget ran out unconverged).
     """
+    return enet_quadratic_sweeps(A, mu, lam1, lam2, w, times(A, w), tol, max_sweeps)
+
+
+@njit(cache=True, nogil=True)
+def enet_quadratic_sweeps(A, mu, lam1, lam2, w, r, tol, max_sweeps):
+    """Run the sweeps of :func:`enet_quadratic_cd` with its residual ``r = A w`` given and
+    kept up to date in place: calls in a row, each with a part of the sweep budget, do
+    bit for bit what one call does (the caller checks a time budget between them).
+
+    Returns
+    -------
+    int
+        Sweeps done (``max_sweeps + 1`` if the budget ran out unconverged).
+    """
     d = w.shape[0]
-    r = A @ w  # r = A w, kept up to date
     for sweep in range(1, max_sweeps + 1):
         biggest_step = 0.0
         biggest_w = 1.0

@@ -288,6 +288,7 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
     w, g, sqmax, xbuf = st.w, st.g, st.sqmax, st.xbuf
     rowbuf, features, proj = rm
     mode = map_mode(rm)
+    ready = False
     for i in order:
         load_sample(xbuf, rowbuf, features, proj, mode, data, indices, indptr, i)
         ready, dw = sample_gradient(arrays, y[i], hp.lam, learn)
@@ -300,6 +301,11 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
         for j in range(w.shape[0]):
             w[j] -= eta * g[j]
         t += 1
+    # the guard above sees a step's result at the next step: the last one is checked here
+    # (xbuf still holds its delta), else one huge step (a weight of 1e300) ends the pass
+    # with margins that overflow the scores
+    if ready and exploding(dot_unrolled(xbuf, w)):
+        return t, DIVERGED
     return t, finite_status(w)
 
 
@@ -372,6 +378,7 @@ def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn
     zs, ssum, sqmax = st.sketch_z, st.sketch_sum, st.sqmax
     d = w.shape[0]
     rank = ssum.shape[1]
+    last = -1  # the last row stepped on (its margin is checked after the loop)
     for pos in range(order.shape[0]):
         i = order[pos]
         positive = y[i] > 0
@@ -410,4 +417,12 @@ def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn
             w[j] -= eta * (g[j] + hp.lam * w[j] - mean[j] * coef)
         row_axpy(-eta * coef, w, data, indices, indptr, i)
         t += 1
+        last = i
+    if last >= 0:  # the last step's result, as in opauc_epoch
+        o = 0 if y[last] > 0 else 1
+        dw = row_dot(w, data, indices, indptr, last)
+        for j in range(d):
+            dw -= means[o, j] * w[j]
+        if exploding(dw):
+            return t, DIVERGED
     return t, finite_status(w)

@@ -17,11 +17,14 @@ import numpy as np
 from numba import njit
 
 from ._checks import DIVERGED, OK, exploding
+from ._clock import past
 from ._rows import row_dot, row_to_dense
 from ._state import BOOL, F64, I64, D, Dim
 from .kernel_budget import _gauss
 
-__all__ = ["SparseKernelState", "sparse_kernel_fit"]
+__all__ = ["SparseKernelState", "sparse_kernel_fit", "OUT_OF_TIME"]
+
+OUT_OF_TIME = 2  # status: the deadline passed, the basis chosen so far is the model
 
 BASIS = Dim("budget")
 
@@ -261,7 +264,7 @@ def _pair_hessian(h, m, kb, s, classes, count, first):
 
 @njit(cache=True, nogil=True)
 def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, y, candidates,
-                      hp):
+                      hp, end):
     """Greedy basis addition with Newton refits (Sparse Kernel, Kakkar et al. 2017).
 
     Parameters
@@ -282,6 +285,9 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
         Random candidate rows for each addition (drawn by the caller).
     hp : SparseKernelHyper
         ``(lam, tol, max_newton)``.
+    end : float
+        Deadline (``time.perf_counter()`` seconds, inf for none; :mod:`._clock`), looked
+        at before each addition after the first.
 
     Returns
     -------
@@ -290,7 +296,7 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
     n_newton : int
         Total Newton iterations.
     status : int
-        ``OK`` or ``DIVERGED``.
+        ``OK``, ``DIVERGED`` or ``OUT_OF_TIME`` (the basis so far, refitted, is the model).
     """
     n = y.shape[0]
     budget = basis_idx.shape[0]
@@ -329,6 +335,8 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
     total_newton = 0
     m = 0
     for stage in range(budget):
+        if stage and past(end):
+            return m, total_newton, OUT_OF_TIME
         best, best_gain = -1, 0.0
         for c in range(candidates.shape[1]):
             cand = candidates[stage, c]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -175,7 +177,15 @@ def class_mean_scores(state: dict, w: np.ndarray) -> list[float]:
         One score per class seen (positive first).
     """
     counts, sums = state["data_count"], state["data_sum"]
-    return [float(w @ sums[c]) / counts[c] for c in (1, 0) if counts[c]]
+    out = []
+    for c in (1, 0):
+        if counts[c]:
+            with np.errstate(over="ignore", invalid="ignore"):
+                score = float(w @ sums[c]) / counts[c]
+            if not math.isfinite(score):  # sums of huge weights: w . sums overflowed
+                score = float(w @ (sums[c] / counts[c]))
+            out.append(score)
+    return out
 
 
 def scaled_iterates(state: dict, t_entry: int) -> tuple[np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ def inverse_width(state: dict, rows: RowData, params: dict) -> float:
     if state["bandwidth"][0] <= 0:
         bw = params["bandwidth"]
         state["bandwidth"][0] = auto_bandwidth(rows) if bw == "auto" else float(bw)
+        check_width(state, params, rows.n_features)  # the rule load applies to the file
     return 0.5 / state["bandwidth"][0] ** 2
 
 
@@ -31,7 +32,9 @@ def check_width(state: dict, params: dict, n_features: int) -> None:
         inverse = 0.5 / sigma**2 if sigma > 0 else 0.0
     if sigma != 0.0 and not (np.isfinite(inverse) and inverse > 0):
         raise ValueError(f"bandwidth={float(sigma)!r} gives 1/(2 sigma^2)="
-                         f"{float(inverse)!r}, with which the Gaussian kernel is NaN or constant")
+                         f"{float(inverse)!r}, with which the Gaussian kernel is NaN or "
+                         "constant: give a bandwidth within about [1e-154, 1e154], of the "
+                         "order of the distances between rows (or 'auto')")
 
 
 def expansion_scores(rows: RowData, points, points_sq, coef, active, bandwidth) -> np.ndarray:

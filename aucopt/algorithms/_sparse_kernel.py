@@ -10,13 +10,16 @@ from numbers import Real
 
 import numpy as np
 
+from .._kernels._checks import OK
+from .._kernels._clock import NO_DEADLINE
 from .._kernels._state import zeros
-from .._kernels.sparse_kernel import SparseKernelState, sparse_kernel_fit
+from .._kernels.sparse_kernel import OUT_OF_TIME, SparseKernelState, sparse_kernel_fit
 from ..utils._param_validation import Interval
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
 from ._params import POSITIVE, SIZE, KernelScalars, Param, common
 from ._spec import RowData
+from ._time_budget import deadline_of
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
 
 __all__ = ["N_CANDIDATES", "PARAMS", "SparseKernelHyper", "hyper", "init_state", "run",
@@ -78,7 +81,8 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """Greedy basis selection with Newton refits on all rows (``order`` is not used).
 
     Draws, per addition, ``rng.choice(n, min(59, n), replace=False)`` candidates (uniform
-    over the rows, whatever their weights; the weights ``|y|`` weigh the pairs).
+    over the rows, whatever their weights; the weights ``|y|`` weigh the pairs). Under
+    ``max_time`` the additions stop once it is spent (the basis so far is the model).
     """
     inv2s2 = inverse_width(state, rows, params)
     budget = min(int(params["budget"]), rows.n_samples)
@@ -96,9 +100,14 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
         sq[:] = np.bincount(owner, weights=rows.data**2, minlength=rows.n_samples)
     else:
         sq[:] = np.einsum("ij,ij->i", rows.data, rows.data)
+    deadline = deadline_of(params)  # looked at between additions
     m, n_newton, status = sparse_kernel_fit(
         basis_idx, beta, sq, np.empty(rows.n_features), inv2s2, rows.data, rows.indices,
-        rows.indptr, y, candidates, hyper(params))
+        rows.indptr, y, candidates, hyper(params),
+        NO_DEADLINE if deadline.end is None else deadline.end)
+    if status == OUT_OF_TIME:
+        deadline.passed()  # warns
+        status = OK
     idx = basis_idx[:m]
     state["basis"][:m] = _dense_rows(rows, idx)
     state["basis_sq"][:m] = sq[idx]

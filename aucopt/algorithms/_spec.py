@@ -165,6 +165,13 @@ class AlgorithmSpec:
         ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
         in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by
         an earlier call), taken before the call.
+    exact_blocks : bool
+        Whether ``run`` over consecutive parts of ``order`` (the same ``learn``) gives the
+        bits of one ``run`` over all of it: under ``max_time`` the estimator then runs a
+        long pass in blocks of rows and checks the budget between them
+        (:func:`aucopt.algorithms._time_budget.run_pass`). False where a call sets up
+        sums or scales afresh (the blocks then agree to rounding only): its passes run
+        whole (``tests/test_safety_budget.py`` checks the True ones).
     """
 
     id: str
@@ -203,6 +210,7 @@ class AlgorithmSpec:
     upgrade_state: Callable[[dict], None] | None = None
     weights: str | None = None
     row_kernel: Callable[..., tuple | None] | None = None
+    exact_blocks: bool = True
 
     def __post_init__(self):
         if self.state:

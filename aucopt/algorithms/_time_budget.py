@@ -1,25 +1,38 @@
-"""The time budget of ``fit``: ``max_time`` (seconds), checked between passes and rounds.
+"""The time budget of ``fit``: ``max_time`` (seconds), checked between blocks of rows,
+passes and rounds.
 
 Every iterative estimator declares ``max_time`` once, through
-:func:`aucopt.algorithms._params.common`. The estimator checks it between passes, and the
-batch solvers that run ``max_iter`` themselves (cutting planes, stages, conjugate
-gradients, greedy basis selection) check it between their outer iterations. When the
-budget is spent the solver stops after the iteration in progress, keeps the model it has
-(as usable as one stopped by ``max_iter``) and warns with a
-:class:`sklearn.exceptions.ConvergenceWarning`; it never raises for lack of time.
+:func:`aucopt.algorithms._params.common`. The estimator runs a pass over many rows in
+blocks (:func:`run_pass`) and checks it between them and between passes; the batch
+solvers that run ``max_iter`` themselves (cutting planes, stages, conjugate gradients,
+pair-sampling rounds, coordinate-descent sweeps) check it between their outer iterations.
+When the budget is spent the solver stops after the block or iteration in progress, keeps
+the model it has (as usable as one stopped by ``max_iter``; a stream stopped inside a pass
+is the model of the rows before that point) and warns with a
+:class:`sklearn.exceptions.ConvergenceWarning`; it never raises for lack of time. Without
+``max_time``, and whenever it is not spent, the results are those of an unlimited run bit
+for bit.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import logging
 import time
 import warnings
 
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["Deadline", "deadline_of"]
+from .._kernels._checks import OK
+
+__all__ = ["Deadline", "deadline_of", "within_budget", "run_pass", "FIRST_BLOCK",
+           "BLOCK_SECONDS"]
 
 logger = logging.getLogger(__name__)
+
+FIRST_BLOCK = 1024  # rows of the first block of a pass under max_time, and the fewest
+BLOCK_SECONDS = 0.1  # later blocks are sized to take about this long (at most 4x the last)
 
 
 class Deadline:
@@ -55,6 +68,62 @@ class Deadline:
         return True
 
 
+_CURRENT: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar("aucopt_deadline",
+                                                                           default=None)
+
+
 def deadline_of(params: dict, what: str = "fit") -> Deadline:
-    """Return the :class:`Deadline` of ``params["max_time"]`` (no limit if absent or None)."""
+    """Return the :class:`Deadline` of ``params["max_time"]`` (no limit if absent or None):
+    the one of the estimator call in progress (:func:`within_budget`), so that its step
+    calibration, passes and solver rounds share one budget, else a new one."""
+    current = _CURRENT.get()
+    if current is not None and current.seconds == params.get("max_time"):
+        return current
     return Deadline(params.get("max_time"), what)
+
+
+def within_budget(method):
+    """Decorate an estimator's ``_fit_rows``: one :class:`Deadline` of its ``max_time`` for
+    everything the call runs (each :func:`deadline_of` inside returns it)."""
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        seconds = self._params().get("max_time")
+        if seconds is None:
+            return method(self, *args, **kwargs)
+        token = _CURRENT.set(Deadline(seconds, f"{type(self).__name__}.fit"))
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            _CURRENT.reset(token)
+    return wrapper
+
+
+def run_pass(spec, state, rows, y, order, params, t, learn, rng, deadline: Deadline,
+             hook: dict) -> tuple[int, int, bool]:
+    """Run one pass of ``spec.run`` over ``order``; return ``(t, status, stopped)``.
+
+    Without a budget (``deadline.end`` None) this is one call of ``spec.run``. With one,
+    the pass of a spec with ``exact_blocks`` runs in blocks of rows, in order, with the
+    deadline checked between them (never before the first): its ``run`` over consecutive
+    parts of ``order`` is the ``run`` over all of it bit for bit, so the result is that of
+    one call whenever the budget is not spent. ``stopped``: the budget ran out inside the
+    pass (the rows before that point learned).
+    """
+    n = order.shape[0]
+    if deadline.end is None or not spec.exact_blocks or n <= FIRST_BLOCK:
+        t, status = spec.run(state, rows, y, order, params, t, learn, rng, **hook)
+        return t, status, False
+    start, size = 0, FIRST_BLOCK
+    while start < n:
+        if start and deadline.passed():
+            return t, OK, True
+        stop = min(n, start + size)
+        began = time.perf_counter()
+        t, status = spec.run(state, rows, y, order[start:stop], params, t, learn, rng,
+                             **hook)
+        if status != OK:
+            return t, status, False
+        elapsed = time.perf_counter() - began
+        size = max(FIRST_BLOCK, int(size * min(4.0, BLOCK_SECONDS / max(elapsed, 1e-9))))
+        start = stop
+    return t, OK, False

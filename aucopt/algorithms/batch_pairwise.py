@@ -15,7 +15,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 
-from .._kernels._checks import OK
+from .._kernels._checks import DIVERGED, OK
 from .._kernels._state import F64, I64, D, zeros
 from ._batch import (
     BATCH,
@@ -285,6 +285,8 @@ def run_cutting_plane(state, rows, params, y, t, kappa, spread, cut=None):
     w, n_iter, gap = cutting_plane(X, y, lam, kappa=kappa, tol=float(params["tol"]),
                                    max_iter=int(params["max_iter"]), w0=state["w"],
                                    deadline=deadline_of(params), cut=cut)
+    if not (np.isfinite(gap) and np.isfinite(w).all()):  # products of the rows overflowed
+        return t + n_iter, DIVERGED
     state["w"][:] = w
     state["n_iter"][0] = n_iter
     state["gap"][0] = gap

@@ -261,6 +261,7 @@ FSAUC = register(
     AlgorithmSpec(
         id="fsauc",
         name="FSAUC",
+        exact_blocks=False,  # per-call sums or scales: blocks agree to rounding only
         family="fsauc",
         paper=PAPER,
         source="Liu et al., ICML 2018",

@@ -17,12 +17,13 @@ import scipy.sparse as sp
 
 from .._kernels._checks import DIVERGED, OK
 from .._kernels._state import zeros
-from .._kernels.mba import MbaState, enet_quadratic_cd
+from .._kernels.mba import MbaState, enet_quadratic_sweeps, times
 from ..utils._param_validation import Options
 from ._batch import BATCH, batch_common, lam_by_spread, max_memory_gb, spread_lam
 from ._params import COUNT, NON_NEGATIVE, POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
+from ._time_budget import deadline_of
 from .batch_pairwise import LS_SPREAD
 
 __all__ = ["MBA", "PARAMS", "MbaHyper", "hyper", "pair_statistics", "all_pair_statistics",
@@ -34,6 +35,7 @@ PAPER = (
 )
 
 MAX_SWEEPS = 10_000  # coordinate-descent budget of the l1 solve
+SWEEPS_PER_CHECK = 10  # sweeps between two looks at max_time (a sweep is O(d^2))
 
 PARAMS = (
     Param("lam1", 0.0, (NON_NEGATIVE,), "float", r"l1 weight :math:`\lambda_1`.", kernel=float),
@@ -49,8 +51,8 @@ PARAMS = (
         change relative to ``max(1, max |w_j|)``); with ``lam1 = 0`` the
         problem is solved by one linear solve.""", kernel=float),
     max_memory_gb(r"""
-        Refuse (before allocating) when the :math:`d \times d` matrices would
-        need more memory."""),
+        Refuse (before allocating) when the :math:`d \times d` matrices, or the
+        ``batch_size`` row differences of a round, would need more memory."""),
     *batch_common(max_iter=10, max_iter_doc="Rounds :math:`T` of pair sampling.",
                   shuffle="Unused (the pairs are random draws); kept for the common interface.",
                   random_state="Seed of the pair draws.",
@@ -82,8 +84,8 @@ def _draw(members, weights, size, rng):
     return members[np.minimum(picks, members.size - 1)]  # u * total may round up to total
 
 
-def pair_statistics(rows: RowData, y, n_pairs: int, n_rounds: int, rng):
-    """Return the sampled U-statistics ``(mu_S, Sigma_S)`` of Algorithm 16.
+def pair_statistics(rows: RowData, y, n_pairs: int, n_rounds: int, rng, deadline=None):
+    """Return the sampled U-statistics ``(mu_S, Sigma_S)`` of Algorithm 16 and the rounds.
 
     Each round draws ``n_pairs`` positive and ``n_pairs`` negative indices
     with replacement (positives first), with probabilities proportional to the
@@ -97,23 +99,30 @@ def pair_statistics(rows: RowData, y, n_pairs: int, n_rounds: int, rng):
     n_pairs, n_rounds : int
         Pairs per round ``B`` and rounds ``T``.
     rng : numpy.random.Generator
+    deadline : Deadline, optional
+        ``max_time``: checked between rounds (the first always runs); the statistics
+        are those of the rounds done.
 
     Returns
     -------
     mu : ndarray of shape (d,)
     sigma : ndarray of shape (d, d)
+    rounds : int
+        Rounds done (``n_rounds`` unless the deadline passed).
     """
     X = _matrix(rows)
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
     mu, sigma = np.zeros(rows.n_features), np.zeros((rows.n_features, rows.n_features))
-    for _ in range(n_rounds):
+    rounds = 0
+    while rounds < n_rounds and not (rounds and deadline is not None and deadline.passed()):
         i = _draw(pos, y[pos], n_pairs, rng)
         j = _draw(neg, -y[neg], n_pairs, rng)
         diff = X[i] - X[j]
         mu += np.asarray(diff.sum(axis=0)).ravel()
         sigma += _dense(diff.T @ diff)
-    total = n_pairs * n_rounds
-    return mu / total, sigma / total
+        rounds += 1
+    total = n_pairs * rounds
+    return mu / total, sigma / total, rounds
 
 
 def _moments(Z, weights):
@@ -150,7 +159,7 @@ def all_pair_statistics(rows: RowData, y):
     return m_pos - m_neg, s_pos + s_neg - cross - cross.T
 
 
-def solve_quadratic(sigma, mu, lam1, lam2, tol, w0=None):
+def solve_quadratic(sigma, mu, lam1, lam2, tol, w0=None, deadline=None):
     """Return ``argmin (1/2) w'Sigma w - w'mu + lam1 ||w||_1 + (lam2/2)||w||^2`` and sweeps.
 
     Without l1 the minimiser is the linear solve ``(Sigma + lam2 I)^-1 mu``
@@ -164,13 +173,16 @@ def solve_quadratic(sigma, mu, lam1, lam2, tol, w0=None):
     tol : float
     w0 : ndarray of shape (d,), optional
         Start point of coordinate descent.
+    deadline : Deadline, optional
+        ``max_time``: checked every :data:`SWEEPS_PER_CHECK` sweeps (the sweeps done
+        are those of one uninterrupted descent, bit for bit).
 
     Returns
     -------
     w : ndarray of shape (d,)
     sweeps : int
         0 for the linear solve; ``MAX_SWEEPS + 1`` if coordinate descent did
-        not reach ``tol``.
+        not reach ``tol`` (within the sweep budget or ``max_time``).
     """
     d = mu.shape[0]
     if lam1 == 0.0:
@@ -180,8 +192,18 @@ def solve_quadratic(sigma, mu, lam1, lam2, tol, w0=None):
         except (np.linalg.LinAlgError, scipy.linalg.LinAlgError):
             return scipy.linalg.lstsq(H, mu)[0], 0
     w = np.zeros(d) if w0 is None else np.array(w0, dtype=np.float64)
-    sweeps = enet_quadratic_cd(np.ascontiguousarray(sigma), mu, lam1, lam2, w, tol, MAX_SWEEPS)
-    return w, sweeps
+    A = np.ascontiguousarray(sigma)
+    r = times(A, w)  # kept up to date across the calls
+    chunk = MAX_SWEEPS if deadline is None or deadline.end is None else SWEEPS_PER_CHECK
+    done = 0
+    while True:
+        budget = min(chunk, MAX_SWEEPS - done)
+        sweeps = enet_quadratic_sweeps(A, mu, lam1, lam2, w, r, tol, budget)
+        if sweeps <= budget:
+            return w, done + sweeps
+        done += budget
+        if done >= MAX_SWEEPS or deadline.passed():
+            return w, MAX_SWEEPS + 1
 
 
 def _check_memory(d: int, params: dict) -> None:
@@ -195,6 +217,22 @@ def _check_memory(d: int, params: dict) -> None:
         )
 
 
+def _check_round_memory(rows: RowData, n_pairs: int, params: dict) -> None:
+    """Refuse (before drawing) a round whose ``n_pairs`` row differences would need more
+    than ``max_memory_gb``: the two drawn row sets and their difference, as matrices."""
+    if rows.is_sparse:
+        per_row = 12.0 * float(np.diff(rows.indptr).max(initial=0)) + 8.0  # value + index
+    else:
+        per_row = 8.0 * rows.n_features
+    need = 3.0 * n_pairs * (per_row + 8.0) / 1e9  # + the drawn indices
+    if need > float(params["max_memory_gb"]):
+        raise ValueError(
+            f"MBA draws batch_size={n_pairs} pairs per round as {n_pairs}-row matrices "
+            f"({need:.3g} GB), more than max_memory_gb={float(params['max_memory_gb']):g}. "
+            "Lower batch_size (and raise max_iter for as many pairs in all), or raise "
+            "max_memory_gb if the memory is really available.")
+
+
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[str, np.ndarray]:
     """Return a fresh MBA state (:class:`~aucopt._kernels.mba.MbaState`); checks the memory."""
     _check_memory(n_features, params)
@@ -204,14 +242,21 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 def run(state, rows: RowData, y, order, params, t, learn, rng):
     """Sample the pair statistics (or take all pairs) and solve the quadratic problem."""
     hp = hyper(params)
+    deadline = deadline_of(params)
     if params["pairs"] == "all":
         mu, sigma = all_pair_statistics(rows, y)
         rounds = 0
     else:
-        rounds = int(params["max_iter"])
-        mu, sigma = pair_statistics(rows, y, int(params["batch_size"]), rounds, rng)
+        _check_round_memory(rows, int(params["batch_size"]), params)
+        mu, sigma, rounds = pair_statistics(rows, y, int(params["batch_size"]),
+                                            int(params["max_iter"]), rng, deadline)
     lam2 = lam_by_spread(params["lam2"], _matrix(rows), y, LS_SPREAD)
-    w, sweeps = solve_quadratic(sigma, mu, hp.lam1, lam2, hp.tol, w0=state["w"])
+    if not np.isfinite(lam2):  # "auto" on a spread that overflowed (extreme weights)
+        raise ValueError(f"lam2={params['lam2']!r} gave {lam2!r} on these data and weights "
+                         "(their spread is not finite in float64): give lam2 a number, or "
+                         "rescale the features or the sample weights.")
+    w, sweeps = solve_quadratic(sigma, mu, hp.lam1, lam2, hp.tol, w0=state["w"],
+                                deadline=deadline)
     if not np.all(np.isfinite(w)):
         return t, DIVERGED
     state["w"][...] = w

@@ -349,6 +349,7 @@ KAR = register(
     AlgorithmSpec(
         id="kar",
         name="OLP (Kar et al., RS-x buffer)",
+        exact_blocks=False,  # per-call sums or scales: blocks agree to rounding only
         paper=KAR_PAPER,
         source="Kar, Sriperumbudur, Jain, Karnick, ICML 2013",
         memory="O(s K + d) on CSR rows (a buffer of s = buffer_size rows stored sparsely, K the "

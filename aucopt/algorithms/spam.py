@@ -329,6 +329,7 @@ SPAM_L2 = register(
     AlgorithmSpec(
         id="spam-l2",
         name="SPAM-L2",
+        exact_blocks=False,  # per-call sums or scales: blocks agree to rounding only
         params=(*PARAMS, precondition()),
         grid={"beta": BETAS},
         quick_grid={"beta": (1e-5, 1e-4, 1e-3, 1e-2, 1e-1)},

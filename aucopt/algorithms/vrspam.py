@@ -7,7 +7,7 @@ import numpy as np
 from .._kernels._checks import OK
 from .._kernels._state import zeros
 from .._kernels.spam import ClassStats
-from .._kernels.vrspam import Snapshot, VrspamState, vrspam_stage
+from .._kernels.vrspam import Snapshot, VrspamState, vrspam_inner, vrspam_stage
 from ..utils._param_validation import Options
 from . import spam
 from ._batch import (
@@ -129,6 +129,9 @@ def resolve_beta(params: dict, rows: RowData, y) -> dict:
     return {**params, "beta": beta}
 
 
+INNER_PER_CHECK = 1 << 16  # inner steps between two looks at max_time
+
+
 def inner_steps(params: dict, n_samples: int) -> int:
     """Return the inner-loop length: ``inner``, or ``2 n`` for ``"auto"``."""
     return 2 * n_samples if params["inner"] == "auto" else int(params["inner"])
@@ -174,13 +177,23 @@ def run(state, rows: RowData, y, order, params, t, learn, rng):
     snap = Snapshot(np.empty(d), np.empty(d), np.empty(n))
     w = state["w"]
 
+    deadline = deadline_of(params)
+    part = inner if deadline.end is None else INNER_PER_CHECK
+
     def stage(t):
         picks = rng.integers(0, n, size=inner)
-        return select(vrspam_stage)(w, snap, stats, rows.data, rows.indices, rows.indptr, y,
-                                    picks, hp, t)
+        t, status = select(vrspam_stage)(w, snap, stats, rows.data, rows.indices, rows.indptr,
+                                         y, picks[:part], hp, t)
+        # under max_time, the rest of a long inner loop in parts: the inner loop carries
+        # only w from step to step, so the parts are the loop bit for bit
+        for start in range(part, inner, part):
+            if status != OK or deadline.passed():
+                break
+            t, status = select(vrspam_inner)(w, snap, stats, rows.data, rows.indices,
+                                             rows.indptr, y, picks[start:start + part], hp, t)
+        return t, status
 
-    return run_stages(state, t, params["max_iter"], params["tol"], stage,
-                      deadline=deadline_of(params))
+    return run_stages(state, t, params["max_iter"], params["tol"], stage, deadline=deadline)
 
 
 def coef(state, params) -> np.ndarray:

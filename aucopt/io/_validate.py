@@ -26,7 +26,6 @@ import hashlib
 import json
 import math
 import re
-import sys
 import warnings
 import zipfile
 from numbers import Integral, Real
@@ -37,6 +36,7 @@ from ..algorithms._data import new_data_stats
 from ..algorithms._distributed import STRATEGIES
 from ..algorithms._precondition import SCALE_KEY, new_transform
 from ..exceptions import ModelFileError
+from ..utils._param_validation import is_subnormal
 from ..utils._random import make_generator
 
 __all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "LARGEST_COEF", "HASH_FIELDS", "meta_digest",
@@ -103,7 +103,7 @@ def parse_meta(json_path, data: bytes, versions: range) -> dict:
         if not isinstance(value, bool | int | float | str | type(None)):
             raise ModelFileError(f"{json_path}: hyperparameter {name!r} has a "
                                  f"{type(value).__name__} value; only JSON scalars are saved.")
-        if isinstance(value, float) and 0 < abs(value) < sys.float_info.min:
+        if is_subnormal(value):
             raise ModelFileError(f"{json_path}: hyperparameter {name!r}={value!r} is subnormal "
                                  "(below 2.2e-308): its reciprocal and squares are not "
                                  "representable, so the model's scores would be NaN or "

@@ -42,11 +42,11 @@ from ..algorithms._precondition import (
     transform_rows,
 )
 from ..algorithms._rowpath import row_path
-from ..algorithms._time_budget import deadline_of
+from ..algorithms._time_budget import deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
-from ._divergence import arithmetic_as_divergence, divergence_error
+from ._divergence import arithmetic_as_divergence, divergence_error, unusable_fit
 from ._fitted import ORDERED_PREFIX_ROWS, FittedAttributes
 from ._inputs import InputChecks
 from ._undo import UndoLog, next_plan, touched_columns, warm_copy
@@ -244,6 +244,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
 
     # ------------------------------------------------------------- internals
     @arithmetic_as_divergence
+    @within_budget
     def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
@@ -259,6 +260,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             check_width(spec, rows.n_features, params)
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
+        # one budget for the calibration, the passes and their retries at a lower step
+        deadline = deadline_of(params, f"{type(self).__name__}.fit")
         transform, fixed = self._transform(params, rows, y, reset, warm_from)
         if transform is not None:  # notes.md#preconditioning: the kernels see (x - c) / s
             rows = transform_rows(rows, transform, self._centred(transform))
@@ -279,7 +282,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             try:
                 observe_data(state, rows, y)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
-                                             shuffle, hook)
+                                             shuffle, hook, deadline)
                 if failed is not None and (step is None or retry == AUTO_RETRIES):
                     self._raise_divergence(spec, *failed, float(np.sqrt(state["data_sqmax"][0])),
                                            step=step)
@@ -298,6 +301,12 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             logger.warning(_calibrate.RESTART_MESSAGE,
                            type(self).__name__, spec.step_param, spec.step_param, step,
                            retry + 1, AUTO_RETRIES)
+        if reset:  # what load refuses, fit does not commit (a new state: nothing to undo)
+            unusable = unusable_fit(state, params, spec.step_param)
+            if unusable is not None:
+                error = divergence_error(self, spec, 0, t,
+                                         float(np.sqrt(state["data_sqmax"][0])), step=step)
+                raise type(error)(f"{error} ({unusable})")
         fitted = self.__dict__  # commit: one update, and coef_/intercept_ formed when read
         fitted.pop("_row_path", None)  # it holds arrays this call may have replaced
         if reset:
@@ -403,21 +412,26 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
         return state, rng, self.t_, undo
 
-    def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook):
+    def _run_epochs(self, spec, state, rows, y, params, t, rng, n_epochs, shuffle, hook,
+                    deadline):
         """Run the passes; return ``(t, None)`` on success, ``(t, (epoch, t))`` on divergence.
 
-        With ``max_time``, the passes stop once it is spent (``n_iter_`` counts those run).
+        With ``max_time``, the passes stop once it is spent, between passes or between
+        blocks of rows of one (``n_iter_`` counts the passes begun; :func:`run_pass`).
         """
-        deadline = deadline_of(params, f"{type(self).__name__}.fit")
         self.__dict__.pop("_epochs_run", None)
         for epoch in range(n_epochs):
             if epoch and deadline.passed():
                 self._epochs_run = epoch
                 break
             order = rng.permutation(rows.n_samples) if shuffle else identity_order(rows.n_samples)
-            t, status = spec.run(state, rows, y, order, params, t, epoch == 0, rng, **hook)
+            t, status, stopped = run_pass(spec, state, rows, y, order, params, t, epoch == 0,
+                                          rng, deadline, hook)
             if status != OK:
                 return t, (epoch, t)
+            if stopped:  # inside this pass
+                self._epochs_run = epoch + 1
+                break
             if self.verbose:
                 logger.info("%s: pass %d/%d done, %d updates", type(self).__name__,
                             epoch + 1, n_epochs, t)

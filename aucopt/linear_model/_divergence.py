@@ -7,7 +7,7 @@ import math
 
 from ..exceptions import DivergenceError
 
-__all__ = ["divergence_error", "arithmetic_as_divergence"]
+__all__ = ["divergence_error", "arithmetic_as_divergence", "unusable_fit"]
 
 # largest row norms outside this range are "extreme": steps tuned for unit-scale features
 # are off by the square of the norm there
@@ -96,8 +96,24 @@ def _row_scale(rows) -> float:
     import numpy as np
 
     if rows.is_sparse:
-        sq = np.add.reduceat(rows.data**2, rows.indptr[:-1]) if rows.data.size else [0.0]
+        starts = rows.indptr[:-1][np.diff(rows.indptr) > 0]  # reduceat: no empty rows
+        sq = np.add.reduceat(rows.data**2, starts) if rows.data.size else [0.0]
     else:
         sq = np.einsum("ij,ij->i", rows.data, rows.data) if rows.data.size else [0.0]
     with np.errstate(all="ignore"):
         return float(np.sqrt(np.max(sq)))
+
+
+def unusable_fit(state: dict, params: dict, step_param: str | None) -> str | None:
+    """Return why a fit's result cannot be a model (None: it can): a state entry that is
+    not finite, or a numeric step that is not positive and finite (one that underflowed),
+    both of which :func:`aucopt.io.load` refuses; extreme scales or weights give them."""
+    import numpy as np
+
+    for key, value in state.items():
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
+            return f"its state entry {key!r} is not finite"
+    step = params.get(step_param) if step_param else None
+    if isinstance(step, float) and not (0.0 < step < np.inf):
+        return f"the step {step_param}={step!r} is not a positive finite number"
+    return None

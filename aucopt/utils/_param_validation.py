@@ -9,10 +9,12 @@ Constraints: :class:`Interval`, :class:`Options`, a type, ``None``,
 from __future__ import annotations
 
 import numbers
+import sys
 
 import numpy as np
 
-__all__ = ["Interval", "Options", "InvalidParameterError", "validate_parameter_constraints"]
+__all__ = ["Interval", "Options", "InvalidParameterError", "validate_parameter_constraints",
+           "is_subnormal"]
 
 
 class InvalidParameterError(ValueError, TypeError):
@@ -161,8 +163,21 @@ def validate_parameter_constraints(constraints: dict, params: dict, caller_name:
             continue
         options = [_make_constraint(c) for c in constraints[name]]
         if any(c.is_satisfied_by(value) for c in options):
+            if is_subnormal(value):
+                raise InvalidParameterError(
+                    f"The {name!r} parameter of {caller_name} is subnormal ({value!r}, below "
+                    f"{sys.float_info.min:.3g}): its reciprocal and squares are not "
+                    "representable in float64, so the model's scores could be NaN or "
+                    f"infinite. Use 0 where it is allowed or a value of at least "
+                    f"{sys.float_info.min:.3g}.")
             continue
         accepted = " or ".join(str(c) for c in options)
         raise InvalidParameterError(
             f"The {name!r} parameter of {caller_name} must be {accepted}. Got {value!r} instead."
         )
+
+
+def is_subnormal(value) -> bool:
+    """Return True for a float that is neither 0 nor of float64's normal range (a subnormal:
+    below 2.2e-308 in magnitude), which aucopt refuses as a hyperparameter."""
+    return isinstance(value, float) and 0 < abs(value) < sys.float_info.min

@@ -1,0 +1,133 @@
+"""Extreme sample weights: a fit ends in a clear error or a model whose scores are finite,
+never in a model that scores inf or NaN."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import aucopt
+from aucopt.algorithms._data import as_rows
+from aucopt.io._validate import LARGEST_COEF
+from aucopt.linear_model._divergence import _row_scale
+
+OPAUC_IDS = [a for a in aucopt.list_algorithms() if a.startswith("opauc")]
+
+
+def _two_rows():
+    return np.random.default_rng(0).normal(size=(2, 6)), np.array([1, -1])
+
+
+def _usable(est, X):
+    """Finite scores, and a coef_ that aucopt.io.load accepts (no fit writes a larger one)."""
+    return (np.isfinite(est.decision_function(X)).all()
+            and np.abs(est.coef_).max() <= LARGEST_COEF)
+
+
+@pytest.mark.parametrize("algorithm", OPAUC_IDS)
+def test_a_huge_step_on_the_last_row_of_a_pass_is_a_divergence(algorithm):
+    """Weights 1e-300 / 1e300: the step on the second (last) row is scaled by 1e300. The
+    guard saw a step's result only at the next step, so the pass ended with margins near
+    1e300 (scores of 1e298 or inf, a model that load refuses); now the last step is
+    checked too."""
+    X, y = _two_rows()
+    weights = np.array([1e-300, 1e300])
+    est = aucopt.make(algorithm, random_state=0)
+    try:
+        est.fit(X, y, sample_weight=weights)
+    except ValueError as exc:
+        assert "diverged" in str(exc)
+        assert not hasattr(est, "coef_")
+    else:  # a variant whose working space loses the step (a column subset) may finish
+        assert _usable(est, X)
+    if algorithm != "opauc-pca":  # a stream: the failed call leaves the model as it was
+        est = aucopt.make(algorithm, random_state=0).partial_fit(X, y, classes=[-1, 1])
+        before = est.decision_function(X)
+        try:
+            est.partial_fit(X, y, sample_weight=weights)
+        except ValueError:
+            assert np.array_equal(est.decision_function(X), before)
+        else:
+            assert _usable(est, X)
+
+
+@pytest.mark.parametrize("algorithm", ["b-ls-svm", "uni-squ-batch"])
+def test_class_mean_scores_of_huge_weight_sums_stay_finite(algorithm):
+    """Weights 1e300 summed per class near 1e301: ``w . sums`` overflowed before its division
+    by the class weight, and intercept_ was -inf (every score -inf)."""
+    rng = np.random.default_rng(3)
+    X = np.ones((60, 6))
+    y = np.where(rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    weights = np.where(np.arange(60) % 2 == 0, 1e-300, 1e300)
+    est = aucopt.make(algorithm).fit(X, y, sample_weight=weights)
+    assert np.isfinite(est.intercept_).all()
+    assert np.isfinite(est.decision_function(X)).all()
+
+
+def test_largest_row_norm_of_csr_rows_with_empty_rows():
+    """The divergence message measures the rows; CSR rows ending in empty rows raised an
+    IndexError from ``np.add.reduceat`` instead of the DivergenceError."""
+    X = sp.csr_matrix(np.array([[0.0, 3.0], [4.0, 0.0], [0.0, 0.0], [0.0, 0.0]]))
+    rows = as_rows(X)
+    assert _row_scale(rows) == 4.0
+    rows = as_rows(sp.csr_matrix(np.array([[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]])))
+    assert _row_scale(rows) == pytest.approx(np.sqrt(5.0))
+
+
+def _mixed(n):
+    return np.where(np.arange(n) % 2 == 0, 1e-300, 1e300)
+
+
+def test_adaoam_whose_squared_gradients_overflow_is_a_divergence():
+    """Weights 1e300: the running sums of squared gradients became inf, the steps 0, and the
+    fit ended with a state that load refuses (it holds inf)."""
+    rng = np.random.default_rng(484)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make("adaoam", random_state=0)
+    with pytest.raises(ValueError, match="diverged"):
+        est.fit(X, y, sample_weight=_mixed(60))
+    assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize(("algorithm", "seed", "weight"), [("svm-perf", 668, 1e-300),
+                                                           ("svm-pauc", 778, 2.0**62)])
+def test_cutting_planes_whose_gap_overflows_are_a_divergence(algorithm, seed, weight):
+    """Rows of norm 1e150 with constant weights: the duality gap was NaN after all max_iter
+    rounds and the model kept it (load refuses a NaN state); now a DivergenceError."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make(algorithm, random_state=0, max_iter=20)
+    with pytest.raises(ValueError, match="Rescale the features"):
+        est.fit(X * 1e150, y, sample_weight=np.full(60, weight))
+    assert not hasattr(est, "coef_")
+
+
+def test_mba_lam2_auto_that_overflows_is_a_clear_error():
+    """Two rows of weights 1e-300 and 1e300: lam2='auto' came out inf and was kept."""
+    X, y = np.random.default_rng(1).normal(size=(60, 6))[:2], np.array([1, -1])
+    est = aucopt.make("mba", random_state=0, lam1=1e300)
+    with pytest.raises(ValueError, match="lam2='auto' gave inf"):
+        est.fit(X, y, sample_weight=np.array([1e-300, 1e300]))
+    assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize(("algorithm", "seed", "weights", "params"), [
+    ("fsauc", 209, np.full(60, 1e-300), {}),  # a state entry inf (beta = 1 + 8 kappa^2)
+    ("vrspam-net", 101, np.full(60, 1e-300), {"precondition": None}),
+    ("pauc-1pmb", 74, np.r_[1e15, np.ones(59)], {}),  # the calibrated step underflowed to 0
+])
+def test_fit_does_not_commit_a_model_load_refuses(algorithm, seed, weights, params):
+    """Rows of norm 1e150 with extreme weights: fit ended with a state entry that is inf or a
+    step eta_ = 0.0, a model whose save load refused; now a DivergenceError naming why."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make(algorithm, random_state=0, **params)
+    with pytest.raises(ValueError, match="extreme scale.*(not finite|positive finite)"):
+        est.fit(X * 1e150, y, sample_weight=weights)
+    assert not hasattr(est, "coef_")
