@@ -131,3 +131,23 @@ def test_fit_does_not_commit_a_model_load_refuses(algorithm, seed, weights, para
     with pytest.raises(ValueError, match="extreme scale.*(not finite|positive finite)"):
         est.fit(X * 1e150, y, sample_weight=weights)
     assert not hasattr(est, "coef_")
+
+
+@pytest.mark.parametrize(("algorithm", "seed", "weights"), [
+    ("uni-log-batch", 266, np.full(60, 2.0**62)),
+    ("oam-seq", 383, np.full(60, 2.0**62)),
+    ("oam-gra", 92, np.arange(60) % 3),
+])
+def test_a_fit_on_features_of_1e_minus_150_saves_and_loads(algorithm, seed, weights, tmp_path):
+    """precondition='auto' learns on columns of 1e-150 as on unit ones, so coef_ (of the raw
+    columns) is near 1e150: load refused such files (its cap was 1e150), and so did save."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(60, 6))
+    y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
+    y[:2] = [1, -1]
+    est = aucopt.make(algorithm, random_state=0).fit(X * 1e-150, y, sample_weight=weights)
+    aucopt.io.save(est, tmp_path / "m")
+    loaded = aucopt.io.load(tmp_path / "m")
+    np.testing.assert_array_equal(loaded.decision_function(X * 1e-150),
+                                  est.decision_function(X * 1e-150))
+    assert est.score(X * 1e-150, y) > 0.7

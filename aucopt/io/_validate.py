@@ -51,10 +51,13 @@ _HEX = re.compile(r"[0-9a-f]{64}")
 _SCALAR_ATTRS = {"n_features_in_": 1, "t_": 0, "n_iter_": 0}  # name -> smallest value
 
 
-# Largest |coef_| or |intercept_| a file may hold: a fit stops when its margins pass 1e12
-# (EXPLODE_LIMIT), and folding a preprocessing scale into coef_ multiplies by at most ~1e125
-# (features below that are refused as tiny-scaled); beyond it scores overflow float64.
-LARGEST_COEF = 1e150
+# Largest |coef_| or |intercept_| a file may hold. A fit stops when its margins pass 1e12
+# (EXPLODE_LIMIT) on rows it sees at unit scale: precondition="auto" divides a column by its
+# scale, which can be as small as ~1e-154 (the root of the smallest normal float64; smaller
+# columns are refused as tiny-scaled), and coef_ holds the weights of the raw columns, so a
+# fit on features of 1e-150 writes coefficients near 1e150-1e162. 1e200 leaves that room;
+# scores stay bounded by check_scores on the data the model was fitted to.
+LARGEST_COEF = 1e200
 
 
 def _canonical(meta: dict) -> bytes:
