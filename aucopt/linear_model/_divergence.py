@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
+
 from ..exceptions import DivergenceError
 
 __all__ = ["divergence_error", "arithmetic_as_divergence", "unusable_fit"]
@@ -93,8 +95,6 @@ def arithmetic_as_divergence(method):
 
 def _row_scale(rows) -> float:
     """Return the largest row norm of kernel rows (for the message)."""
-    import numpy as np
-
     if rows.is_sparse:
         starts = rows.indptr[:-1][np.diff(rows.indptr) > 0]  # reduceat: no empty rows
         sq = np.add.reduceat(rows.data**2, starts) if rows.data.size else [0.0]
@@ -108,8 +108,6 @@ def unusable_fit(state: dict, params: dict, step_param: str | None) -> str | Non
     """Return why a fit's result cannot be a model (None: it can): a state entry that is
     not finite, or a numeric step that is not positive and finite (one that underflowed),
     both of which :func:`aucopt.io.load` refuses; extreme scales or weights give them."""
-    import numpy as np
-
     for key, value in state.items():
         if value.dtype.kind == "f" and not np.isfinite(value).all():
             return f"its state entry {key!r} is not finite"
