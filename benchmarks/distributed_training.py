@@ -35,7 +35,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _distributed_report import render  # noqa: E402
-from _distributed_timing import CASES, timing  # noqa: E402
+from _distributed_timing import CASES, FULL_CELLS, timing  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 import aucopt  # noqa: E402
@@ -196,6 +196,8 @@ def main(argv=None):
     parser.add_argument("--rows-big", type=int, default=2_200_000)
     parser.add_argument("--parts-big", type=int, default=44)
     parser.add_argument("--memory-limit", default="500MB")
+    parser.add_argument("--repeats", type=int, default=3,
+                        help="interleaved timing runs per cell (section 2)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "distributed.md")
     parser.add_argument("--smoke", action="store_true",
                         help="a minute-long run on small synthetic data (checks the script)")
@@ -215,10 +217,9 @@ def main(argv=None):
         partitions, algorithms, workers = (2, 4, 8), None, (1, 2)
     with ad.local_cluster(n_workers=2) as client:
         acc = accuracy(client, X, y, Xt, yt, partitions, algorithms)
-    times = timing(X, y, workers=workers, repeats=1 if args.smoke else 5,
-                   sizes=((1, "a9a"),) if args.smoke else ((1, "a9a"), (10, "10x a9a")),
-                   lazy_modes=(True,) if args.smoke else (True, False),
-                   cases=CASES[:2] if args.smoke else CASES)
+    smoke_cells = ((1, "a9a", 2, True, tuple(a for a, _, _ in CASES[:2])),)
+    times = timing(X, y, smoke_cells if args.smoke else FULL_CELLS,
+                   repeats=1 if args.smoke else args.repeats)
     sizes = traffic(X, y, pickle_stats_up_to=123 if args.smoke else 10_000)
     big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers)
     streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]
