@@ -206,9 +206,9 @@ SHARED = dict(
     memory="O(B K + d) on CSR rows (two buffers of B = buffer_size rows stored sparsely, K "
     "the longest row; iterate, momentum and a step clock per feature), O(B d) on dense "
     "rows; independent of n",
-    cost="O(nnz) per sample amortised on CSR rows (one step per B negatives: scores of the "
-    "2B stored rows, B^2 pairs, the momentum applied lazily at their columns), O(d) per "
-    "sample on dense rows",
+    cost="O(nnz + B) per sample amortised on CSR rows (one step per B negatives: scores of "
+    "the 2B stored rows, B^2 pairs, the momentum applied lazily at their columns), "
+    "O(d + B) per sample on dense rows",
     init_state=init_state,
     coef=coef,
     state=(PaucDroState,),

@@ -74,8 +74,9 @@ class SOPASClassifier(BaseAUCClassifier):
 
     The momentum decays every coordinate at every step; on CSR rows it is applied
     lazily (a coordinate catches up the steps it missed when a stored row reads it, and
-    ``coef_`` catches all of them up), so a step costs O(B nnz), not O(d). Memory
-    O(B K + d) on CSR rows (K the longest row), O(B d) on dense rows.
+    ``coef_`` catches all of them up), so a step costs O(B nnz + B^2), not O(d): O(nnz +
+    B) per sample amortised. Memory O(B K + d) on CSR rows (K the longest row), O(B d)
+    on dense rows.
 
     References
     ----------
