@@ -86,30 +86,35 @@ def lazy_factor(beta, steps):
     """Return ``beta + beta^2 + ... + beta^steps`` (0 for no step)."""
     if steps <= 0 or beta == 0.0:
         return 0.0
+    if steps == 1:  # the common case (rows read at every step): no power
+        return beta
     return beta * (1.0 - beta**steps) / (1.0 - beta)
 
 
-@njit(cache=True, nogil=True)
-def _catch_up(w, mom, last, k, target, eta, beta):
-    gap = target - last[k]
-    if gap <= 0:
-        return
-    if mom[k] != 0.0:
-        w[k] -= eta * mom[k] * lazy_factor(beta, gap)
-        mom[k] *= beta**gap
-    last[k] = target
-
-
 def _sparse_slot_catch_up(w, mom, last, target, eta, beta, bval, bidx, bnnz, j):
+    # the body of the dense twin over the row's indices: a call per coordinate would cost
+    # more than its work
     for q in range(bnnz[j]):
-        _catch_up(w, mom, last, bidx[j, q], target, eta, beta)
+        k = bidx[j, q]
+        gap = target - last[k]
+        if gap > 0:
+            if mom[k] != 0.0:
+                w[k] -= eta * mom[k] * lazy_factor(beta, gap)
+                mom[k] *= beta if gap == 1 else beta**gap
+            last[k] = target
 
 
 @with_sparse_twin(_sparse_slot_catch_up)
 def slot_catch_up(w, mom, last, target, eta, beta, bval, bidx, bnnz, j):
-    """Bring the coordinates of stored row ``j`` (all of them, dense) to step ``target``."""
+    """Bring the coordinates of stored row ``j`` (all of them, dense) to step ``target``:
+    ``w_k -= eta m_k (beta + ... + beta^gap)``, ``m_k *= beta^gap``."""
     for k in range(w.shape[0]):
-        _catch_up(w, mom, last, k, target, eta, beta)
+        gap = target - last[k]
+        if gap > 0:
+            if mom[k] != 0.0:
+                w[k] -= eta * mom[k] * lazy_factor(beta, gap)
+                mom[k] *= beta if gap == 1 else beta**gap
+            last[k] = target
 
 
 @njit(cache=True, nogil=True)
@@ -161,21 +166,23 @@ def _apply(st, cls, n, now, coefs):
 
 
 @njit(cache=True, nogil=True)
-def _update_u(st, sp, sn, n_pos, n_neg, lam, margin, gamma, total_n):
+def _update_u(st, sp, sn, n_pos, n_neg, lam, margin, gamma, total_n, scaled, top):
     """Move ``log u_i`` of the ring's positives towards the batch's log-mean of
-    ``exp(L_ij / lambda)``."""
+    ``exp(L_ij / lambda)``; leave ``exp(L_ij / lambda - top_i)`` in ``scaled[i, j]`` and
+    ``top_i = max_j L_ij / lambda`` in ``top[i]``."""
     wn = st.buf_w[NEG]
     for i in range(n_pos):
-        top = -np.inf
+        top[i] = -np.inf
         for j in range(n_neg):
             h = max(0.0, margin - (sp[i] - sn[j]))
-            top = max(top, h * h / lam)
+            scaled[i, j] = h * h / lam
+            top[i] = max(top[i], scaled[i, j])
         acc = 0.0
         for j in range(n_neg):
-            h = max(0.0, margin - (sp[i] - sn[j]))
-            acc += wn[j] * np.exp(h * h / lam - top)
+            scaled[i, j] = np.exp(scaled[i, j] - top[i])
+            acc += wn[j] * scaled[i, j]
         st.log_u[i] = _moving_log(st.log_u[i], st.u_visits[i], gamma,
-                                  top + np.log(acc / total_n))
+                                  top[i] + np.log(acc / total_n))
         st.u_visits[i] += 1
 
 
@@ -198,7 +205,7 @@ def _update_v(st, n_pos, ratio, gamma_pos, total_p):
 def _dro_step(st, slots, work, dro, t):
     """One SOPA-s / SOTA-s step on the stored batch; return ``(t, status)``."""
     bval, bidx, bnnz = slots
-    sp, sn, cp, cn = work
+    sp, sn, cp, cn, scaled, top = work
     lam, margin, gamma, ratio, gamma_pos = dro
     n_neg, n_pos = st.size[NEG], st.size[POS]
     neg = class_slots(bval, bidx, bnnz, NEG)
@@ -215,17 +222,18 @@ def _dro_step(st, slots, work, dro, t):
     for i in range(n_pos):
         total_p += wp[i]
         cp[i] = 0.0
-    _update_u(st, sp, sn, n_pos, n_neg, lam, margin, gamma, total_n)
+    _update_u(st, sp, sn, n_pos, n_neg, lam, margin, gamma, total_n, scaled, top)
     if ratio > 0.0:
         _update_v(st, n_pos, ratio, gamma_pos, total_p)
     norm = 1.0 / (total_p * total_n)
     for i in range(n_pos):
-        # log of the factor of exp(L_ij / lambda) in p_ij
+        # p_ij = exp(L_ij / lambda) / u_i (one-way) or u_i^(ratio - 1) exp(L_ij / lambda) / v
         shift = (ratio - 1.0) * st.log_u[i] - st.log_v[0] if ratio > 0.0 else -st.log_u[i]
+        factor = np.exp(top[i] + shift) * wp[i] * norm
         for j in range(n_neg):
             h = margin - (sp[i] - sn[j])
             if h > 0.0:  # grad L_ij = -2 h (x_i - x_j)
-                g = -2.0 * h * np.exp(h * h / lam + shift) * wp[i] * wn[j] * norm
+                g = -2.0 * h * scaled[i, j] * factor * wn[j]
                 cp[i] += g
                 cn[j] -= g
     _apply(st, neg, n_neg, now, cn)
@@ -245,7 +253,8 @@ def dro_epoch(st, slots, work, data, indices, indptr, y, order, dro, t):
     slots : tuple
         ``(buf, buf_idx, buf_nnz)`` (sparse slots) or ``(buf, None, None)`` (dense).
     work : tuple
-        Scratch ``(sp, sn, cp, cn)`` of ``buffer_size`` entries each.
+        Scratch ``(sp, sn, cp, cn, scaled, top)``: ``buffer_size`` entries each, ``scaled``
+        of shape (buffer_size, buffer_size).
     data, indices, indptr, y, order
         Rows, signed weights and visiting order (:mod:`aucopt._kernels`).
     dro : tuple

@@ -147,7 +147,8 @@ def _pending(state: dict) -> np.ndarray:
     gap = state["steps"][0] - state["last"]
     if beta == 0.0:
         return np.zeros(gap.shape)
-    return np.where(gap > 0, beta * (1.0 - beta ** gap.astype(np.float64)) / (1.0 - beta), 0.0)
+    many = beta * (1.0 - beta ** gap.astype(np.float64)) / (1.0 - beta)
+    return np.where(gap > 1, many, np.where(gap == 1, beta, 0.0))  # as the kernel's
 
 
 def settled(state: dict) -> np.ndarray:
@@ -163,7 +164,7 @@ def _settle(state: dict, eta: float, beta: float) -> None:
         return
     gap = state["steps"][0] - state["last"]
     state["w"][:] = settled(state)
-    state["mom"] *= lazy[1] ** gap.astype(np.float64)
+    state["mom"] *= np.where(gap == 1, lazy[1], lazy[1] ** gap.astype(np.float64))
     state["last"][:] = state["steps"][0]
     lazy[:] = (eta, beta)
 
@@ -177,7 +178,8 @@ def run_dro(state, rows: RowData, y, order, params, t, hp, lam_pos=None, gamma_p
     _settle(state, hp.eta, hp.momentum)
     ratio = 0.0 if lam_pos is None else hp.lam / lam_pos
     capacity = int(params["buffer_size"])
-    work = tuple(np.empty(capacity) for _ in range(4))
+    work = (*(np.empty(capacity) for _ in range(4)), np.empty((capacity, capacity)),
+            np.empty(capacity))
     return dro_epoch(view(PaucDroState, state), slots, work, rows.data, rows.indices,
                      rows.indptr, y, order, (hp.lam, hp.margin, hp.gamma, ratio, gamma_pos), t)
 
@@ -214,7 +216,7 @@ SHARED = dict(
     state=(PaucDroState,),
     check_state=check_state,
     step_param="eta",
-    calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8),
+    calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8, held_out=0.3),
     warm_keys=("w",),
     warm_values=warm_values,
     equivalence_params={"eta": 0.05},
