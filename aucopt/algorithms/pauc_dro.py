@@ -26,7 +26,7 @@ from .oam import auto_scaled, buffer_size, match_slots, max_memory
 from .pauc import ETA_GRID, check_buffers
 
 __all__ = ["SOPA_PARAMS", "PAUC_SOPA_S", "AUTO_ETA", "SHARED", "kl_objective", "settled",
-           "run_dro", "hyper", "lam_param", "gamma_param", "COMMON_PARAMS", "LAM_GRID",
+           "run_dro", "hyper", "temperature", "gamma_param", "COMMON_PARAMS", "LAM_GRID",
            "ETA", "LAM", "GAMMA"]
 
 PAPER = (
@@ -52,21 +52,16 @@ def eta_param() -> Param:
         :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.""")
 
 
-def lam_param(name: str, symbol: str, which: str, default: float = 1.0) -> Param:
-    """Declare a KL temperature ``name`` over ``which``."""
-    return Param(name, default, (POSITIVE,), "float", rf"""
-        Temperature :math:`{symbol}` of the KL-regularised DRO over the {which}. Small:
-        the weights :math:`\propto \exp(L/{symbol})` concentrate on the hardest {which}
-        (a small share of them, as a small range of the partial AUC); large: all of them
-        weigh alike (the full AUC's pairwise loss). The useful range with the unit
-        margin is about 0.1 to 10.""", kernel=float)
+def temperature(name: str, doc: str) -> Param:
+    """Declare a KL temperature ``name`` (default 1) with its description."""
+    return Param(name, 1.0, (POSITIVE,), "float", doc, kernel=float)
 
 
 def gamma_param(name: str, symbol: str, what: str) -> Param:
-    """Declare a moving-average weight ``name`` in (0, 1]."""
+    """Declare a moving-average weight ``name`` in (0, 1] of ``what``."""
     return Param(name, 0.9, (UNIT_INTERVAL,), "float", rf"""
-        Weight :math:`{symbol}` in (0, 1] of the new batch in the moving average {what}
-        (1: the batch's value alone).""", kernel=float)
+        Weight :math:`{symbol}` in (0, 1] of the new batch (1: the batch's value alone) in
+        the moving average {what}.""", kernel=float)
 
 
 COMMON_PARAMS = (
@@ -89,9 +84,14 @@ COMMON_PARAMS = (
 )
 
 ETA = eta_param()
-LAM = lam_param("lam", r"\lambda", "negatives of each positive")
-GAMMA = gamma_param("gamma", r"\gamma", r"of :math:`u_i`, the mean over the negatives of "
-                    r":math:`\exp(L_{ij}/\lambda)`")
+LAM = temperature("lam", r"""
+    Temperature :math:`\lambda` of the KL-regularised DRO over the negatives of each
+    positive: the negatives weigh :math:`\propto \exp(L_{ij}/\lambda)`. Small: the weight
+    goes to the few top-scored negatives (a small ``max_fpr``); large: all negatives weigh
+    alike (the mean pairwise loss of the full AUC). Useful range with the unit margin:
+    about 0.1 to 10.""")
+GAMMA = gamma_param("gamma", r"\gamma", ":math:`u_i` of the mean over the\n        "
+                    r"negatives of :math:`\exp(L_{ij}/\lambda)`")
 SOPA_PARAMS = (ETA, LAM, GAMMA, *COMMON_PARAMS)
 
 hyper = KernelScalars("SopaHyper", __name__, SOPA_PARAMS)

@@ -18,8 +18,8 @@ from .pauc_dro import (
     LAM_GRID,
     SHARED,
     gamma_param,
-    lam_param,
     run_dro,
+    temperature,
 )
 
 __all__ = ["SOTA_PARAMS", "PAUC_SOTA_S", "hyper"]
@@ -27,10 +27,15 @@ __all__ = ["SOTA_PARAMS", "PAUC_SOTA_S", "hyper"]
 SOTA_PARAMS = (
     ETA,
     LAM,
-    lam_param("lam_pos", r"\lambda'", "positives"),
+    temperature("lam_pos", r"""
+        Temperature :math:`\lambda'` of the KL-regularised DRO over the positives: positive
+        :math:`i` weighs :math:`\propto u_i^{\lambda/\lambda'}`, :math:`\lambda \log u_i` its
+        soft-max loss against the negatives. Small: the weight goes to the few worst-ranked
+        positives (a large ``min_tpr``); large: all positives weigh alike (SOPA-s's
+        objective). Useful range: about 0.1 to 10."""),
     GAMMA,
-    gamma_param("gamma_pos", r"\gamma'", r"of :math:`v`, the mean over the positives of "
-                r":math:`u_i^{\lambda/\lambda'}`"),
+    gamma_param("gamma_pos", r"\gamma'", ":math:`v` of the mean over the\n        "
+                r"positives of :math:`u_i^{\lambda/\lambda'}`"),
     *COMMON_PARAMS,
 )
 
