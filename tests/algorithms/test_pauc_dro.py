@@ -6,6 +6,7 @@ import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
+from aucopt.algorithms import RowData, get_algorithm
 from aucopt.algorithms.pauc_dro import kl_objective
 from aucopt.io import load, save
 from aucopt.linear_model import SOPASClassifier, SOTASClassifier
@@ -153,3 +154,31 @@ def test_bad_params_and_state(tmp_path):
     resign(tmp_path / "m")  # a consistent pair: the state's own check must refuse it
     with pytest.raises(ValueError, match="clock"):
         load(tmp_path / "m")
+
+
+@pytest.mark.parametrize("lam_pos", [None, 0.5])
+def test_a_whole_batch_step_is_the_objective_gradient(lam_pos):
+    # with every row in one batch, gamma = gamma' = 1 and no momentum, a step is a gradient
+    # step on the KL-DRO objective: G = grad F(w), checked by central differences of F
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(40, 5))
+    y = np.where(np.arange(40) < 12, 1, -1)
+    two_way = lam_pos is not None
+    spec = get_algorithm("pauc-sota-s" if two_way else "pauc-sopa-s")
+    params = {**SOTASClassifier().get_params(), "lam_pos": lam_pos} if two_way else \
+        SOPASClassifier().get_params()
+    params.update(eta=0.1, lam=0.6, gamma=1.0, gamma_pos=1.0, momentum=0.0, buffer_size=28)
+    state = spec.init_state(5, 40, params)
+    w0 = rng.normal(size=5)
+    state["w"][:] = w0
+    state["batches"][0] = 62  # the first batch is already of full size: one step on all rows
+    rows = RowData(X, None, None, 40, 5)
+    t, status = spec.run(state, rows, y.astype(float), np.arange(40), params, 0, True)
+    assert (t, status) == (1, 0)
+    grad = (w0 - spec.coef(state, params)) / params["eta"]
+
+    def objective(w):
+        return kl_objective(X @ w, y.astype(float), params["lam"], lam_pos)
+
+    numeric = [(objective(w0 + 1e-6 * e) - objective(w0 - 1e-6 * e)) / 2e-6 for e in np.eye(5)]
+    assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
