@@ -124,7 +124,9 @@ def _objective(scores, w, params, y) -> float:
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict:
     """Return a fresh state: the arrays of :class:`aucopt._kernels.pauc_dro.PaucDroState`."""
     capacity = int(params["buffer_size"])
-    check_memory(12.0 * capacity, params, f"two buffers of {capacity} rows", "Lower buffer_size")
+    check_memory(12.0 * capacity + float(capacity) ** 2, params,
+                 f"two buffers of {capacity} rows and the weights of their pairs",
+                 "Lower buffer_size")
     return zeros(PaucDroState, n_features, params)
 
 

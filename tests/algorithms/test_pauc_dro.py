@@ -146,6 +146,8 @@ def test_bad_params_and_state(tmp_path):
             SOPASClassifier(**bad).fit(X, y)
     with pytest.raises(ValueError, match="lam_pos"):
         SOTASClassifier(lam_pos=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="pairs would take 8e"):  # B^2 pair weights
+        SOPASClassifier(buffer_size=10**6).fit(X, y)
     est = SOPASClassifier(eta=0.1, buffer_size=8).fit(X, y)
     save(est, tmp_path / "m")
     npz = dict(np.load(tmp_path / "m.npz"))
