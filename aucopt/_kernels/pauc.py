@@ -37,7 +37,7 @@ from ._schedules import step_size
 from ._slots import class_slots, slot_axpy, slot_dot, slot_store
 from ._state import ANY, F64, I64, D, Dim
 
-__all__ = ["PaucState", "pauc_epoch", "batch_length", "NEG", "POS", "pair_loss"]
+__all__ = ["PaucState", "pauc_epoch", "batch_length", "store_row", "NEG", "POS", "pair_loss"]
 
 NEG = 0
 POS = 1
@@ -145,6 +145,27 @@ def batch_length(batches, capacity):
 
 
 @njit(cache=True, nogil=True)
+def store_row(st, slots, data, indices, indptr, y, i):
+    """Store row ``i`` in the buffers: a negative at the end of the current batch, a
+    positive in the next slot of the ring; return ``(label, slot)``."""
+    bval, bidx, bnnz = slots
+    capacity = st.buf_w.shape[1]
+    label = POS if y[i] > 0 else NEG
+    st.seen[label] += 1
+    if label == POS:
+        slot = st.ring[0]
+        st.ring[0] = (slot + 1) % capacity
+        st.size[POS] = min(st.size[POS] + 1, capacity)
+    else:
+        slot = st.size[NEG]
+        st.size[NEG] += 1
+    cv, ci, cn = class_slots(bval, bidx, bnnz, label)
+    slot_store(data, indices, indptr, i, cv, ci, cn, slot)
+    st.buf_w[label, slot] = abs(y[i])
+    return label, slot
+
+
+@njit(cache=True, nogil=True)
 def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
     """Stream the rows ``order`` through the buffers, one 1PMB step per full negative batch.
 
@@ -171,22 +192,9 @@ def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
     status : int
         ``OK`` or ``DIVERGED``.
     """
-    bval, bidx, bnnz = slots
     capacity = st.buf_w.shape[1]
     for r in range(order.shape[0]):
-        i = order[r]
-        label = POS if y[i] > 0 else NEG
-        st.seen[label] += 1
-        if label == POS:
-            slot = st.ring[0]
-            st.ring[0] = (slot + 1) % capacity
-            st.size[POS] = min(st.size[POS] + 1, capacity)
-        else:
-            slot = st.size[NEG]
-            st.size[NEG] += 1
-        cv, ci, cn = class_slots(bval, bidx, bnnz, label)
-        slot_store(data, indices, indptr, i, cv, ci, cn, slot)
-        st.buf_w[label, slot] = abs(y[i])
+        store_row(st, slots, data, indices, indptr, y, order[r])
         if st.size[NEG] == batch_length(st.batches[0], capacity):
             if st.size[POS] > 0:
                 t, status = _batch_step(st, slots, work, hp, t)

@@ -30,7 +30,7 @@ from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, check_slots, match_slots, max_memory
 
 __all__ = ["PARAMS", "PaucHyper", "AUTO_ETA", "PAUC_1PMB", "hyper", "partial_auc_surrogate",
-           "max_fpr_param"]
+           "max_fpr_param", "check_buffers"]
 
 PAPER = (
     "P. Kar, H. Narasimhan, P. Jain. Online and stochastic gradient methods for "
@@ -142,6 +142,14 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict:
 
 def check_state(state: dict, params: dict, n_features: int) -> None:
     """Raise ValueError unless a loaded state has consistent buffers and a positive scale."""
+    check_buffers(state, params, n_features)
+    if not (np.isfinite(state["scale"][0]) and state["scale"][0] > 0):
+        raise ValueError("the scale of the iterate must be a positive number")
+
+
+def check_buffers(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless the two buffers of a loaded state (negatives of the current
+    batch, ring of positives) are consistent."""
     capacity = int(params["buffer_size"])
     check_slots(state, (2, capacity), n_features)
     size, ring = state["size"], int(state["ring"][0])
@@ -149,8 +157,6 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
     if (size > capacity).any() or size[0] >= length or not 0 <= ring < capacity:
         raise ValueError(f"buffer sizes {size.tolist()} / ring position {ring} do not fit "
                          f"buffer_size={capacity} (current batch: {length} negatives)")
-    if not (np.isfinite(state["scale"][0]) and state["scale"][0] > 0):
-        raise ValueError("the scale of the iterate must be a positive number")
     check_weights(state["buf_w"], np.arange(capacity) < size[:, None])
 
 

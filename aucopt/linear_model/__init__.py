@@ -18,6 +18,7 @@ from ._opauc import (
 )
 from ._pairwise_buffer import KarClassifier, OGDFIFOClassifier
 from ._pauc import PAUC1PMBClassifier, SVMPAUCClassifier
+from ._pauc_dro import SOPASClassifier, SOTASClassifier
 from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 from ._spdam import SPDAMClassifier
@@ -50,6 +51,8 @@ __all__ = [
     "RegSOLAMClassifier",
     "SOLAMClassifier",
     "SOLAML1Classifier",
+    "SOPASClassifier",
+    "SOTASClassifier",
     "SPAML2Classifier",
     "SPAMNetClassifier",
     "SPDAMClassifier",

@@ -1,0 +1,242 @@
+"""KL-DRO partial-AUC learners: state layout, hyperparameters, kernel call.
+
+``pauc-sopa-s`` (here) and ``pauc-sota-s`` (:mod:`.pauc_sota`): the stochastic methods
+SOPA-s (one-way partial AUC) and SOTA-s (two-way partial AUC) of D. Zhu, G. Li, B. Wang,
+X. Wu, T. Yang, "When AUC meets DRO: Optimizing partial AUC for deep learning with
+non-convex convergence guarantee", ICML 2022 (sections 4 and 5), for a linear scorer, in
+the streaming form of ``pauc-1pmb`` with bounded memory (:mod:`aucopt._kernels.pauc_dro`).
+"""
+
+from __future__ import annotations
+
+from numbers import Real
+
+import numpy as np
+from scipy.special import logsumexp
+
+from .._kernels._state import view, zeros
+from .._kernels.pauc_dro import PaucDroState, dro_epoch
+from ..utils._param_validation import Interval
+from ._calibrate import StepCalibration
+from ._memory import check_memory
+from ._params import POSITIVE, KernelScalars, Param, auto_step, common
+from ._registry import register
+from ._spec import AlgorithmSpec, RowData
+from .oam import auto_scaled, buffer_size, match_slots, max_memory
+from .pauc import ETA_GRID, check_buffers
+
+__all__ = ["SOPA_PARAMS", "PAUC_SOPA_S", "AUTO_ETA", "SHARED", "kl_objective", "settled",
+           "run_dro", "hyper", "temperature", "gamma_param", "COMMON_PARAMS", "LAM_GRID",
+           "ETA", "LAM", "GAMMA"]
+
+PAPER = (
+    "D. Zhu, G. Li, B. Wang, X. Wu, T. Yang. When AUC meets DRO: Optimizing partial AUC for "
+    "deep learning with non-convex convergence guarantee. ICML 2022"
+)
+
+# eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred on
+# AUTO_ETA / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
+# calibrate on, the kernel uses AUTO_ETA / M^2, M^2 the largest squared row norm seen.
+AUTO_ETA = 0.25
+LAM_GRID = (0.1, 1.0, 10.0)  # the useful range of a temperature (unit margin)
+GAMMA_GRID = (0.1, 0.5, 0.9)
+UNIT_INTERVAL = Interval(Real, 0, 1, closed="right")
+
+
+def eta_param() -> Param:
+    """Declare the step ``eta`` (calibrated for ``"auto"``)."""
+    return auto_step("eta", AUTO_ETA, r"""
+        Constant step :math:`\eta` of the momentum update :math:`w \leftarrow w - \eta m`.
+        ``"auto"`` calibrates it on the training data (a short run per step of a geometric
+        ladder, the lowest KL-DRO objective on the sample wins;
+        :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.""")
+
+
+def temperature(name: str, doc: str) -> Param:
+    """Declare a KL temperature ``name`` (default 1) with its description."""
+    return Param(name, 1.0, (POSITIVE,), "float", doc, kernel=float)
+
+
+def gamma_param(name: str, symbol: str, what: str) -> Param:
+    """Declare a moving-average weight ``name`` in (0, 1] of ``what``."""
+    return Param(name, 0.9, (UNIT_INTERVAL,), "float", rf"""
+        Weight :math:`{symbol}` in (0, 1] of the new batch (1: the batch's value alone) in
+        the moving average {what}.""", kernel=float)
+
+
+COMMON_PARAMS = (
+    Param("margin", 1.0, (POSITIVE,), "float", r"""
+        Margin :math:`m` of the squared hinge :math:`L_{ij} = \max(0, m - w^\top(x_i -
+        x_j))^2` of a positive :math:`x_i` and a negative :math:`x_j`.""", kernel=float),
+    Param("momentum", 0.9, (Interval(Real, 0, 1, closed="left"),), "float", r"""
+        Momentum :math:`\beta`: :math:`m \leftarrow \beta m + (1 - \beta) G` before each
+        step (0: plain stochastic gradient).""", kernel=float),
+    buffer_size(r"""
+        Size B of the negative batches (one step per B negatives, after first batches of
+        1, 2, 4, ... negatives) and capacity of the ring of the last B positives (each with
+        its moving average :math:`u_i`) used by every step.""").replace(default=32),
+    max_memory("the two buffers"),
+    *common(max_iter=5, max_iter_doc="""
+        Passes over the data in ``fit`` (a later pass offers every row again, as new
+        arrivals: a positive's :math:`u_i` restarts when it re-enters the ring).""",
+            warm_start="Start ``fit`` from the previous iterate (buffers, averages and "
+                       "momentum restart)."),
+)
+
+ETA = eta_param()
+LAM = temperature("lam", r"""
+    Temperature :math:`\lambda` of the KL-regularised DRO over the negatives of each
+    positive: the negatives weigh :math:`\propto \exp(L_{ij}/\lambda)`. Small: the weight
+    goes to the few top-scored negatives (a small ``max_fpr``); large: all negatives weigh
+    alike (the mean pairwise loss of the full AUC). Useful range with the unit margin:
+    about 0.1 to 10.""")
+GAMMA = gamma_param("gamma", r"\gamma", ":math:`u_i` of the mean over the\n        "
+                    r"negatives of :math:`\exp(L_{ij}/\lambda)`")
+SOPA_PARAMS = (ETA, LAM, GAMMA, *COMMON_PARAMS)
+
+hyper = KernelScalars("SopaHyper", __name__, SOPA_PARAMS)
+
+
+def kl_objective(scores, y, lam, lam_pos=None) -> float:
+    """Return the KL-DRO objective of the scores: one-way
+    ``lam * mean_i log mean_j exp(L_ij / lam)`` or, with ``lam_pos``, two-way
+    ``lam_pos * log mean_i (mean_j exp(L_ij / lam))^(lam / lam_pos)``, margin 1; weighted
+    means (``y = +-w``)."""
+    return _kl(scores, y, lam, lam_pos, 1.0)
+
+
+def _kl(scores, y, lam, lam_pos, margin) -> float:
+    pos = y > 0
+    weights = np.abs(y).astype(np.float64)
+    hinge = np.maximum(0.0, margin - (scores[pos][:, None] - scores[~pos][None, :]))
+    wn, wp = weights[~pos], weights[pos]
+    log_u = logsumexp(hinge * hinge / lam, axis=1, b=wn[None, :]) - np.log(np.sum(wn))
+    if lam_pos is None:
+        return float(lam * np.sum(wp * log_u) / np.sum(wp))
+    return float(lam_pos * (logsumexp(lam / lam_pos * log_u, b=wp) - np.log(np.sum(wp))))
+
+
+def _objective(scores, w, params, y) -> float:
+    """The calibration objective: the method's own KL-DRO objective on the sample."""
+    return _kl(scores, y, float(params["lam"]), params.get("lam_pos"), float(params["margin"]))
+
+
+def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict:
+    """Return a fresh state: the arrays of :class:`aucopt._kernels.pauc_dro.PaucDroState`."""
+    capacity = int(params["buffer_size"])
+    check_memory(12.0 * capacity + float(capacity) ** 2, params,
+                 f"two buffers of {capacity} rows and the weights of their pairs",
+                 "Lower buffer_size")
+    return zeros(PaucDroState, n_features, params)
+
+
+def check_state(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless a loaded state has consistent buffers, clock and averages."""
+    check_buffers(state, params, n_features)
+    eta, beta = state["lazy"]
+    if not (np.isfinite(eta) and eta >= 0 and 0 <= beta < 1):
+        raise ValueError(f"the lazy step and momentum ({eta}, {beta}) must be a finite "
+                         "eta >= 0 and 0 <= beta < 1")
+    if (state["last"] > state["steps"][0]).any():
+        raise ValueError("a coordinate's clock 'last' is ahead of the steps taken")
+    if not (np.isfinite(state["log_u"]).all() and np.isfinite(state["log_v"]).all()):
+        raise ValueError("the moving averages log_u / log_v must be finite")
+
+
+def _pending(state: dict) -> np.ndarray:
+    """Return, per coordinate, ``beta + ... + beta^gap`` of the steps it has not caught up."""
+    beta = state["lazy"][1]
+    gap = state["steps"][0] - state["last"]
+    if beta == 0.0:
+        return np.zeros(gap.shape)
+    many = beta * (1.0 - beta ** gap.astype(np.float64)) / (1.0 - beta)
+    return np.where(gap > 1, many, np.where(gap == 1, beta, 0.0))  # as the kernel's
+
+
+def settled(state: dict) -> np.ndarray:
+    """Return the iterate with every coordinate caught up with the steps taken (O(d))."""
+    return state["w"] - state["lazy"][0] * state["mom"] * _pending(state)
+
+
+def _settle(state: dict, eta: float, beta: float) -> None:
+    """Catch every coordinate up under the stored step and momentum if a call brings others
+    (the pending steps were taken with the stored ones), then store the new ones."""
+    lazy = state["lazy"]
+    if lazy[0] == eta and lazy[1] == beta:
+        return
+    gap = state["steps"][0] - state["last"]
+    state["w"][:] = settled(state)
+    state["mom"] *= np.where(gap == 1, lazy[1], lazy[1] ** gap.astype(np.float64))
+    state["last"][:] = state["steps"][0]
+    lazy[:] = (eta, beta)
+
+
+def run_dro(state, rows: RowData, y, order, params, t, hp, lam_pos=None, gamma_pos=1.0):
+    """One pass over ``order`` (:func:`aucopt._kernels.pauc_dro.dro_epoch`) with the kernel
+    scalars ``hp``; two-way with ``lam_pos``. An ``eta="auto"`` not yet calibrated is
+    ``AUTO_ETA / M^2``, M^2 the largest squared row norm given so far."""
+    hp = auto_scaled(hp, "eta", AUTO_ETA, state)
+    slots = match_slots(state, rows, params)
+    _settle(state, hp.eta, hp.momentum)
+    ratio = 0.0 if lam_pos is None else hp.lam / lam_pos
+    capacity = int(params["buffer_size"])
+    work = (*(np.empty(capacity) for _ in range(4)), np.empty((capacity, capacity)),
+            np.empty(capacity))
+    return dro_epoch(view(PaucDroState, state), slots, work, rows.data, rows.indices,
+                     rows.indptr, y, order, (hp.lam, hp.margin, hp.gamma, ratio, gamma_pos), t)
+
+
+def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One SOPA-s pass over ``order`` (:func:`run_dro`); draws nothing."""
+    return run_dro(state, rows, y, order, params, t, hyper(params))
+
+
+def coef(state, params) -> np.ndarray:
+    """Return the last iterate, every coordinate caught up."""
+    return settled(state)
+
+
+def warm_values(state: dict) -> dict:
+    """Return the entries ``warm_start=True`` reuses: the caught-up iterate."""
+    return {"w": settled(state)}
+
+
+SHARED = dict(
+    family="pauc_dro",
+    paper=PAPER,
+    source="Zhu, Li, Wang, Wu, Yang, ICML 2022",
+    streaming=True,
+    sparse=True,
+    memory="O(B K + d) on CSR rows (two buffers of B = buffer_size rows stored sparsely, K "
+    "the longest row; iterate, momentum and a step clock per feature), O(B d) on dense "
+    "rows; independent of n",
+    cost="O(nnz + B) per sample amortised on CSR rows (one step per B negatives: scores of "
+    "the 2B stored rows, B^2 pairs, the momentum applied lazily at their columns), "
+    "O(d + B) per sample on dense rows",
+    init_state=init_state,
+    coef=coef,
+    state=(PaucDroState,),
+    check_state=check_state,
+    step_param="eta",
+    calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8, held_out=0.3),
+    warm_keys=("w",),
+    warm_values=warm_values,
+    equivalence_params={"eta": 0.05},
+    weights="steps",
+)
+
+PAUC_SOPA_S = register(
+    AlgorithmSpec(
+        id="pauc-sopa-s",
+        name="pAUC SOPA-s (KL-DRO, one-way, streaming)",
+        run=run,
+        params=SOPA_PARAMS,
+        grid={"eta": ETA_GRID, "lam": LAM_GRID, "gamma": GAMMA_GRID},
+        quick_grid={"eta": ("auto",), "lam": LAM_GRID},
+        notes="Zhu et al. 2022 train deep models with SOPA-s (momentum or Adam) and tune "
+        "lambda and the step. Streaming form: the last buffer_size "
+        "positives (a ring, each with its u_i) meet every batch of buffer_size negatives. "
+        "The temperature lam stands in for max_fpr: smaller focuses on the top negatives.",
+        **SHARED,
+    )
+)
