@@ -213,6 +213,8 @@ def main(argv=None):
     parser.add_argument("--decay", type=float, default=1e-3)
     parser.add_argument("--learn-one-rows", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--learn-one-algorithms", default=river_learn_one.ALGORITHMS,
+                        help="ids whose learn_one is timed (comma-separated, or all)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "prequential.md")
     args = parser.parse_args(argv)
     args.figure = args.out.with_name(args.out.stem + "_drift.png")
@@ -225,7 +227,7 @@ def main(argv=None):
         seconds = run_stream(data, items, args.window, Path(tmp) / "drift")
         by_learner = read_records(Path(tmp) / "drift.csv")
         args.figure.write_bytes((Path(tmp) / "drift.png").read_bytes())
-    timing = river_learn_one.measure(river_learn_one.streaming_ids(river_learn_one.ALGORITHMS),
+    timing = river_learn_one.measure(river_learn_one.streaming_ids(args.learn_one_algorithms),
                                      args.learn_one_rows, args.repeats)
     args.out.write_text(report(args, by_learner, without, seconds, timing))
     print(f"wrote {args.out} and {args.figure}")
