@@ -23,6 +23,9 @@ __all__ = ["LinearForm", "ScoreDots", "linear_form", "row_columns", "scaled_term
 
 _F64 = np.dtype(np.float64)
 _NONE = np.zeros(0)
+# the running dots are formed afresh (O(d)) after at least this many rows: their rounding
+# errors then stay those of a few thousand additions however long the stream
+REFRESH_ROWS = 4096
 
 
 class LinearForm(NamedTuple):
@@ -85,18 +88,23 @@ class ScoreDots:
         A token of the committed state (the caller's; compared by identity).
     """
 
-    __slots__ = ("terms", "arrays", "dots", "valid_for")
+    __slots__ = ("terms", "arrays", "dots", "valid_for", "updates")
 
     def __init__(self, form: LinearForm, valid_for):
         self.terms, self.arrays, self.valid_for = form.terms, form.arrays, valid_for
         sums, scale, shift = form.arrays[:3]
         self.dots = np.zeros((len(form.mats), 3))
+        self.updates = 0
         every = np.arange(sums.shape[1], dtype=np.int64)
         column_dots(form.mats, form.cols, sums, scale, shift, every, 1.0, self.dots)
 
     def fits(self, form: LinearForm, valid_for) -> bool:
-        """Whether the dots are those of ``form`` in the state ``valid_for`` stands for."""
+        """Whether the dots are those of ``form`` in the state ``valid_for`` stands for
+        (and have not been updated so often that their rounding should be refreshed: after
+        ``max(REFRESH_ROWS, d / 8)`` rows, which keeps the refresh at O(1) per row)."""
+        d = self.arrays[0].shape[1]
         return (valid_for is self.valid_for and form.terms == self.terms
+                and self.updates < max(REFRESH_ROWS, d // 8)
                 and len(form.arrays) == len(self.arrays)
                 and all(a is b for a, b in zip(form.arrays, self.arrays)))
 
@@ -104,6 +112,7 @@ class ScoreDots:
         """Add ``sign`` times the terms at the features ``at`` (distinct, increasing);
         False if ``at`` is not (nothing changed)."""
         sums, scale, shift = form.arrays[:3]
+        self.updates += sign > 0
         return column_dots(form.mats, form.cols, sums, scale, shift, at, sign, self.dots)
 
     def intercept(self, form: LinearForm, counts: np.ndarray) -> float:
