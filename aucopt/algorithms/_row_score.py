@@ -22,7 +22,7 @@ from ._precondition import SCALE_KEY, SHIFT_KEY
 __all__ = ["LinearForm", "ScoreDots", "linear_form", "row_columns", "scaled_terms"]
 
 _F64 = np.dtype(np.float64)
-_NONE = np.zeros(0)
+_NONE = np.zeros(0)  # (read only by the kernels, and compared by identity)
 # the running dots are formed afresh (O(d)) after at least this many rows: their rounding
 # errors then stay those of a few thousand additions however long the stream
 REFRESH_ROWS = 4096
@@ -38,17 +38,27 @@ class LinearForm(NamedTuple):
     arrays: tuple  # every array the dots depend on (identity checks)
 
 
-def linear_form(spec, state: dict, params: dict) -> LinearForm | None:
+def linear_form(spec, state: dict, params: dict,
+                previous: LinearForm | None = None) -> LinearForm | None:
     """Return the :class:`LinearForm` of ``state`` (None: no O(nnz) score in this form).
 
     The spec's ``coef_terms`` gives the terms; each must be a column of a float64,
-    C-ordered entry of ``spec.column_keys`` with the features on axis 0.
+    C-ordered entry of ``spec.column_keys`` with the features on axis 0. ``previous``:
+    a form returned before; when ``state`` holds the same arrays, only the coefficients
+    are new.
     """
     if spec.coef_terms is None or spec.decision is not None or spec.mean_scores is not None:
         return None
     terms = spec.coef_terms(state, params)
     if not terms:
         return None
+    if previous is not None and len(terms) == len(previous.terms) and all(
+            (key, col) == known for (_, key, col), known in zip(terms, previous.terms)):
+        arrays = previous.arrays
+        if (state["data_sum"] is arrays[0] and state.get(SCALE_KEY, _NONE) is arrays[1]
+                and state.get(SHIFT_KEY, _NONE) is arrays[2]
+                and all(state.get(key) is a for (key, _), a in zip(previous.terms, arrays[3:]))):
+            return previous._replace(coefs=np.array([float(c) for c, _, _ in terms]))
     sums = state["data_sum"]
     d = sums.shape[1]
     mats, keys = [], []

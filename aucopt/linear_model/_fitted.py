@@ -29,6 +29,12 @@ class FittedAttributes:
     """Mixin of :class:`aucopt.linear_model._base.BaseAUCClassifier`: what a fitted model
     shows (``coef_``, ``intercept_``, scores) and the warnings about it."""
 
+    def __getstate__(self):
+        state = super().__getstate__()
+        for key in ("_score_dots", "_score_form"):  # views of the state: not pickled apart
+            state.pop(key, None)
+        return state
+
     def _set_coef(self) -> None:
         """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""
         self._fitted = {}
@@ -94,7 +100,8 @@ class FittedAttributes:
         state = fitted.get("_state")
         if state is None or rows.n_features != state["data_sum"].shape[1]:
             return None
-        form = linear_form(self._spec(), state, self._params())
+        form = fitted["_score_form"] = linear_form(self._spec(), state, self._params(),
+                                                   fitted.get("_score_form"))
         if form is None:
             return None
         token = fitted.setdefault("_fitted", {})
@@ -116,7 +123,7 @@ class FittedAttributes:
         dots, form, at = fitted.get("_score_dots"), None, None
         if dots is not None:
             state = fitted["_state"]
-            form = linear_form(self._spec(), state, self._params())
+            form = linear_form(self._spec(), state, self._params(), fitted.get("_score_form"))
             if form is None or not dots.fits(form, fitted.get("_fitted")):
                 dots = None
             else:
@@ -132,7 +139,7 @@ class FittedAttributes:
         if dots is None or not (fitted.get("_row_path") is not None
                                 or fitted.get("_by_columns", False)):
             return
-        after = linear_form(self._spec(), fitted["_state"], self._params())
+        after = linear_form(self._spec(), fitted["_state"], self._params(), form)
         if after is not None and after.terms == form.terms and all(
                 a is b for a, b in zip(after.arrays, form.arrays)):
             dots.add(after, at, 1.0)
