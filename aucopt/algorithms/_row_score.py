@@ -19,7 +19,8 @@ import numpy as np
 from .._kernels.row_score import column_dots, row_score
 from ._precondition import SCALE_KEY, SHIFT_KEY
 
-__all__ = ["LinearForm", "ScoreDots", "linear_form", "row_columns", "scaled_terms"]
+__all__ = ["LinearForm", "ScoreDots", "linear_form", "row_columns", "same_arrays",
+           "scaled_terms"]
 
 _F64 = np.dtype(np.float64)
 _NONE = np.zeros(0)  # (read only by the kernels, and compared by identity)
@@ -54,11 +55,9 @@ def linear_form(spec, state: dict, params: dict,
         return None
     if previous is not None and len(terms) == len(previous.terms) and all(
             (key, col) == known for (_, key, col), known in zip(terms, previous.terms)):
-        arrays = previous.arrays
-        if (state["data_sum"] is arrays[0] and state.get(SCALE_KEY, _NONE) is arrays[1]
-                and state.get(SHIFT_KEY, _NONE) is arrays[2]
-                and all(state.get(key) is a for (key, _), a in zip(previous.terms, arrays[3:]))):
-            return previous._replace(coefs=np.array([float(c) for c, _, _ in terms]))
+        if same_arrays(previous, state):
+            return LinearForm(previous.terms, previous.mats, previous.cols,
+                              np.array([float(c) for c, _, _ in terms]), previous.arrays)
     sums = state["data_sum"]
     d = sums.shape[1]
     mats, keys = [], []
@@ -73,6 +72,14 @@ def linear_form(spec, state: dict, params: dict,
               *(state[k] for k, _ in keys))
     return LinearForm(tuple(keys), tuple(mats), np.array([c for _, _, c in terms], np.int64),
                       np.array([float(c) for c, _, _ in terms]), arrays)
+
+
+def same_arrays(form: LinearForm, state: dict) -> bool:
+    """Whether ``state`` holds the arrays ``form`` was made from."""
+    arrays = form.arrays
+    return (state["data_sum"] is arrays[0] and state.get(SCALE_KEY, _NONE) is arrays[1]
+            and state.get(SHIFT_KEY, _NONE) is arrays[2]
+            and all(state.get(key) is a for (key, _), a in zip(form.terms, arrays[3:])))
 
 
 def row_columns(indices: np.ndarray, centred: np.ndarray,

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..algorithms._data import as_rows, class_mean_scores
 from ..algorithms._precondition import SCALE_KEY, intercept_shift, rescaled, unscaled
-from ..algorithms._row_score import ScoreDots, linear_form, row_columns
+from ..algorithms._row_score import ScoreDots, linear_form, row_columns, same_arrays
 from ..exceptions import OrderedStreamWarning
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
@@ -139,10 +139,8 @@ class FittedAttributes:
         if dots is None or not (fitted.get("_row_path") is not None
                                 or fitted.get("_by_columns", False)):
             return
-        after = linear_form(self._spec(), fitted["_state"], self._params(), form)
-        if after is not None and after.terms == form.terms and all(
-                a is b for a, b in zip(after.arrays, form.arrays)):
-            dots.add(after, at, 1.0)
+        if same_arrays(form, fitted["_state"]):  # the terms' columns are where they were
+            dots.add(form, at, 1.0)
             dots.valid_for = fitted.setdefault("_fitted", {})
             fitted["_score_dots"] = dots
 
