@@ -199,3 +199,16 @@ def test_jit_equals_numba_disable_jit():
         assert jit[algorithm][0] and nojit[algorithm][0], algorithm  # the O(nnz) path ran
         np.testing.assert_allclose(nojit[algorithm][1], jit[algorithm][1], rtol=1e-10,
                                    atol=1e-12, err_msg=algorithm)
+
+
+@pytest.mark.parametrize("algorithm", ["ftrl-auc", "spam-l2", "uni-squ"])
+def test_row_path_saves_the_preconditioner_by_columns(algorithm):
+    """A learn_one on the row path saves nothing of size O(d) whole: the preconditioner's
+    scale and shift (written before the step, at the row's columns) are saved there."""
+    width = 4096
+    model = AUCClassifier(algorithm, n_features=width, seed=0, precondition="auto")
+    for x, y in _stream(60, seed=13):
+        model.learn_one(x, y)
+    path = model.estimator.__dict__.get("_row_path")
+    assert path is not None and "feature_scale" in model.estimator._state
+    assert sum(b.size for b in path.undo.whole) < width * 8
