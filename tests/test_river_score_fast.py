@@ -212,3 +212,28 @@ def test_row_path_saves_the_preconditioner_by_columns(algorithm):
     path = model.estimator.__dict__.get("_row_path")
     assert path is not None and "feature_scale" in model.estimator._state
     assert sum(b.size for b in path.undo.whole) < width * 8
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ogd-fifo", "solam"])
+def test_general_path_rows_keep_the_dots(algorithm, monkeypatch):
+    """Rows learnt by partial_fit's general path (no row path) that write only their
+    columns keep the dots current too; the scores stay equal."""
+    made = []
+
+    class Counted(fitted_module.ScoreDots):
+        def __init__(self, *args):
+            made.append(1)
+            super().__init__(*args)
+
+    monkeypatch.setattr(fitted_module, "ScoreDots", Counted)
+    data = _stream(120, seed=17)
+    # 512 columns: narrower states are logged whole (cheaper than finding the columns)
+    model = AUCClassifier(algorithm, n_features=512, seed=0, precondition="auto")
+    model.estimator._new_row_path = lambda params: None
+    for x, y in data[:40]:
+        model.learn_one(x, y)
+    for x, y in data[40:]:
+        _assert_scores(model, [x])
+        model.learn_one(x, y)
+        assert model.estimator.__dict__.get("_row_path") is None
+    assert len(made) <= 3  # formed at the first score, and after a fold of the scales
