@@ -271,10 +271,10 @@ class AUCClassifier(base.MiniBatchClassifier):
     def score_one(self, x: dict) -> float:
         """Return the ranking score ``f(x) + intercept`` (0 before the first update).
 
-        Unknown features are ignored (their weight is zero). For the linear learners kept
-        in a lazy form (``spam-l2``, ``ftrl-auc``, ``solam``, ``reg-solam``, ``uni-exp``,
-        ``uni-squ``, ``ogd-fifo``) the score costs O(nnz) between updates: the weights are
-        formed at the row's features only and the intercept from running dots, equal to
+        Unknown features are ignored (their weight is zero). For the linear learners whose
+        state is kept in a lazy form (SPAM-L2, FTRL-AUC, SOLAM, the univariate losses,
+        OGD-FIFO) the score costs O(nnz) between updates: the weights are formed at the
+        row's features only and the intercept from running dots, equal to
         ``estimator.decision_function`` up to the order of the additions.
 
         Parameters
