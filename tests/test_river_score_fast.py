@@ -87,10 +87,8 @@ def test_score_one_equals_decision_function(algorithm, n_features, precondition)
     assert _fast_path_taken(model, data[0][0])
 
 
-@pytest.mark.parametrize("algorithm", FAST)
-def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
-    """After the first score, a test-then-train step neither forms ``coef_`` nor the dots
-    of the intercept in O(d) again."""
+def _count_dots(monkeypatch) -> list:
+    """Count the dots formed in O(d) from here on (one entry each)."""
     made = []
 
     class Counted(fitted_module.ScoreDots):
@@ -99,6 +97,14 @@ def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
             super().__init__(*args)
 
     monkeypatch.setattr(fitted_module, "ScoreDots", Counted)
+    return made
+
+
+@pytest.mark.parametrize("algorithm", FAST)
+def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
+    """After the first score, a test-then-train step neither forms ``coef_`` nor the dots
+    of the intercept in O(d) again."""
+    made = _count_dots(monkeypatch)
     data = _stream(150, seed=3)
     model = AUCClassifier(algorithm, n_features=64, seed=0)
     for x, y in data[:50]:
@@ -218,14 +224,7 @@ def test_row_path_saves_the_preconditioner_by_columns(algorithm):
 def test_general_path_rows_keep_the_dots(algorithm, monkeypatch):
     """Rows learnt by partial_fit's general path (no row path) that write only their
     columns keep the dots current too; the scores stay equal."""
-    made = []
-
-    class Counted(fitted_module.ScoreDots):
-        def __init__(self, *args):
-            made.append(1)
-            super().__init__(*args)
-
-    monkeypatch.setattr(fitted_module, "ScoreDots", Counted)
+    made = _count_dots(monkeypatch)
     data = _stream(120, seed=17)
     # 512 columns: narrower states are logged whole (cheaper than finding the columns)
     model = AUCClassifier(algorithm, n_features=512, seed=0, precondition="auto")
