@@ -7,7 +7,12 @@ River's ``LogisticRegression`` (which keeps a dict of the weights it has seen). 
 time per step in microseconds, median of ``--repeats`` interleaved runs over the same
 stream. Used for the streaming section of ``docs/streaming.md``.
 
+``--formed`` adds, for each learner, runs whose one-row scores form ``coef_`` and
+``intercept_`` from the state (O(D)) instead of the O(nnz) score from the lazy form:
+the cost without it, measured in the same runs.
+
 Usage: python benchmarks/hashed_step.py [--rows 5000] [--repeats 5] [--algorithms spam-l2,ftrl-auc]
+       [--formed]
 """
 
 from __future__ import annotations
@@ -43,12 +48,22 @@ def _step(model, xs, ys) -> float:
     return (time.process_time() - start) / len(xs) * 1e6
 
 
-def measure(algorithms, n_rows, repeats):
+def _formed(algorithm: str, width: int) -> AUCClassifier:
+    """A model whose one-row scores form ``coef_`` and ``intercept_`` (O(D))."""
+    model = AUCClassifier(algorithm, n_features=width)
+    model.estimator._score_row = lambda rows: None
+    return model
+
+
+def measure(algorithms, n_rows, repeats, formed=False):
     xs, ys = make_stream(n_rows)
     makers = {"River LogisticRegression": linear_model.LogisticRegression}
     for a in algorithms:
         for width in WIDTHS:
             makers[f"{a} D={width:.0e}"] = lambda a=a, w=width: AUCClassifier(a, n_features=w)
+            if formed:
+                makers[f"{a} (coef_ formed) D={width:.0e}"] = (
+                    lambda a=a, w=width: _formed(a, w))
     for make in makers.values():  # compile outside the timed runs
         _step(make(), xs[:100], ys[:100])
     runs = {name: [] for name in makers}
@@ -67,9 +82,12 @@ def markdown(results, algorithms, n_rows, repeats) -> str:
              "| learner | D = 10^4 (us) | D = 10^6 (us) | 10^6 / 10^4 | 10^6 / River LR |",
              "| --- | --- | --- | --- | --- |"]
     for a in algorithms:
-        small, large = results[f"{a} D=1e+04"], results[f"{a} D=1e+06"]
-        lines.append(f"| AUCClassifier(\"{a}\") | {small:.1f} | {large:.1f} | "
-                     f"{large / small:.1f}x | {large / river:.1f}x |")
+        for variant, label in (("", ""), (" (coef_ formed)", ", coef_ formed per score")):
+            if f"{a}{variant} D=1e+04" not in results:
+                continue
+            small, large = results[f"{a}{variant} D=1e+04"], results[f"{a}{variant} D=1e+06"]
+            lines.append(f"| AUCClassifier(\"{a}\"){label} | {small:.1f} | {large:.1f} | "
+                         f"{large / small:.1f}x | {large / river:.1f}x |")
     return "\n".join(lines)
 
 
@@ -78,10 +96,12 @@ def main(argv=None):
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--algorithms", default="spam-l2,ftrl-auc")
+    parser.add_argument("--formed", action="store_true",
+                        help="also time scores that form coef_ (the O(D) path)")
     args = parser.parse_args(argv)
     algorithms = args.algorithms.split(",")
-    print(markdown(measure(algorithms, args.rows, args.repeats), algorithms, args.rows,
-                   args.repeats))
+    print(markdown(measure(algorithms, args.rows, args.repeats, args.formed), algorithms,
+                  args.rows, args.repeats))
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ import numpy as np
 from .._kernels._checks import OK
 from .._kernels.fused_rows import FUSED, spam_lazy_row
 from .._kernels.row_step import MORE_SPACE, NOT_HERE, RowUndo, begin_row, undo_row
+from ._precondition import SCALE_KEY, SHIFT_KEY
 
 __all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path"]
 
@@ -43,6 +44,10 @@ _NO_ZEROED = (np.zeros(0),)  # tuples numba can loop over, with nothing to do
 _NO_ROWS = (np.zeros((0, 0)),)
 _NO_WATCH = np.zeros(1)
 _SCRATCH_ROWS = 64  # non-zeros a row may have before the saved values need a larger buffer
+# per-feature entries saved at the row's columns besides the spec's column_keys: the class
+# sums, and the preconditioner's scale and shift (set at the row's columns before the step,
+# written by no kernel): saved whole, they made every row O(d)
+_BY_COLUMNS = ("data_sum", SCALE_KEY, SHIFT_KEY)
 
 # The widest input for which a spec whose kernel makes BLAS calls per row (O(d^2) learners)
 # binds a row step: its general path runs under one_blas_thread(), too costly per row, and
@@ -126,7 +131,7 @@ def _transaction(state: dict, column_keys) -> tuple | None:
             continue  # read-only: nothing writes it
         if not value.flags.c_contiguous:
             return None
-        if key in column_keys or key == "data_sum":
+        if key in column_keys or key in _BY_COLUMNS:
             if value.dtype != _F64 or value.ndim not in (1, 2):
                 return None
             if value.shape[0] == d:  # (d,) or (d, k): feature axis 0

@@ -165,6 +165,11 @@ class AlgorithmSpec:
         ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
         in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by
         an earlier call), taken before the call.
+    coef_terms : callable or None
+        ``coef_terms(state, params) -> ((c, key, col), ...) | None``: ``coef`` of ``state``
+        as ``sum c * state[key][:, col]`` (``col`` 0 for a ``(d,)`` entry), each ``key`` in
+        ``column_keys``, so that one row is scored in O(nnz) between updates
+        (:mod:`aucopt.algorithms._row_score`). None (or a None result): ``coef`` is formed.
     exact_blocks : bool
         Whether ``run`` over consecutive parts of ``order`` (the same ``learn``) gives the
         bits of one ``run`` over all of it: under ``max_time`` the estimator then runs a
@@ -211,6 +216,7 @@ class AlgorithmSpec:
     weights: str | None = None
     row_kernel: Callable[..., tuple | None] | None = None
     exact_blocks: bool = True
+    coef_terms: Callable[..., tuple | None] | None = None
 
     def __post_init__(self):
         if self.state:

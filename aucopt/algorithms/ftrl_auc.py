@@ -140,6 +140,11 @@ def coef(state, params) -> np.ndarray:
     return state["pack"][:, W]
 
 
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as one column of ``pack`` (see ``AlgorithmSpec.coef_terms``)."""
+    return ((1.0, "pack", W),)
+
+
 FTRL_AUC = register(
     AlgorithmSpec(
         id="ftrl-auc",
@@ -165,6 +170,7 @@ FTRL_AUC = register(
         warm_values=warm_values,
         column_keys=("pack",),
         row_kernel=row_kernel,
+        coef_terms=coef_terms,
         equivalence_params={"precondition": None},
         upgrade_state=upgrade_state,
         weights="steps",

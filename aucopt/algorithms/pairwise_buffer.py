@@ -36,6 +36,7 @@ from ._fast import specialised
 from ._memory import check_memory
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common, precondition
 from ._registry import register
+from ._row_score import scaled_terms
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from .oam import (
@@ -295,6 +296,11 @@ def coef(state, params) -> np.ndarray:
     return w_avg if params["output"] == "average" else w
 
 
+def fifo_coef_terms(state, params) -> tuple | None:
+    """Return ``coef`` as terms of FIFO's lazy form (see ``AlgorithmSpec.coef_terms``)."""
+    return scaled_terms(state, LAZY_T, params["output"] == "average")
+
+
 def warm_values(state: dict) -> dict:
     """Return the entry ``warm_start=True`` reuses: the last iterate ``w``."""
     return {"w": iterates(state)[0]}
@@ -331,6 +337,7 @@ OGD_FIFO = register(
         state=(FifoState, FifoLazyState),
         column_keys=("pack", "acc", "buf"),
         extra_columns=fifo_columns,
+        coef_terms=fifo_coef_terms,
         lazy_form=_fresh_lazy,
         plain_form=plain_form,
         **_runner("ogd-fifo", FIFO),

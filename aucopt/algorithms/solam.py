@@ -222,6 +222,18 @@ def coef(state, params) -> np.ndarray:
     return iterates(state)[1]
 
 
+def coef_terms(state, params) -> tuple | None:
+    """Return ``coef`` as terms of the lazy form (see ``AlgorithmSpec.coef_terms``; None for
+    the plain form): ``(acc + S v - b) / sum gamma``, ``acc`` before the first step."""
+    if "vb" not in state:
+        return None
+    gsum = state["gamma_sum"][0]
+    if not gsum > 0.0:
+        return ((1.0, "acc", 0),)
+    inv = 1.0 / gsum
+    return ((inv, "acc", 0), (state["s_sum"][0] * inv, "vb", 0), (-inv, "vb", 1))
+
+
 def warm_values(state: dict) -> dict:
     """Return the entries ``warm_start=True`` reuses: the iterates ``w``, ``(a, b)``, ``alpha``."""
     return {"w": iterates(state)[0], "ab": state["ab"], "alpha": state["alpha"]}
@@ -242,6 +254,7 @@ _COMMON = dict(
     memory="O(d)",
     init_state=init_state,
     coef=coef,
+    coef_terms=coef_terms,
     step_param="eta0",
     state=(SolamState, SolamLazyState),
     warm_keys=("w", "ab", "alpha"),

@@ -38,6 +38,7 @@ from ._params import (
     precondition,
 )
 from ._registry import register
+from ._row_score import scaled_terms
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
@@ -295,6 +296,11 @@ def coef(state, params) -> np.ndarray:
     return w_avg if params["output"] == "average" else w
 
 
+def coef_terms(state, params) -> tuple | None:
+    """Return ``coef`` as terms of the lazy form (see ``AlgorithmSpec.coef_terms``)."""
+    return scaled_terms(state, _LAZY_T, params["output"] == "average")
+
+
 BETAS = tuple(10.0**k for k in range(-5, 6))
 _COMMON = dict(
     family="spam",
@@ -322,6 +328,7 @@ _COMMON = dict(
     check_state=check_state,
     equivalence_params={"stats": "online", "precondition": None},
     row_kernel=row_kernel,
+    coef_terms=coef_terms,
     weights="steps",
 )
 

@@ -123,6 +123,11 @@ def coef(state, params) -> np.ndarray:
     return state["w"] * state["scale"][0]
 
 
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as ``scale`` times ``w`` (see ``AlgorithmSpec.coef_terms``)."""
+    return ((state["scale"][0], "w", 0),)
+
+
 def upgrade_state(state: dict) -> None:
     """Running class counts of files saved before sample weights (int64 rows) become weights."""
     counts_as_weights(state, "run_count")
@@ -143,6 +148,7 @@ _COMMON = dict(
     cost="O(nnz) per sample (lazy l2 shrinkage kept between calls)",
     init_state=init_state,
     coef=coef,
+    coef_terms=coef_terms,
     params=(*PARAMS, precondition()),
     state=(UnivariateState,),
     grid={"eta": ETA_GRID},

@@ -312,6 +312,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         if reset:
             fitted.pop("_built_with", None)  # the new state has the current structure
         n_epochs = fitted.pop("_epochs_run", n_epochs)  # fewer if max_time stopped the passes
+        # whether the call wrote the per-feature entries at its columns only (the O(nnz)
+        # scores of _fitted._learn_row_scored stay current then)
+        fitted["_by_columns"] = undo is not None and bool(undo.columns)
         fitted.update(_state=state, _rng=rng, t_=int(t), classes_=classes, _fitted={},
                       n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
                                                                                  [1])[0]))

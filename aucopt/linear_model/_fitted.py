@@ -5,17 +5,21 @@ scores, a stream sorted by label)."""
 from __future__ import annotations
 
 import logging
+import math
 import warnings
 
 import numpy as np
 
 from ..algorithms._data import as_rows, class_mean_scores
-from ..algorithms._precondition import intercept_shift, rescaled, unscaled
+from ..algorithms._precondition import SCALE_KEY, intercept_shift, rescaled, unscaled
+from ..algorithms._row_score import ScoreDots, linear_form, row_columns, same_arrays
 from ..exceptions import OrderedStreamWarning
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
 
 logger = logging.getLogger(__name__)
+
+_NO_COLUMNS = np.zeros(0, dtype=np.int64)
 
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
@@ -24,6 +28,12 @@ ORDERED_PREFIX_ROWS = 1000
 class FittedAttributes:
     """Mixin of :class:`aucopt.linear_model._base.BaseAUCClassifier`: what a fitted model
     shows (``coef_``, ``intercept_``, scores) and the warnings about it."""
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        for key in ("_score_dots", "_score_form"):  # views of the state: not pickled apart
+            state.pop(key, None)
+        return state
 
     def _set_coef(self) -> None:
         """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""
@@ -76,6 +86,63 @@ class FittedAttributes:
     @intercept_.setter
     def intercept_(self, value):
         self.__dict__.setdefault("_fitted", {})["intercept_"] = value
+
+    def _score_row(self, rows) -> float | None:
+        """Return ``decision_function`` of one CSR row in O(nnz), or None where the spec
+        has no linear form of this state (``AlgorithmSpec.coef_terms``) or the score is not
+        finite (the caller then forms ``coef_``).
+
+        Only the weights at the row's features are formed; the intercept comes from the
+        dots kept by :meth:`_learn_row_scored` (formed in O(d) when they are not current:
+        the first score, after ``partial_fit``, a reload, a widened state).
+        """
+        fitted = self.__dict__
+        state = fitted.get("_state")
+        if state is None or rows.n_features != state["data_sum"].shape[1]:
+            return None
+        form = fitted["_score_form"] = linear_form(self._spec(), state, self._params(),
+                                                   fitted.get("_score_form"))
+        if form is None:
+            return None
+        token = fitted.setdefault("_fitted", {})
+        dots = fitted.get("_score_dots")
+        if dots is None or not dots.fits(form, token):
+            dots = fitted["_score_dots"] = ScoreDots(form, token)
+        score = dots.score(form, state["data_count"], rows.data, rows.indices)
+        return score if math.isfinite(score) else None
+
+    def _learn_row_scored(self, rows, y) -> None:
+        """:meth:`_learn_row`, keeping the dots of :meth:`_score_row` current in O(nnz).
+
+        A row learnt by columns (the row path, or a general call that wrote only its
+        columns) changes the dots only at the features it wrote: their terms are taken
+        out before and added back after. Otherwise the dots are dropped (formed again
+        when next needed).
+        """
+        fitted = self.__dict__
+        dots, form, at = fitted.get("_score_dots"), None, None
+        if dots is not None:
+            state = fitted["_state"]
+            form = linear_form(self._spec(), state, self._params(), fitted.get("_score_form"))
+            if form is None or not dots.fits(form, fitted.get("_fitted")):
+                dots = None
+            else:
+                spec = self._spec()
+                extra = spec.extra_columns(state) if spec.extra_columns is not None else None
+                centred = self._centred(state) if SCALE_KEY in state else _NO_COLUMNS
+                at = row_columns(rows.indices, centred, extra)
+                if not dots.add(form, at, -1.0):
+                    at = np.unique(at)
+                    dots = dots if dots.add(form, at, -1.0) else None
+        fitted.pop("_score_dots", None)  # until the row is committed
+        self._learn_row(rows, y)
+        if dots is None or not (fitted.get("_row_path") is not None
+                                or fitted.get("_by_columns", False)):
+            return
+        if same_arrays(form, fitted["_state"]):  # the terms' columns are where they were
+            dots.add(form, at, 1.0)
+            dots.valid_for = fitted.setdefault("_fitted", {})
+            fitted["_score_dots"] = dots
 
     def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()

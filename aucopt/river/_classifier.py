@@ -204,7 +204,7 @@ class AUCClassifier(base.MiniBatchClassifier):
             if self._learned and (self.n_features is not None or len(columns) <= self._width):
                 if self._validated is not self.estimator._params():
                     self._validate()
-                self.estimator._learn_row(rows, signed)
+                self.estimator._learn_row_scored(rows, signed)
             else:
                 self._fit(rows, signed)
         except Exception:
@@ -271,7 +271,11 @@ class AUCClassifier(base.MiniBatchClassifier):
     def score_one(self, x: dict) -> float:
         """Return the ranking score ``f(x) + intercept`` (0 before the first update).
 
-        Unknown features are ignored (their weight is zero).
+        Unknown features are ignored (their weight is zero). For the linear learners whose
+        state is kept in a lazy form (SPAM-L2, FTRL-AUC, SOLAM, the univariate losses,
+        OGD-FIFO) the score costs O(nnz) between updates: the weights are formed at the
+        row's features only and the intercept from running dots, equal to
+        ``estimator.decision_function`` up to the order of the additions.
 
         Parameters
         ----------
@@ -375,6 +379,9 @@ class AUCClassifier(base.MiniBatchClassifier):
         if spec.decision is not None:
             raw = spec.decision(est._state, est._params(), rows)
         elif rows.n_samples == 1:  # score_one: w at the row's columns
+            score = est._score_row(rows)  # O(nnz) from the lazy form, where the spec has one
+            if score is not None:
+                return np.array([score])
             fitted = est._fitted_attributes()
             return np.array([fitted["coef_"][0].take(rows.indices).dot(rows.data)
                              + fitted["intercept_"][0]])

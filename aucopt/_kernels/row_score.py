@@ -1,0 +1,96 @@
+"""The score of one row in O(nnz) from a linear model kept in a lazy form.
+
+A streaming learner keeps its weights as a combination ``w = sum_k c_k A_k[:, col_k]`` of
+per-feature columns of its state with scalar coefficients (``w = s v``, an average
+``(acc + S v - b) / t``, ...); its intercept ``-(w.m+ + w.m-) / 2 - w.c`` needs the dots of
+``w`` with the class sums of the rows and the shift of the preconditioner
+(notes.md#preconditioning). :func:`column_dots` keeps those dots per column ``A_k``: a
+call of one row changes the columns only at the row's features, so subtracting their
+terms before the update and adding them after keeps the dots exact (up to the order of
+the additions) in O(nnz). :func:`row_score` is the score of one row from the same columns.
+Plain loops: small dots are not handed to a (threaded) BLAS.
+"""
+
+import numpy as np
+from numba import njit
+
+__all__ = ["column_dots", "row_score"]
+
+
+@njit(cache=True, nogil=True)
+def column_dots(mats, cols, sums, scale, shift, at, sign, out):
+    """Add ``sign`` times the terms at features ``at`` of the dots of every column.
+
+    ``out[k, 0] += sign * sum_j A_k[j] sums[1, j]``, ``out[k, 1]`` the same with
+    ``sums[0]``, ``out[k, 2] += sign * sum_j A_k[j] shift[j] / scale[j]`` (``scale[j]``
+    read as 1 where it is 0, a feature not seen; nothing when ``shift`` is empty).
+
+    Parameters
+    ----------
+    mats : tuple of float64 arrays of shape (d, m_k)
+        The state entries holding the columns.
+    cols : int64 array
+        The column ``col_k`` of each entry.
+    sums : float64 array of shape (2, d)
+        Class sums of the rows seen (negatives first).
+    scale, shift : float64 arrays of shape (d,) or (0,)
+        The preconditioner's scale and shift (empty: none).
+    at : int64 array
+        Distinct features, strictly increasing.
+    sign : float
+        +1 or -1.
+    out : float64 array of shape (K, 3)
+
+    Returns
+    -------
+    bool
+        False (``out`` unchanged) if ``at`` is not strictly increasing or out of range.
+    """
+    d = sums.shape[1]
+    previous = -1
+    for i in range(at.shape[0]):
+        if at[i] <= previous or at[i] >= d:
+            return False
+        previous = at[i]
+    shifted = shift.shape[0] > 0
+    for k in range(len(mats)):
+        a = mats[k]
+        c = cols[k]
+        pos = 0.0
+        neg = 0.0
+        off = 0.0
+        for i in range(at.shape[0]):
+            j = at[i]
+            v = a[j, c]
+            pos += v * sums[1, j]
+            neg += v * sums[0, j]
+            if shifted and shift[j] != 0.0:
+                s = scale[j]
+                off += v * (1.0 / s) * shift[j] if s > 0.0 else v * shift[j]
+        out[k, 0] += sign * pos
+        out[k, 1] += sign * neg
+        out[k, 2] += sign * off
+    return True
+
+
+@njit(cache=True, nogil=True)
+def row_score(mats, cols, coefs, scale, data, indices):
+    """Return ``sum_i data[i] w[indices[i]] / scale[indices[i]]`` with
+    ``w = sum_k coefs[k] A_k[:, cols[k]]`` (``scale`` empty: none; read as 1 where 0).
+
+    NaN if an index is outside ``[0, d)`` (the caller then takes the general path).
+    """
+    d = mats[0].shape[0]
+    scaled = scale.shape[0] > 0
+    total = 0.0
+    for i in range(indices.shape[0]):
+        j = indices[i]
+        if j < 0 or j >= d:
+            return np.nan
+        w = 0.0
+        for k in range(len(mats)):
+            w += coefs[k] * mats[k][j, cols[k]]
+        if scaled and scale[j] > 0.0:
+            w = w * (1.0 / scale[j])
+        total += w * data[i]
+    return total

@@ -1,0 +1,238 @@
+"""One-row scores of AUCClassifier in O(nnz) from the lazy form of the state.
+
+``score_one`` / ``predict_proba_one`` of the ids whose specs declare ``coef_terms`` take
+the weights at the row's features only and the intercept from dots kept current around
+each ``learn_one`` (:mod:`aucopt.algorithms._row_score`): they must equal the estimator's
+``decision_function`` of the same committed state up to the order of the additions, in
+every situation a stream meets (preconditioning, hashed and growing widths, a refused row,
+``learn_many``, pickling, ``aucopt.io`` save and load, the JIT off).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+
+import aucopt
+import aucopt.linear_model._fitted as fitted_module
+from aucopt.algorithms._row_score import linear_form
+from aucopt.river import AUCClassifier
+
+# streaming ids scored from their lazy form (with their default hyperparameters)
+FAST = ("spam-l2", "ftrl-auc", "solam", "reg-solam", "uni-squ", "uni-exp", "ogd-fifo")
+# ids that keep forming coef_ (no O(nnz) column form of their weights): same scores
+FORMED = ("spam-net", "solam-l1", "fsauc", "adaoam")
+
+
+def _stream(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(n):
+        names = rng.choice(14, size=5, replace=False)
+        x = {f"f{j}": float(rng.normal()) for j in names}
+        out.append((x, bool(x.get("f1", 0.0) + 0.7 * rng.normal() > 0.3)))
+    return out
+
+
+def _reference(model, x) -> tuple[float, float]:
+    """``decision_function`` of ``x`` and the size of the terms the two computations add
+    in different orders (for the tolerance of reassociation)."""
+    est = model.estimator
+    rows = model._map.row(x, model._width, grow=False)
+    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(1, rows.n_features))
+    ref = float(est.decision_function(X)[0])
+    state = est._state
+    form = linear_form(est._spec(), state, est._params())
+    if form is None:
+        return ref, float(np.abs(X.multiply(est.coef_).data).sum()) + abs(est.intercept_[0])
+    w = sum(abs(c) * np.abs(m[:, k]) for c, m, k in zip(form.coefs, form.mats, form.cols))
+    scale = state.get("feature_scale", np.ones_like(w))
+    w = w / np.where(scale > 0, scale, 1.0)
+    counts, sums = state["data_count"], np.abs(state["data_sum"])
+    means = [w @ sums[c] / counts[c] for c in (1, 0) if counts[c]]
+    size = float(np.abs(X.data) @ w[X.indices]) + sum(means) + float(
+        w @ np.abs(state.get("feature_shift", np.zeros_like(w))))
+    return ref, size
+
+
+def _assert_scores(model, xs):
+    for x in xs:
+        ref, size = _reference(model, x)
+        assert abs(model.score_one(x) - ref) <= 1e-12 * (abs(ref) + size) + 1e-300
+
+
+def _fast_path_taken(model, x) -> bool:
+    return model.estimator._score_row(model._map.row(x, model._width, grow=False)) is not None
+
+
+@pytest.mark.parametrize("precondition", [None, "auto"])
+@pytest.mark.parametrize("n_features", [32, None], ids=["hashed", "growing"])
+@pytest.mark.parametrize("algorithm", FAST)
+def test_score_one_equals_decision_function(algorithm, n_features, precondition):
+    data = _stream()
+    model = AUCClassifier(algorithm, n_features=n_features, seed=0, precondition=precondition)
+    for x, y in data:
+        if model._learned:
+            ref, size = _reference(model, x)
+            assert abs(model.score_one(x) - ref) <= 1e-12 * (abs(ref) + size) + 1e-300
+        model.learn_one(x, y)
+    assert _fast_path_taken(model, data[0][0])
+
+
+def _count_dots(monkeypatch) -> list:
+    """Count the dots formed in O(d) from here on (one entry each)."""
+    made = []
+
+    class Counted(fitted_module.ScoreDots):
+        def __init__(self, *args):
+            made.append(1)
+            super().__init__(*args)
+
+    monkeypatch.setattr(fitted_module, "ScoreDots", Counted)
+    return made
+
+
+@pytest.mark.parametrize("algorithm", FAST)
+def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
+    """After the first score, a test-then-train step neither forms ``coef_`` nor the dots
+    of the intercept in O(d) again."""
+    made = _count_dots(monkeypatch)
+    data = _stream(150, seed=3)
+    model = AUCClassifier(algorithm, n_features=64, seed=0)
+    for x, y in data[:50]:
+        model.learn_one(x, y)
+    for x, y in data[50:]:
+        p = model.predict_proba_one(x)
+        assert 0.0 < p[True] < 1.0
+        assert "coef_" not in model.estimator._fitted  # not formed by the score
+        model.learn_one(x, y)
+    assert len(made) == 1
+
+
+@pytest.mark.parametrize("algorithm", FAST)
+def test_after_a_refused_row_and_learn_many(algorithm):
+    data = _stream(160, seed=5)
+    model = AUCClassifier(algorithm, n_features=None, seed=0, precondition="auto")
+    for x, y in data[:60]:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    with pytest.raises(ValueError):
+        model.learn_one({"f1": float("nan"), "f2": 1.0}, True)
+    with pytest.raises(ValueError):  # a new name and a bad label: the row is refused
+        model.learn_one({"f1": 1.0, "brand_new": 2.0}, "yes")
+    _assert_scores(model, [x for x, _ in data[60:70]])
+    frame = pd.DataFrame([x for x, _ in data[60:100]]).fillna(0.0)
+    model.learn_many(frame, pd.Series([y for _, y in data[60:100]]))
+    for x, y in data[100:]:
+        _assert_scores(model, [x])
+        model.learn_one(x, y)
+    assert _fast_path_taken(model, data[0][0])
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "ogd-fifo"])
+def test_after_pickle_and_io_round_trip(algorithm, tmp_path):
+    data = _stream(120, seed=7)
+    model = AUCClassifier(algorithm, n_features=48, seed=0, precondition="auto")
+    for x, y in data[:80]:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    restored = pickle.loads(pickle.dumps(model))
+    for x, y in data[80:]:
+        assert restored.score_one(x) == model.score_one(x)
+        restored.learn_one(x, y)
+        model.learn_one(x, y)
+        _assert_scores(restored, [x])
+    aucopt.io.save(model.estimator, tmp_path / "m")
+    loaded = aucopt.io.load(tmp_path / "m")
+    xs = [x for x, _ in data[:20]]
+    for x in xs:
+        rows = model._map.row(x, model._width, grow=False)
+        X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(1, rows.n_features))
+        score = loaded._score_row(rows)
+        ref = float(loaded.decision_function(X)[0])
+        assert score is not None and score == pytest.approx(ref, rel=1e-12, abs=1e-12)
+        assert score == pytest.approx(model.score_one(x), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", FORMED)
+def test_ids_without_a_column_form_score_as_before(algorithm):
+    data = _stream(80, seed=11)
+    model = AUCClassifier(algorithm, n_features=24, seed=0)
+    for x, y in data:
+        model.learn_one(x, y)
+    assert not _fast_path_taken(model, data[0][0])
+    _assert_scores(model, [x for x, _ in data[:10]])
+
+
+_SCRIPT = """
+import json, sys
+import numpy as np
+from aucopt.river import AUCClassifier
+rng = np.random.default_rng(0)
+out = {}
+for algorithm in sys.argv[1:]:
+    model = AUCClassifier(algorithm, n_features=40, seed=0)
+    scores = []
+    for i in range(60):
+        x = {f"f{j}": float(rng.normal()) for j in rng.choice(12, 4, replace=False)}
+        scores.append(model.score_one(x))
+        model.learn_one(x, bool(x.get("f1", 0.0) > 0) != (i % 9 == 0))
+    rows = model._map.row(x, model._width, grow=False)
+    out[algorithm] = [model.estimator._score_row(rows) is not None, scores]
+json.dump(out, sys.stdout)
+"""
+
+
+def test_jit_equals_numba_disable_jit():
+    ids = ["spam-l2", "ftrl-auc", "uni-squ", "solam", "ogd-fifo"]
+    runs = []
+    for jit in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": jit}
+        out = subprocess.run([sys.executable, "-c", _SCRIPT, *ids], env=env,
+                             capture_output=True, text=True, timeout=900)
+        assert out.returncode == 0, out.stderr
+        runs.append(json.loads(out.stdout))
+    jit, nojit = runs
+    for algorithm in ids:
+        assert jit[algorithm][0] and nojit[algorithm][0], algorithm  # the O(nnz) path ran
+        np.testing.assert_allclose(nojit[algorithm][1], jit[algorithm][1], rtol=1e-10,
+                                   atol=1e-12, err_msg=algorithm)
+
+
+@pytest.mark.parametrize("algorithm", ["ftrl-auc", "spam-l2", "uni-squ"])
+def test_row_path_saves_the_preconditioner_by_columns(algorithm):
+    """A learn_one on the row path saves nothing of size O(d) whole: the preconditioner's
+    scale and shift (written before the step, at the row's columns) are saved there."""
+    width = 4096
+    model = AUCClassifier(algorithm, n_features=width, seed=0, precondition="auto")
+    for x, y in _stream(60, seed=13):
+        model.learn_one(x, y)
+    path = model.estimator.__dict__.get("_row_path")
+    assert path is not None and "feature_scale" in model.estimator._state
+    assert sum(b.size for b in path.undo.whole) < width * 8
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ogd-fifo", "solam"])
+def test_general_path_rows_keep_the_dots(algorithm, monkeypatch):
+    """Rows learnt by partial_fit's general path (no row path) that write only their
+    columns keep the dots current too; the scores stay equal."""
+    made = _count_dots(monkeypatch)
+    data = _stream(120, seed=17)
+    # 512 columns: narrower states are logged whole (cheaper than finding the columns)
+    model = AUCClassifier(algorithm, n_features=512, seed=0, precondition="auto")
+    model.estimator._new_row_path = lambda params: None
+    for x, y in data[:40]:
+        model.learn_one(x, y)
+    for x, y in data[40:]:
+        _assert_scores(model, [x])
+        model.learn_one(x, y)
+        assert model.estimator.__dict__.get("_row_path") is None
+    assert len(made) <= 3  # formed at the first score, and after a fold of the scales
