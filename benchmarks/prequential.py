@@ -199,8 +199,10 @@ def report(args, by_learner, without, seconds, timing) -> str:
         "The O(d^2) learners (OPAUC, AdaOAM) take it up to 64 input columns. `oam-seq`, "
         "`oam-gra`, `kar`, `aogd`, `projection-pp` and `opauc-r` draw random numbers per "
         "row and take the general path (`BaseAUCClassifier._fit_rows`) on every row. "
-        "*predict_proba_one + learn_one* still forms `coef_` and `intercept_` in O(d) after "
-        "every update.",
+        "*predict_proba_one + learn_one*: spam-l2, ftrl-auc, solam, reg-solam, uni-squ, "
+        "uni-exp and ogd-fifo score a row from the lazy state at its columns, with the "
+        "intercept's class-mean scores kept as running sums (O(nnz)); the other ids form "
+        "`coef_` and `intercept_` in O(d) after every update.",
         "",
     ]
     return "\n".join(lines)
