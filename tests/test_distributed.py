@@ -291,6 +291,18 @@ def test_unavailable_strategies_and_missing_client():
         ad.fit(aucopt.make("spam-l2"), X, y)
 
 
+@pytest.mark.parametrize("value", ["soon", 0, -5])
+def test_a_bad_configured_wait_for_workers_is_refused_before_computing(client, value):
+    import dask.config
+
+    X, y = _problem()
+    est = aucopt.make("spam-l2", random_state=0)
+    with dask.config.set({ad.NO_WORKER_TIMEOUT_KEY: value}), \
+            pytest.raises(ValueError, match="aucopt.no-worker-timeout"):
+        ad.fit(est, *_dask(X, y), client=client)
+    assert not hasattr(est, "coef_")
+
+
 # ------------------------------------------------------------------------ faults
 def _slow(block):
     time.sleep(0.4)

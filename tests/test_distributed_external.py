@@ -151,6 +151,7 @@ def test_workers_killed_by_pid_mid_fit(tmp_path):
     """One worker process killed: its nanny starts a new one and the fit ends with the same
     model. Every worker killed with its nanny: a clear error within 60 s, no hang."""
     import dask.array as da
+    import dask.config
 
     external = External(tmp_path)
     try:
@@ -187,11 +188,14 @@ def test_workers_killed_by_pid_mid_fit(tmp_path):
             killed.clear()
             pids = client.run(os.getpid)
             worker = threading.Thread(target=run)
-            worker.start()
-            _kill_when_busy(client, pids, killed, lambda _: external.kill_workers())
-            worker.join(120)
+            # a shorter wait than the default 30 s keeps the suite short; the thread sees it
+            with dask.config.set({ad.NO_WORKER_TIMEOUT_KEY: 10}):
+                worker.start()
+                _kill_when_busy(client, pids, killed, lambda _: external.kill_workers())
+                worker.join(120)
         assert not worker.is_alive(), "fit still running 120 s after every worker was killed"
         assert result["outcome"] == "error" and "no Dask worker" in result["error"]
+        assert "for 10 s" in result["error"], result["error"]
         assert result["at"] - killed[0] < 60
     finally:
         external.close()

@@ -20,10 +20,15 @@ import pytest
 pytest.importorskip("distributed")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The script's wait for a worker (Dask's configuration ``aucopt.no-worker-timeout``): shorter
+#: than the default 30 s to keep the suite short, longer than the 5 s the resumed scenario
+#: stays paused.
+WAIT = 15
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
+       "DASK_AUCOPT__NO_WORKER_TIMEOUT": str(WAIT),
        "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
 #: Seconds after the last kill (or after every worker paused) by which the fit must have
-#: ended: the library waits ``NO_WORKER_TIMEOUT`` (30 s) with no worker able to run a task.
+#: ended: the library waits ``WAIT`` seconds with no worker able to run a task.
 BOUND = 120
 
 SCRIPT = '''
@@ -228,4 +233,5 @@ def test_workers_paused_at_their_memory_limit_raise_a_clear_error(scenarios):
     assert result["outcome"].startswith("error: no Dask worker could run"), result
     assert "paused at their memory limit" in result["outcome"], result
     assert "memory_limit=" in result["outcome"], result
+    assert f"for {WAIT} s" in result["outcome"], result  # the configured wait
     assert result["after"] < BOUND, result

@@ -17,10 +17,10 @@ Which strategy each algorithm supports is ``aucopt.algorithm_info(id)["distribut
 client. See ``docs/distributed.md``.
 """
 
-from ._cluster import NO_WORKER_TIMEOUT, NoWorkersError, local_cluster
+from ._cluster import NO_WORKER_TIMEOUT, NO_WORKER_TIMEOUT_KEY, NoWorkersError, local_cluster
 from ._data import read_svmlight
 from ._evaluate import decision_function, roc_auc_score
 from ._fit import fit
 
-__all__ = ["NO_WORKER_TIMEOUT", "NoWorkersError", "decision_function", "fit", "local_cluster",
-           "read_svmlight", "roc_auc_score"]
+__all__ = ["NO_WORKER_TIMEOUT", "NO_WORKER_TIMEOUT_KEY", "NoWorkersError", "decision_function",
+           "fit", "local_cluster", "read_svmlight", "roc_auc_score"]

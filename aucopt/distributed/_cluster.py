@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 from contextlib import contextmanager
 
-__all__ = ["local_cluster", "connect", "compute", "NoWorkersError", "NO_WORKER_TIMEOUT"]
+__all__ = ["local_cluster", "connect", "compute", "NoWorkersError", "NO_WORKER_TIMEOUT",
+           "NO_WORKER_TIMEOUT_KEY"]
 
 logger = logging.getLogger(__name__)
 
@@ -125,8 +126,12 @@ def connect(client=None):
 
 
 #: Seconds a computation waits while no worker can run it (every worker gone, or paused at its
-#: memory limit) before it fails (see :func:`compute`).
+#: memory limit) before it fails (see :func:`compute`), unless Dask's configuration sets
+#: :data:`NO_WORKER_TIMEOUT_KEY`.
 NO_WORKER_TIMEOUT = 30.0
+#: Dask configuration key of that wait (``dask.config.set({"aucopt.no-worker-timeout": 10})``,
+#: or the environment variable ``DASK_AUCOPT__NO_WORKER_TIMEOUT=10`` of the client's process).
+NO_WORKER_TIMEOUT_KEY = "aucopt.no-worker-timeout"
 _POLL = 0.5
 #: Worker task states in which a task is being run (Dask's ``task_counts`` of a heartbeat).
 _RUNNING_TASK = ("executing", "long-running")
@@ -217,7 +222,8 @@ def compute(client, graph, progress=False, no_worker_timeout=None):
     progress : bool, default=False
         Show Dask's text progress bar while it runs.
     no_worker_timeout : float, optional
-        Default :data:`NO_WORKER_TIMEOUT` (30 s).
+        Default: Dask's configuration value ``aucopt.no-worker-timeout`` if set, else
+        :data:`NO_WORKER_TIMEOUT` (30 s).
 
     Returns
     -------
@@ -233,7 +239,7 @@ def compute(client, graph, progress=False, no_worker_timeout=None):
     import time
 
     distributed = _distributed()
-    timeout = NO_WORKER_TIMEOUT if no_worker_timeout is None else float(no_worker_timeout)
+    timeout = _no_worker_timeout() if no_worker_timeout is None else float(no_worker_timeout)
     futures = client.compute(graph)
     flat = futures if isinstance(futures, list) else [futures]
     bar = _progress_bar(client, flat) if progress else None
@@ -255,6 +261,21 @@ def compute(client, graph, progress=False, no_worker_timeout=None):
     if bar is not None:
         bar.join(5)
     return client.gather(futures)
+
+
+def _no_worker_timeout() -> float:
+    """The wait of :func:`compute` for a worker: Dask's configuration, else the default."""
+    import dask.config
+
+    value = dask.config.get(NO_WORKER_TIMEOUT_KEY, NO_WORKER_TIMEOUT)
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if not seconds > 0:
+        raise ValueError(f"Dask's configuration {NO_WORKER_TIMEOUT_KEY!r} must be a positive "
+                         f"number of seconds; got {value!r}.")
+    return seconds
 
 
 def _pending(futures) -> bool:
