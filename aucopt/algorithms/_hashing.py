@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.hash_rows import hash_names
+from .._kernels.hash_rows import hash_names, hashed_plan
 
-__all__ = ["stable_hashes"]
+__all__ = ["stable_hashes", "hashed_row_plan"]
 
 
 def _name_bytes(name) -> bytes:
@@ -32,10 +32,51 @@ def stable_hashes(names) -> np.ndarray:
     -------
     ndarray of uint64
     """
-    raws = [_name_bytes(name) for name in names]
-    out = np.empty(len(raws), dtype=np.uint64)
-    if raws:
-        buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
-        ends = np.cumsum([len(raw) for raw in raws], dtype=np.int64)
-        hash_names(buf if buf.size else np.zeros(0, np.uint8), ends, out)
+    buf, ends = _name_buffer(names)
+    out = np.empty(ends.size, dtype=np.uint64)
+    if ends.size:
+        hash_names(buf, ends, out)
     return out
+
+
+def _name_buffer(names):
+    """Return the names' bytes one after another (uint8) and the end of each (int64)."""
+    if all(type(name) is str for name in names):  # the common case, without a call per name
+        raws = [name.encode("utf-8") for name in names]
+    else:
+        raws = [_name_bytes(name) for name in names]
+    ends = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)).cumsum()
+    buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
+    return (buf if buf.size else np.zeros(1, np.uint8)), ends
+
+
+def hashed_row_plan(names, width: int, index_type):
+    """Return how one row's names fall into ``width`` hashed columns, in one compiled call.
+
+    Name ``i`` goes to column ``stable_hashes(names)[i] % width``.
+
+    Parameters
+    ----------
+    names : sequence of hashable
+        The row's feature names (distinct).
+    width : int
+        Number of columns.
+    index_type : numpy integer type
+        Type of the returned columns (the CSR index type of the rows).
+
+    Returns
+    -------
+    cols : ndarray of ``index_type``
+        The distinct columns, increasing.
+    order : ndarray of int64 or None
+        The names by column, stable (None: already in that order).
+    inverse : ndarray of int64 or None
+        For the ``j``-th name of ``order``, its position in ``cols`` (None: no two names
+        share a column).
+    """
+    buf, ends = _name_buffer(names)
+    n = ends.size
+    cols = np.empty(n, dtype=index_type)
+    order, inverse = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    k, identity = hashed_plan(buf, ends, width, cols, order, inverse) if n else (0, True)
+    return cols[:k], (None if identity else order), (None if k == n else inverse)

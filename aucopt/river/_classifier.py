@@ -70,7 +70,8 @@ class AUCClassifier(base.MiniBatchClassifier):
     estimator : aucopt estimator
         The wrapped scikit-learn estimator; its ``coef_`` columns follow :attr:`columns`.
     columns : dict
-        Feature name -> column (with hashing: the names seen recently).
+        Feature name -> column of the vocabulary (empty with hashing: a name's column
+        is ``aucopt.river.stable_hash(name) % n_features``).
 
     Notes
     -----

@@ -2,9 +2,10 @@
 
 River passes each sample as a dict ``{name: value}``; the kernels take CSR rows
 (sorted column indices and their values). :class:`ColumnMap` turns one into the
-other with a per-name memo and a one-entry cache of the last key set, so a stream
-with a fixed schema pays one ``tuple(x)`` comparison and one value conversion per
-call. :func:`feature_axes` and :func:`grow_state` let a vocabulary model widen its
+other with a dict from name to column (a vocabulary) or one compiled call that hashes
+a row's names (hashed columns, no memo: every name costs the same however many were
+seen), and a one-entry cache of the last key set, so a stream with a fixed schema pays
+one ``tuple(x)`` comparison and one value conversion per call. :func:`feature_axes` and :func:`grow_state` let a vocabulary model widen its
 estimator's state when new names arrive.
 """
 
@@ -14,15 +15,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..algorithms._data import as_rows
-from ..algorithms._hashing import stable_hashes
+from ..algorithms._hashing import hashed_row_plan, stable_hashes
 from ..algorithms._spec import RowData
 
 __all__ = ["ColumnMap", "feature_axes", "grow_state", "stable_hash", "stable_hashes"]
 
-# the hashing memo keeps the columns of at most twice this many names: when the newer half
-# is full it becomes the older one (names seen again move back), so a working set of names
-# below the limit stays remembered and memory stays bounded on open name spaces
-_MEMO_LIMIT = 1 << 18
 # RowData(...) without the namedtuple's Python-level __new__ (0.1 us instead of 0.37 us)
 _new_tuple = tuple.__new__
 _NUMERIC_HINT = ("AUCClassifier takes numeric feature values; encode categorical features "
@@ -60,14 +57,11 @@ class ColumnMap:
         ``max_features``) instead of getting its own. None: no bound.
     """
 
-    _older: dict = {}  # (maps pickled before the memo had two halves; never mutated)
-
     max_features = None  # (maps pickled before the bound existed)
 
     def __init__(self, n_features, max_features=None):
         self.n_features, self.max_features = n_features, max_features
-        self.columns = {}  # name -> column (vocabulary, or the newer half of the hashing memo)
-        self._older = {}  # the older half of the hashing memo
+        self.columns = {}  # name -> column (a vocabulary; empty when hashing)
         self._last_keys = None
         self._last_plan = None
         # int32 indices like aucopt.algorithms._data.as_rows, so rows from learn_one and
@@ -92,17 +86,7 @@ class ColumnMap:
                 return None
             col = self.columns[name] = len(self.columns)
             return col
-        col = self._older.get(name)
-        if col is None:
-            col = int(stable_hashes([name])[0] % np.uint64(self.n_features))
-        self._remember(name, col)
-        return col
-
-    def _remember(self, name, col) -> None:
-        """Put a hashed name's column in the memo (see ``_MEMO_LIMIT``)."""
-        if len(self.columns) >= _MEMO_LIMIT:
-            self._older, self.columns = self.columns, {}
-        self.columns[name] = col
+        return int(stable_hashes([name])[0] % np.uint64(self.n_features))
 
     def _plan(self, keys, grow):
         """Return ``(indices, indptr, order, inverse)`` and whether every name had a column.
@@ -111,12 +95,10 @@ class ColumnMap:
         ``inverse`` sums the values of colliding hashed names (None: no collision).
         Only complete plans are cached: a later ``learn_one`` may add the missing names.
         """
-        if self.n_features is not None:  # hash the names not remembered in one call
-            new = [k for k in keys if k not in self.columns and k not in self._older]
-            if new:
-                cols = stable_hashes(new) % np.uint64(self.n_features)
-                for name, col in zip(new, cols.tolist()):
-                    self._remember(name, col)
+        if self.n_features is not None:  # every name has a column: one compiled call
+            cols, order, inverse = hashed_row_plan(keys, self.n_features, self._index_type)
+            indptr = np.array([0, cols.size], dtype=self._index_type)
+            return (cols, indptr, order, inverse), True
         found = [self._column(k, grow) for k in keys]
         pos = [i for i, c in enumerate(found) if c is not None]
         cols = [found[i] for i in pos] if len(pos) < len(found) else found

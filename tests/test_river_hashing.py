@@ -1,0 +1,107 @@
+"""Hashed feature columns of the River front-end: one compiled call per row, no memo.
+
+``ColumnMap(n_features).row(x)`` must give what the definition gives: name ``k`` in column
+``stable_hash(k) % n_features``, the columns increasing, the values of names that share a
+column added in the order the names come; compiled or not, and with memory that does not
+grow with the number of names seen.
+"""
+
+import json
+import os
+import pickle
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+from aucopt.river import AUCClassifier  # noqa: E402
+from aucopt.river._columns import ColumnMap, stable_hash  # noqa: E402
+
+
+def _reference_row(x: dict, width: int):
+    """The definition, one name at a time in Python."""
+    by_column: dict[int, list[float]] = {}
+    for name, value in x.items():
+        by_column.setdefault(stable_hash(name) % width, []).append(float(value))
+    cols = sorted(by_column)
+    values = []
+    for c in cols:
+        total = 0.0
+        for v in by_column[c]:
+            total += v
+        values.append(total)
+    return np.array(cols), np.array(values)
+
+
+def _rows(seed, n_rows=60):
+    """Rows with str, unicode, int and tuple names, 1-80 names each, float values."""
+    rng = np.random.default_rng(seed)
+    pool = ([f"w{k}" for k in range(300)] + ["été", "名前", "", " ", "x" * 200]
+            + list(range(40)) + [(1, "a"), (2, "b")])
+    rows = []
+    for _ in range(n_rows):
+        picks = rng.choice(len(pool), size=int(rng.integers(1, 80)), replace=False)
+        rows.append({pool[i]: float(v) for i, v in zip(picks, rng.normal(size=picks.size))})
+    return rows
+
+
+@pytest.mark.parametrize("width", [1, 3, 7, 64, 10**6, 2**31])
+def test_a_row_equals_the_definition(width):
+    mapper = ColumnMap(width)
+    for x in _rows(width % 97):
+        row = mapper.row(x, width, grow=True)
+        cols, values = _reference_row(x, width)
+        np.testing.assert_array_equal(row.indices, cols)
+        np.testing.assert_array_equal(row.data, values)  # same sums, same order
+        assert row.indices.dtype == (np.int64 if width >= 2**31 - 1 else np.int32)
+        assert list(row.indptr) == [0, cols.size] and row.n_features == width
+
+
+def test_the_same_keys_twice_use_the_cached_plan_and_new_values():
+    mapper = ColumnMap(5)
+    first = mapper.row({"a": 1.0, "b": 2.0, "c": 4.0}, 5, grow=True)
+    again = mapper.row({"a": 10.0, "b": 20.0, "c": 40.0}, 5, grow=True)
+    np.testing.assert_array_equal(first.indices, again.indices)
+    np.testing.assert_array_equal(again.data, 10 * first.data)
+
+
+_SCRIPT = """
+import json, sys, warnings
+warnings.simplefilter("ignore")
+sys.path.insert(0, sys.argv[1])
+from test_river_hashing import _rows
+from aucopt.river._columns import ColumnMap
+out = []
+for width in (3, 64, 10**6):
+    mapper = ColumnMap(width)
+    out += [[row.indices.tolist(), row.data.tolist()] for row in
+            (mapper.row(x, width, grow=True) for x in _rows(width, 20))]
+print(json.dumps(out))
+"""
+
+
+def test_numba_disable_jit_gives_the_same_rows():
+    runs = []
+    for jit in ("0", "1"):
+        env = {**os.environ, "NUMBA_DISABLE_JIT": jit}
+        done = subprocess.run([sys.executable, "-c", _SCRIPT, os.path.dirname(__file__)],
+                              env=env, capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr[-3000:]
+        runs.append(json.loads(done.stdout))
+    assert runs[0] == runs[1]
+
+
+def test_memory_does_not_grow_with_the_names_seen():
+    """No per-name memo: 60,000 distinct names leave the map as small as it was."""
+    model = AUCClassifier("spam-l2", n_features=2**20, seed=0)
+    rng = np.random.default_rng(0)
+    for k in range(3000):
+        x = {f"n{20 * k + j}": v for j, v in enumerate(rng.normal(size=20))}
+        model.learn_one(x, bool(x[f"n{20 * k}"] > 0))
+    assert model.columns == {}
+    assert len(pickle.dumps(model._map)) < 5000
+    for x in ({"n5": 1.0, "n9": -1.0}, {"n59999": 2.0, "brand new": 0.5}):
+        row = model._map.row(x, 2**20, grow=True)
+        np.testing.assert_array_equal(row.indices, _reference_row(x, 2**20)[0])
