@@ -63,8 +63,9 @@ def linear_form(spec, state: dict, params: dict,
     mats, keys = [], []
     for _, key, col in terms:
         a = state.get(key)
-        if (key not in spec.column_keys or a is None or a.dtype != _F64 or a.ndim not in (1, 2)
-                or a.shape[0] != d or not a.flags.c_contiguous or not 0 <= col < a.size // max(d, 1)):
+        if (key not in spec.column_keys or a is None or a.dtype != _F64
+                or a.ndim not in (1, 2) or a.shape[0] != d or not a.flags.c_contiguous
+                or not 0 <= col < a.size // max(d, 1)):
             return None
         mats.append(a.reshape(d, -1))
         keys.append((key, col))

@@ -22,8 +22,6 @@ import logging
 import time
 import warnings
 
-from sklearn.exceptions import ConvergenceWarning
-
 from .._kernels._checks import OK
 
 __all__ = ["Deadline", "deadline_of", "within_budget", "run_pass", "FIRST_BLOCK",
@@ -64,6 +62,9 @@ class Deadline:
                        "max_iter or its tolerance: the model is the one reached so far. Raise "
                        "max_time (or None) to let it finish.")
             logger.warning(message)
+            # imported here: the registry (``aucopt algorithms``) does not load scikit-learn
+            from sklearn.exceptions import ConvergenceWarning
+
             warnings.warn(message, ConvergenceWarning, stacklevel=3)
         return True
 

@@ -5,8 +5,9 @@ River passes each sample as a dict ``{name: value}``; the kernels take CSR rows
 other with a dict from name to column (a vocabulary) or one compiled call that hashes
 a row's names (hashed columns, no memo: every name costs the same however many were
 seen), and a one-entry cache of the last key set, so a stream with a fixed schema pays
-one ``tuple(x)`` comparison and one value conversion per call. :func:`feature_axes` and :func:`grow_state` let a vocabulary model widen its
-estimator's state when new names arrive.
+one ``tuple(x)`` comparison and one value conversion per call. :func:`feature_axes` and
+:func:`grow_state` let a vocabulary model widen its estimator's state when new names
+arrive.
 """
 
 from __future__ import annotations
