@@ -75,7 +75,7 @@ def test_csr_equals_dense_and_chunks_equal_one_pass():
 
 
 def test_jit_equals_nojit():
-    assert_jit_equals_nojit("pauc-sopa-s", "pauc-sota-s")
+    assert_jit_equals_nojit("pauc-sopa", "pauc-sopa-s", "pauc-sota-s")
 
 
 def test_memory_independent_of_d_on_csr():
