@@ -37,12 +37,10 @@ class SOPAClassifier(BaseAUCClassifier):
         G &= \frac{1}{\beta |B_+| |B_-|} \sum_{i, j} p_{ij} \nabla L_{ij}(w), \qquad
         m \leftarrow \mu m + (1 - \mu) G, \qquad w \leftarrow w - \eta m.
 
-    Streaming form with memory independent of n: a batch is the next ``buffer_size``
-    negatives of the stream (the first batches hold 1, 2, 4, ... negatives), and its
-    positives are the last ``buffer_size`` positives seen (a ring buffer kept across
-    batches); the threshold :math:`s_i` of a positive lives in its ring slot, from
-    :math:`s_i = 0` when it arrives. ``fit`` equals ``partial_fit`` over any chunking and
-    River's ``learn_one``.
+    Streaming form, batches and memory as :class:`SOPASClassifier`: the last
+    ``buffer_size`` positives meet every batch of ``buffer_size`` negatives, and the
+    threshold :math:`s_i` of a positive lives in its ring slot, from :math:`s_i = 0` when
+    it arrives.
 
     Parameters
     ----------
@@ -76,9 +74,8 @@ class SOPAClassifier(BaseAUCClassifier):
     threshold step is not scaled by the positive's weight (the best :math:`s_i` does not
     depend on it).
 
-    On CSR rows the momentum is applied lazily, as in :class:`SOPASClassifier`: a step
-    costs O(B nnz + B^2), not O(d), O(nnz + B) per sample amortised. Memory O(B K + d) on
-    CSR rows (K the longest row), O(B d) on dense rows.
+    Cost (O(nnz + B) per sample amortised on CSR rows) and memory (independent of n) as
+    :class:`SOPASClassifier`.
 
     References
     ----------
