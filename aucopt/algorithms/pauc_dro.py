@@ -74,13 +74,15 @@ COMMON_PARAMS = (
     buffer_size(r"""
         Size B of the negative batches (one step per B negatives, after first batches of
         1, 2, 4, ... negatives) and capacity of the ring of the last B positives (each with
-        its moving average :math:`u_i`) used by every step.""").replace(default=32),
+        its moving average :math:`u_i`, or SOPA's threshold :math:`s_i`) used by every
+        step.""").replace(default=32),
     max_memory("the two buffers"),
     *common(max_iter=5, max_iter_doc="""
         Passes over the data in ``fit`` (a later pass offers every row again, as new
-        arrivals: a positive's :math:`u_i` restarts when it re-enters the ring).""",
-            warm_start="Start ``fit`` from the previous iterate (buffers, averages and "
-                       "momentum restart)."),
+        arrivals: a positive's :math:`u_i` or :math:`s_i` restarts when it re-enters the
+        ring).""",
+            warm_start="Start ``fit`` from the previous iterate (buffers, averages or "
+                       "thresholds, and momentum restart)."),
 )
 
 ETA = eta_param()

@@ -12,7 +12,7 @@ from aucopt.algorithms.pauc_sopa import cvar_objective
 from aucopt.linear_model import SOPAClassifier
 
 from ..reference import pauc_dro as ref
-from .test_oam import positive_weights
+from .test_oam import assert_small_memory_at_a_million_features, positive_weights
 from .test_pauc_dro import _imbalanced
 
 PARAMS = dict(eta=0.05, max_fpr=0.2, eta_s=0.3, margin=1.0, momentum=0.8, buffer_size=8)
@@ -30,6 +30,11 @@ def test_equals_reference(fmt, weighted, max_fpr):
     w, t = ref.pauc_dro(X, y, [np.arange(len(y))] * 2, **params, sample_weight=sw)
     assert est.t_ == t > 50
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
+
+
+def test_memory_independent_of_d_on_csr():
+    assert_small_memory_at_a_million_features(
+        SOPAClassifier(eta=0.1, buffer_size=100, max_iter=1), 200)
 
 
 def _brute_cvar(loss, weights, beta):
