@@ -33,8 +33,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _stamp import stamp  # noqa: E402
 
-PAUC_IDS = ("pauc-1pmb", "pauc-sopa-s", "pauc-sota-s", "svm-pauc")
-ONE_PASS_PAUC = ("pauc-1pmb", "pauc-sopa-s", "pauc-sota-s")
+PAUC_IDS = ("pauc-1pmb", "pauc-sopa", "pauc-sopa-s", "pauc-sota-s", "svm-pauc")
+ONE_PASS_PAUC = ("pauc-1pmb", "pauc-sopa", "pauc-sopa-s", "pauc-sota-s")
 FULL_IDS = ("spam-l2", "ftrl-auc", "solam", "kar", "b-ls-svm")
 TARGET = 0.1  # the max_fpr the partial-AUC ids are trained for
 MIRRORED = ("german.numer", "diabetes", "splice", "sylva", "shuttle", "a9a")

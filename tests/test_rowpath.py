@@ -178,6 +178,7 @@ NO_ROW_PATH = {
     "kar": "draws the RS-x buffer's uniforms from the estimator's generator per row",
     "pauc-1pmb": "no row_kernel in its spec yet: one row goes through partial_fit's general "
                  "path (same result, slower)",
+    "pauc-sopa": "no row_kernel in its spec yet (as pauc-1pmb)",
     "pauc-sopa-s": "no row_kernel in its spec yet (as pauc-1pmb)",
     "pauc-sota-s": "no row_kernel in its spec yet (as pauc-1pmb)",
 }

@@ -1,8 +1,21 @@
-"""Stochastic optimisation of the KL-DRO partial-AUC objectives of D. Zhu, G. Li, B. Wang,
+"""Stochastic optimisation of the DRO partial-AUC objectives of D. Zhu, G. Li, B. Wang,
 X. Wu, T. Yang, "When AUC meets DRO: Optimizing partial AUC for deep learning with
-non-convex convergence guarantee", ICML 2022: SOPA-s (one-way, section 4, the
-KL-regularised DRO over the negatives of each positive) and SOTA-s (two-way, section 5, a
-second KL-regularised DRO over the positives), for a linear scorer ``h(x) = w.x``.
+non-convex convergence guarantee", ICML 2022: SOPA (one-way, section 4, Algorithm 1, the
+CVaR over the negatives of each positive), SOPA-s (one-way, section 4, the KL-regularised
+DRO over the negatives of each positive) and SOTA-s (two-way, section 5, a second
+KL-regularised DRO over the positives), for a linear scorer ``h(x) = w.x``. The three
+differ only in the weight ``p_ij`` of a pair in the gradient and in the per-positive
+variable that sets it (the threshold ``s_i`` or the moving average ``u_i``).
+
+One-way CVaR objective (SOPA, ``max_fpr`` = beta), exactly the mean over the positives
+of the mean of the top beta-fraction of each positive's losses:
+
+    F(w, s) = 1/n+ sum_i ( s_i + 1/(beta n-) sum_j (L_ij(w) - s_i)_+ ),
+
+minimised over ``w`` and the thresholds ``s``. Step: ``p_ij = [L_ij > s_i]``,
+``s_i <- s_i - eta_s (1 - sum_j p_ij / (beta |B-|))`` (the paper writes the step of
+``s_i`` as ``eta_2 / n+``; ``n+`` is unknown in a stream, ``eta_s`` stands for it),
+``G = 1/(beta |B+| |B-|) sum_{i, j} p_ij grad L_ij``, then the momentum step below.
 
 One-way objective (temperature ``lam`` = lambda):
 
@@ -24,17 +37,20 @@ two-way objective (``lam_pos`` = lambda'):
 * ``G = mean_{i, j} p_ij grad L_ij``, ``m <- beta m + (1 - beta) G``, ``w <- w - eta m``
   (momentum ``beta``, constant step ``eta``).
 
+SOPA's ``s_i`` (0 before the first update of positive ``i``) is kept in ``log_u``.
 ``u_i`` and ``v`` are kept as logarithms (``log_u``, ``log_v``; a visit count of zero
 stands for the value 0), so that ``exp(L / lambda)`` never overflows: the same numbers,
 rounded differently.
 
 Streaming form with bounded memory, as :mod:`.pauc` (1PMB): a batch is the next
 negatives of the stream (1, 2, 4, ... then ``buffer_size``), its positives are the last
-``buffer_size`` positives (a ring), and ``u_i`` lives with the ring slot of positive
-``i`` (a new positive in a slot starts from ``u_i = 0``).
+``buffer_size`` positives (a ring), and ``u_i`` (``s_i``) lives with the ring slot of
+positive ``i`` (a new positive in a slot starts from ``u_i = 0``, ``s_i = 0``).
 
 Sample weights (notes.md#sample-weights) arrive as signed labels ``+-w``: the means over
-B- and B+ are weighted, a pair weighs ``w_i w_j``.
+B- and B+ are weighted, a pair weighs ``w_i w_j``; SOPA's threshold step counts the
+negatives above ``s_i`` by weight and is not scaled by the positive's weight (the minimiser
+over ``s_i`` of the positive's term does not depend on it).
 
 Sparse rows: the momentum decays at every step on every coordinate; it is applied lazily.
 Coordinate ``k`` holds ``w_k`` and ``m_k`` as of step ``last_k``; before a row's
@@ -60,7 +76,8 @@ N = Dim("buffer_size")
 
 class PaucDroState(NamedTuple):
     """The state: the lazily updated iterate and momentum, two buffers (negatives at index
-    0), the logarithms of the moving averages ``u_i`` (per ring slot) and ``v``."""
+    0), the logarithms of the moving averages ``u_i`` (per ring slot; SOPA: the thresholds
+    ``s_i``) and ``v``."""
 
     w: F64[D]  # iterate, coordinate k as of step last[k]
     mom: F64[D]  # momentum, coordinate k as of step last[k]
@@ -75,7 +92,7 @@ class PaucDroState(NamedTuple):
     ring: I64[1]
     seen: I64[2]
     batches: I64[1]
-    log_u: F64[N]  # log u_i of the positive in ring slot i (when u_visits[i] > 0)
+    log_u: F64[N]  # log u_i (SOPA: s_i) of the positive in ring slot i (if u_visits[i] > 0)
     u_visits: I64[N]
     log_v: F64[1]  # two-way: log v (when v_visits[0] > 0)
     v_visits: I64[1]
@@ -202,11 +219,44 @@ def _update_v(st, n_pos, ratio, gamma_pos, total_p):
 
 
 @njit(cache=True, nogil=True)
+def _kl_weights(st, sp, sn, n_pos, n_neg, dro, total_n, total_p, scaled, top):
+    """SOPA-s / SOTA-s: update ``u_i`` (and ``v``); leave ``p_ij`` in
+    ``scaled[i, j] * top[i]``."""
+    lam, margin, gamma, ratio, gamma_pos = dro[0], dro[1], dro[2], dro[3], dro[4]
+    _update_u(st, sp, sn, n_pos, n_neg, lam, margin, gamma, total_n, scaled, top)
+    if ratio > 0.0:
+        _update_v(st, n_pos, ratio, gamma_pos, total_p)
+    for i in range(n_pos):
+        # p_ij = exp(L_ij / lambda) / u_i (one-way) or u_i^(ratio - 1) exp(L_ij / lambda) / v
+        shift = (ratio - 1.0) * st.log_u[i] - st.log_v[0] if ratio > 0.0 else -st.log_u[i]
+        top[i] = np.exp(top[i] + shift)
+
+
+@njit(cache=True, nogil=True)
+def _cvar_weights(st, sp, sn, n_pos, n_neg, dro, total_n, scaled, top):
+    """SOPA (Algorithm 1): ``p_ij = [L_ij > s_i]`` with the thresholds before the step, left
+    in ``scaled[i, j] * top[i]`` (``top[i] = 1 / beta``); then
+    ``s_i <- s_i - eta_s (1 - sum_j w_j p_ij / (beta sum_j w_j))``."""
+    margin, max_fpr, eta_s = dro[1], dro[5], dro[6]
+    wn = st.buf_w[NEG]
+    for i in range(n_pos):
+        s = st.log_u[i] if st.u_visits[i] > 0 else 0.0  # a new positive: s_i = 0
+        above = 0.0
+        for j in range(n_neg):
+            h = max(0.0, margin - (sp[i] - sn[j]))
+            scaled[i, j] = 1.0 if h * h > s else 0.0
+            above += wn[j] * scaled[i, j]
+        top[i] = 1.0 / max_fpr
+        st.log_u[i] = s - eta_s * (1.0 - above / (max_fpr * total_n))
+        st.u_visits[i] += 1
+
+
+@njit(cache=True, nogil=True)
 def _dro_step(st, slots, work, dro, t):
-    """One SOPA-s / SOTA-s step on the stored batch; return ``(t, status)``."""
+    """One SOPA, SOPA-s or SOTA-s step on the stored batch; return ``(t, status)``."""
     bval, bidx, bnnz = slots
     sp, sn, cp, cn, scaled, top = work
-    lam, margin, gamma, ratio, gamma_pos = dro
+    margin = dro[1]
     n_neg, n_pos = st.size[NEG], st.size[POS]
     neg = class_slots(bval, bidx, bnnz, NEG)
     pos = class_slots(bval, bidx, bnnz, POS)
@@ -222,14 +272,13 @@ def _dro_step(st, slots, work, dro, t):
     for i in range(n_pos):
         total_p += wp[i]
         cp[i] = 0.0
-    _update_u(st, sp, sn, n_pos, n_neg, lam, margin, gamma, total_n, scaled, top)
-    if ratio > 0.0:
-        _update_v(st, n_pos, ratio, gamma_pos, total_p)
+    if dro[5] > 0.0:
+        _cvar_weights(st, sp, sn, n_pos, n_neg, dro, total_n, scaled, top)
+    else:
+        _kl_weights(st, sp, sn, n_pos, n_neg, dro, total_n, total_p, scaled, top)
     norm = 1.0 / (total_p * total_n)
     for i in range(n_pos):
-        # p_ij = exp(L_ij / lambda) / u_i (one-way) or u_i^(ratio - 1) exp(L_ij / lambda) / v
-        shift = (ratio - 1.0) * st.log_u[i] - st.log_v[0] if ratio > 0.0 else -st.log_u[i]
-        factor = np.exp(top[i] + shift) * wp[i] * norm
+        factor = top[i] * wp[i] * norm
         for j in range(n_neg):
             h = margin - (sp[i] - sn[j])
             if h > 0.0:  # grad L_ij = -2 h (x_i - x_j)
@@ -258,9 +307,11 @@ def dro_epoch(st, slots, work, data, indices, indptr, y, order, dro, t):
     data, indices, indptr, y, order
         Rows, signed weights and visiting order (:mod:`aucopt._kernels`).
     dro : tuple
-        ``(lam, margin, gamma, ratio, gamma_pos)``: lambda, m, gamma, ``lambda / lambda'``
-        and ``gamma'`` (:mod:`aucopt.algorithms.pauc_dro`); ``ratio = 0`` gives the
-        one-way objective (``lambda' = inf``).
+        ``(lam, margin, gamma, ratio, gamma_pos, max_fpr, eta_s)``: lambda, m, gamma,
+        ``lambda / lambda'``, ``gamma'``, beta and the threshold step
+        (:mod:`aucopt.algorithms.pauc_dro`). ``max_fpr = 0``: the KL-DRO objectives
+        (``ratio = 0`` the one-way one, ``lambda' = inf``); ``max_fpr`` in (0, 1]: the
+        CVaR objective of SOPA (lambda, gamma, ratio and gamma' unused).
     t : int
         Steps done before this call.
 

@@ -48,13 +48,18 @@ ETA_GRID = tuple(2.0**k for k in range(-8, 3))
 LAM_GRID = tuple(10.0**k for k in range(-8, 0))
 
 
-def max_fpr_param(default: float = 0.1) -> Param:
-    """Declare ``max_fpr``, the upper end beta of the false-positive range [0, beta]."""
-    return Param("max_fpr", default, (Interval(Real, 0, 1, closed="right"),), "float", r"""
-        Upper end :math:`\beta` of the false-positive range :math:`[0, \beta]` whose
-        partial AUC is maximised: each step ranks every positive above the
+TOP_K = r"""each step ranks every positive above the
         :math:`\lceil \beta n_- \rceil` negatives of the batch that the model scores
-        highest. 1 gives the full pairwise AUC surrogate.""", kernel=float)
+        highest"""
+
+
+def max_fpr_param(default: float = 0.1, how: str = TOP_K) -> Param:
+    """Declare ``max_fpr``, the upper end beta of the false-positive range [0, beta], whose
+    description says ``how`` the method uses it."""
+    return Param("max_fpr", default, (Interval(Real, 0, 1, closed="right"),), "float", rf"""
+        Upper end :math:`\beta` of the false-positive range :math:`[0, \beta]` whose
+        partial AUC is maximised: {how}. 1 gives the full pairwise AUC surrogate.""",
+                 kernel=float)
 
 
 PARAMS = (

@@ -26,8 +26,8 @@ from .oam import auto_scaled, buffer_size, match_slots, max_memory
 from .pauc import ETA_GRID, check_buffers
 
 __all__ = ["SOPA_PARAMS", "PAUC_SOPA_S", "AUTO_ETA", "SHARED", "kl_objective", "settled",
-           "run_dro", "hyper", "temperature", "gamma_param", "COMMON_PARAMS", "LAM_GRID",
-           "ETA", "LAM", "GAMMA"]
+           "run_dro", "kl_dro", "hyper", "eta_param", "temperature", "gamma_param",
+           "COMMON_PARAMS", "LAM_GRID", "ETA", "LAM", "GAMMA"]
 
 PAPER = (
     "D. Zhu, G. Li, B. Wang, X. Wu, T. Yang. When AUC meets DRO: Optimizing partial AUC for "
@@ -43,12 +43,12 @@ GAMMA_GRID = (0.1, 0.5, 0.9)
 UNIT_INTERVAL = Interval(Real, 0, 1, closed="right")
 
 
-def eta_param() -> Param:
-    """Declare the step ``eta`` (calibrated for ``"auto"``)."""
-    return auto_step("eta", AUTO_ETA, r"""
+def eta_param(objective: str = "KL-DRO") -> Param:
+    """Declare the step ``eta`` (calibrated for ``"auto"`` on the ``objective``)."""
+    return auto_step("eta", AUTO_ETA, rf"""
         Constant step :math:`\eta` of the momentum update :math:`w \leftarrow w - \eta m`.
         ``"auto"`` calibrates it on the training data (a short run per step of a geometric
-        ladder, the lowest KL-DRO objective on the sample wins;
+        ladder, the lowest {objective} objective on the sample wins;
         :mod:`aucopt.algorithms._calibrate`) and stores the value used in ``eta_``.""")
 
 
@@ -74,13 +74,15 @@ COMMON_PARAMS = (
     buffer_size(r"""
         Size B of the negative batches (one step per B negatives, after first batches of
         1, 2, 4, ... negatives) and capacity of the ring of the last B positives (each with
-        its moving average :math:`u_i`) used by every step.""").replace(default=32),
+        its moving average :math:`u_i`, or SOPA's threshold :math:`s_i`) used by every
+        step.""").replace(default=32),
     max_memory("the two buffers"),
     *common(max_iter=5, max_iter_doc="""
         Passes over the data in ``fit`` (a later pass offers every row again, as new
-        arrivals: a positive's :math:`u_i` restarts when it re-enters the ring).""",
-            warm_start="Start ``fit`` from the previous iterate (buffers, averages and "
-                       "momentum restart)."),
+        arrivals: a positive's :math:`u_i` or :math:`s_i` restarts when it re-enters the
+        ring).""",
+            warm_start="Start ``fit`` from the previous iterate (buffers, averages or "
+                       "thresholds, and momentum restart)."),
 )
 
 ETA = eta_param()
@@ -140,7 +142,8 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
     if (state["last"] > state["steps"][0]).any():
         raise ValueError("a coordinate's clock 'last' is ahead of the steps taken")
     if not (np.isfinite(state["log_u"]).all() and np.isfinite(state["log_v"]).all()):
-        raise ValueError("the moving averages log_u / log_v must be finite")
+        raise ValueError("the moving averages log_u / log_v (pauc-sopa: the thresholds) "
+                         "must be finite")
 
 
 def _pending(state: dict) -> np.ndarray:
@@ -171,24 +174,32 @@ def _settle(state: dict, eta: float, beta: float) -> None:
     lazy[:] = (eta, beta)
 
 
-def run_dro(state, rows: RowData, y, order, params, t, hp, lam_pos=None, gamma_pos=1.0):
+def kl_dro(hp, lam_pos=None, gamma_pos=1.0) -> tuple:
+    """Return the kernel's ``dro`` tuple of the KL-DRO objectives: one-way, or two-way with
+    ``lam_pos`` (:func:`aucopt._kernels.pauc_dro.dro_epoch`)."""
+    ratio = 0.0 if lam_pos is None else hp.lam / lam_pos
+    return (hp.lam, hp.margin, hp.gamma, ratio, gamma_pos, 0.0, 0.0)
+
+
+def run_dro(state, rows: RowData, y, order, params, t, hp, dro: tuple):
     """One pass over ``order`` (:func:`aucopt._kernels.pauc_dro.dro_epoch`) with the kernel
-    scalars ``hp``; two-way with ``lam_pos``. An ``eta="auto"`` not yet calibrated is
-    ``AUTO_ETA / M^2``, M^2 the largest squared row norm given so far."""
+    scalars ``hp`` (step and momentum) and the objective's tuple ``dro``. An
+    ``eta="auto"`` not yet calibrated is ``AUTO_ETA / M^2``, M^2 the largest squared row
+    norm given so far."""
     hp = auto_scaled(hp, "eta", AUTO_ETA, state)
     slots = match_slots(state, rows, params)
     _settle(state, hp.eta, hp.momentum)
-    ratio = 0.0 if lam_pos is None else hp.lam / lam_pos
     capacity = int(params["buffer_size"])
     work = (*(np.empty(capacity) for _ in range(4)), np.empty((capacity, capacity)),
             np.empty(capacity))
     return dro_epoch(view(PaucDroState, state), slots, work, rows.data, rows.indices,
-                     rows.indptr, y, order, (hp.lam, hp.margin, hp.gamma, ratio, gamma_pos), t)
+                     rows.indptr, y, order, dro, t)
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One SOPA-s pass over ``order`` (:func:`run_dro`); draws nothing."""
-    return run_dro(state, rows, y, order, params, t, hyper(params))
+    hp = hyper(params)
+    return run_dro(state, rows, y, order, params, t, hp, kl_dro(hp))
 
 
 def coef(state, params) -> np.ndarray:

@@ -18,6 +18,7 @@ from .pauc_dro import (
     LAM_GRID,
     SHARED,
     gamma_param,
+    kl_dro,
     run_dro,
     temperature,
 )
@@ -46,7 +47,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One SOTA-s pass over ``order`` (:func:`aucopt.algorithms.pauc_dro.run_dro`); draws
     nothing."""
     hp = hyper(params)
-    return run_dro(state, rows, y, order, params, t, hp, hp.lam_pos, hp.gamma_pos)
+    return run_dro(state, rows, y, order, params, t, hp, kl_dro(hp, hp.lam_pos, hp.gamma_pos))
 
 
 PAUC_SOTA_S = register(

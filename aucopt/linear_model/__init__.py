@@ -19,6 +19,7 @@ from ._opauc import (
 from ._pairwise_buffer import KarClassifier, OGDFIFOClassifier
 from ._pauc import PAUC1PMBClassifier, SVMPAUCClassifier
 from ._pauc_dro import SOPASClassifier, SOTASClassifier
+from ._pauc_sopa import SOPAClassifier
 from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 from ._spdam import SPDAMClassifier
@@ -51,6 +52,7 @@ __all__ = [
     "RegSOLAMClassifier",
     "SOLAMClassifier",
     "SOLAML1Classifier",
+    "SOPAClassifier",
     "SOPASClassifier",
     "SOTASClassifier",
     "SPAML2Classifier",

@@ -57,6 +57,7 @@ class SOPASClassifier(BaseAUCClassifier):
 
     See Also
     --------
+    SOPAClassifier : the exact one-way partial AUC (CVaR at level ``max_fpr``).
     PAUC1PMBClassifier : the one-way partial AUC through the top-k negatives of a batch.
     SOTASClassifier : the two-way partial AUC (a second KL-DRO over the positives).
 
@@ -65,9 +66,9 @@ class SOPASClassifier(BaseAUCClassifier):
     There is no ``max_fpr``: the temperature ``lam`` sets how sharply the weights
     :math:`p_{ij} \propto \exp(L_{ij}/\lambda)` single out the top-scored negatives
     of each positive (the KL penalty is the Lagrangian form of a constraint on how far
-    :math:`p` may move from uniform; the paper's CVaR variant SOPA is the hard
-    :math:`\beta` counterpart). ``lam`` large gives the mean pairwise squared hinge, the
-    full AUC's surrogate.
+    :math:`p` may move from uniform; the paper's CVaR variant SOPA,
+    :class:`SOPAClassifier`, is the hard :math:`\beta` counterpart). ``lam`` large gives
+    the mean pairwise squared hinge, the full AUC's surrogate.
 
     ``sample_weight``: the means over :math:`B_-` and :math:`B_+` are weighted and a
     pair weighs :math:`w_i w_j`.
