@@ -163,6 +163,31 @@ def test_average_over_partitions_learns_and_uses_exact_train_statistics(client, 
     assert est.t_ == ref.t_  # t counts every update made on any partition
 
 
+@pytest.mark.parametrize("algorithm,chunk", [("spam-l2", 150), ("solam", 150),
+                                             ("ftrl-auc", 150), ("solam", 600)])
+def test_rounds_on_data_in_memory_run_as_one_graph_with_the_same_model(client, algorithm,
+                                                                      chunk):
+    """Partitions held in memory (arrays, persisted) get every round in one graph; the
+    model equals the round-by-round one of the same data behind a task, random generators
+    and update counts included (one partition: the generator travels between rounds)."""
+    from aucopt.distributed._data import held_in_memory, partitions
+
+    X, y = _problem(n=600, d=8, seed=6)
+    params = {"random_state": 1, "shuffle": True, "max_iter": 3}
+    Xd, yd = _dask(X, y, chunk=chunk)
+    behind_a_task = Xd.map_blocks(np.array, dtype=float)
+    assert held_in_memory(partitions(Xd, yd)[0])
+    assert not held_in_memory(partitions(behind_a_task, yd)[0])
+    by_round = ad.fit(aucopt.make(algorithm, **params), behind_a_task, yd, strategy="average")
+    for held in (ad.fit(aucopt.make(algorithm, **params), Xd, yd, strategy="average"),
+                 ad.fit(aucopt.make(algorithm, **params), behind_a_task, yd,
+                        strategy="average", persist=True)):
+        np.testing.assert_array_equal(held.coef_, by_round.coef_)
+        np.testing.assert_array_equal(held.intercept_, by_round.intercept_)
+        assert held.t_ == by_round.t_ and held.n_iter_ == by_round.n_iter_ == 3
+        assert held._rng.bit_generator.state == by_round._rng.bit_generator.state
+
+
 # -------------------------------------------------------------------------- svrg
 def test_svrg_with_one_partition_is_vrspam(client):
     X, y = _problem(n=150, d=5, seed=5, sparse=True)

@@ -143,6 +143,21 @@ def partitions(X, y=None):
             list(y.to_delayed(optimize_graph=False)), int(X.shape[1]))
 
 
+def held_in_memory(blocks) -> bool:
+    """Whether the graphs of ``blocks`` (dask delayed objects) hold only computed data.
+
+    True when every value of their graphs is a future (a persisted collection) or an
+    array (a collection made from in-memory arrays): a graph that reads them many times
+    then keeps nothing that is not kept already. False when any task computes something,
+    e.g. reads a file.
+    """
+    from distributed import Future
+
+    graphs = {id(graph): graph for graph in (block.__dask_graph__() for block in blocks)}
+    return all(isinstance(value, (Future, np.ndarray)) or sp.issparse(value)
+               for graph in graphs.values() for value in graph.values())
+
+
 def _is_frame(obj, kind="DataFrame") -> bool:
     module = type(obj).__module__ or ""
     return module.startswith("dask") and type(obj).__name__ == kind

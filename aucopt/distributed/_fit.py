@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from numbers import Integral
 
@@ -10,7 +11,7 @@ import numpy as np
 from ..algorithms._distributed import distributed_strategies
 from . import _train
 from ._cluster import compute, connect
-from ._data import block_stats, merge_stats, partitions, tree_reduce
+from ._data import block_stats, held_in_memory, merge_stats, partitions, tree_reduce
 
 __all__ = ["fit"]
 
@@ -192,7 +193,9 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
             if strategy == "statistics":
                 result = _train.statistics(est, stats, classes, n_features)
             else:
-                train = _train.average if strategy == "average" else _train.svrg
+                train = (functools.partial(_train.average,
+                                           one_graph=persist or held_in_memory(xs + ys))
+                         if strategy == "average" else _train.svrg)
                 trainer = (est if strategy == "average"
                            else _train.with_auto_beta(est, stats, classes))
                 trainer, step = _train.calibrated(dask_client, trainer, xs[0], ys[0], classes,

@@ -246,7 +246,8 @@ def restarting(train, est, step, *args):
     return train(args[0], est, *args[1:]), step  # the last restart raises if it diverges
 
 
-def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False):
+def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False,
+            one_graph=False):
     """Iterative parameter mixing: ``n_rounds`` of (one pass per partition, then average).
 
     Every partition starts each round from the common state, with the exact
@@ -259,6 +260,12 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
     previous example) come from the last partition; ``data_*`` stay exact. The
     shares are combined pairwise on the workers, so the client receives one
     state per round. With one partition this is ``fit(max_iter=n_rounds)``.
+
+    ``one_graph``: submit all the rounds as one graph (each round mixed on a worker and
+    passed to the next), so that the client waits once instead of once per round; the
+    same result. Only for partitions held in memory (persisted, or made from arrays):
+    partitions read from files would be kept in the workers' memory from the first round
+    to the last instead of read once per round.
     """
     import dask
 
@@ -276,11 +283,20 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
         shares = [step(spec.id, params, state, t, x, y, classes, r == 0, gen, k, est.shuffle,
                        wk, take_last)
                   for k, (x, y, gen, wk) in enumerate(zip(xs, ys, gens, weights))]
-        share = compute(client, tree_reduce(shares, _combine), progress)
+        share = tree_reduce(shares, _combine)
+        if one_graph:  # the next round starts from delayed values: nothing is computed yet
+            state, t = dask.delayed(mix, pure=True)(state, share), t + share[1]
+            rng = share[2] if len(xs) == 1 else rng
+            continue
+        share = compute(client, share, progress)
         if len(xs) == 1:
             rng = share[2]
         state = mix(state, share)
         t += share[1]
+    if one_graph and len(xs) == 1:
+        state, rng, t = compute(client, [state, rng, t], progress)
+    elif one_graph:
+        state, t = compute(client, [state, t], progress)
     return state, rng, t, n_rounds
 
 
