@@ -8,6 +8,8 @@ from .._kernels.hash_rows import hash_names, hashed_plan
 
 __all__ = ["stable_hashes", "hashed_row_plan"]
 
+_STRINGS = {str}
+
 
 def _name_bytes(name) -> bytes:
     """The bytes a name is hashed by: UTF-8 of a string, else its type and ``repr``."""
@@ -41,7 +43,7 @@ def stable_hashes(names) -> np.ndarray:
 
 def _name_buffer(names):
     """Return the names' bytes one after another (uint8) and the end of each (int64)."""
-    if all(type(name) is str for name in names):  # the common case, without a call per name
+    if set(map(type, names)) <= _STRINGS:  # the common case, without a call per name
         raws = [name.encode("utf-8") for name in names]
     else:
         raws = [_name_bytes(name) for name in names]
