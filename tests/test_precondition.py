@@ -19,7 +19,7 @@ from numpy.testing import assert_allclose
 import aucopt
 from aucopt.algorithms import get_algorithm, list_algorithms
 from aucopt.algorithms._calibrate import MIN_ROWS
-from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHIFT_KEY
+from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHARED_KEY, SHIFT_KEY
 from aucopt.exceptions import ModelFileError
 from aucopt.io import load, save
 
@@ -142,22 +142,24 @@ def test_stream_fixes_the_transform_on_its_first_chunk():
     est.partial_fit(X[:100], y[:100], classes=[-1, 1])
     scale = est._state[SCALE_KEY].copy()
     assert scale[4] == 0.0 and np.all(scale[:4] > 0)
-    est.partial_fit(X[100:150], y[100:150])  # usable: the root mean square of its values
+    shared = est._state[SHARED_KEY][0]  # of the sparse column 2 in the first chunk
+    assert shared == scale[2] == pytest.approx(np.sqrt(np.mean(X[:100, 2][X[:100, 2] != 0] ** 2)))
+    est.partial_fit(X[100:150], y[100:150])
     assert_allclose(est._state[SCALE_KEY][:4], scale[:4], rtol=0)  # never moves
-    assert est._state[SCALE_KEY][4] == pytest.approx(np.sqrt(np.mean(X[100:150, 4] ** 2)))
-    # (column 4 is dense: its non-zero values are all of its values)
-    assert est._state[SHIFT_KEY][4] == 0.0
+    assert est._state[SCALE_KEY][4] == shared  # a later feature: the shared sparse scale
+    assert est._state[SHIFT_KEY][4] == 0.0 and est._state[SHARED_KEY][0] == shared
     few = slice(0, MIN_ROWS - 1)
     small = aucopt.make("spam-l2", random_state=0).partial_fit(X[few], y[few], classes=[-1, 1])
     seen = X[few].any(axis=0)
     assert set(small._state[SCALE_KEY][seen]) == {1.0}  # too few rows: no preconditioning
     assert not small._state[SCALE_KEY][~seen].any()
     assert not small._state[SHIFT_KEY].any()
+    assert small._state[SHARED_KEY].tolist() == [1.0]  # nor for the features seen later
 
 
 def test_learn_one_equals_partial_fit_row_by_row():
     """River: a first mini-batch fixes the transform; features that appear later in single
-    rows keep scale 1; learn_one equals partial_fit on the same rows (state widened)."""
+    rows get its shared sparse scale; learn_one equals partial_fit on the same rows (state widened)."""
     from aucopt.river import AUCClassifier
 
     from .test_river import _csr, _stream
@@ -179,7 +181,9 @@ def test_learn_one_equals_partial_fit_row_by_row():
                     ref.decision_function(_csr(probe, model.columns, width)), rtol=1e-12)
     scale = ref._state[SCALE_KEY]
     late = [model.columns[f"f{j}"] for j in range(11, 12)]  # first seen after row 30
-    assert scale[late].tolist() == [1.0] and (scale[:8] > 0).all()
+    shared = ref._state[SHARED_KEY][0]
+    assert shared not in (0.0, 1.0) and scale[late].tolist() == [shared]
+    assert (scale[:8] > 0).all()
 
 
 def _frame(xs):

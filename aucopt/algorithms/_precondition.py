@@ -11,14 +11,18 @@ intercept that accounts for the shift. The penalty and the radius of a ball act 
 ``v``: a per-feature weighted penalty on ``w``, as if the user had standardised the
 columns.
 
-The scale and the shift are kept in the estimator's state (``feature_scale``,
-``feature_shift``; a scale of 0 marks a feature not seen yet), so that they are saved,
-loaded and reused by ``warm_start``. ``fit`` sets them on all its rows. A stream sets
-them on its first chunk; a feature first seen later gets its scale from the first chunk
-in which it is non-zero (the root mean square of its non-zero values there, no shift) if
-that chunk has enough rows of both classes, else 1 (so also every feature of a first chunk
-too small). An entry never moves once set: the learner's state is in the transformed
-coordinates.
+Dense columns (non-zero in at least ``DENSE_SHARE`` of the rows) are centred and get
+their own standard deviation; all the other ("sparse") columns share one scale, the
+root mean square of all their non-zero values, so that the relative sizes of sparse
+features (a word's count, a shifted signal) are kept and only the block's units go.
+
+The scales, the shift and the shared sparse scale are kept in the estimator's state
+(``feature_scale``, ``feature_shift``, ``sparse_scale``; a scale of 0 marks a feature
+not seen yet), so that they are saved, loaded and reused by ``warm_start``. ``fit``
+sets them on all its rows. A stream sets them on its first chunk, if it has enough rows
+of both classes (else every scale is 1: the papers' steps); a feature first seen later
+gets the shared sparse scale of the first chunk. An entry never moves once set: the
+learner's state is in the transformed coordinates.
 """
 
 from __future__ import annotations
@@ -30,20 +34,20 @@ from .._kernels._precondition import dense_affine, dense_moments
 from ._data import non_finite_message
 from ._spec import RowData
 
-__all__ = ["SCALE_KEY", "SHIFT_KEY", "DENSE_SHARE", "RELATIVE_FLOOR", "new_transform",
-           "fix_scale", "centred_columns", "transform_rows", "unscaled", "rescaled",
-           "intercept_shift"]
+__all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
+           "new_transform", "upgrade_transform", "fix_scale", "centred_columns",
+           "transform_rows", "unscaled", "rescaled", "intercept_shift"]
 
 SCALE_KEY = "feature_scale"
 SHIFT_KEY = "feature_shift"
+SHARED_KEY = "sparse_scale"  # shape (1,): the scale of every sparse column (0: not set)
 
 # a column is centred when at least this share of its entries is non-zero: centring it
 # then costs at most twice its stored entries, and sparse columns (counts, words) have a
 # natural zero and a small mean relative to their spread
 DENSE_SHARE = 0.5
-# a column with fewer non-zero values (counted with their weights) than this in the rows
-# that set its scale keeps scale 1: the size of one or two draws is no estimate of its
-# spread, and a later value 1,000x a tiny first one made streams of hashed rows diverge
+# the sparse columns keep scale 1 when they hold fewer non-zero values (counted with their
+# weights) than this in the rows that set the scales: a few draws are no estimate of a size
 MIN_NONZEROS = 10.0
 # a centred column's standard deviation is floored at this share of its root mean square,
 # so that a (nearly) constant column is not blown up into its rounding noise
@@ -51,8 +55,18 @@ RELATIVE_FLOOR = 1e-3
 
 
 def new_transform(n_features: int) -> dict[str, np.ndarray]:
-    """Return the unset scale and shift of ``n_features`` features (state entries)."""
-    return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features)}
+    """Return the unset scale and shift of ``n_features`` features and the unset shared
+    sparse scale (state entries)."""
+    return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features),
+            SHARED_KEY: np.zeros(1)}
+
+
+def upgrade_transform(state: dict) -> None:
+    """Add, in place, the shared sparse scale to a preconditioned state saved without it
+    (by an aucopt whose sparse columns had scales of their own): its scales are kept, and
+    the features it has not seen yet will get scale 1."""
+    if SCALE_KEY in state and SHARED_KEY not in state:
+        state[SHARED_KEY] = np.ones(1)
 
 
 def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
@@ -91,20 +105,22 @@ def _first_non_finite_row(rows: RowData) -> int:
 
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
               usable: bool) -> np.ndarray | None:
-    """Set, in place, the scale (and on the ``first`` chunk the shift) of the features not
-    set yet that are non-zero in ``rows``; return the columns set (None: none).
+    """Set, in place, the scale (and on the ``first`` chunk the shift and the shared
+    sparse scale) of the features not set yet that are non-zero in ``rows``; return the
+    columns set (None: none).
 
-    A feature's scale is the root mean square of its non-zero values in ``rows`` if they
-    are ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
-    else 1: a rare feature is not amplified for its rarity (binary features keep scale 1),
-    and a feature with fewer than ``MIN_NONZEROS`` non-zero values there keeps scale 1.
-    ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
-    non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
-    the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
-    Rows count with their sample weights ``|y|`` (notes.md#sample-weights). O(nnz) on CSR
-    rows after the first chunk.
+    ``first``: the rows are all of ``fit``, or the first chunk of a stream. If they are
+    ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
+    the features non-zero in at least ``DENSE_SHARE`` of them are centred (their mean)
+    and scaled by their standard deviation (floored at ``RELATIVE_FLOOR`` times their
+    root mean square); every other feature gets the shared sparse scale, the root mean
+    square of all the non-zero values of those features (1 if there are fewer than
+    ``MIN_NONZEROS`` of them). Rows that are not usable set every scale, shared one
+    included, to 1 (the papers' steps). A feature first seen in a later chunk gets the
+    shared scale. Rows count with their sample weights ``|y|``
+    (notes.md#sample-weights). O(nnz) on CSR rows after the first chunk.
     """
-    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    scale, shift, shared = state[SCALE_KEY], state[SHIFT_KEY], state[SHARED_KEY]
     weight = np.abs(y)
     n = float(weight.sum())
     if n == 0:
@@ -121,20 +137,25 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         raise ValueError(non_finite_message(rows, _first_non_finite_row(rows)))
     seen = count > 0
     cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
+    if first and shared[0] == 0.0:
+        shared[0] = 1.0
+        if usable:
+            sparse = count < DENSE_SHARE * n
+            nonzeros = float(count[sparse].sum())
+            if nonzeros >= MIN_NONZEROS:
+                shared[0] = np.sqrt(float(squares[sparse].sum()) / nonzeros)
     if cols.size == 0:
         return None
-    if not usable:
-        scale[cols] = 1.0
+    if not usable or not first:  # (a first chunk that is not usable: shared == 1)
+        scale[cols] = shared[0] if shared[0] > 0 else 1.0
         return cols
-    spread = np.sqrt(squares / count)  # the typical size of a non-zero value
-    spread[count < MIN_NONZEROS] = 1.0
-    if first:  # centre the dense columns
-        centred = count >= DENSE_SHARE * n
-        mean_square = squares[centred] / n
-        mean = total[centred] / n
-        variance = np.maximum(mean_square - mean * mean, 0.0)
-        spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
-        shift[cols[centred]] = mean
+    spread = np.full(cols.size, shared[0])
+    centred = count >= DENSE_SHARE * n  # centre the dense columns
+    mean_square = squares[centred] / n
+    mean = total[centred] / n
+    variance = np.maximum(mean_square - mean * mean, 0.0)
+    spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
+    shift[cols[centred]] = mean
     scale[cols] = spread
     return cols
 
