@@ -41,13 +41,17 @@ def _data(n=300, seed=0):
     return X, y
 
 
-def preconditioned_spam(X, y, scale, shift, *, beta, eta0, passes, t0=30.0):
+def preconditioned_spam(X, y, scale, shift, *, beta, eta0, passes, t0=30.0, bound=0.0):
     """Preconditioned SPAM-L2 (thesis Algorithm 20, class statistics of all of X, step
     ``eta0 / sqrt(t + t0)``) in the original coordinates: ``w <- (w - eta P G) / (1 +
-    eta beta)`` with ``P = diag(1/s^2)`` on the centred rows ``x - c``. The l2 penalty
+    eta beta)`` with ``P = diag(1/s^2)`` on the centred rows ``x - c``, each multiplied
+    by ``min(1, bound / |(x - c) / s|)`` (``bound`` 0: none). The l2 penalty
     ``beta/2 sum_j s_j^2 w_j^2`` has this proximal map in the metric of ``P^-1``.
     Returns the average of the iterates."""
     Xc = X - shift
+    if bound > 0:
+        norms = np.linalg.norm(Xc / scale, axis=1)
+        Xc = Xc * np.minimum(1.0, bound / norms)[:, None]
     P = 1.0 / scale**2
     p = np.mean(y > 0)
     m_pos, m_neg = Xc[y > 0].mean(0), Xc[y < 0].mean(0)
@@ -101,6 +105,7 @@ import numpy as np, scipy.sparse as sp, aucopt
 sys.path.insert(0, sys.argv[1])
 from test_precondition import SPAM, _data
 X, y = _data()
+X[json.loads(sys.argv[2])] *= 100.0
 out = {}
 for fmt, data in (("dense", X), ("csr", sp.csr_matrix(X))):
     est = aucopt.make("spam-l2", **SPAM).fit(data, y)
@@ -109,15 +114,23 @@ json.dump(out, sys.stdout)
 """
 
 
-def test_numba_disable_jit_equals_transcription():
+def nojit_coefs(long_rows=()) -> dict:
+    """Return SPAM-L2's ``coef_`` on ``_data()`` (the ``long_rows`` times 100), dense and
+    CSR, fitted with NUMBA_DISABLE_JIT=1 in a subprocess."""
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    result = subprocess.run([sys.executable, "-c", _NOJIT, os.path.dirname(__file__)],
+    result = subprocess.run([sys.executable, "-c", _NOJIT, os.path.dirname(__file__),
+                             json.dumps(list(long_rows))],
                             env=env, check=True, capture_output=True, text=True, timeout=600)
+    return json.loads(result.stdout)
+
+
+def test_numba_disable_jit_equals_transcription():
+    coefs = nojit_coefs()
     X, y = _data()
     state = aucopt.make("spam-l2", **SPAM).fit(X, y)._state
     w = preconditioned_spam(X, y, state[SCALE_KEY], state[SHIFT_KEY], beta=1e-3, eta0=0.05,
                             passes=2)
-    for fmt, coef in json.loads(result.stdout).items():
+    for fmt, coef in coefs.items():
         assert_allclose(coef, w, rtol=1e-10, atol=1e-14, err_msg=fmt)
 
 
@@ -143,7 +156,8 @@ def test_stream_fixes_the_transform_on_its_first_chunk():
     scale = est._state[SCALE_KEY].copy()
     assert scale[4] == 0.0 and np.all(scale[:4] > 0)
     shared = est._state[SHARED_KEY][0]  # of the sparse column 2 in the first chunk
-    assert shared == scale[2] == pytest.approx(np.sqrt(np.mean(X[:100, 2][X[:100, 2] != 0] ** 2)))
+    values = X[:100, 2][X[:100, 2] != 0]
+    assert shared == scale[2] == pytest.approx(np.sqrt(np.mean(values**2)))
     est.partial_fit(X[100:150], y[100:150])
     assert_allclose(est._state[SCALE_KEY][:4], scale[:4], rtol=0)  # never moves
     assert est._state[SCALE_KEY][4] == shared  # a later feature: the shared sparse scale
@@ -159,7 +173,8 @@ def test_stream_fixes_the_transform_on_its_first_chunk():
 
 def test_learn_one_equals_partial_fit_row_by_row():
     """River: a first mini-batch fixes the transform; features that appear later in single
-    rows get its shared sparse scale; learn_one equals partial_fit on the same rows (state widened)."""
+    rows get its shared sparse scale; learn_one equals partial_fit on the same rows (state
+    widened)."""
     from aucopt.river import AUCClassifier
 
     from .test_river import _csr, _stream

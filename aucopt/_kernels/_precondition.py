@@ -1,12 +1,15 @@
-"""Dense column moments and the affine map of the preconditioner (notes.md#preconditioning).
+"""Column moments, row norms and the affine map with its row clipping, of the
+preconditioner (notes.md#preconditioning).
 
-One sweep over the rows each, row-major, so that a dense ``fit`` pays two streams over
+One sweep over the rows each, row-major, so that a dense ``fit`` pays a few streams over
 ``X`` for its preconditioner (NumPy needs one temporary per operation).
 """
 
+import numpy as np
 from numba import njit
 
-__all__ = ["dense_moments", "dense_affine"]
+__all__ = ["dense_moments", "dense_clip_affine", "csr_clip", "dense_affine_norms",
+           "csr_affine_norms"]
 
 
 @njit(cache=True, nogil=True)
@@ -33,9 +36,60 @@ def dense_moments(X, weight, count, total, squares):
 
 
 @njit(cache=True, nogil=True)
-def dense_affine(X, inv, offset, out):
-    """Write ``out[i, j] = X[i, j] * inv[j] + offset[j]`` (``out`` may not alias ``X``)."""
+def dense_clip_affine(X, inv, offset, bound, out):
+    """Write ``out[i] = X[i] * inv + offset``, then scale every row of ``out`` whose norm
+    exceeds ``bound`` down to norm ``bound`` (``bound`` 0: no row is scaled)."""
+    n, d = X.shape
+    limit = bound * bound
+    for i in range(n):
+        sq = 0.0
+        for j in range(d):
+            v = X[i, j] * inv[j] + offset[j]
+            out[i, j] = v
+            sq += v * v
+        if bound > 0.0 and sq > limit:
+            f = bound / np.sqrt(sq)
+            for j in range(d):
+                out[i, j] *= f
+
+
+@njit(cache=True, nogil=True)
+def csr_clip(data, indptr, bound):
+    """Scale, in place, every CSR row whose norm exceeds ``bound`` (> 0) down to ``bound``."""
+    limit = bound * bound
+    for i in range(indptr.size - 1):
+        sq = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            sq += data[k] * data[k]
+        if sq > limit:
+            f = bound / np.sqrt(sq)
+            for k in range(indptr[i], indptr[i + 1]):
+                data[k] *= f
+
+
+@njit(cache=True, nogil=True)
+def dense_affine_norms(X, inv, offset, out):
+    """Write the squared norms of the rows ``X[i] * inv + offset`` to ``out``."""
     n, d = X.shape
     for i in range(n):
+        sq = 0.0
         for j in range(d):
-            out[i, j] = X[i, j] * inv[j] + offset[j]
+            v = X[i, j] * inv[j] + offset[j]
+            sq += v * v
+        out[i] = sq
+
+
+@njit(cache=True, nogil=True)
+def csr_affine_norms(data, indices, indptr, inv, offset, out):
+    """Write the squared norms of the CSR rows ``x * inv + offset`` to ``out``, where
+    ``offset`` (non-zero at a few columns) also applies to the entries a row does not store."""
+    base = 0.0
+    for j in range(offset.size):
+        base += offset[j] * offset[j]
+    for i in range(indptr.size - 1):
+        sq = base
+        for k in range(indptr[i], indptr[i + 1]):
+            j = indices[k]
+            v = data[k] * inv[j] + offset[j]
+            sq += v * v - offset[j] * offset[j]
+        out[i] = sq
