@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 
 import aucopt
+from aucopt.algorithms import _precondition
 from aucopt.algorithms._precondition import BOUND_KEY, ROW_CLIP, SCALE_KEY, SHIFT_KEY
 from aucopt.io import load, save
 from aucopt.metrics import roc_auc_score
@@ -35,9 +36,10 @@ def _with_outliers():
     return X, y
 
 
-def _bound(X, state, weight):
-    """ROW_CLIP times the weighted median norm of the transformed rows: the smallest norm
-    with at least half of the weight at or below it."""
+def _bound(X, state, weight, stride=1):
+    """ROW_CLIP times the weighted median norm of the transformed rows ``0, stride, ...``:
+    the smallest norm with at least half of their weight at or below it."""
+    X, weight = X[::stride], weight[::stride]
     norms = np.linalg.norm((X - state[SHIFT_KEY]) / state[SCALE_KEY], axis=1)
     order = np.argsort(norms)
     cumulative = np.cumsum(weight[order])
@@ -45,12 +47,19 @@ def _bound(X, state, weight):
 
 
 @pytest.mark.parametrize("fmt", ["dense", "csr"])
-def test_the_bound_follows_the_rule(fmt):
+@pytest.mark.parametrize("weighted", [True, False])
+@pytest.mark.parametrize("at_most", [None, 100])
+def test_the_bound_follows_the_rule(fmt, weighted, at_most, monkeypatch):
+    if at_most is not None:  # the median over every third row of 300
+        monkeypatch.setattr(_precondition, "MEDIAN_ROWS", at_most)
     X, y = _with_outliers()
-    weight = 1.0 + np.arange(len(y)) % 4
+    weight = 1.0 + np.arange(len(y)) % 4 if weighted else np.ones(len(y))
     data = X if fmt == "dense" else sp.csr_matrix(X)
     state = aucopt.make("spam-l2", **SPAM).fit(data, y, sample_weight=weight)._state
-    assert state[BOUND_KEY][0] == pytest.approx(_bound(X, state, weight), rel=1e-9)
+    stride = 1 if at_most is None else 3
+    assert state[BOUND_KEY][0] == pytest.approx(_bound(X, state, weight, stride), rel=1e-9)
+    if at_most is not None:
+        assert state[BOUND_KEY][0] != pytest.approx(_bound(X, state, weight), rel=1e-6)
 
 
 @pytest.mark.parametrize("fmt", ["dense", "csr"])

@@ -68,28 +68,34 @@ def csr_clip(data, indptr, bound):
 
 
 @njit(cache=True, nogil=True)
-def dense_affine_norms(X, inv, offset, out):
-    """Write the squared norms of the rows ``X[i] * inv + offset`` to ``out``."""
+def dense_affine_norms(X, inv, offset, stride, out):
+    """Write the squared norms of the rows ``X[i] * inv + offset``, ``i = 0, stride,
+    2 stride, ...``, to ``out`` (of size ``ceil(n / stride)``)."""
     n, d = X.shape
-    for i in range(n):
+    for i in range(0, n, stride):
         sq = 0.0
         for j in range(d):
             v = X[i, j] * inv[j] + offset[j]
             sq += v * v
-        out[i] = sq
+        out[i // stride] = sq
 
 
 @njit(cache=True, nogil=True)
-def csr_affine_norms(data, indices, indptr, inv, offset, out):
-    """Write the squared norms of the CSR rows ``x * inv + offset`` to ``out``, where
-    ``offset`` (non-zero at a few columns) also applies to the entries a row does not store."""
+def csr_affine_norms(data, indices, indptr, scale, shift, centred, stride, out):
+    """Write the squared norms of the CSR rows ``(x - shift) / scale`` (``scale`` 0: 1),
+    ``i = 0, stride, ...``, to ``out`` (of size ``ceil(n / stride)``); ``shift`` is
+    non-zero at the columns ``centred`` only, and applies to the entries a row does not
+    store too. Nothing of the rows' width is formed."""
     base = 0.0
-    for j in range(offset.size):
-        base += offset[j] * offset[j]
-    for i in range(indptr.size - 1):
+    for j in centred:
+        c = shift[j] / scale[j]
+        base += c * c
+    for i in range(0, indptr.size - 1, stride):
         sq = base
         for k in range(indptr[i], indptr[i + 1]):
             j = indices[k]
-            v = data[k] * inv[j] + offset[j]
-            sq += v * v - offset[j] * offset[j]
-        out[i] = sq
+            inv = 1.0 / scale[j] if scale[j] > 0.0 else 1.0
+            offset = -(shift[j] * inv)
+            v = data[k] * inv + offset
+            sq += v * v - offset * offset
+        out[i // stride] = sq
