@@ -19,7 +19,7 @@ from numpy.testing import assert_allclose
 import aucopt
 from aucopt.algorithms import get_algorithm, list_algorithms
 from aucopt.algorithms._calibrate import MIN_ROWS
-from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHIFT_KEY
+from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHARED_KEY, SHIFT_KEY
 from aucopt.exceptions import ModelFileError
 from aucopt.io import load, save
 
@@ -41,13 +41,17 @@ def _data(n=300, seed=0):
     return X, y
 
 
-def preconditioned_spam(X, y, scale, shift, *, beta, eta0, passes, t0=30.0):
+def preconditioned_spam(X, y, scale, shift, *, beta, eta0, passes, t0=30.0, bound=0.0):
     """Preconditioned SPAM-L2 (thesis Algorithm 20, class statistics of all of X, step
     ``eta0 / sqrt(t + t0)``) in the original coordinates: ``w <- (w - eta P G) / (1 +
-    eta beta)`` with ``P = diag(1/s^2)`` on the centred rows ``x - c``. The l2 penalty
+    eta beta)`` with ``P = diag(1/s^2)`` on the centred rows ``x - c``, each multiplied
+    by ``min(1, bound / |(x - c) / s|)`` (``bound`` 0: none). The l2 penalty
     ``beta/2 sum_j s_j^2 w_j^2`` has this proximal map in the metric of ``P^-1``.
     Returns the average of the iterates."""
     Xc = X - shift
+    if bound > 0:
+        norms = np.linalg.norm(Xc / scale, axis=1)
+        Xc = Xc * np.minimum(1.0, bound / norms)[:, None]
     P = 1.0 / scale**2
     p = np.mean(y > 0)
     m_pos, m_neg = Xc[y > 0].mean(0), Xc[y < 0].mean(0)
@@ -101,6 +105,7 @@ import numpy as np, scipy.sparse as sp, aucopt
 sys.path.insert(0, sys.argv[1])
 from test_precondition import SPAM, _data
 X, y = _data()
+X[json.loads(sys.argv[2])] *= 100.0
 out = {}
 for fmt, data in (("dense", X), ("csr", sp.csr_matrix(X))):
     est = aucopt.make("spam-l2", **SPAM).fit(data, y)
@@ -109,15 +114,23 @@ json.dump(out, sys.stdout)
 """
 
 
-def test_numba_disable_jit_equals_transcription():
+def nojit_coefs(long_rows=()) -> dict:
+    """Return SPAM-L2's ``coef_`` on ``_data()`` (the ``long_rows`` times 100), dense and
+    CSR, fitted with NUMBA_DISABLE_JIT=1 in a subprocess."""
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    result = subprocess.run([sys.executable, "-c", _NOJIT, os.path.dirname(__file__)],
+    result = subprocess.run([sys.executable, "-c", _NOJIT, os.path.dirname(__file__),
+                             json.dumps(list(long_rows))],
                             env=env, check=True, capture_output=True, text=True, timeout=600)
+    return json.loads(result.stdout)
+
+
+def test_numba_disable_jit_equals_transcription():
+    coefs = nojit_coefs()
     X, y = _data()
     state = aucopt.make("spam-l2", **SPAM).fit(X, y)._state
     w = preconditioned_spam(X, y, state[SCALE_KEY], state[SHIFT_KEY], beta=1e-3, eta0=0.05,
                             passes=2)
-    for fmt, coef in json.loads(result.stdout).items():
+    for fmt, coef in coefs.items():
         assert_allclose(coef, w, rtol=1e-10, atol=1e-14, err_msg=fmt)
 
 
@@ -142,22 +155,26 @@ def test_stream_fixes_the_transform_on_its_first_chunk():
     est.partial_fit(X[:100], y[:100], classes=[-1, 1])
     scale = est._state[SCALE_KEY].copy()
     assert scale[4] == 0.0 and np.all(scale[:4] > 0)
-    est.partial_fit(X[100:150], y[100:150])  # usable: the root mean square of its values
+    shared = est._state[SHARED_KEY][0]  # of the sparse column 2 in the first chunk
+    values = X[:100, 2][X[:100, 2] != 0]
+    assert shared == scale[2] == pytest.approx(np.sqrt(np.mean(values**2)))
+    est.partial_fit(X[100:150], y[100:150])
     assert_allclose(est._state[SCALE_KEY][:4], scale[:4], rtol=0)  # never moves
-    assert est._state[SCALE_KEY][4] == pytest.approx(np.sqrt(np.mean(X[100:150, 4] ** 2)))
-    # (column 4 is dense: its non-zero values are all of its values)
-    assert est._state[SHIFT_KEY][4] == 0.0
+    assert est._state[SCALE_KEY][4] == shared  # a later feature: the shared sparse scale
+    assert est._state[SHIFT_KEY][4] == 0.0 and est._state[SHARED_KEY][0] == shared
     few = slice(0, MIN_ROWS - 1)
     small = aucopt.make("spam-l2", random_state=0).partial_fit(X[few], y[few], classes=[-1, 1])
     seen = X[few].any(axis=0)
     assert set(small._state[SCALE_KEY][seen]) == {1.0}  # too few rows: no preconditioning
     assert not small._state[SCALE_KEY][~seen].any()
     assert not small._state[SHIFT_KEY].any()
+    assert small._state[SHARED_KEY].tolist() == [1.0]  # nor for the features seen later
 
 
 def test_learn_one_equals_partial_fit_row_by_row():
     """River: a first mini-batch fixes the transform; features that appear later in single
-    rows keep scale 1; learn_one equals partial_fit on the same rows (state widened)."""
+    rows get its shared sparse scale; learn_one equals partial_fit on the same rows (state
+    widened)."""
     from aucopt.river import AUCClassifier
 
     from .test_river import _csr, _stream
@@ -179,7 +196,9 @@ def test_learn_one_equals_partial_fit_row_by_row():
                     ref.decision_function(_csr(probe, model.columns, width)), rtol=1e-12)
     scale = ref._state[SCALE_KEY]
     late = [model.columns[f"f{j}"] for j in range(11, 12)]  # first seen after row 30
-    assert scale[late].tolist() == [1.0] and (scale[:8] > 0).all()
+    shared = ref._state[SHARED_KEY][0]
+    assert shared not in (0.0, 1.0) and scale[late].tolist() == [shared]
+    assert (scale[:8] > 0).all()
 
 
 def _frame(xs):

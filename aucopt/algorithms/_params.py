@@ -295,8 +295,9 @@ def precondition(default="auto") -> Param:
         """\
         ``"auto"``: the algorithm runs on the columns centred (those non-zero in at least
         half of the rows) and divided by their spread ``s_j`` on the training data (the
-        first chunk of a stream), i.e. every step along feature ``j`` is divided by
-        ``s_j^2``, so that the model does not depend on the columns' units. The penalty and
-        the radius then act on ``s_j w_j``, as if the columns had been standardised
-        (notes.md#preconditioning). None (or
+        first chunk of a stream; the other, sparse, columns share one scale), i.e. every
+        step along feature ``j`` is divided by ``s_j^2``, so that the model does not depend
+        on the columns' units; training rows more than 3 times the median length are
+        shortened to it. The penalty and the radius then act on ``s_j w_j``, as if the
+        columns had been standardised (notes.md#preconditioning). None (or
         ``"none"``, e.g. in a TOML config): the papers' algorithm, steps as written.""")

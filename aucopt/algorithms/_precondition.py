@@ -11,14 +11,22 @@ intercept that accounts for the shift. The penalty and the radius of a ball act 
 ``v``: a per-feature weighted penalty on ``w``, as if the user had standardised the
 columns.
 
-The scale and the shift are kept in the estimator's state (``feature_scale``,
-``feature_shift``; a scale of 0 marks a feature not seen yet), so that they are saved,
-loaded and reused by ``warm_start``. ``fit`` sets them on all its rows. A stream sets
-them on its first chunk; a feature first seen later gets its scale from the first chunk
-in which it is non-zero (the root mean square of its non-zero values there, no shift) if
-that chunk has enough rows of both classes, else 1 (so also every feature of a first chunk
-too small). An entry never moves once set: the learner's state is in the transformed
-coordinates.
+Dense columns (non-zero in at least ``DENSE_SHARE`` of the rows) are centred and get
+their own standard deviation; all the other ("sparse") columns share one scale, the
+root mean square of all their non-zero values, so that the relative sizes of sparse
+features (a word's count, a shifted signal) are kept and only the block's units go.
+A transformed row longer than ``ROW_CLIP`` times the median length of the rows that set
+the scales is shortened to that length (O(nnz)), so that a few very long rows do not
+dominate the steps; scores are not clipped (``w . x`` on the rows as given).
+
+The scales, the shift, the shared sparse scale and the row bound are kept in the
+estimator's state (``feature_scale``, ``feature_shift``, ``sparse_scale``, ``row_bound``;
+a scale of 0 marks a feature not seen yet, a bound of 0 no bound), so that they are
+saved, loaded and reused by ``warm_start``. ``fit`` sets them on all its rows. A stream
+sets them on its first chunk, if it has enough rows of both classes (else every scale
+is 1 and there is no bound: the papers' steps); a feature first seen later
+gets the shared sparse scale of the first chunk. An entry never moves once set: the
+learner's state is in the transformed coordinates.
 """
 
 from __future__ import annotations
@@ -26,33 +34,60 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels._precondition import dense_affine, dense_moments
+from .._kernels._precondition import (
+    csr_affine_norms,
+    csr_clip,
+    dense_affine_norms,
+    dense_clip_affine,
+    dense_moments,
+)
 from ._data import non_finite_message
 from ._spec import RowData
 
-__all__ = ["SCALE_KEY", "SHIFT_KEY", "DENSE_SHARE", "RELATIVE_FLOOR", "new_transform",
-           "fix_scale", "centred_columns", "transform_rows", "unscaled", "rescaled",
-           "intercept_shift"]
+__all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
+           "ROW_CLIP",
+           "new_transform", "upgrade_transform", "fix_scale", "centred_columns",
+           "transform_rows", "unscaled", "rescaled", "intercept_shift"]
 
 SCALE_KEY = "feature_scale"
 SHIFT_KEY = "feature_shift"
+SHARED_KEY = "sparse_scale"  # shape (1,): the scale of every sparse column (0: not set)
+BOUND_KEY = "row_bound"  # shape (1,): the largest norm of a transformed row (0: none)
 
 # a column is centred when at least this share of its entries is non-zero: centring it
 # then costs at most twice its stored entries, and sparse columns (counts, words) have a
 # natural zero and a small mean relative to their spread
 DENSE_SHARE = 0.5
-# a column with fewer non-zero values (counted with their weights) than this in the rows
-# that set its scale keeps scale 1: the size of one or two draws is no estimate of its
-# spread, and a later value 1,000x a tiny first one made streams of hashed rows diverge
+# the sparse columns keep scale 1 when they hold fewer non-zero values (counted with their
+# weights) than this in the rows that set the scales: a few draws are no estimate of a size
 MIN_NONZEROS = 10.0
+# a transformed row whose norm exceeds this many times the median norm of the transformed
+# rows that set the scales is scaled down to that norm: a few rows of 100x the typical norm
+# then no longer dominate the steps (nor the calibration of an "auto" step)
+ROW_CLIP = 3.0
+# the median length is taken over this many rows at most (evenly spaced): 10^4 lengths
+# place a bound at 3 times the median well enough, without a pass over all the rows
+MEDIAN_ROWS = 10_000
 # a centred column's standard deviation is floored at this share of its root mean square,
 # so that a (nearly) constant column is not blown up into its rounding noise
 RELATIVE_FLOOR = 1e-3
 
 
 def new_transform(n_features: int) -> dict[str, np.ndarray]:
-    """Return the unset scale and shift of ``n_features`` features (state entries)."""
-    return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features)}
+    """Return the unset scale and shift of ``n_features`` features, the unset shared
+    sparse scale and row bound (state entries)."""
+    return {SCALE_KEY: np.zeros(n_features), SHIFT_KEY: np.zeros(n_features),
+            SHARED_KEY: np.zeros(1), BOUND_KEY: np.zeros(1)}
+
+
+def upgrade_transform(state: dict) -> None:
+    """Add, in place, the shared sparse scale to a preconditioned state saved without it
+    (by an aucopt whose sparse columns had scales of their own): its scales are kept, and
+    the features it has not seen yet will get scale 1."""
+    if SCALE_KEY in state and SHARED_KEY not in state:
+        state[SHARED_KEY] = np.ones(1)
+    if SCALE_KEY in state and BOUND_KEY not in state:
+        state[BOUND_KEY] = np.zeros(1)
 
 
 def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
@@ -91,20 +126,23 @@ def _first_non_finite_row(rows: RowData) -> int:
 
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
               usable: bool) -> np.ndarray | None:
-    """Set, in place, the scale (and on the ``first`` chunk the shift) of the features not
-    set yet that are non-zero in ``rows``; return the columns set (None: none).
+    """Set, in place, the scale (and on the ``first`` chunk the shift and the shared
+    sparse scale) of the features not set yet that are non-zero in ``rows``; return the
+    columns set (None: none).
 
-    A feature's scale is the root mean square of its non-zero values in ``rows`` if they
-    are ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
-    else 1: a rare feature is not amplified for its rarity (binary features keep scale 1),
-    and a feature with fewer than ``MIN_NONZEROS`` non-zero values there keeps scale 1.
-    ``first``: the rows are all of ``fit``, or the first chunk of a stream; the features
-    non-zero in at least ``DENSE_SHARE`` of them are then centred, and their scale is
-    the standard deviation (floored at ``RELATIVE_FLOOR`` times the root mean square).
-    Rows count with their sample weights ``|y|`` (notes.md#sample-weights). O(nnz) on CSR
-    rows after the first chunk.
+    ``first``: the rows are all of ``fit``, or the first chunk of a stream. If they are
+    ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
+    the features non-zero in at least ``DENSE_SHARE`` of them are centred (their mean)
+    and scaled by their standard deviation (floored at ``RELATIVE_FLOOR`` times their
+    root mean square); every other feature gets the shared sparse scale, the root mean
+    square of all the non-zero values of those features (1 if there are fewer than
+    ``MIN_NONZEROS`` of them); the row bound is ``ROW_CLIP`` times the weighted median
+    length of the transformed rows. Rows that are not usable set every scale, shared one
+    included, to 1 (the papers' steps), and no bound. A feature first seen in a later
+    chunk gets the shared scale. Rows count with their sample weights ``|y|``
+    (notes.md#sample-weights). O(nnz) on CSR rows after the first chunk.
     """
-    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    scale, shift, shared = state[SCALE_KEY], state[SHIFT_KEY], state[SHARED_KEY]
     weight = np.abs(y)
     n = float(weight.sum())
     if n == 0:
@@ -121,22 +159,59 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         raise ValueError(non_finite_message(rows, _first_non_finite_row(rows)))
     seen = count > 0
     cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
+    if first and shared[0] == 0.0:
+        shared[0] = 1.0
+        if usable:
+            sparse = count < DENSE_SHARE * n
+            nonzeros = float(count[sparse].sum())
+            if nonzeros >= MIN_NONZEROS:
+                shared[0] = np.sqrt(float(squares[sparse].sum()) / nonzeros)
     if cols.size == 0:
         return None
-    if not usable:
-        scale[cols] = 1.0
+    if not usable or not first:  # (a first chunk that is not usable: shared == 1)
+        scale[cols] = shared[0] if shared[0] > 0 else 1.0
         return cols
-    spread = np.sqrt(squares / count)  # the typical size of a non-zero value
-    spread[count < MIN_NONZEROS] = 1.0
-    if first:  # centre the dense columns
-        centred = count >= DENSE_SHARE * n
-        mean_square = squares[centred] / n
-        mean = total[centred] / n
-        variance = np.maximum(mean_square - mean * mean, 0.0)
-        spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
-        shift[cols[centred]] = mean
+    spread = np.full(cols.size, shared[0])
+    centred = count >= DENSE_SHARE * n  # centre the dense columns
+    mean_square = squares[centred] / n
+    mean = total[centred] / n
+    variance = np.maximum(mean_square - mean * mean, 0.0)
+    spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
+    shift[cols[centred]] = mean
     scale[cols] = spread
+    if state[BOUND_KEY][0] == 0.0:
+        state[BOUND_KEY][0] = ROW_CLIP * _median_norm(rows, weight, state)
     return cols
+
+
+def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
+    """Return the weighted median of the lengths of the transformed ``rows`` (unclipped):
+    the smallest with at least half of the rows' weight at or below it, over every
+    ``ceil(n / MEDIAN_ROWS)``-th row (all of them up to ``MEDIAN_ROWS`` rows)."""
+    centred = centred_columns(state)
+    stride = -(-rows.n_samples // MEDIAN_ROWS)
+    sq = np.empty(-(-rows.n_samples // stride))
+    if rows.is_sparse:
+        csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
+                         state[SHIFT_KEY], centred, stride, sq)
+    else:
+        dense_affine_norms(rows.data, *_affine(state, centred), stride, sq)
+    weight = weight[::stride]
+    if weight.min() == weight.max():  # equal weights: a selection, no sort
+        median = np.partition(sq, (sq.size + 1) // 2 - 1)[(sq.size + 1) // 2 - 1]
+    else:
+        order = np.argsort(sq, kind="stable")
+        cumulative = np.cumsum(weight[order])
+        median = sq[order[np.searchsorted(cumulative, 0.5 * cumulative[-1])]]
+    return float(np.sqrt(max(median, 0.0)))
+
+
+def _affine(state: dict, centred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(1 / s, -c / s)`` over all features (1 and 0 where not set)."""
+    inv = _inverse(state[SCALE_KEY])
+    offset = np.zeros_like(inv)
+    offset[centred] = -(state[SHIFT_KEY][centred] * inv[centred])
+    return inv, offset
 
 
 def centred_columns(state: dict) -> np.ndarray:
@@ -146,24 +221,27 @@ def centred_columns(state: dict) -> np.ndarray:
 
 
 def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
-    """Return the rows the kernels see: ``(x_j - c_j) / s_j`` (unset features unchanged).
+    """Return the rows the kernels see: ``(x_j - c_j) / s_j`` (unset features unchanged),
+    each row longer than the state's bound shortened to it.
 
     ``centred``: :func:`centred_columns` of ``state``. Dense: one new array. CSR: the
     stored values divided by their column's scale, plus every entry of the centred
     columns (each holds a non-zero in at least half of the rows of the data that set
     it), so O(nnz + n k) for k centred columns; nothing else is densified, and nothing
-    of size d is formed. Both forms compute ``x * (1/s) + (-(c/s))``, the same bits.
+    of size d is formed. Both forms compute ``x * (1/s) + (-(c/s))``, then multiply a row
+    longer than the bound by ``bound / length``: the same bits.
     """
     scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    bound = float(state[BOUND_KEY][0]) if BOUND_KEY in state else 0.0
     if not rows.is_sparse:
-        inv = _inverse(scale)
-        offset = np.zeros_like(inv)
-        offset[centred] = -(shift[centred] * inv[centred])
+        inv, offset = _affine(state, centred)
         out = np.empty_like(rows.data)
-        dense_affine(rows.data, inv, offset, out)
+        dense_clip_affine(rows.data, inv, offset, bound, out)
         return rows._replace(data=out)
     data = rows.data * _inverse(scale[rows.indices])
     if centred.size == 0:
+        if bound > 0.0:
+            csr_clip(data, rows.indptr, bound)
         return rows._replace(data=data)
     n, d = rows.n_samples, rows.n_features
     offset = -(shift[centred] * _inverse(scale[centred]))
@@ -173,9 +251,12 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     X = (X + fill).tocsr()
     X.sort_indices()
     index_type = rows.indices.dtype if max(X.nnz, d) < np.iinfo(np.int32).max else np.int64
-    return RowData(np.ascontiguousarray(X.data, dtype=np.float64),
-                   np.ascontiguousarray(X.indices, dtype=index_type),
-                   np.ascontiguousarray(X.indptr, dtype=index_type), n, d)
+    out = RowData(np.ascontiguousarray(X.data, dtype=np.float64),
+                  np.ascontiguousarray(X.indices, dtype=index_type),
+                  np.ascontiguousarray(X.indptr, dtype=index_type), n, d)
+    if bound > 0.0:
+        csr_clip(out.data, out.indptr, bound)
+    return out
 
 
 def _inverse(scale: np.ndarray) -> np.ndarray:

@@ -30,6 +30,7 @@ from .._api import make
 from .._version import __version__
 from ..algorithms import get_algorithm, list_algorithms
 from ..algorithms._data import counts_as_weights
+from ..algorithms._precondition import upgrade_transform
 from ..exceptions import ModelFileError
 from ..utils._random import generator_state, restore_generator
 from ._files import Transaction, open_regular, pending_files, read_regular, same_file, sha256_file
@@ -330,6 +331,7 @@ def _rebuild(json_path: Path, npz_path: Path, meta: dict, arrays: dict):
     counts_as_weights(state, "data_count")
     if spec.upgrade_state is not None:
         spec.upgrade_state(state)  # entries renamed since an earlier version; checked below
+    upgrade_transform(state)  # a preconditioned state saved before the shared sparse scale
     attrs = {k[len(_ATTR):]: v for k, v in arrays.items() if k.startswith(_ATTR)}
     others = sorted(k for k in arrays if not k.startswith((_STATE, _ATTR)))
     if others:

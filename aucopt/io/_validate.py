@@ -34,7 +34,7 @@ import numpy as np
 
 from ..algorithms._data import new_data_stats
 from ..algorithms._distributed import STRATEGIES
-from ..algorithms._precondition import SCALE_KEY, new_transform
+from ..algorithms._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, new_transform
 from ..exceptions import ModelFileError
 from ..utils._param_validation import is_subnormal
 from ..utils._random import make_generator
@@ -245,8 +245,9 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
     reference.update(new_data_stats(n_features))
     if SCALE_KEY in state:  # a preconditioned model's feature scale (0: not seen) and shift
         reference.update(new_transform(n_features))
-        if (np.asarray(state[SCALE_KEY]) < 0).any():
-            _fail(where, f"state entry {SCALE_KEY!r} holds negative scales")
+        for key in (SCALE_KEY, SHARED_KEY, BOUND_KEY):
+            if key in state and (np.asarray(state[key]) < 0).any():
+                _fail(where, f"state entry {key!r} holds negative scales")
     if set(reference) != set(state) and spec.lazy_form is not None:
         spec.lazy_form(reference, params)  # a state saved between CSR partial_fit calls
     missing, extra = sorted(set(reference) - set(state)), sorted(set(state) - set(reference))
