@@ -238,3 +238,39 @@ def test_load_rejects_a_negative_scale(tmp_path):
     resign(tmp_path / "m")  # a consistent pair: the state's own check must refuse it
     with pytest.raises(ModelFileError, match="negative scales"):
         load(tmp_path / "m")
+
+
+def test_one_row_is_transformed_as_it_is_in_a_block():
+    """A single CSR row (River's ``learn_one``, ``partial_fit`` row by row) takes a shorter
+    path than a block; both give the same columns and bits, centred columns, explicit
+    zeros, values that cancel and long rows included."""
+    from aucopt.algorithms._data import as_rows
+    from aucopt.algorithms._precondition import (
+        BOUND_KEY,
+        centred_columns,
+        new_transform,
+        transform_rows,
+    )
+
+    rng = np.random.default_rng(5)
+    for trial in range(200):
+        d = int(rng.integers(2, 40))
+        state = new_transform(d)
+        state[SCALE_KEY][:] = rng.uniform(0.5, 2.0, size=d)
+        dense = rng.random(d) < 0.5
+        state[SHIFT_KEY][dense] = rng.normal(size=dense.sum())
+        state[BOUND_KEY][0] = 3.0 if trial % 2 else 0.0
+        X = sp.random(6, d, density=0.4, format="csr", random_state=trial)
+        X.data[rng.random(X.nnz) < 0.2] = 0.0  # explicit zeros
+        centred = centred_columns(state)
+        if centred.size and X.nnz:  # a value that the shift cancels exactly
+            j = X.indices[0]
+            state[SHIFT_KEY][j] = X.data[0]
+            centred = centred_columns(state)
+        block = transform_rows(as_rows(X), state, centred)
+        for i in range(X.shape[0]):
+            one = transform_rows(as_rows(X[i]), state, centred)
+            lo, hi = block.indptr[i], block.indptr[i + 1]
+            np.testing.assert_array_equal(one.indices, block.indices[lo:hi])
+            np.testing.assert_array_equal(one.data, block.data[lo:hi])
+            assert one.indices.dtype == block.indices.dtype

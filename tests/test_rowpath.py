@@ -20,6 +20,7 @@ pytest.importorskip("river")
 import aucopt  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river import AUCClassifier  # noqa: E402
+from aucopt.river._columns import stable_hash  # noqa: E402
 
 
 def _rows(n=300, d=6, seed=0, positive_rate=0.5):
@@ -46,7 +47,8 @@ def _counting(model):
 
 def _csr_row(model, x):
     """``x`` as a one-row CSR matrix in ``model``'s columns."""
-    cols = [model.columns[k] for k in x]
+    cols = [model.columns[k] if model.n_features is None else stable_hash(k) % model.n_features
+            for k in x]
     row = sp.csr_matrix((list(x.values()), (np.zeros(len(x), int), cols)),
                         shape=(1, model._width))
     row.sort_indices()

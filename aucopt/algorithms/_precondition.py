@@ -148,6 +148,8 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     if n == 0:
         return None
     if rows.is_sparse and not first:
+        if rows.n_samples == 1 and scale[rows.indices].all():  # River's learn_one, mostly
+            return None
         cols = np.unique(rows.indices)
         cols = cols[scale[cols] == 0.0]
     else:
@@ -238,13 +240,21 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
         out = np.empty_like(rows.data)
         dense_clip_affine(rows.data, inv, offset, bound, out)
         return rows._replace(data=out)
-    data = rows.data * _inverse(scale[rows.indices])
+    at = scale[rows.indices]
+    data = rows.data * (1.0 / at if at.all() else _inverse(at))  # (the same bits)
     if centred.size == 0:
         if bound > 0.0:
             csr_clip(data, rows.indptr, bound)
         return rows._replace(data=data)
     n, d = rows.n_samples, rows.n_features
     offset = -(shift[centred] * _inverse(scale[centred]))
+    idx = rows.indices
+    if n == 1 and (idx[1:] > idx[:-1]).all():  # one canonical row (River's learn_one):
+        # merged without building two CSR matrices
+        out = _one_row_plus(rows, data, centred, offset)
+        if bound > 0.0:
+            csr_clip(out.data, out.indptr, bound)
+        return out
     X = sp.csr_matrix((data, rows.indices, rows.indptr), shape=(n, d))
     fill = sp.csr_matrix((np.tile(offset, n), np.tile(centred, n),
                           np.arange(0, n * centred.size + 1, centred.size)), shape=(n, d))
@@ -257,6 +267,24 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     if bound > 0.0:
         csr_clip(out.data, out.indptr, bound)
     return out
+
+
+def _one_row_plus(rows: RowData, data: np.ndarray, centred: np.ndarray,
+                  offset: np.ndarray) -> RowData:
+    """Return the one-row CSR ``data`` (at ``rows.indices``) plus ``offset`` at ``centred``,
+    as scipy's CSR sum gives it: sorted columns, a value in both added once, exact zeros
+    dropped."""
+    cols = np.union1d(rows.indices, centred)
+    values = np.zeros(cols.size)
+    values[np.searchsorted(cols, rows.indices)] = data
+    values[np.searchsorted(cols, centred)] += offset
+    kept = values != 0.0
+    if not kept.all():
+        cols, values = cols[kept], values[kept]
+    small = max(cols.size, rows.n_features) < np.iinfo(np.int32).max
+    index_type = rows.indices.dtype if small else np.int64
+    return RowData(values, cols.astype(index_type, copy=False),
+                   np.array([0, cols.size], dtype=index_type), 1, rows.n_features)
 
 
 def _inverse(scale: np.ndarray) -> np.ndarray:
