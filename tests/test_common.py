@@ -32,7 +32,7 @@ _ONE_STEP = ("a stochastic method scales a row's step by its weight (and draws r
              "(docs/algorithms/notes.md#sample-weights)")
 
 
-_CLASS_WEIGHT = ("class_weight is 'balanced' or None (which objective is ranked by), not a "
+_CLASS_WEIGHT = ("class_weight is 'balanced' or None (which objective ranks), not a "
                  "dict of label weights; predict thresholds at the class means' midpoint "
                  "(intercept_), which no class weight moves")
 

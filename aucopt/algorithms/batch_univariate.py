@@ -240,15 +240,16 @@ SQU_SPREAD = 4.0
 # mirrored datasets and the imbalanced synthetic cases of the peers benchmark (factor 2
 # lost 0.006-0.008 AUC at 1% and 0.1% positives, 0.3 lost 0.006 on the few-rows case)
 PLAIN_SPREAD = 1.0
-CLASS_WEIGHT = Param("class_weight", "balanced", (Options(str, {"balanced"}), None),
-                     '"balanced" or None', r"""
+CLASS_WEIGHT = Param("class_weight", "balanced", (Options(str, {"balanced", "none"}), None),
+                     '"balanced", "none" or None', r"""
     ``"balanced"`` (default): each class has total weight 1, the balanced univariate loss
     of Kotlowski et al. (ICML 2011). None: each row weighs :math:`2 v_i / W` (its sample
     weight over the total), i.e. plain l2 logistic regression, an AUC-consistent surrogate
     too (strongly proper composite loss, Agarwal, JMLR 2014); equal to
     ``sklearn.linear_model.LogisticRegression(C=2 / (lam * W))``. ``lam="auto"`` is
     then :math:`E\|x_i - x_j\|^2 / W`, with the total weight :math:`W` (``n`` for unit
-    weights) as the sample size (notes.md#spread-lam).""")
+    weights) as the sample size (notes.md#spread-lam). ``"none"`` (e.g. in a TOML config)
+    is None.""")
 LOG_PARAMS = (
     spread_lam(LOG_SPREAD),
     Param("tol", 1e-6, (POSITIVE,), "float", r"""

@@ -186,5 +186,8 @@ def test_uni_log_batch_auto_lam_without_class_weight_uses_the_total_weight(germa
     est = aucopt.make("uni-log-batch", class_weight=None, precondition=None).fit(
         X, y, sample_weight=v)
     assert_allclose(est.lam_, PLAIN_SPREAD * pair_spread(X, y * v) / v.sum(), rtol=1e-12)
+    spelled = aucopt.make("uni-log-batch", class_weight="none", precondition=None).fit(
+        X, y, sample_weight=v)  # as a TOML config writes it
+    assert_allclose(spelled.coef_, est.coef_, rtol=0, atol=0)
     with pytest.raises(ValueError, match="class_weight"):
         aucopt.make("uni-log-batch", class_weight="auto").fit(X, y)
