@@ -75,7 +75,7 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
     minimiser over a rich enough class also ranks optimally, without balancing the
     classes (Agarwal, JMLR 2014, who derives regret bounds with no balancing term). With
     very rare positives it ranked better than the balanced loss: 0.869 against 0.856
-    test AUC (``lam="auto"`` each) on 300,000 rows with 0.1% positives
+    test AUC (``lam="auto"`` each) on 210,000 training rows with 0.1% positives
     (``docs/user_guide/choosing.md``). ``lam="auto"`` is then
     :math:`E\|x_i - x_j\|^2 / n` (notes.md#spread-lam). Cost
     :math:`O(\mathrm{nnz})` per iteration, memory :math:`O(d)` plus the data.
