@@ -1,5 +1,7 @@
 """``aucopt.make("auto")``: the algorithm chosen from the data, as a scikit-learn estimator."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -9,7 +11,13 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import aucopt
 from aucopt.datasets import make_auc_problem
 from aucopt.linear_model import AUCClassifier, choose
-from aucopt.linear_model._auto import BATCH_MAX_NONZEROS, ONE_PASS_ROWS
+from aucopt.linear_model._auto import (
+    BATCH_MAX_FEATURES,
+    BATCH_MAX_NONZEROS,
+    BATCH_PARAMS,
+    ONE_PASS_ROWS,
+    STREAM_ALGORITHM,
+)
 
 
 @parametrize_with_checks([AUCClassifier(random_state=0)])
@@ -27,8 +35,8 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
 
 
 @pytest.mark.parametrize("shape, streaming, expected", [
-    ((1000, 20, 20_000), False, ("uni-log-batch", {})),
-    ((10**5, 100, 10**7), False, ("uni-log-batch", {})),
+    ((1000, 20, 20_000), False, ("uni-log-batch", {"class_weight": None})),
+    ((10**5, 100, 10**7), False, ("uni-log-batch", {"class_weight": None})),
     ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 1})),
     ((100_000, 1000, 10**8), False, ("spam-l2", {})),
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
@@ -51,7 +59,7 @@ def test_fit_reports_its_choice_and_equals_that_estimator(sparse):
     X = sp.csr_matrix(X) if sparse else X
     est = aucopt.make("auto", random_state=0).fit(X, y)
     assert est.algorithm_ == "uni-log-batch"
-    direct = aucopt.make("uni-log-batch", random_state=0).fit(X, y)
+    direct = aucopt.make("uni-log-batch", class_weight=None, random_state=0).fit(X, y)
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
     np.testing.assert_array_equal(est.coef_, direct.coef_)
     assert est.score(X, y) == direct.score(X, y)
@@ -97,3 +105,33 @@ def test_refit_on_other_data_chooses_again(monkeypatch):
     assert est.algorithm_ == "uni-log-batch"
     monkeypatch.setattr(auto, "BATCH_MAX_NONZEROS", 100)
     assert clone(est).fit(X, y).algorithm_ == "spam-l2"
+
+
+def test_batch_choice_is_plain_logistic_regression_at_its_auto_lam():
+    # rare positives: the chosen solver weighs rows alike, not classes (the balanced loss
+    # would give another scoring vector)
+    X, y = make_auc_problem(2000, 5, pos_rate=0.02, random_state=4)
+    est = AUCClassifier(random_state=0).fit(X, y)
+    assert est.estimator_.class_weight is None
+    balanced = aucopt.make("uni-log-batch", random_state=0).fit(X, y)
+    assert np.abs(est.coef_ - balanced.coef_).max() > 1e-3
+
+
+def _power_of_ten(value: int) -> str:
+    """The choosing page's spelling of a threshold: ``2 x 10^7``, ``10^4``."""
+    exponent = len(str(value)) - 1
+    mantissa = value // 10**exponent
+    assert mantissa * 10**exponent == value
+    return f"10^{exponent}" if mantissa == 1 else f"{mantissa} x 10^{exponent}"
+
+
+def test_choosing_page_table_is_the_code():
+    page = (Path(__file__).parents[1] / "docs" / "user_guide" / "choosing.md").read_text()
+    rows = page.split("| data | `AUCClassifier` takes | why |")[1].split("\n\n")[0].splitlines()
+    batch, large, stream = (r for r in rows if r.startswith("| `"))
+    assert _power_of_ten(BATCH_MAX_NONZEROS) in batch and _power_of_ten(BATCH_MAX_FEATURES) in batch
+    for name, value in BATCH_PARAMS.items():
+        assert f"`uni-log-batch` with `{name}={value}`" in batch
+    assert choose(10, 10, 100)[1] == BATCH_PARAMS
+    assert f"`{STREAM_ALGORITHM}`, one pass" in large and _power_of_ten(ONE_PASS_ROWS) in large
+    assert stream.startswith("| `partial_fit`") and f"`{STREAM_ALGORITHM}`" in stream

@@ -18,7 +18,16 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
         + \frac{1}{n_-}\sum_{i:y_i=-1} \log\big(1 + e^{w^\top x_i + b}\big)
 
     solved by L-BFGS-B; the scores are :math:`w^\top x` (the unpenalised
-    intercept :math:`b` does not change the ranking).
+    intercept :math:`b` does not change the ranking). With ``class_weight=None`` every
+    row weighs the same instead, plain l2 logistic regression with the same total weight:
+
+    .. math::
+
+        \min_{w, b}\; \frac{\lambda}{2}\|w\|^2
+        + \frac{2}{n}\sum_{i} \log\big(1 + e^{-y_i(w^\top x_i + b)}\big),
+
+    the solution of ``sklearn.linear_model.LogisticRegression(C=2 / (lam * n))``
+    (``n`` is the total sample weight with ``sample_weight``).
 
     Parameters
     ----------
@@ -60,7 +69,15 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
     by :math:`v_i` over its class's weight sum (each class still has total
     weight 1; notes.md#sample-weights), so integer weights equal duplicated
     rows. Paper grid (Gao et al. 2013, Section 6.1): :math:`\lambda \in
-    2^{[-10:10]}` by 5-fold CV, at most 8,000 training examples. Cost
+    2^{[-10:10]}` by 5-fold CV, at most 8,000 training examples.
+
+    ``class_weight=None``: the logistic loss is strongly proper composite, so its
+    minimiser over a rich enough class also ranks optimally, without balancing the
+    classes (Agarwal, JMLR 2014, who derives regret bounds with no balancing term). With
+    very rare positives it ranked better than the balanced loss: 0.869 against 0.856
+    test AUC (``lam="auto"`` each) on 210,000 training rows with 0.1% positives
+    (``docs/user_guide/choosing.md``). ``lam="auto"`` is then
+    :math:`E\|x_i - x_j\|^2 / n` (notes.md#spread-lam). Cost
     :math:`O(\mathrm{nnz})` per iteration, memory :math:`O(d)` plus the data.
 
     References
@@ -69,6 +86,8 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
        through minimization of univariate loss." ICML 2011.
     .. [2] W. Gao, R. Jin, S. Zhu, Z.-H. Zhou. "One-pass AUC optimization."
        ICML 2013 (long version, section 6.1).
+    .. [3] S. Agarwal. "Surrogate regret bounds for bipartite ranking via strongly
+       proper losses." JMLR 15, 2014, 1653-1674.
 
     Examples
     --------
@@ -82,6 +101,7 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
         self,
         *,
         lam="auto",
+        class_weight="balanced",
         tol=1e-6,
         max_iter=1000,
         shuffle=False,

@@ -143,3 +143,51 @@ def test_uni_squ_auto_lam_minimises_gcv_computed_by_brute_force():
     assert_allclose(values, brute, rtol=1e-8)
     assert est.lam_ == lams[np.argmin(brute)]
     assert aucopt.make("uni-squ-batch", lam=0.3).fit(X, y).lam_ == 0.3
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_uni_log_batch_without_class_weight_equals_sklearn_logistic_regression(
+        german, as_format, weighted):
+    # class_weight=None: (lam/2)|w|^2 + (2/W) sum_i v_i log(1 + exp(-y_i (w.x_i + b)));
+    # times W/(2 lam) it is sklearn's 1/2|w|^2 + C sum_i v_i log(...) with C = 2/(lam W),
+    # b unpenalised in both
+    X, y = german
+    v = _weights(len(y)) if weighted else None
+    total = len(y) if v is None else v.sum()
+    lam = 0.01
+    ours = aucopt.make("uni-log-batch", class_weight=None, lam=lam, tol=1e-11,
+                       precondition=None).fit(as_format(X), y, sample_weight=v)
+    ref = LogisticRegression(C=2 / (lam * total), solver="newton-cholesky", tol=1e-14,
+                             max_iter=1000).fit(X, y, sample_weight=v)
+    assert_allclose(ours.coef_, ref.coef_, rtol=1e-6, atol=1e-9)
+    assert_allclose(ours._state["bias"], ref.intercept_, rtol=1e-6, atol=1e-9)
+    balanced = aucopt.make("uni-log-batch", lam=lam, tol=1e-11, precondition=None).fit(
+        as_format(X), y, sample_weight=v)
+    assert np.abs(balanced.coef_ - ref.coef_).max() > 1e-2  # german: 30% positives
+
+
+def test_uni_log_batch_class_weights_agree_on_classes_of_equal_weight(german):
+    # both weightings sum to 2: with W+ = W- they are the same objective
+    X, y = german
+    v = np.where(y > 0, 1.0 / (y > 0).sum(), 1.0 / (y < 0).sum())
+    fits = [aucopt.make("uni-log-batch", class_weight=cw, lam=0.05, tol=1e-12).fit(
+        X, y, sample_weight=v) for cw in ("balanced", None)]
+    assert_allclose(fits[0].coef_, fits[1].coef_, rtol=1e-6, atol=1e-8)
+    assert fits[0].lam_ == fits[1].lam_ == 0.05
+
+
+def test_uni_log_batch_auto_lam_without_class_weight_uses_the_total_weight(german):
+    # n_eff of the unweighted problem is W (n for unit weights; integer weights as rows)
+    from aucopt.algorithms._batch import pair_spread
+    from aucopt.algorithms.batch_univariate import PLAIN_SPREAD
+
+    X, y = german
+    v = np.arange(len(y)) % 3 + 1.0
+    est = aucopt.make("uni-log-batch", class_weight=None, precondition=None).fit(
+        X, y, sample_weight=v)
+    assert_allclose(est.lam_, PLAIN_SPREAD * pair_spread(X, y * v) / v.sum(), rtol=1e-12)
+    spelled = aucopt.make("uni-log-batch", class_weight="none", precondition=None).fit(
+        X, y, sample_weight=v)  # as a TOML config writes it
+    assert_allclose(spelled.coef_, est.coef_, rtol=0, atol=0)
+    with pytest.raises(ValueError, match="class_weight"):
+        aucopt.make("uni-log-batch", class_weight="auto").fit(X, y)
