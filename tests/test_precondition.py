@@ -138,8 +138,8 @@ def test_numba_disable_jit_equals_transcription():
 def test_scores_do_not_depend_on_the_columns_units(algorithm_id):
     X, y = _data(n=240)
     moved = X * np.array([1.0, 1000.0, 0.001, 1.0, 1.0]) + np.array([0, 0, 0, 0, 50.0])
-    one = aucopt.make(algorithm_id, random_state=0).fit(X, y)
-    two = aucopt.make(algorithm_id, random_state=0).fit(moved, y)
+    one = aucopt.make(algorithm_id, random_state=0, precondition="auto").fit(X, y)
+    two = aucopt.make(algorithm_id, random_state=0, precondition="auto").fit(moved, y)
     s1, s2 = one.decision_function(X), two.decision_function(moved)
     assert_allclose(s2, s1, rtol=1e-7, atol=1e-9 * np.abs(s1).max())
     plain = aucopt.make(algorithm_id, random_state=0, precondition=None)

@@ -24,7 +24,7 @@ from ..utils._roc_area import mcclish, sorted_area
 from ._buffer_weights import check_weights
 from ._calibrate import StepCalibration
 from ._memory import check_memory
-from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common
+from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, check_slots, match_slots, max_memory
@@ -207,7 +207,7 @@ PAUC_1PMB = register(
         init_state=init_state,
         run=run,
         coef=coef,
-        params=PARAMS,
+        params=(*PARAMS, precondition()),
         state=(PaucState,),
         check_state=check_state,
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
@@ -216,7 +216,7 @@ PAUC_1PMB = register(
         calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8),
         warm_keys=("v", "scale"),
         warm_values=warm_values,
-        equivalence_params={"eta": 0.05},
+        equivalence_params={"eta": 0.05, "precondition": None},
         weights="steps",
         notes="Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
         "Streaming form: the last buffer_size positives (a ring) meet every batch of "

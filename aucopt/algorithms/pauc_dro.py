@@ -19,7 +19,7 @@ from .._kernels.pauc_dro import PaucDroState, dro_epoch
 from ..utils._param_validation import Interval
 from ._calibrate import StepCalibration
 from ._memory import check_memory
-from ._params import POSITIVE, KernelScalars, Param, auto_step, common
+from ._params import POSITIVE, KernelScalars, Param, auto_step, common, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, match_slots, max_memory
@@ -232,7 +232,7 @@ SHARED = dict(
     calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8, held_out=0.3),
     warm_keys=("w",),
     warm_values=warm_values,
-    equivalence_params={"eta": 0.05},
+    equivalence_params={"eta": 0.05, "precondition": None},
     weights="steps",
 )
 
@@ -241,7 +241,7 @@ PAUC_SOPA_S = register(
         id="pauc-sopa-s",
         name="pAUC SOPA-s (KL-DRO, one-way, streaming)",
         run=run,
-        params=SOPA_PARAMS,
+        params=(*SOPA_PARAMS, precondition()),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "gamma": GAMMA_GRID},
         quick_grid={"eta": ("auto",), "lam": LAM_GRID},
         notes="Zhu et al. 2022 train deep models with SOPA-s (momentum or Adam) and tune "

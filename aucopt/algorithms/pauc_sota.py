@@ -6,7 +6,7 @@ kernel and the shared declarations of SOPA-s (:mod:`.pauc_dro`).
 
 from __future__ import annotations
 
-from ._params import KernelScalars
+from ._params import KernelScalars, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .pauc import ETA_GRID
@@ -55,7 +55,7 @@ PAUC_SOTA_S = register(
         id="pauc-sota-s",
         name="pAUC SOTA-s (KL-DRO, two-way, streaming)",
         run=run,
-        params=SOTA_PARAMS,
+        params=(*SOTA_PARAMS, precondition()),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "lam_pos": LAM_GRID},
         quick_grid={"eta": ("auto",), "lam": LAM_GRID, "lam_pos": LAM_GRID},
         notes="Zhu et al. 2022: two-way partial AUC (FPR <= max_fpr, TPR >= min_tpr) through "

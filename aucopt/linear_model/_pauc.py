@@ -104,6 +104,7 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+        precondition="auto",
     ):
         self._store(locals())
 

@@ -107,6 +107,7 @@ class SOPASClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+        precondition="auto",
     ):
         self._store(locals())
 
@@ -202,5 +203,6 @@ class SOTASClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+        precondition="auto",
     ):
         self._store(locals())

@@ -105,5 +105,6 @@ class SOPAClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+        precondition=None,
     ):
         self._store(locals())
