@@ -21,7 +21,13 @@ def git_describe() -> str:
     return out.stdout.strip() or "unknown"
 
 
+#: The checkout as the benchmark started (this module is imported at its start): a report
+#: written in pieces (figures, JSON, then the page) would otherwise stamp itself "-dirty".
+_AT_START = git_describe()
+
+
 def stamp() -> str:
-    """Return ``"aucopt <git describe>, <UTC date and time>"`` for the head of a report."""
+    """Return ``"aucopt <git describe>, <UTC date and time>"`` for the head of a report:
+    the commit the benchmark started from, and the time of the call."""
     now = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return f"aucopt {git_describe()}, {now}"
+    return f"aucopt {_AT_START}, {now}"
