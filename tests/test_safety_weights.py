@@ -118,7 +118,8 @@ def test_mba_lam2_auto_that_overflows_is_a_clear_error():
 @pytest.mark.parametrize(("algorithm", "seed", "weights", "params"), [
     ("fsauc", 209, np.full(60, 1e-300), {}),  # a state entry inf (beta = 1 + 8 kappa^2)
     ("vrspam-net", 101, np.full(60, 1e-300), {"precondition": None}),
-    ("pauc-1pmb", 74, np.r_[1e15, np.ones(59)], {}),  # the calibrated step underflowed to 0
+    # the calibrated step underflowed to 0 (preconditioned, the input check refuses first)
+    ("pauc-1pmb", 74, np.r_[1e15, np.ones(59)], {"precondition": None}),
 ])
 def test_fit_does_not_commit_a_model_load_refuses(algorithm, seed, weights, params):
     """Rows of norm 1e150 with extreme weights: fit ended with a state entry that is inf or a
