@@ -44,6 +44,7 @@ def write_figures(cases: list[dict], stream: dict | None, out: Path) -> list[str
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter
 
     names = []
     n = len(cases)
@@ -62,6 +63,7 @@ def write_figures(cases: list[dict], stream: dict | None, out: Path) -> list[str
             top = max((r["auc"] for r in case["rows"] if not math.isnan(r["auc"])), default=1)
             ax.set_ylim(max(top - 0.08, 0.45), top + 0.01)
             ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())  # labels of decades only
             ax.set_title(case["name"], fontsize=10)
             ax.set_xlabel("fit time (s, log scale)")
             ax.set_ylabel("test AUC")
