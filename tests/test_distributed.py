@@ -172,16 +172,33 @@ def test_rounds_on_data_in_memory_run_as_one_graph_with_the_same_model(client, a
     and update counts included (one partition: the generator travels between rounds)."""
     from aucopt.distributed._data import held_in_memory, partitions
 
+    from aucopt.distributed import _train
+
     X, y = _problem(n=600, d=8, seed=6)
     params = {"random_state": 1, "shuffle": True, "max_iter": 3}
     Xd, yd = _dask(X, y, chunk=chunk)
     behind_a_task = Xd.map_blocks(np.array, dtype=float)
     assert held_in_memory(partitions(Xd, yd)[0])
     assert not held_in_memory(partitions(behind_a_task, yd)[0])
-    by_round = ad.fit(aucopt.make(algorithm, **params), behind_a_task, yd, strategy="average")
-    for held in (ad.fit(aucopt.make(algorithm, **params), Xd, yd, strategy="average"),
-                 ad.fit(aucopt.make(algorithm, **params), behind_a_task, yd,
-                        strategy="average", persist=True)):
+    waits = []  # the client's waits in the training phase (calibration and rounds)
+
+    def counted(*args, **kwargs):
+        waits.append(1)
+        return compute(*args, **kwargs)
+
+    compute = _train.compute
+    _train.compute = counted
+    try:
+        by_round = ad.fit(aucopt.make(algorithm, **params), behind_a_task, yd,
+                          strategy="average")
+        round_waits, waits[:] = len(waits), []
+        held_fits = [ad.fit(aucopt.make(algorithm, **params), Xd, yd, strategy="average")]
+        assert len(waits) == round_waits - 2, (len(waits), round_waits)  # 3 rounds, 1 wait
+        held_fits.append(ad.fit(aucopt.make(algorithm, **params), behind_a_task, yd,
+                                strategy="average", persist=True))
+    finally:
+        _train.compute = compute
+    for held in held_fits:
         np.testing.assert_array_equal(held.coef_, by_round.coef_)
         np.testing.assert_array_equal(held.intercept_, by_round.intercept_)
         assert held.t_ == by_round.t_ and held.n_iter_ == by_round.n_iter_ == 3

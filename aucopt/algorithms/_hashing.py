@@ -9,6 +9,9 @@ from .._kernels.hash_rows import hash_names, hashed_plan
 __all__ = ["stable_hashes", "hashed_row_plan"]
 
 _STRINGS = {str}
+# the buffer of names that are all empty: read-only like any np.frombuffer of bytes, so the
+# kernels see one array type
+_ONE_BYTE = np.frombuffer(b"\0", dtype=np.uint8)
 
 
 def _name_bytes(name) -> bytes:
@@ -49,7 +52,7 @@ def _name_buffer(names):
         raws = [_name_bytes(name) for name in names]
     ends = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)).cumsum()
     buf = np.frombuffer(b"".join(raws), dtype=np.uint8)
-    return (buf if buf.size else np.zeros(1, np.uint8)), ends
+    return (buf if buf.size else _ONE_BYTE), ends
 
 
 def hashed_row_plan(names, width: int, index_type):
