@@ -170,9 +170,8 @@ def test_rounds_on_data_in_memory_run_as_one_graph_with_the_same_model(client, a
     """Partitions held in memory (arrays, persisted) get every round in one graph; the
     model equals the round-by-round one of the same data behind a task, random generators
     and update counts included (one partition: the generator travels between rounds)."""
-    from aucopt.distributed._data import held_in_memory, partitions
-
     from aucopt.distributed import _train
+    from aucopt.distributed._data import held_in_memory, partitions
 
     X, y = _problem(n=600, d=8, seed=6)
     params = {"random_state": 1, "shuffle": True, "max_iter": 3}
