@@ -7,7 +7,8 @@ correlated noisy columns), plus every bundled dataset of
 ``aucopt.datasets``. Each is split 70/30 (stratified, seed 0) and scaled as
 ``make_preprocessor``'s docstring advises (``SCHEME``). For every id, with its default
 parameters and with its quick grid (inner 3-fold CV), the test AUC is compared with
-the exact least-squares AUC optimum on the same split (``lam`` by inner 3-fold CV).
+the exact least-squares AUC optimum on the same split (``lam`` by inner 3-fold CV); the
+partial-AUC ids by their test partial AUC at their ``max_fpr`` against that optimum's.
 The report also shows the step ``"auto"`` chose on each dataset and the cost of the
 calibration relative to one pass at n = 10^5.
 
@@ -33,7 +34,7 @@ from aucopt.algorithms._data import as_rows
 from aucopt.algorithms.batch_pairwise import ls_svm_solution
 from aucopt.datasets import list_datasets, load, make_preprocessor
 from aucopt.exceptions import DivergenceError
-from aucopt.metrics import roc_auc_score
+from aucopt.metrics import partial_roc_auc_score, roc_auc_score
 from aucopt.model_selection import evaluate_fold
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -145,13 +146,31 @@ def split(X, y, scheme):
     return scaler.fit_transform(X[train]), scaler.transform(X[test]), y[train], y[test], train, test
 
 
-def ls_auc(Xtr, Xte, ytr, yte, lams=tuple(10.0**k for k in range(-6, 2))):
-    """Test AUC of the exact least-squares AUC optimum, ``lam`` by inner 3-fold CV."""
+def ls_scores(Xtr, Xte, ytr, yte, lams=tuple(10.0**k for k in range(-6, 2))):
+    """Test scores of the exact least-squares AUC optimum, ``lam`` by inner 3-fold CV (AUC)."""
     inner = StratifiedKFold(3, shuffle=True, random_state=0)
     best = max(lams, key=lambda lam: np.mean([
         roc_auc_score(ytr[b], Xtr[b] @ ls_svm_solution(Xtr[a], ytr[a], lam))
         for a, b in inner.split(Xtr, ytr)]))
-    return roc_auc_score(yte, Xte @ ls_svm_solution(Xtr, ytr, best))
+    return Xte @ ls_svm_solution(Xtr, ytr, best)
+
+
+def ls_auc(Xtr, Xte, ytr, yte, lams=tuple(10.0**k for k in range(-6, 2))):
+    """Test AUC of the exact least-squares AUC optimum, ``lam`` by inner 3-fold CV."""
+    return roc_auc_score(yte, ls_scores(Xtr, Xte, ytr, yte, lams))
+
+
+# the partial-AUC ids are judged by the partial AUC over FPR in [0, max_fpr] (McClish's
+# standardisation) at their own max_fpr; the ids that declare none (their KL temperature
+# stands in for it) at this one, the max_fpr of docs/partial_auc.md
+PARTIAL_FPR = 0.1
+
+
+def target_fpr(algorithm):
+    """Return the ``max_fpr`` a partial-AUC id is judged at (None: a full-AUC id)."""
+    if not get_algorithm(algorithm).family.startswith("pauc"):
+        return None
+    return float(aucopt.make(algorithm).get_params().get("max_fpr", PARTIAL_FPR))
 
 
 LAM_SCAN = (1e-6, 1e-4, 1e-2, 1e-1, 1.0, 10.0)
@@ -165,25 +184,41 @@ def lam_scan(Xtr, Xte, ytr, yte, ref):
             + [auto.score(Xte, yte) - ref], auto.lam_)
 
 
-def default_cell(algorithm, Xtr, Xte, ytr, yte, seed=0):
-    """Return (test AUC, chosen step or None, status) with default parameters."""
+def default_scores(algorithm, Xtr, Xte, ytr, seed=0):
+    """Return (test scores or None, chosen step or None, status) with default parameters."""
     est = aucopt.make(algorithm, random_state=seed)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est.fit(Xtr, ytr)
     except DivergenceError:
-        return float("nan"), None, "diverged"
+        return None, None, "diverged"
     step = get_algorithm(algorithm).step_param
-    return est.score(Xte, yte), getattr(est, f"{step}_", None) if step else None, "ok"
+    return est.decision_function(Xte), getattr(est, f"{step}_", None) if step else None, "ok"
 
 
-def grid_cell(algorithm, X, y, train, test, scheme, seed=0):
-    """Return the test AUC after tuning the quick grid by inner 3-fold CV (NaN: diverged)."""
+def default_cell(algorithm, Xtr, Xte, ytr, yte, seed=0, max_fpr=None):
+    """Return (test AUC, chosen step or None, status) with default parameters; with
+    ``max_fpr``, the test partial AUC over FPR in [0, max_fpr] (McClish) instead of the AUC."""
+    scores, step, status = default_scores(algorithm, Xtr, Xte, ytr, seed)
+    return (float("nan") if scores is None else _score(yte, scores, max_fpr)), step, status
+
+
+def _score(y, scores, max_fpr=None):
+    """AUC, or the partial AUC over FPR in [0, max_fpr] (McClish's standardisation)."""
+    if max_fpr is None:
+        return roc_auc_score(y, scores)
+    return partial_roc_auc_score(y, scores, max_fpr=max_fpr)
+
+
+def grid_cell(algorithm, X, y, train, test, scheme, seed=0, max_fpr=None):
+    """Return the test AUC after tuning the quick grid by inner 3-fold CV (NaN: diverged);
+    with ``max_fpr``, ``(AUC, partial AUC)`` with the grid tuned by the partial AUC."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return evaluate_fold(algorithm, X, y, train, test, preprocessing=scheme, grid="quick",
-                             random_state=seed).auc
+        result = evaluate_fold(algorithm, X, y, train, test, preprocessing=scheme,
+                               grid="quick", random_state=seed, max_fpr=max_fpr)
+    return result.auc if max_fpr is None else (result.auc, result.pauc)
 
 
 def bar(algorithm):
@@ -266,36 +301,90 @@ def main():
     data = suite(small=args.small)
     names = args.datasets.split(",") if args.datasets else list(data)
     started = time.perf_counter()
+    fprs = {a: target_fpr(a) for a in algorithms}
     ls, cells, scans = {}, {}, {}
     for name in names:
         X, y = data[name]
         for scheme in scalings:
             Xtr, Xte, ytr, yte, train, test = split(X, y, scheme)
-            ref = ls[name, scheme] = ls_auc(Xtr, Xte, ytr, yte)
+            best = ls_scores(Xtr, Xte, ytr, yte)
+            ref = ls[name, scheme] = roc_auc_score(yte, best)
+            for fpr in {f for f in fprs.values() if f is not None}:
+                ls[name, scheme, fpr] = _score(yte, best, fpr)
             if scheme == "standard":
                 scans[name] = (len(ytr), Xtr.shape[1], lam_scan(Xtr, Xte, ytr, yte, ref))
             for a in algorithms:
-                orders = 1 if a in KERNEL else args.orders  # no bar; the slowest learners
-                runs = [default_cell(a, Xtr, Xte, ytr, yte, seed) for seed in range(orders)]
-                tuned = [float("nan")] if args.no_grid or a in KERNEL or (
-                    args.grid_datasets and name not in args.grid_datasets.split(",")) or (
-                    args.grid_scalings and scheme not in args.grid_scalings.split(",")) else [
-                    grid_cell(a, X, y, train, test, scheme, seed)
-                    for seed in range(args.grid_orders)]
-                status = "diverged" if any(r[2] != "ok" for r in runs) else "ok"
-                cells[name, scheme, a] = (_median([r[0] for r in runs]), runs[0][1], status,
-                                          _median(tuned))
-                auc, _, _, grid = cells[name, scheme, a]
-                print(f"{name:14s} {scheme:8s} {a:14s} default {auc - ref:+.4f} grid "
-                      f"{grid - ref:+.4f} {status} {time.perf_counter() - started:.0f}s",
+                cells[name, scheme, a] = _cells(a, fprs[a], args, X, y, train, test, scheme,
+                                                (Xtr, Xte, ytr, yte), name)
+                cell, fpr = cells[name, scheme, a], fprs[a]
+                shown = ref if fpr is None else ls[name, scheme, fpr]
+                print(f"{name:14s} {scheme:8s} {a:14s} default {cell[0] - shown:+.4f} grid "
+                      f"{cell[3] - shown:+.4f} {cell[2]} {time.perf_counter() - started:.0f}s",
                       flush=True)
     cost = calibration_cost(algorithms)
     _write(args, algorithms, names, scalings, ls, cells, cost, scans,
            time.perf_counter() - started)
 
 
+def _cells(a, fpr, args, X, y, train, test, scheme, parts, name):
+    """Return ``(default, step, status, grid, default AUC, grid AUC)`` of one id on one case
+    and scaling: medians over the sample orders of the judged measure (the AUC, or the
+    partial AUC at ``fpr``) and of the AUC."""
+    Xtr, Xte, ytr, yte = parts
+    orders = 1 if a in KERNEL else args.orders  # no bar; the slowest learners
+    runs = [default_scores(a, Xtr, Xte, ytr, seed) for seed in range(orders)]
+    nan = float("nan")
+    judged = [nan if r[0] is None else _score(yte, r[0], fpr) for r in runs]
+    full = [nan if r[0] is None else roc_auc_score(yte, r[0]) for r in runs]
+    skip = args.no_grid or a in KERNEL or (
+        args.grid_datasets and name not in args.grid_datasets.split(",")) or (
+        args.grid_scalings and scheme not in args.grid_scalings.split(","))
+    tuned = [] if skip else [grid_cell(a, X, y, train, test, scheme, seed, fpr)
+                             for seed in range(args.grid_orders)]
+    tuned_full = tuned if fpr is None else [t[0] for t in tuned]
+    tuned = tuned if fpr is None else [t[1] for t in tuned]
+    status = "diverged" if any(r[2] != "ok" for r in runs) else "ok"
+    return (_median(judged), runs[0][1], status, _median(tuned or [nan]), _median(full),
+            _median(tuned_full or [nan]))
+
+
 def _gap(value, ref):
     return "-" if np.isnan(value) else f"{value - ref:+.4f}"
+
+
+def _table(algorithms, names, scheme, ls, cells, fprs, failing):
+    """Return the lines of one table of gaps (appending the ids short of the bar to
+    ``failing``): the judged measure's default / grid gaps, and for the partial-AUC ids the
+    default's full-AUC gap in brackets."""
+    partial = any(fprs[a] is not None for a in algorithms)
+    head = " default / grid (AUC)" if partial else " default / grid"
+    lines = ["| algorithm | " + " | ".join(f"{d}{head}" for d in names) + " | bar | ok |",
+             "| --- | " + " | ".join("---" for _ in names) + " | --- | --- |"]
+    for a in algorithms:
+        fpr = fprs[a]
+        ref = {d: ls[d, scheme] if fpr is None else ls[d, scheme, fpr] for d in names}
+        gaps = []
+        for d in names:
+            judged, _, status, tuned = cells[d, scheme, a][:4]
+            gaps += [judged - ref[d], tuned - ref[d]]
+        b = bar(a)
+        diverged = any(cells[d, scheme, a][2] != "ok" for d in names)
+        finite = [g for g in gaps if not np.isnan(g)]
+        ok = "" if b is None else ("yes" if not diverged and min(finite) >= -b else "**no**")
+        if ok == "**no**":
+            worst = min(range(len(gaps)), key=lambda k: np.inf if np.isnan(gaps[k])
+                        else gaps[k])
+            kind = ("default", "grid")[worst % 2]
+            failing.append((a, scheme, names[worst // 2],
+                            kind if fpr is None else f"{kind}, partial AUC at FPR <= {fpr:g}",
+                            min(finite), b))
+        cols = []
+        for d in names:
+            cell = cells[d, scheme, a]
+            text = f"{_gap(cell[0], ref[d])} / {_gap(cell[3], ref[d])}"
+            cols.append(text if fpr is None else f"{text} ({_gap(cell[4], ls[d, scheme])})")
+        lines.append(f"| `{a}` | {' | '.join(cols)} | {'' if b is None else b} | {ok} |")
+    return lines + [""]
 
 
 def _write(args, algorithms, names, scalings, ls, cells, cost, scans, seconds):
@@ -320,6 +409,16 @@ def _write(args, algorithms, names, scalings, ls, cells, cost, scans, seconds):
         "methods, 0.03 for the buffer-based ones, none for the kernel learners (a linear "
         "optimum is not their yardstick). `ok`: every default and grid gap of the row above "
         "`-bar` and nothing diverged.", "",
+        "The partial-AUC learners (`pauc-1pmb`, `pauc-sopa`, `pauc-sopa-s`, `pauc-sota-s`, "
+        "`svm-pauc`) trade full AUC for the region of low false-positive rates, so they are "
+        "judged on what they optimise: the test partial AUC over FPR in [0, `max_fpr`] "
+        "(McClish's standardisation, as `sklearn.metrics.roc_auc_score(max_fpr=)`; "
+        "`aucopt.metrics.partial_roc_auc_score`) at their own default `max_fpr`, or at "
+        f"{PARTIAL_FPR:g} for those whose KL temperature stands in for it (`pauc-sopa-s`, "
+        "`pauc-sota-s`, as in the partial-AUC report), minus the partial AUC of the same "
+        "least-squares optimum's scores on the same split, with the same bar; their grids "
+        "are tuned by that partial AUC. Their full-AUC gap is shown beside it. The optimum's "
+        "partial AUC is under its AUC in each scaling's first table.", "",
         "Cases: `lognormal`, `pareto` (heavy-tailed columns, signal on the log scale), "
         "`outlier-rows` (five rows with 100x the typical norm), `positives-1%`, "
         "`positives-0.1%`, `const-dup` (constant and duplicated columns), `unscaled-1e4` "
@@ -334,33 +433,24 @@ def _write(args, algorithms, names, scalings, ls, cells, cost, scans, seconds):
                   "1,200, `positives-0.1%` 6,000, `few-rows` 351), no bundled datasets; the "
                   "look-alikes `counts`, `wide-range` and `skewed` at the sizes above.", ""]
     failing = []
+    fprs = {a: target_fpr(a) for a in algorithms}
+    full = [a for a in algorithms if fprs[a] is None]
+    partial = [a for a in algorithms if fprs[a] is not None]
     for scheme in scalings:
         lines += [f"## Scaling `{scheme}`", "",
                   "| dataset | " + " | ".join(names) + " |",
                   "| --- | " + " | ".join("---" for _ in names) + " |",
                   "| least-squares optimum | "
-                  + " | ".join(f"{ls[d, scheme]:.4f}" for d in names) + " |", "",
-                  "| algorithm | " + " | ".join(f"{d} default / grid" for d in names)
-                  + " | bar | ok |",
-                  "| --- | " + " | ".join("---" for _ in names) + " | --- | --- |"]
-        for a in algorithms:
-            gaps = []
-            for d in names:
-                auc, _, status, tuned = cells[d, scheme, a]
-                gaps += [auc - ls[d, scheme], tuned - ls[d, scheme]]
-            b = bar(a)
-            diverged = any(cells[d, scheme, a][2] != "ok" for d in names)
-            finite = [g for g in gaps if not np.isnan(g)]
-            ok = "" if b is None else ("yes" if not diverged and min(finite) >= -b else "**no**")
-            if ok == "**no**":
-                worst = min(range(len(gaps)), key=lambda k: np.inf if np.isnan(gaps[k])
-                            else gaps[k])
-                failing.append((a, scheme, names[worst // 2], ("default", "grid")[worst % 2],
-                                min(finite), b))
-            cols = " | ".join(f"{_gap(cells[d, scheme, a][0], ls[d, scheme])} / "
-                              f"{_gap(cells[d, scheme, a][3], ls[d, scheme])}" for d in names)
-            lines.append(f"| `{a}` | {cols} | {'' if b is None else b} | {ok} |")
-        lines.append("")
+                  + " | ".join(f"{ls[d, scheme]:.4f}" for d in names) + " |"]
+        for fpr in sorted({fprs[a] for a in partial}):
+            lines.append(f"| its partial AUC, FPR <= {fpr:g} | "
+                         + " | ".join(f"{ls[d, scheme, fpr]:.4f}" for d in names) + " |")
+        lines += [""] + _table(full, names, scheme, ls, cells, fprs, failing)
+        if partial:
+            lines += [f"Partial-AUC learners, `{scheme}`: the partial AUC at their `max_fpr` "
+                      "(default / grid) minus the least-squares optimum's, then the full AUC "
+                      "of the default minus the optimum's in brackets (shown, not judged).", ""]
+            lines += _table(partial, names, scheme, ls, cells, fprs, failing)
     steps_in = "standard" if "standard" in scalings else scalings[0]
     lines += [f"## Steps chosen by `\"auto\"` (default parameters, `{steps_in}`, order 0)", "",
               "| algorithm | parameter | " + " | ".join(names) + " |",

@@ -118,17 +118,23 @@ class StepCalibration:
         ``"auto"`` regularisation weight) by the numbers the fit will use, computed on
         all the rows given before the sample is drawn, so that the brief runs and the
         objective see them.
-    held_out : float
+    held_out : float or callable
         Share of each class of the sample kept out of the brief runs and used to score
-        them (0: scored on the rows they learned from). For flexible models (the kernel
-        learners), whose objective on the rows they learned keeps falling with larger
-        steps when the sample is the whole of a small training set.
+        them (0: scored on the rows they learned from), or ``held_out(params) -> float``.
+        For flexible models (the kernel learners), whose objective on the rows they learned
+        keeps falling with larger steps when the sample is the whole of a small training
+        set, and for weakly regularised objectives whose minimiser overfits few rows.
     prepare : callable, optional
         ``prepare(state, rows, params, y)``: fixes, once, what a run would fix from the
         data before its first step in the state the brief runs start from, when
         ``init_state`` draws random numbers (AOGD's bandwidth, which divides its
         frequencies and makes them read-only). Read-only arrays are shared by the brief
         runs, not copied, so AOGD's d x D/2 frequencies are neither redrawn nor copied.
+    safety : int
+        Rungs of the ladder (factors of :data:`LADDER_RATIO`) below the step the brief runs
+        chose that the fit is given (0: that step). For learners whose iterates blow up
+        abruptly past a step that the brief runs, shorter than a fit, still survive (the
+        exponential pair weights of the KL-DRO partial-AUC learners).
     narrow : bool
         Whether the brief runs on a sparse sample may drop the columns it does not use
         (:func:`compact_columns`): exact when the state starts at zero whatever the width and
@@ -148,10 +154,11 @@ class StepCalibration:
     share: float = 1.0
     model_vector: Callable[[dict], np.ndarray] | None = None
     resolve: Callable[..., dict] | None = None
-    held_out: float = 0.0
+    held_out: float | Callable[[dict], float] = 0.0
     prepare: Callable[..., None] | None = None
     tolerance: float = TOLERANCE
     narrow: bool = False
+    safety: int = 0
 
     def centre(self, m2: float) -> float:
         """Return the centre of the ladder for mean squared row norm ``m2``."""
@@ -376,7 +383,7 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         scale rule then applies). Otherwise the smallest step tried whose objective
         after a brief run is within the calibration's ``tolerance`` (relative) of the
         lowest; for a ``scale_free`` objective (see :func:`regularised`) the middle one
-        of those steps.
+        of those steps; divided by ``LADDER_RATIO ** safety`` (the calibration's).
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -388,8 +395,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     if spec.calibration.narrow and rows.is_sparse and not _draws(spec, params, rows.n_samples):
         rows = compact_columns(rows)
     scored = None
-    if spec.calibration.held_out > 0:
-        (rows, y), scored = _hold_out(rows, y, spec.calibration.held_out)
+    held_out = spec.calibration.held_out
+    held_out = held_out(params) if callable(held_out) else held_out
+    if held_out > 0:
+        (rows, y), scored = _hold_out(rows, y, held_out)
     scale = _mean_sq_norm(rows, y)
     if not scale > 0:  # values so small that their squares underflow: no scale to centre on
         return None, {}
@@ -420,5 +429,6 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         best = near[(len(near) - 1) // 2 if _scale_free(spec) else 0]
     else:  # every step failed: the smallest, which divergence recovery lowers if needed
         best = min(trials)
+    best /= LADDER_RATIO ** spec.calibration.safety
     logger.debug("%s: %s='auto' trials %s -> %g", spec.id, spec.step_param, trials, best)
     return float(best), trials

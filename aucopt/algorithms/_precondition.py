@@ -142,7 +142,7 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     chunk gets the shared scale. Rows count with their sample weights ``|y|``
     (notes.md#sample-weights). O(nnz) on CSR rows after the first chunk.
     """
-    scale, shift, shared = state[SCALE_KEY], state[SHIFT_KEY], state[SHARED_KEY]
+    scale, shared = state[SCALE_KEY], state[SHARED_KEY]
     weight = np.abs(y)
     n = float(weight.sum())
     if n == 0:
@@ -161,29 +161,87 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         raise ValueError(non_finite_message(rows, _first_non_finite_row(rows)))
     seen = count > 0
     cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
-    if first and shared[0] == 0.0:
+    sets_shared = first and shared[0] == 0.0
+    if sets_shared:
         shared[0] = 1.0
         if usable:
-            sparse = count < DENSE_SHARE * n
-            nonzeros = float(count[sparse].sum())
-            if nonzeros >= MIN_NONZEROS:
-                shared[0] = np.sqrt(float(squares[sparse].sum()) / nonzeros)
+            _set_shared(shared, count, squares, n)
     if cols.size == 0:
         return None
     if not usable or not first:  # (a first chunk that is not usable: shared == 1)
         scale[cols] = shared[0] if shared[0] > 0 else 1.0
         return cols
-    spread = np.full(cols.size, shared[0])
     centred = count >= DENSE_SHARE * n  # centre the dense columns
+    _set_affine(state, cols, centred, total, squares, n)
+    if state[BOUND_KEY][0] == 0.0:
+        state[BOUND_KEY][0] = ROW_CLIP * _median_norm(rows, weight, state)
+        # the moments of the rows as the kernels see them (the long rows shortened), so
+        # that a few long rows do not set the spread of every column (once: the moments
+        # then hardly move, each shortened row being at most ROW_CLIP medians long)
+        clipped = _clipped_sums(rows, weight, state, cols, centred)
+        if clipped is not None:
+            total, squares = clipped
+            if sets_shared:
+                _set_shared(shared, count, squares, n)
+            _set_affine(state, cols, centred, total, squares, n)
+            state[BOUND_KEY][0] = ROW_CLIP * _median_norm(rows, weight, state)
+    return cols
+
+
+def _set_shared(shared: np.ndarray, count: np.ndarray, squares: np.ndarray, n: float) -> None:
+    """Set the shared sparse scale: the root mean square of the non-zero values of the
+    columns non-zero in fewer than ``DENSE_SHARE`` of the ``n`` rows (1 if they hold
+    fewer than ``MIN_NONZEROS``)."""
+    sparse = count < DENSE_SHARE * n
+    nonzeros = float(count[sparse].sum())
+    shared[0] = np.sqrt(float(squares[sparse].sum()) / nonzeros) \
+        if nonzeros >= MIN_NONZEROS else 1.0
+
+
+def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.ndarray,
+                squares: np.ndarray, n: float) -> None:
+    """Set the scale of ``cols`` (the shared one, or the floored standard deviation of the
+    ``centred`` ones) and the shift of the centred ones (their mean)."""
+    spread = np.full(cols.size, state[SHARED_KEY][0])
     mean_square = squares[centred] / n
     mean = total[centred] / n
     variance = np.maximum(mean_square - mean * mean, 0.0)
     spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
-    shift[cols[centred]] = mean
-    scale[cols] = spread
-    if state[BOUND_KEY][0] == 0.0:
-        state[BOUND_KEY][0] = ROW_CLIP * _median_norm(rows, weight, state)
-    return cols
+    state[SHIFT_KEY][cols[centred]] = mean
+    state[SCALE_KEY][cols] = spread
+
+
+def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarray,
+                  centred: np.ndarray):
+    """Return the weighted ``(sum, sum of squares)`` of the columns ``cols`` over the rows
+    shortened to the state's bound, in the original units, or None if no row is longer.
+
+    A row ``x`` shortened by ``f = min(1, B / |x'|)`` in the transformed coordinates is
+    ``c + f (x - c)`` in the original ones (``c = 0`` on the columns not centred), so its
+    sums follow from weighted column sums of the rows as given: O(nnz), plus the squared
+    length of every transformed row.
+    """
+    sq = np.empty(rows.n_samples)
+    mask = centred_columns(state)
+    if rows.is_sparse:
+        csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
+                         state[SHIFT_KEY], mask, 1, sq)
+    else:
+        dense_affine_norms(rows.data, *_affine(state, mask), 1, sq)
+    bound = state[BOUND_KEY][0]
+    long = sq > bound * bound
+    if bound == 0.0 or not long.any():
+        return None
+    f = np.ones(rows.n_samples)
+    f[long] = bound / np.sqrt(sq[long])
+    _, total, _ = _column_sums(rows, weight * f, cols)
+    _, _, squares = _column_sums(rows, weight * f * f, cols)
+    _, cross, _ = _column_sums(rows, weight * f * (1.0 - f), cols)
+    c = state[SHIFT_KEY][cols[centred]]
+    rest = weight * (1.0 - f)
+    total[centred] += c * float(rest.sum())
+    squares[centred] += c * c * float(rest @ (1.0 - f)) + 2.0 * c * cross[centred]
+    return total, squares
 
 
 def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
