@@ -178,7 +178,7 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         # the moments of the rows as the kernels see them (the long rows shortened), so
         # that a few long rows do not set the spread of every column (once: the moments
         # then hardly move, each shortened row being at most ROW_CLIP medians long)
-        clipped = _clipped_sums(rows, weight, state, cols, centred)
+        clipped = _clipped_sums(rows, weight, state, cols, centred, total, squares)
         if clipped is not None:
             total, squares = clipped
             if sets_shared:
@@ -212,36 +212,54 @@ def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.nd
 
 
 def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarray,
-                  centred: np.ndarray):
+                  centred: np.ndarray, total: np.ndarray, squares: np.ndarray):
     """Return the weighted ``(sum, sum of squares)`` of the columns ``cols`` over the rows
-    shortened to the state's bound, in the original units, or None if no row is longer.
+    shortened to the state's bound, in the original units, from those of the rows as given
+    (``total``, ``squares``), or None if no row is longer.
 
     A row ``x`` shortened by ``f = min(1, B / |x'|)`` in the transformed coordinates is
-    ``c + f (x - c)`` in the original ones (``c = 0`` on the columns not centred), so its
-    sums follow from weighted column sums of the rows as given: O(nnz), plus the squared
-    length of every transformed row.
+    ``c + f (x - c)`` in the original ones (``c = 0`` on the columns not centred), so the
+    sums change by weighted column sums of the long rows alone: one norm per row, then
+    O(nnz) of the long rows.
     """
     sq = np.empty(rows.n_samples)
-    mask = centred_columns(state)
     if rows.is_sparse:
         csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
-                         state[SHIFT_KEY], mask, 1, sq)
+                         state[SHIFT_KEY], centred_columns(state), 1, sq)
     else:
-        dense_affine_norms(rows.data, *_affine(state, mask), 1, sq)
+        dense_affine_norms(rows.data, *_affine(state, centred_columns(state)), 1, sq)
     bound = state[BOUND_KEY][0]
-    long = sq > bound * bound
-    if bound == 0.0 or not long.any():
+    long = np.flatnonzero(sq > bound * bound) if bound > 0.0 else np.empty(0, np.intp)
+    if long.size == 0:
         return None
-    f = np.ones(rows.n_samples)
-    f[long] = bound / np.sqrt(sq[long])
-    _, total, _ = _column_sums(rows, weight * f, cols)
-    _, _, squares = _column_sums(rows, weight * f * f, cols)
-    _, cross, _ = _column_sums(rows, weight * f * (1.0 - f), cols)
+    f = bound / np.sqrt(sq[long])
+    w = weight[long]
+    few = _rows_at(rows, long)
+    at = np.arange(cols.size)
+    if rows.is_sparse:  # only the columns of the long rows change: O(their nnz), not O(d)
+        used = np.unique(few.indices)
+        at = np.minimum(np.searchsorted(cols, used), cols.size - 1)
+        at = at[cols[at] == used]
+    less, less_squares, cross = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
+    _, less[at], _ = _column_sums(few, w * (1.0 - f), cols[at])  # sum of w (1 - f) x
+    _, _, less_squares[at] = _column_sums(few, w * (1.0 - f * f), cols[at])  # w (1 - f^2) x^2
+    _, cross[at], _ = _column_sums(few, w * f * (1.0 - f), cols[at])
+    total, squares = total - less, squares - less_squares
     c = state[SHIFT_KEY][cols[centred]]
-    rest = weight * (1.0 - f)
+    rest = w * (1.0 - f)
     total[centred] += c * float(rest.sum())
     squares[centred] += c * c * float(rest @ (1.0 - f)) + 2.0 * c * cross[centred]
     return total, squares
+
+
+def _rows_at(rows: RowData, which: np.ndarray) -> RowData:
+    """Return the rows ``which`` (sorted indices) of ``rows``."""
+    if not rows.is_sparse:
+        return rows._replace(data=np.ascontiguousarray(rows.data[which]),
+                             n_samples=which.size)
+    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
+                      shape=(rows.n_samples, rows.n_features))[which]
+    return RowData(X.data, X.indices, X.indptr, which.size, rows.n_features)
 
 
 def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
