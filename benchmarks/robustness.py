@@ -419,9 +419,14 @@ def _write(args, algorithms, names, scalings, ls, cells, cost, scans, seconds):
         lines.append(f"| {d} | {n} | {dim} | " + " | ".join(f"{g:+.4f}" for g in gaps)
                      + f" | {chosen:.3g} |")
     lines += ["", f"Wall time {seconds / 60:.1f} min.", "", "## Short of the bar", ""]
-    lines += [f"- `{a}` ({scheme}, {d}, {kind}): worst gap {g:+.4f} (bar {b})"
-              + (f"; {NOTES[a]}" if a in NOTES else "")
-              for a, scheme, d, kind, g, b in failing] or ["None."]
+    failing.sort(key=lambda f: algorithms.index(f[0]))  # an id's lines together (stable)
+    noted = set()  # the cause of an id once, at its first line
+    for a, scheme, d, kind, g, b in failing:
+        note = f"; {NOTES[a]}" if a in NOTES and a not in noted else ""
+        noted.add(a)
+        lines.append(f"- `{a}` ({scheme}, {d}, {kind}): worst gap {g:+.4f} (bar {b}){note}")
+    if not failing:
+        lines.append("None.")
     Path(args.out).write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}")
 
