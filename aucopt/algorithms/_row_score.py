@@ -120,11 +120,15 @@ class ScoreDots:
         """Whether the dots are those of ``form`` in the state ``valid_for`` stands for
         (and have not been updated so often that their rounding should be refreshed: after
         ``max(REFRESH_ROWS, d / 8)`` rows, which keeps the refresh at O(1) per row)."""
-        d = self.arrays[0].shape[1]
-        return (valid_for is self.valid_for and form.terms == self.terms
-                and self.updates < max(REFRESH_ROWS, d // 8)
-                and len(form.arrays) == len(self.arrays)
-                and all(a is b for a, b in zip(form.arrays, self.arrays)))
+        if valid_for is not self.valid_for:
+            return False
+        arrays = self.arrays
+        if self.updates >= REFRESH_ROWS and self.updates >= arrays[0].shape[1] // 8:
+            return False
+        if form.arrays is arrays and form.terms is self.terms:  # a form made from this one
+            return True
+        return (form.terms == self.terms and len(form.arrays) == len(arrays)
+                and all(a is b for a, b in zip(form.arrays, arrays)))
 
     def add(self, form: LinearForm, at: np.ndarray, sign: float) -> bool:
         """Add ``sign`` times the terms at the features ``at`` (distinct, increasing);
