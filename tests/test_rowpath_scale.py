@@ -202,3 +202,19 @@ def test_the_one_call_score_adds_the_intercept_of_the_class_means(counts):
     for kernel in (row_score_intercept, row_score_intercept.py_func):
         got = kernel(mats, cols, coefs, scale, data, indices, dots, counts)
         assert got == pytest.approx(expected, rel=1e-14, abs=1e-14)
+
+
+def test_the_joined_names_kernel_without_numba_gives_the_same_plan():
+    from aucopt._kernels.hash_rows import hashed_plan_joined
+
+    names = ["w1", "", "été", "w1x", "名前", "b"]
+    raw = np.frombuffer("\0".join(names).encode("utf-8"), dtype=np.uint8)
+    outs = []
+    for kernel in (hashed_plan_joined, hashed_plan_joined.py_func):
+        cols, order, inverse = (np.empty(6, np.int32), np.empty(6, np.int64),
+                                np.empty(6, np.int64))
+        k, identity = kernel(raw, 6, 5, cols, order, inverse)
+        outs.append((k, identity, cols[:k].tolist(), order.tolist(), inverse.tolist()))
+        assert kernel(raw, 5, 5, cols, order, inverse)[0] == -1  # not 5 names: refused
+    assert outs[0] == outs[1]
+    assert outs[0][2] == _reference_columns(names, 5)
