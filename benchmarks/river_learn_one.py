@@ -43,6 +43,7 @@ N_FEATURES = 20
 _clock = time.process_time  # CPU time of this process: waiting for a core is not counted
 ALGORITHMS = "all"  # every streaming registry id
 FIXED_WIDTH = 256
+RIVER = "River LogisticRegression"
 
 
 def _model(algorithm):
@@ -127,7 +128,8 @@ def measure(algorithms, n_rows=20_000, repeats=5):
     xs, ys = make_stream(n_rows)
     for algorithm in algorithms:  # compile the kernels outside the timed runs
         _learn(_model(algorithm), xs[:200], ys[:200])
-    models = {"River LogisticRegression": linear_model.LogisticRegression}
+        _test_then_train(_model(algorithm), xs[:200], ys[:200])
+    models = {RIVER: linear_model.LogisticRegression}
     models |= {a: (lambda a=a: _model(a)) for a in algorithms}
     runs = {name: [] for name in models}
     parts = {name: [] for name in models if name in algorithms}
@@ -154,17 +156,24 @@ def markdown(results, n_rows, repeats) -> str:
         "of test-then-train evaluation; *spec.run alone* is the algorithm's own pass on the "
         "same rows (its hyperparameter tuple and the kernel call), part of the core call.",
         "",
-        "| learner | learn_one (us) | predict_proba_one + learn_one (us) "
-        "| front-end alone (us) | dict -> row alone (us) | core `_learn_row` (us) "
-        "| spec.run alone (us) |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| learner | learn_one (us) | / River LR | predict_proba_one + learn_one (us) "
+        "| / River LR | front-end alone (us) | dict -> row alone (us) "
+        "| core `_learn_row` (us) | spec.run alone (us) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
+    river = results.get(RIVER)
     for name, r in results.items():
         row = f"AUCClassifier(\"{name}\")" if name in aucopt_ids() else name
-        lines.append(f"| {row} | {r['learn_one']:.1f} | {r['test-then-train']:.1f} | "
+        learn, pair = r["learn_one"], r["test-then-train"]
+        lines.append(f"| {row} | {learn:.1f} | {_ratio(learn, river, 'learn_one')} | "
+                     f"{pair:.1f} | {_ratio(pair, river, 'test-then-train')} | "
                      f"{_fmt(r.get('front-end'))} | {_fmt(r.get('dict -> row'))} | "
                      f"{_fmt(r.get('core'))} | {_fmt(r.get('spec.run'))} |")
     return "\n".join(lines)
+
+
+def _ratio(value, river, key) -> str:
+    return "" if river is None else f"{value / river[key]:.1f}x"
 
 
 def aucopt_ids():

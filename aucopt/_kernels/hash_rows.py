@@ -10,7 +10,7 @@ hash in every process and on every platform.
 import numpy as np
 from numba import njit, uint64
 
-__all__ = ["hash_names", "hashed_plan"]
+__all__ = ["hash_names", "hashed_plan", "hashed_plan_joined"]
 
 _OFFSET = uint64(0xCBF29CE484222325)
 _PRIME = uint64(0x100000001B3)
@@ -72,6 +72,37 @@ def hashed_plan(buf, ends, width, cols, order, inverse):
     for i in range(n):
         mapped[i] = np.int64(_hash_bytes(buf, start, ends[i]) % uint64(width))
         start = ends[i]
+    return _group(mapped, cols, order, inverse)
+
+
+@njit(cache=True, nogil=True)
+def hashed_plan_joined(buf, n, width, cols, order, inverse):
+    """:func:`hashed_plan` of ``n`` names given as their bytes joined by zero bytes (no
+    name holds one: UTF-8 has a zero byte only for the character U+0000).
+
+    Returns ``(-1, False)`` with nothing written if ``buf`` does not hold ``n`` names.
+    """
+    mapped = np.empty(n, np.int64)
+    start = 0
+    i = 0
+    size = buf.shape[0]
+    for k in range(size + 1):
+        if k == size or buf[k] == 0:
+            if i == n:
+                return -1, False
+            mapped[i] = np.int64(_hash_bytes(buf, start, k) % uint64(width))
+            i += 1
+            start = k + 1
+    if i != n:
+        return -1, False
+    return _group(mapped, cols, order, inverse)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _group(mapped, cols, order, inverse):
+    """Sort the names by column (stable) and write ``cols``, ``order``, ``inverse`` of
+    :func:`hashed_plan`; return ``(k, identity)``."""
+    n = mapped.shape[0]
     by_column = np.argsort(mapped, kind="mergesort")
     k = 0
     identity = True

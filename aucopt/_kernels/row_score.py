@@ -14,7 +14,7 @@ Plain loops: small dots are not handed to a (threaded) BLAS.
 import numpy as np
 from numba import njit
 
-__all__ = ["column_dots", "row_score"]
+__all__ = ["column_dots", "row_score", "row_score_intercept"]
 
 
 @njit(cache=True, nogil=True)
@@ -94,3 +94,33 @@ def row_score(mats, cols, coefs, scale, data, indices):
             w = w * (1.0 / scale[j])
         total += w * data[i]
     return total
+
+
+@njit(cache=True, nogil=True)
+def row_score_intercept(mats, cols, coefs, scale, data, indices, dots, counts):
+    """Return :func:`row_score` plus the intercept ``-(mean of w.m+ and w.m- over the
+    classes seen) - w.c`` from the dots of :func:`column_dots` (``dots[k]``: the column's
+    dots with the positive sum, the negative sum and the shift) and the class counts
+    (negatives first). The mean is over the classes seen (0 before any row), the
+    positive class first; every sum is taken in a fixed order, so the score does not
+    depend on the caller.
+    """
+    score = row_score(mats, cols, coefs, scale, data, indices)
+    pos = 0.0
+    neg = 0.0
+    off = 0.0
+    for k in range(coefs.shape[0]):
+        c = coefs[k]
+        pos = pos + c * dots[k, 0]
+        neg = neg + c * dots[k, 1]
+        off = off + c * dots[k, 2]
+    total = 0.0
+    seen = 0
+    if counts[1] != 0:
+        total += pos / counts[1]
+        seen += 1
+    if counts[0] != 0:
+        total += neg / counts[0]
+        seen += 1
+    intercept = -(total / seen) if seen else 0.0
+    return score + (intercept - off)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._kernels.hash_rows import hash_names, hashed_plan
+from .._kernels.hash_rows import hash_names, hashed_plan, hashed_plan_joined
 
 __all__ = ["stable_hashes", "hashed_row_plan"]
 
@@ -79,9 +79,23 @@ def hashed_row_plan(names, width: int, index_type):
         For the ``j``-th name of ``order``, its position in ``cols`` (None: no two names
         share a column).
     """
-    buf, ends = _name_buffer(names)
-    n = ends.size
+    n = len(names)
     cols = np.empty(n, dtype=index_type)
     order, inverse = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
-    k, identity = hashed_plan(buf, ends, width, cols, order, inverse) if n else (0, True)
+    k, identity = _joined_plan(names, width, cols, order, inverse) if n else (0, True)
+    if k < 0:  # names that are not all strings, or hold a zero character
+        buf, ends = _name_buffer(names)
+        k, identity = hashed_plan(buf, ends, width, cols, order, inverse)
     return cols[:k], (None if identity else order), (None if k == n else inverse)
+
+
+def _joined_plan(names, width, cols, order, inverse):
+    """:func:`hashed_plan_joined` on the names' UTF-8 bytes joined by zero bytes, one
+    encoding for the whole row; ``(-1, False)`` for names it cannot take."""
+    try:
+        joined = "\0".join(names)  # TypeError: a name that is not a string
+        raw = joined.encode("utf-8")
+    except (TypeError, UnicodeEncodeError):
+        return -1, False
+    return hashed_plan_joined(np.frombuffer(raw, dtype=np.uint8), len(names), width, cols,
+                              order, inverse)

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels.row_score import column_dots, row_score
+from .._kernels.row_score import column_dots, row_score_intercept
 from ._precondition import SCALE_KEY, SHIFT_KEY
 
 __all__ = ["LinearForm", "ScoreDots", "linear_form", "row_columns", "same_arrays",
@@ -120,11 +120,15 @@ class ScoreDots:
         """Whether the dots are those of ``form`` in the state ``valid_for`` stands for
         (and have not been updated so often that their rounding should be refreshed: after
         ``max(REFRESH_ROWS, d / 8)`` rows, which keeps the refresh at O(1) per row)."""
-        d = self.arrays[0].shape[1]
-        return (valid_for is self.valid_for and form.terms == self.terms
-                and self.updates < max(REFRESH_ROWS, d // 8)
-                and len(form.arrays) == len(self.arrays)
-                and all(a is b for a, b in zip(form.arrays, self.arrays)))
+        if valid_for is not self.valid_for:
+            return False
+        arrays = self.arrays
+        if self.updates >= REFRESH_ROWS and self.updates >= arrays[0].shape[1] // 8:
+            return False
+        if form.arrays is arrays and form.terms is self.terms:  # a form made from this one
+            return True
+        return (form.terms == self.terms and len(form.arrays) == len(arrays)
+                and all(a is b for a, b in zip(form.arrays, arrays)))
 
     def add(self, form: LinearForm, at: np.ndarray, sign: float) -> bool:
         """Add ``sign`` times the terms at the features ``at`` (distinct, increasing);
@@ -133,23 +137,13 @@ class ScoreDots:
         self.updates += sign > 0
         return column_dots(form.mats, form.cols, sums, scale, shift, at, sign, self.dots)
 
-    def intercept(self, form: LinearForm, counts: np.ndarray) -> float:
-        """Return ``-(mean of w.m+ and w.m- over the classes seen) - w.c``."""
-        pos = neg = off = 0.0  # a few terms: plain floats, no BLAS call
-        for c, (p, n, o) in zip(form.coefs.tolist(), self.dots.tolist()):
-            pos, neg, off = pos + c * p, neg + c * n, off + c * o
-        means = []
-        if counts[1]:
-            means.append(pos / counts[1])
-        if counts[0]:
-            means.append(neg / counts[0])
-        return (-float(sum(means) / len(means)) if means else 0.0) - off
-
     def score(self, form: LinearForm, counts: np.ndarray, data: np.ndarray,
               indices: np.ndarray) -> float:
-        """Return the score ``w.x + intercept`` of one row (NaN: an index out of range)."""
-        return (row_score(form.mats, form.cols, form.coefs, form.arrays[1], data, indices)
-                + self.intercept(form, counts))
+        """Return the score ``w.x + intercept`` of one row (NaN: an index out of range), the
+        intercept ``-(mean of w.m+ and w.m- over the classes seen) - w.c`` from the dots
+        (one compiled call: :func:`aucopt._kernels.row_score.row_score_intercept`)."""
+        return row_score_intercept(form.mats, form.cols, form.coefs, form.arrays[1], data,
+                                   indices, self.dots, counts)
 
 
 def scaled_terms(state: dict, t_entry: int, average: bool) -> tuple | None:

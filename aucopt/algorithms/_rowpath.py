@@ -32,12 +32,14 @@ import numpy as np
 
 from .._kernels._checks import OK
 from .._kernels.fused_rows import FUSED, spam_lazy_row
+from .._kernels.row_scale import scale_row
 from .._kernels.row_step import MORE_SPACE, NOT_HERE, RowUndo, begin_row, undo_row
-from ._precondition import SCALE_KEY, SHIFT_KEY
+from ._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, SHIFT_KEY
 
-__all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path"]
+__all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path", "scaled_row"]
 
 _F64 = np.dtype(np.float64)
+_new_tuple = tuple.__new__  # a RowData without the named tuple's Python-level __new__
 _ORDER = np.zeros(1, dtype=np.int64)  # the order of a one-row chunk (read only by kernels)
 _NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
 _NO_ZEROED = (np.zeros(0),)  # tuples numba can loop over, with nothing to do
@@ -119,6 +121,48 @@ def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None
         return None
     layout = _transaction(state, spec.column_keys)
     return None if layout is None else RowPath(spec, state, params, valid_for, step, *layout)
+
+
+def scaled_row(state: dict, rows, y: np.ndarray, auto: bool, centred: np.ndarray):
+    """Return ``(row the kernels see, columns whose scale was set)`` of one streaming row
+    under the state's preconditioner, in one compiled call (None: use
+    :func:`~aucopt.algorithms._precondition.fix_scale` and
+    :func:`~aucopt.algorithms._precondition.transform_rows`, which give the same bits).
+
+    Parameters
+    ----------
+    state : dict
+        The committed state, holding the preconditioner's entries (scales set in place).
+    rows : RowData
+        One canonical CSR row (float64 values, increasing columns).
+    y : ndarray of shape (1,)
+        Its signed label (weight 0 or 1: other sample weights take the general functions).
+    auto : bool
+        Whether ``precondition="auto"`` (else the scales are only applied).
+    centred : ndarray
+        The centred columns of the state (any: the general functions).
+
+    Returns
+    -------
+    tuple or None
+        ``(RowData, ndarray of int64 or None)``.
+    """
+    scale, shared = state[SCALE_KEY], state.get(SHARED_KEY)
+    data, weight = rows.data, abs(float(y[0]))
+    if (centred.size or shared is None or rows.n_samples != 1 or rows.indices is None
+            or data.dtype is not _F64 or scale.dtype is not _F64 or scale.ndim != 1
+            or not scale.flags.writeable or (auto and weight not in (0.0, 1.0))):
+        return None
+    bound = state.get(BOUND_KEY)
+    nnz = data.shape[0]
+    out, fixed = np.empty(nnz), np.empty(nnz, dtype=np.int64)
+    count, status = scale_row(scale, shared, 0.0 if bound is None else float(bound[0]),
+                              auto and weight == 1.0, data, rows.indices, rows.indptr,
+                              out, fixed)
+    if status != OK:
+        return None
+    row = _new_tuple(type(rows), (out, rows.indices, rows.indptr, 1, rows.n_features))
+    return row, (fixed[:count] if count else None)
 
 
 def _transaction(state: dict, column_keys) -> tuple | None:

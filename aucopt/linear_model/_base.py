@@ -41,7 +41,7 @@ from ..algorithms._precondition import (
     new_transform,
     transform_rows,
 )
-from ..algorithms._rowpath import row_path
+from ..algorithms._rowpath import row_path, scaled_row
 from ..algorithms._time_budget import deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
@@ -367,9 +367,16 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         if path is None or not path.fits(fitted["_state"], params):
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
-            transform, fixed = self._transform(params, rows, y, False, None)
-            row = rows if transform is None else transform_rows(rows, transform,
-                                                                self._centred(transform))
+            state = fitted["_state"]
+            found = None if SCALE_KEY not in state else scaled_row(
+                state, rows, y, _is_auto(params.get("precondition")), self._centred(state))
+            if found is not None:  # one compiled call, the bits of the lines below
+                row, fixed = found
+                transform = state
+            else:
+                transform, fixed = self._transform(params, rows, y, False, None)
+                row = rows if transform is None else transform_rows(rows, transform,
+                                                                    self._centred(transform))
             t, status = path(row.data, row.indices, row.indptr, y, fitted["t_"])
             if fixed is not None and status != OK:
                 transform[SCALE_KEY][fixed] = 0.0  # the general path below sets them again

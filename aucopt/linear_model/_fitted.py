@@ -31,7 +31,7 @@ class FittedAttributes:
 
     def __getstate__(self):
         state = super().__getstate__()
-        for key in ("_score_dots", "_score_form"):  # views of the state: not pickled apart
+        for key in ("_score_dots", "_score_form", "_score_form_for"):  # views of the state
             state.pop(key, None)
         return state
 
@@ -100,16 +100,28 @@ class FittedAttributes:
         state = fitted.get("_state")
         if state is None or rows.n_features != state["data_sum"].shape[1]:
             return None
-        form = fitted["_score_form"] = linear_form(self._spec(), state, self._params(),
-                                                   fitted.get("_score_form"))
+        token = fitted.setdefault("_fitted", {})
+        form = self._current_form(state, token)
         if form is None:
             return None
-        token = fitted.setdefault("_fitted", {})
         dots = fitted.get("_score_dots")
         if dots is None or not dots.fits(form, token):
             dots = fitted["_score_dots"] = ScoreDots(form, token)
         score = dots.score(form, state["data_count"], rows.data, rows.indices)
         return score if math.isfinite(score) else None
+
+    def _current_form(self, state: dict, token):
+        """Return the :func:`linear_form` of ``state`` (None: none), formed once per committed
+        state: ``token`` is the dict of the fitted attributes, new after every update."""
+        fitted, params = self.__dict__, self._params()
+        form, made_for = fitted.get("_score_form"), fitted.get("_score_form_for")
+        if (form is not None and made_for is not None and token is not None
+                and made_for[0] is token
+                and made_for[1] is params and same_arrays(form, state)):
+            return form
+        form = fitted["_score_form"] = linear_form(self._spec(), state, params, form)
+        fitted["_score_form_for"] = (token, params)
+        return form
 
     def _learn_row_scored(self, rows, y) -> None:
         """:meth:`_learn_row`, keeping the dots of :meth:`_score_row` current in O(nnz).
@@ -123,7 +135,7 @@ class FittedAttributes:
         dots, form, at = fitted.get("_score_dots"), None, None
         if dots is not None:
             state = fitted["_state"]
-            form = linear_form(self._spec(), state, self._params(), fitted.get("_score_form"))
+            form = self._current_form(state, fitted.get("_fitted"))
             if form is None or not dots.fits(form, fitted.get("_fitted")):
                 dots = None
             else:

@@ -288,7 +288,10 @@ class AUCClassifier(base.MiniBatchClassifier):
         """
         if not self._learned:
             return 0.0
-        return float(self._scores(self._map.row(x, self._width, grow=False))[0])
+        rows = self._map.row(x, self._width, grow=False)
+        if self.estimator._spec().decision is None:
+            return self._linear_score(rows)
+        return float(self._scores(rows)[0])
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """Return the columns ``False`` and ``True`` of :meth:`predict_proba_one` for each row.
@@ -380,17 +383,23 @@ class AUCClassifier(base.MiniBatchClassifier):
         if spec.decision is not None:
             raw = spec.decision(est._state, est._params(), rows)
         elif rows.n_samples == 1:  # score_one: w at the row's columns
-            score = est._score_row(rows)  # O(nnz) from the lazy form, where the spec has one
-            if score is not None:
-                return np.array([score])
-            fitted = est._fitted_attributes()
-            return np.array([fitted["coef_"][0].take(rows.indices).dot(rows.data)
-                             + fitted["intercept_"][0]])
+            return np.array([self._linear_score(rows)])
         else:
             X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
                               shape=(rows.n_samples, rows.n_features))
             raw = X @ est.coef_[0]
         return raw + est.intercept_[0]
+
+    def _linear_score(self, rows) -> float:
+        """Ranking score of one kernel row of a linear model: O(nnz) from the lazy form where
+        the spec has one, else from ``coef_`` and ``intercept_`` (formed in O(d))."""
+        est = self.estimator
+        score = est._score_row(rows)
+        if score is not None:
+            return score
+        fitted = est._fitted_attributes()
+        return float(fitted["coef_"][0].take(rows.indices).dot(rows.data)
+                     + fitted["intercept_"][0])
 
     def _frame_scores(self, X) -> np.ndarray:
         if not self._learned or len(X) == 0:
