@@ -6,7 +6,9 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
-PYTEST_ARGS ?= -n 2
+# three pytest workers on two cores: the Dask, subprocess and browser tests spend much of
+# their time waiting, and the third worker fills it; idle workers take queued tests
+PYTEST_ARGS ?= -n 3 --dist worksteal
 
 .PHONY: run test lint bench bench-fuzz bench-fuzz-io bench-fuzz-inputs docs clean bench-peers
 

@@ -135,6 +135,8 @@ class VowpalWabbit:
     def clear(cls) -> None:
         for path, _ in cls._files.values():
             os.unlink(path)
+            if os.path.exists(path + ".cache"):  # written by vw for several passes
+                os.unlink(path + ".cache")
         cls._files.clear()
 
     def prepare(self, X, y):

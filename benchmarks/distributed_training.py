@@ -84,6 +84,15 @@ def _size(obj) -> int:
     return len(cloudpickle.dumps(obj))
 
 
+def _random_rows(n, d, nnz, seed=0):
+    """``n`` CSR rows of ``nnz`` distinct random columns of ``d`` each, uniform values
+    (O(n nnz); ``scipy.sparse.random`` draws from all ``n d`` positions: 20 s at d=10^6)."""
+    rng = np.random.default_rng(seed)
+    cols = np.sort(np.stack([rng.choice(d, nnz, replace=False) for _ in range(n)]), axis=1)
+    return sp.csr_matrix((rng.random(n * nnz), cols.ravel(), np.arange(0, n * nnz + 1, nnz)),
+                         shape=(n, d))
+
+
 def traffic(X, y, dims=(123, 10_000, 1_000_000), pickle_stats_up_to=10_000):
     """Bytes per partition per round of each strategy (what tasks take and return).
 
@@ -93,7 +102,7 @@ def traffic(X, y, dims=(123, 10_000, 1_000_000), pickle_stats_up_to=10_000):
 
     rows = []
     for d in dims:
-        Xs = sp.random(200, d, density=min(1.0, 20 / d), format="csr", random_state=0)
+        Xs = _random_rows(200, d, min(d, 20))
         ys = np.where(np.arange(200) % 2, 1, -1)
         stats = _size(block_stats(Xs, ys, 0, True)) if d <= pickle_stats_up_to else 16 * d * d
         spam = _make("spam-l2").partial_fit(Xs, ys, classes=[-1, 1])
