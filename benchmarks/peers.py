@@ -156,7 +156,8 @@ def parse_args(argv=None):
 def _report(args, results: dict, minutes: float, command: str) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.with_suffix(".json").write_text(json.dumps({**results, "minutes": minutes,
-                                                         "command": command}, indent=1))
+                                                         "command": command, "stamp": stamp()},
+                                                        indent=1))
     figures = write_figures(results["cases"], results["stream"], args.out.parent)
     write_report(args.out, stamp=stamp(), minutes=minutes, command=command,
                  peers=results["peers"], cases=results["cases"], stream=results["stream"],
@@ -171,8 +172,10 @@ def merge(args) -> None:
                "cases": [c for p in parts for c in p["cases"]],
                "stream": next((p["stream"] for p in parts if p["stream"]), None),
                "one_pass": next((p["one_pass"] for p in parts if p["one_pass"]), None)}
+    # each part names the commit it ran at (a part run before the merged commit says so)
     _report(args, results, sum(p["minutes"] for p in parts),
-            " + ".join(p["command"] for p in parts))
+            " + ".join(f"{p['command']} [{p['stamp']}]" if "stamp" in p else p["command"]
+                       for p in parts))
 
 
 def main(argv=None) -> None:

@@ -4,6 +4,7 @@ Timing values are not checked (no timing asserts in unit tests); this guards the
 and the report against rot.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -76,3 +77,13 @@ def test_peers_benchmark_quick_run_writes_the_report(tmp_path):
     assert all(line.rstrip(" |").endswith(("yes", "NO")) for line in summary)
     for figure in ("peers_auc_time.png", "peers_memory.png", "peers_prequential.png"):
         assert (tmp_path / figure).stat().st_size > 1000
+    # a merged report names the commit each of its runs started from
+    run = json.loads(out.with_suffix(".json").read_text())
+    assert run["stamp"].startswith("aucopt ")
+    merged = tmp_path / "merged" / "peers.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "peers.py"), "--merge",
+         str(out.with_suffix(".json")), "--out", str(merged)], capture_output=True, text=True,
+        timeout=900, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"--quick [{run['stamp']}]" in merged.read_text()
