@@ -295,3 +295,23 @@ def test_sparse_samples_calibrate_on_their_own_columns_as_on_all(monkeypatch, al
     full_step, full_trials = calibrate_step(spec, params, rows, y, 2)
     assert step == full_step and list(trials) == list(full_trials)
     assert_allclose(list(trials.values()), list(full_trials.values()), rtol=1e-9)
+
+
+def test_spam_scores_held_out_rows_only_when_the_sample_is_every_row(monkeypatch):
+    """With ``precondition="auto"`` SPAM's brief runs are scored on held-out rows when the
+    calibration sample holds the whole training set (a few hundred rows), and on their own
+    rows, as with ``precondition=None``, when it is a sample of a larger set."""
+    from aucopt.algorithms import spam
+
+    rng = np.random.default_rng(3)
+    X = sp.random(6000, 3000, density=0.01, format="csr", random_state=4, data_rvs=np.ones)
+    y = np.where(X @ rng.normal(size=3000) + 0.3 * rng.normal(size=6000) > 0.4, 1.0, -1.0)
+    spec = get_algorithm("spam-l2")
+    params = {**aucopt.make("spam-l2").get_params(), "max_iter": 1}
+    steps, held = {}, spam.HELD_OUT
+    for share in (held, 0.0):
+        monkeypatch.setattr(spam, "HELD_OUT", share)
+        for n in (400, 6000):  # the sample (2,000 rows for one pass): all rows / a part
+            steps[share, n] = calibrate_step(spec, params, as_rows(X[:n]), y[:n])[1]
+    assert steps[held, 6000] == steps[0.0, 6000]
+    assert steps[held, 400] != steps[0.0, 400]

@@ -120,8 +120,9 @@ class StepCalibration:
         objective see them.
     held_out : float or callable
         Share of each class of the sample kept out of the brief runs and used to score
-        them (0: scored on the rows they learned from), or ``held_out(params) -> float``.
-        For flexible models (the kernel learners), whose objective on the rows they learned
+        them (0: scored on the rows they learned from), or ``held_out(params, whole) ->
+        float``, ``whole`` telling whether the sample holds every training row. For
+        flexible models (the kernel learners), whose objective on the rows they learned
         keeps falling with larger steps when the sample is the whole of a small training
         set, and for weakly regularised objectives whose minimiser overfits few rows.
     prepare : callable, optional
@@ -391,12 +392,13 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     size = max(SAMPLE_ROWS // passes, MIN_SAMPLE)
     if spec.calibration.resolve is not None:  # on all the rows: the values the fit will use
         params = spec.calibration.resolve(params, rows, y)
+    whole = rows.n_samples <= round(spec.calibration.share * size)  # the sample: every row
     rows, y = sample_rows(rows, y, round(spec.calibration.share * size))
     if spec.calibration.narrow and rows.is_sparse and not _draws(spec, params, rows.n_samples):
         rows = compact_columns(rows)
     scored = None
     held_out = spec.calibration.held_out
-    held_out = held_out(params) if callable(held_out) else held_out
+    held_out = held_out(params, whole) if callable(held_out) else held_out
     if held_out > 0:
         (rows, y), scored = _hold_out(rows, y, held_out)
     scale = _mean_sq_norm(rows, y)
