@@ -224,7 +224,8 @@ def main(argv=None) -> None:
         log("prequential run on a drifting stream")
         stream = prequential(peers, n_samples=2_000 if args.quick else 20_000)
     command = "python benchmarks/peers.py" + (" --quick" if args.quick else "") + (
-        f" --cases {args.cases}" if args.cases else "")
+        f" --cases {args.cases}" if args.cases else "") + (
+        " --one-pass-only" if args.one_pass_only else "")
     _report(args, {"peers": peers, "messages": messages, "cases": results, "stream": stream,
                    "one_pass": one_pass}, (time.perf_counter() - start) / 60, command)
     log(f"wrote {args.out}")
