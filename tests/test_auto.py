@@ -15,6 +15,7 @@ from aucopt.linear_model._auto import (
     BATCH_MAX_FEATURES,
     BATCH_MAX_NONZEROS,
     BATCH_PARAMS,
+    ONE_PASS_PARAMS,
     ONE_PASS_ROWS,
     STREAM_ALGORITHM,
 )
@@ -37,11 +38,11 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
 @pytest.mark.parametrize("shape, streaming, expected", [
     ((1000, 20, 20_000), False, ("uni-log-batch", {"class_weight": None})),
     ((10**5, 100, 10**7), False, ("uni-log-batch", {"class_weight": None})),
-    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 1})),
+    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 1, "output": "last"})),
     ((100_000, 1000, 10**8), False, ("spam-l2", {})),
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
     ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
-    ((500, 20, 10_000), True, ("spam-l2", {})),
+    ((500, 20, 10_000), True, ("spam-l2", {"output": "last"})),
 ])
 def test_choose_follows_the_table(shape, streaming, expected):
     assert choose(*shape, streaming=streaming) == expected
@@ -50,7 +51,8 @@ def test_choose_follows_the_table(shape, streaming, expected):
 def test_choose_boundaries():
     assert choose(10, 10, BATCH_MAX_NONZEROS)[0] == "uni-log-batch"
     assert choose(ONE_PASS_ROWS - 1, 10**6, BATCH_MAX_NONZEROS + 1) == ("spam-l2", {})
-    assert choose(ONE_PASS_ROWS, 10**6, BATCH_MAX_NONZEROS + 1) == ("spam-l2", {"max_iter": 1})
+    assert choose(ONE_PASS_ROWS, 10**6, BATCH_MAX_NONZEROS + 1) == (
+        "spam-l2", {"max_iter": 1, "output": "last"})
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -75,12 +77,14 @@ def test_large_data_gets_one_pass_of_spam(monkeypatch):
     X, y = make_auc_problem(300, 5, random_state=1)
     est = AUCClassifier(random_state=0).fit(X, y)
     assert est.algorithm_ == "spam-l2" and est.estimator_.max_iter == 1
+    assert est.estimator_.output == "last"
     assert est.estimator_.n_iter_ == 1
 
 
 def test_partial_fit_streams_with_spam_and_equals_it():
     X, y = make_auc_problem(400, 5, random_state=2)
-    est, direct = AUCClassifier(random_state=0), aucopt.make("spam-l2", random_state=0)
+    est = AUCClassifier(random_state=0)
+    direct = aucopt.make("spam-l2", random_state=0, **ONE_PASS_PARAMS)
     for lo in range(0, 400, 100):
         est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
         direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
@@ -135,3 +139,5 @@ def test_choosing_page_table_is_the_code():
     assert choose(10, 10, 100)[1] == BATCH_PARAMS
     assert f"`{STREAM_ALGORITHM}`, one pass" in large and _power_of_ten(ONE_PASS_ROWS) in large
     assert stream.startswith("| `partial_fit`") and f"`{STREAM_ALGORITHM}`" in stream
+    for name, value in ONE_PASS_PARAMS.items():
+        assert f'`{name}="{value}"`' in large and f'`{name}="{value}"`' in stream
