@@ -6,9 +6,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
-# three pytest workers on two cores: the Dask, subprocess and browser tests spend much of
-# their time waiting, and the third worker fills it; idle workers take queued tests
-PYTEST_ARGS ?= -n 3 --dist worksteal
+PYTEST_ARGS ?= -n 2
 
 .PHONY: run test lint bench bench-fuzz bench-fuzz-io bench-fuzz-inputs docs clean bench-peers
 

@@ -1,7 +1,5 @@
 """Shared fixtures: small real and synthetic data sets (no network, no ../shared)."""
 
-import os
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -57,16 +55,3 @@ def papers_algorithm(monkeypatch):
         defaults = cls.__init__.__kwdefaults__
         if defaults and "precondition" in defaults:
             monkeypatch.setitem(defaults, "precondition", None)
-
-
-def pytest_sessionstart(session):
-    """Under pytest-xdist, each worker first compiles its share of the kernels (numba's disk
-    cache; ``aucopt.warmup``), so that two workers do not compile the same kernel at once
-    when their first tests need it; later calls load the cache. A warm cache makes this a
-    few seconds of loading that the tests would pay anyway."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    count = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if not worker.startswith("gw") or count < 2 or os.environ.get("NUMBA_DISABLE_JIT") == "1":
-        return
-    index = int(worker[2:])
-    aucopt.warmup(ALGORITHMS[index::count])
