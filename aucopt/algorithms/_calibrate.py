@@ -33,6 +33,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._checks import OK
+from ._cutting_plane import as_matrix
 from ._data import as_rows, new_data_stats, observe_data
 from ._fast import one_blas_thread
 from ._objectives import (
@@ -172,13 +173,6 @@ class StepCalibration:
 
 
 # --------------------------------------------------------------------- sample
-def _matrix(rows: RowData):
-    if rows.is_sparse:
-        return sp.csr_matrix((rows.data, rows.indices, rows.indptr),
-                             shape=(rows.n_samples, rows.n_features))
-    return rows.data
-
-
 def sample_rows(rows: RowData, y: np.ndarray, size: int = SAMPLE_ROWS):
     """Return at most ``size`` rows spread evenly over each class, in a fixed random order.
 
@@ -198,7 +192,7 @@ def sample_rows(rows: RowData, y: np.ndarray, size: int = SAMPLE_ROWS):
         pick = np.arange(n)
     pick = np.random.default_rng(_SEED).permutation(pick)
     if rows.is_sparse:
-        return as_rows(_matrix(rows)[pick]), y[pick]
+        return as_rows(as_matrix(rows)[pick]), y[pick]
     return as_rows(rows.data[pick]), y[pick]
 
 
@@ -261,7 +255,7 @@ def _hold_out(rows: RowData, y: np.ndarray, share: float):
     cut = [c[len(c) - max(int(share * len(c)), 1):] for c in classes]
     scored = np.zeros(len(y), dtype=bool)
     scored[np.concatenate(cut)] = True
-    X = _matrix(rows)
+    X = as_matrix(rows)
     return ((as_rows(X[~scored]), y[~scored]), (as_rows(X[scored]), y[scored]))
 
 
@@ -316,7 +310,7 @@ def _brief_run(spec, params, rows, y, passes, start, scored=None) -> float:
                                                                                  rows)
     else:
         w = spec.coef(state, params)
-        scores = np.asarray(_matrix(rows) @ w).ravel()
+        scores = np.asarray(as_matrix(rows) @ w).ravel()
     if not np.all(np.isfinite(scores)):
         return np.inf
     value = spec.calibration.objective(scores, w, params, y)

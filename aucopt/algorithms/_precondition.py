@@ -41,7 +41,8 @@ from .._kernels._precondition import (
     dense_clip_affine,
     dense_moments,
 )
-from ._data import non_finite_message
+from ._cutting_plane import as_matrix
+from ._data import as_rows, non_finite_message
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
@@ -254,12 +255,7 @@ def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarr
 
 def _rows_at(rows: RowData, which: np.ndarray) -> RowData:
     """Return the rows ``which`` (sorted indices) of ``rows``."""
-    if not rows.is_sparse:
-        return rows._replace(data=np.ascontiguousarray(rows.data[which]),
-                             n_samples=which.size)
-    X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
-                      shape=(rows.n_samples, rows.n_features))[which]
-    return RowData(X.data, X.indices, X.indptr, which.size, rows.n_features)
+    return as_rows(as_matrix(rows)[which])
 
 
 def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
