@@ -6,9 +6,6 @@ floor, and JIT against ``NUMBA_DISABLE_JIT=1``.
 """
 
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -22,6 +19,7 @@ from aucopt.datasets import make_auc_problem
 from aucopt.io import load, save
 from aucopt.metrics import roc_auc_score
 
+from ._jit_pair import compiled_output, interpreted_output
 from .conftest import ALGORITHMS, STREAMING
 
 # Every expected failure carries its reason, derived from the spec's declared facts.
@@ -194,13 +192,8 @@ _JIT_GROUPS = [ALGORITHMS[k:k + 4] for k in range(0, len(ALGORITHMS), 4)]
 
 @pytest.mark.parametrize("group", _JIT_GROUPS, ids=["+".join(g) for g in _JIT_GROUPS])
 def test_jit_equals_numba_disable_jit(group):
-    command = [sys.executable, "-c", _NOJIT_SCRIPT, *group]
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
-    result = subprocess.run(command, env=env, check=True, capture_output=True, text=True,
-                            timeout=600)
-    nojit = json.loads(result.stdout)
-    jit = json.loads(subprocess.run(command, check=True, capture_output=True, text=True,
-                                    timeout=600).stdout)
+    nojit = json.loads(interpreted_output(_NOJIT_SCRIPT, *group))
+    jit = json.loads(compiled_output(_NOJIT_SCRIPT, *group))
     assert set(nojit) == set(jit) and len(jit) >= len(group)
     for key in jit:
         assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-12, err_msg=key)

@@ -11,10 +11,7 @@ every situation a stream meets (preconditioning, hashed and growing widths, a re
 from __future__ import annotations
 
 import json
-import os
 import pickle
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -25,6 +22,8 @@ import aucopt
 import aucopt.linear_model._fitted as fitted_module
 from aucopt.algorithms._row_score import linear_form
 from aucopt.river import AUCClassifier
+
+from ._jit_pair import compiled_output, interpreted_output
 
 # streaming ids scored from their lazy form (with their default hyperparameters)
 FAST = ("spam-l2", "ftrl-auc", "solam", "reg-solam", "uni-squ", "uni-exp", "ogd-fifo")
@@ -193,14 +192,8 @@ json.dump(out, sys.stdout)
 
 def test_jit_equals_numba_disable_jit():
     ids = ["spam-l2", "ftrl-auc", "uni-squ", "solam", "ogd-fifo"]
-    runs = []
-    for jit in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": jit}
-        out = subprocess.run([sys.executable, "-c", _SCRIPT, *ids], env=env,
-                             capture_output=True, text=True, timeout=900)
-        assert out.returncode == 0, out.stderr
-        runs.append(json.loads(out.stdout))
-    jit, nojit = runs
+    jit = json.loads(compiled_output(_SCRIPT, *ids))
+    nojit = json.loads(interpreted_output(_SCRIPT, *ids))
     for algorithm in ids:
         assert jit[algorithm][0] and nojit[algorithm][0], algorithm  # the O(nnz) path ran
         np.testing.assert_allclose(nojit[algorithm][1], jit[algorithm][1], rtol=1e-10,

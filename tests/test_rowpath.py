@@ -7,7 +7,6 @@ was, so that the general path redoes the row from there.
 """
 
 import copy
-import os
 import subprocess
 import sys
 
@@ -21,6 +20,8 @@ import aucopt  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river import AUCClassifier  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
+
+from ._jit_pair import compiled_output, interpreted_output
 
 
 def _rows(n=300, d=6, seed=0, positive_rate=0.5):
@@ -158,13 +159,7 @@ def test_learn_one_without_numba_gives_the_same_bits():
         "print(m.estimator.t_, m.estimator.__dict__.get('_row_path') is not None,\n"
         "      repr(m.estimator.coef_.tolist()))\n"
     )
-    runs = []
-    for jit in ("0", "1"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": jit}
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                             text=True, timeout=600)
-        assert out.returncode == 0, out.stderr
-        runs.append(out.stdout)
+    runs = [compiled_output(code), interpreted_output(code)]
     assert runs[0] == runs[1]
     assert runs[0].split()[1] == "True"  # the row path ran in both
 

@@ -7,8 +7,6 @@ no JIT, memory at d = 10^6) shared with the RS-x buffer of
 
 import json
 import os
-import subprocess
-import sys
 import tracemalloc
 
 import numpy as np
@@ -26,6 +24,7 @@ from aucopt.exceptions import DivergenceError
 from aucopt.io import load, save
 from aucopt.linear_model._oam import OAMGraClassifier, OAMSeqClassifier
 
+from .._jit_pair import compiled_output, interpreted_output
 from .._model_files import as_version_1
 from ..reference import oam as ref
 
@@ -127,15 +126,9 @@ json.dump(out, sys.stdout)
 
 def assert_jit_equals_nojit(*algorithm_ids):
     """The sparse-slot kernels give the same numbers with ``NUMBA_DISABLE_JIT=1``."""
-    command = [sys.executable, "-c", _NOJIT_SCRIPT, *algorithm_ids]
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    runs = []
-    for flag in ("1", "0"):
-        env = {**os.environ, "NUMBA_DISABLE_JIT": flag}
-        result = subprocess.run(command, env=env, check=True, capture_output=True, text=True,
-                                timeout=600, cwd=root)
-        runs.append(json.loads(result.stdout))
-    nojit, jit = runs
+    nojit = json.loads(interpreted_output(_NOJIT_SCRIPT, *algorithm_ids, cwd=root))
+    jit = json.loads(compiled_output(_NOJIT_SCRIPT, *algorithm_ids))
     assert set(nojit) == set(jit) and len(jit) == 2 * len(algorithm_ids)
     for key in jit:
         assert_allclose(nojit[key], jit[key], rtol=1e-10, atol=1e-12, err_msg=key)
