@@ -21,7 +21,10 @@ $(STAMP): $(PY) pyproject.toml
 run: $(STAMP)
 	$(VENV)/bin/aucopt demo
 
+# the bytecode of the sources first: with PYTHONDONTWRITEBYTECODE set, every process the
+# suite starts would otherwise compile them again
 test: $(STAMP)
+	@$(PY) -m compileall -q aucopt tests benchmarks >/dev/null
 	@$(PY) -m pytest $(PYTEST_ARGS); rc=$$?; \
 	if [ $$rc -eq 5 ]; then echo "pytest collected no tests: failing on purpose"; exit 1; fi; \
 	exit $$rc
