@@ -387,7 +387,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             if status == OK:
                 fitted.update(t_=t, _fitted={})
                 return
-        self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False)
+        self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,
+                       stream=True)
 
     def _new_row_path(self, params):
         """Return the row path for the committed state and ``params`` (None: there is none)."""
