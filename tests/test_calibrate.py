@@ -315,3 +315,43 @@ def test_spam_scores_held_out_rows_only_when_the_sample_is_every_row(monkeypatch
             steps[share, n] = calibrate_step(spec, params, as_rows(X[:n]), y[:n])[1]
     assert steps[held, 6000] == steps[0.0, 6000]
     assert steps[held, 400] != steps[0.0, 400]
+
+
+def test_brief_runs_last_a_share_of_a_long_fit(monkeypatch):
+    """A brief run makes ``RUN_SHARE`` of the fit's updates (rows x passes) when that is more
+    than ``SAMPLE_ROWS``, at most ``MAX_UPDATES``; on a stream's first chunk, whose run
+    length is unknown, ``SAMPLE_ROWS``."""
+    from aucopt.algorithms import _calibrate
+    from aucopt.datasets import make_auc_problem
+
+    X, y = make_auc_problem(6000, 5, random_state=0)
+    y = np.where(y > 0, 1.0, -1.0)
+    spec = get_algorithm("spam-l2")
+    params = {**aucopt.make("spam-l2").get_params(), "max_iter": 1}
+    sizes, real = [], _calibrate.sample_rows
+    monkeypatch.setattr(_calibrate, "sample_rows",
+                        lambda rows, y, size: sizes.append(size) or real(rows, y, size))
+    calibrate_step(spec, params, as_rows(X), y)  # 6,000 updates / 128 < SAMPLE_ROWS
+    monkeypatch.setattr(_calibrate, "RUN_SHARE", 0.5)
+    calibrate_step(spec, params, as_rows(X), y)  # 3,000 updates: 3,000 rows
+    calibrate_step(spec, params, as_rows(X), y, 2)  # 6,000 updates: 2 passes of 3,000 rows
+    calibrate_step(spec, params, as_rows(X), y, 1, stream=True)
+    monkeypatch.setattr(_calibrate, "MAX_UPDATES", 2500)
+    calibrate_step(spec, params, as_rows(X), y)
+    assert sizes == [2000, 3000, 3000, 2000, 2500]
+
+
+def test_a_stream_chunk_is_not_held_out_as_a_whole_training_set(monkeypatch):
+    """SPAM's preconditioned calibration scores held-out rows when the sample is the whole
+    training set of a ``fit``; a stream's first chunk is not (more rows follow), so
+    ``partial_fit`` scores the brief runs on the rows they learned from."""
+    from aucopt.algorithms import spam
+    from aucopt.datasets import make_auc_problem
+
+    X, y = make_auc_problem(400, 10, random_state=0)
+    classes = np.unique(y)
+    streamed = aucopt.make("spam-l2").partial_fit(X, y, classes=classes).eta0_
+    held_out = aucopt.make("spam-l2", max_iter=1).fit(X, y).eta0_
+    monkeypatch.setattr(spam, "HELD_OUT", 0.0)
+    learned = aucopt.make("spam-l2", max_iter=1).fit(X, y).eta0_
+    assert streamed == learned != held_out

@@ -48,18 +48,21 @@ from ._spec import RowData
 __all__ = [
     "AUTO_RETRIES",
     "RESTART_MESSAGE",
+    "RUN_SHARE",
     "LADDER_POWERS",
     "LADDER_RATIO",
     "MAX_EXTEND",
     "MAX_PASSES",
     "MAX_SCALE",
     "MIN_ROWS",
+    "MAX_UPDATES",
     "MIN_SAMPLE",
     "MINORITY_SHARE",
     "SAMPLE_ROWS",
     "StepCalibration",
     "TOLERANCE",
     "best_scale_loss",
+    "brief_updates",
     "calibrate_step",
     "compact_columns",
     "pairwise_loss",
@@ -73,6 +76,13 @@ logger = logging.getLogger(__name__)
 
 SAMPLE_ROWS = 2000  # updates per brief run: passes x sample rows (at least MIN_SAMPLE rows)
 MIN_SAMPLE = 500
+# ... and at least this share of the fit's own updates (rows x passes), up to MAX_UPDATES: a
+# large step of eta0 / sqrt(t + t0) starts with a transient of a fixed number of updates that a
+# short brief run cannot outlast but a long fit can (one pass over 10^6 hashed sparse rows:
+# brief runs of 2,000 updates chose eta0 = 0.092, of 8,000 and 32,000 0.37; test AUC 0.743
+# against 0.767; the ladder of 7,812-update runs costs under 2% of that pass)
+RUN_SHARE = 1 / 128  # six brief runs: about 5% of the fit's updates (1/32 chose the same there)
+MAX_UPDATES = 50_000
 MINORITY_SHARE = 0.1  # the rarer class fills at least this share of the sample, if it can
 MAX_PASSES = 5  # a brief run makes the fit's number of passes, at most this many
 MIN_ROWS = 20  # fewer rows (or one class, or only zero rows): calibration waits for more data
@@ -344,8 +354,21 @@ def _past_the_best(trials: dict, tolerance: float = TOLERANCE) -> bool:
     return len(trials) >= 3 and bool(near) and near[-1] < sorted(trials)[-2]
 
 
+def brief_updates(n_samples: int, passes: int, stream: bool = False) -> int:
+    """Return the updates of one brief run for a run of ``passes`` over ``n_samples`` rows.
+
+    :data:`SAMPLE_ROWS`, or :data:`RUN_SHARE` of a fit's updates when that is more (at most
+    :data:`MAX_UPDATES`): the best step of a decaying schedule depends on the run's length,
+    and a brief run much shorter than the fit stops inside the transient of a step that
+    the fit outlasts. A stream's length is unknown: :data:`SAMPLE_ROWS`.
+    """
+    if stream:
+        return SAMPLE_ROWS
+    return max(SAMPLE_ROWS, min(round(RUN_SHARE * n_samples * passes), MAX_UPDATES))
+
+
 def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
-                   passes: int = 1) -> tuple[float, dict]:
+                   passes: int = 1, stream: bool = False) -> tuple[float, dict]:
     """Return the calibrated value of ``spec.step_param`` and the trials.
 
     The ladder is climbed from its smallest step and, unless the objective is
@@ -360,9 +383,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     params : dict
         The estimator's hyperparameters (the step is ``"auto"``).
     rows : RowData
-        Training rows; a sample of at most :data:`SAMPLE_ROWS` updates per brief
-        run is used (``SAMPLE_ROWS / passes`` rows, at least :data:`MIN_SAMPLE`, times
-        the calibration's ``share``). Check :func:`usable` first.
+        Training rows; a sample of at most :func:`brief_updates` updates per brief
+        run is used (that number divided by the brief run's passes, at least
+        :data:`MIN_SAMPLE` rows, times the calibration's ``share``). Check :func:`usable`
+        first.
     y : ndarray
         Signed weights: ``±1``, or ``±w_i`` with sample weights (notes.md#sample-weights);
         the objective weighs rows by ``w_i`` and pairs by ``w_i w_j``.
@@ -370,6 +394,11 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         Passes the estimator will make over the data (``max_iter`` for ``fit``, 1
         for ``partial_fit`` and for solvers that run their own iterations); each
         brief run makes as many, at most :data:`MAX_PASSES`.
+    stream : bool, default=False
+        Whether ``rows`` are a stream's first chunk (``partial_fit``) rather than the whole
+        training set: more rows will follow, so the sample is never scored on held-out rows
+        for holding every training row (the calibration's ``held_out``), and the brief runs
+        are :data:`SAMPLE_ROWS` long.
 
     Returns
     -------
@@ -382,11 +411,13 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     trials : dict
         ``{step: objective}`` of every step tried.
     """
+    updates = brief_updates(rows.n_samples, passes, stream)
     passes = max(1, min(passes, MAX_PASSES))
-    size = max(SAMPLE_ROWS // passes, MIN_SAMPLE)
+    size = max(updates // passes, MIN_SAMPLE)
     if spec.calibration.resolve is not None:  # on all the rows: the values the fit will use
         params = spec.calibration.resolve(params, rows, y)
-    whole = rows.n_samples <= round(spec.calibration.share * size)  # the sample: every row
+    # the sample holds every row the run will learn (a stream's chunk never does)
+    whole = not stream and rows.n_samples <= round(spec.calibration.share * size)
     rows, y = sample_rows(rows, y, round(spec.calibration.share * size))
     if spec.calibration.narrow and rows.is_sparse and not _draws(spec, params, rows.n_samples):
         rows = compact_columns(rows)

@@ -176,13 +176,14 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             rows = self._plain_rows(X, y) if sample_weight is None else None
             if rows is not None:  # already float64 CSR/ndarray of the right width
                 self._fit_rows(rows, self._signed_labels(y, classes), classes, n_epochs=1,
-                               shuffle=False, reset=False)
+                               shuffle=False, reset=False, stream=True)
                 self._warn_ordered_stream()
                 return self
         X, y = self._validate_input(X, y, reset=first, check_finite=False)
         self._check_targets(y)
         X, signed = self._weigh(X, self._signed_labels(y, classes), sample_weight)
-        self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first)
+        self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first,
+                       stream=True)
         self._warn_ordered_stream()
         return self
 
@@ -245,7 +246,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
     # ------------------------------------------------------------- internals
     @arithmetic_as_divergence
     @within_budget
-    def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None):
+    def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None,
+                  stream=False):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
         The state is updated in place under an undo log (:mod:`._undo`): an error (e.g.
@@ -253,6 +255,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         estimator is unchanged. ``coef_`` and ``intercept_`` are formed when next read. A
         calibrated ``"auto"`` step that diverges is divided by ``LADDER_RATIO`` and the call
         restarted from the state before it, at most :data:`AUTO_RETRIES` times.
+        ``stream``: the rows are a chunk of a stream (``partial_fit``), which the step is
+        calibrated for (:func:`~aucopt.algorithms._calibrate.calibrate_step`).
         """
         spec = self._spec()
         params = self._params()
@@ -269,7 +273,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         if spec.calibration is not None:
             if spec.calibration.resolve is not None:  # once: the calibration and the run use it
                 params = spec.calibration.resolve(params, rows, y)
-            step = self._auto_step(spec, params, rows, y, reset, n_epochs)
+            step = self._auto_step(spec, params, rows, y, reset, n_epochs, stream)
             if step is not None:
                 params = self._with_step(params, spec.step_param, step)
         for retry in range(AUTO_RETRIES + 1):
@@ -383,7 +387,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             if status == OK:
                 fitted.update(t_=t, _fitted={})
                 return
-        self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False)
+        self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,
+                       stream=True)
 
     def _new_row_path(self, params):
         """Return the row path for the committed state and ``params`` (None: there is none)."""
@@ -447,7 +452,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
                             epoch + 1, n_epochs, t)
         return t, None
 
-    def _auto_step(self, spec, params, rows, y, reset, passes):
+    def _auto_step(self, spec, params, rows, y, reset, passes, stream=False):
         """Return the numeric step replacing ``"auto"`` (None: not "auto", or deferred).
 
         ``fit`` calibrates on its data; ``partial_fit`` keeps the step of the first
@@ -458,7 +463,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             return None
         step = None if reset else self.__dict__.get(spec.step_param + "_")
         if step is None and usable(rows, y):
-            step = calibrate_step(spec, params, rows, y, passes)[0]
+            step = calibrate_step(spec, params, rows, y, passes, stream)[0]
         return step
 
     def _with_step(self, params: dict, name: str, step: float) -> dict:

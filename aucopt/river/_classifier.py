@@ -348,7 +348,7 @@ class AUCClassifier(base.MiniBatchClassifier):
             rows = rows._replace(n_features=self._width)
         first = not self._learned
         self.estimator._fit_rows(rows, signed, _CLASSES, n_epochs=1, shuffle=False,
-                                 reset=first)
+                                 reset=first, stream=True)
         self.estimator.n_features_in_ = rows.n_features  # partial_fit and io.save read it
         self._learned = True
 
