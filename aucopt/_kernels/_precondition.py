@@ -8,8 +8,11 @@ One sweep over the rows each, row-major, so that a dense ``fit`` pays a few stre
 import numpy as np
 from numba import njit
 
+# the entries of the rows whose scaled values are formed in one flat loop (L1-resident)
+BLOCK = 2048
+
 __all__ = ["dense_moments", "dense_clip_affine", "csr_clip", "dense_affine_norms",
-           "csr_affine_norms"]
+           "csr_affine_norms", "csr_moments", "csr_scale_clip", "csr_affine_clip"]
 
 
 @njit(cache=True, nogil=True)
@@ -81,21 +84,199 @@ def dense_affine_norms(X, inv, offset, stride, out):
 
 
 @njit(cache=True, nogil=True)
-def csr_affine_norms(data, indices, indptr, scale, shift, centred, stride, out):
+def csr_affine_norms(data, indices, indptr, affine, scale, shift, centred, stride, out):
     """Write the squared norms of the CSR rows ``(x - shift) / scale`` (``scale`` 0: 1),
     ``i = 0, stride, ...``, to ``out`` (of size ``ceil(n / stride)``); ``shift`` is
     non-zero at the columns ``centred`` only, and applies to the entries a row does not
-    store too. Nothing of the rows' width is formed."""
+    store too. Nothing of the rows' width is formed.
+
+    ``affine`` of shape (d, 2) holds ``(1 / scale, -(shift / scale))`` per column (1 and
+    0 where not set), so that a stored entry costs one cache line; ``scale`` and ``shift``
+    give the part of the centred columns a row does not store. With ``stride`` 1 the
+    terms of a block of rows are formed in one flat loop (which vectorises its gathers),
+    then summed row by row in their stored order: the bits of the plain row loop.
+    """
     base = 0.0
     for j in centred:
         c = shift[j] / scale[j]
         base += c * c
-    for i in range(0, indptr.size - 1, stride):
-        sq = base
+    n = indptr.size - 1
+    if stride != 1:
+        for i in range(0, n, stride):
+            sq = base
+            for k in range(indptr[i], indptr[i + 1]):
+                j = indices[k]
+                offset = affine[j, 1]
+                v = data[k] * affine[j, 0] + offset
+                sq += v * v - offset * offset
+            out[i // stride] = sq
+        return
+    buf = np.empty(BLOCK)
+    i = 0
+    while i < n:
+        a, stop = indptr[i], _block_end(indptr, i, BLOCK)
+        m = indptr[stop] - a
+        if m > buf.size:
+            buf = np.empty(m)
+        _terms(data[a:a + m], indices[a:a + m], affine, buf)
+        for r in range(i, stop):
+            sq = base
+            for k in range(indptr[r] - a, indptr[r + 1] - a):
+                sq += buf[k]
+            out[r] = sq
+        i = stop
+
+
+@njit(cache=True, nogil=True)
+def _terms(data, indices, affine, out):
+    """Write ``out[k] = v * v - o * o``, ``v = data[k] * affine[j, 0] + o``,
+    ``o = affine[j, 1]`` (``j`` the entry's column): one flat loop over slices."""
+    for k in range(data.size):
+        j = indices[k]
+        offset = affine[j, 1]
+        v = data[k] * affine[j, 0] + offset
+        out[k] = v * v - offset * offset
+
+
+@njit(cache=True, nogil=True)
+def _block_end(indptr, i, size):
+    """Return the row after the last of the rows from ``i`` whose entries fit in ``size``
+    (at least row ``i``)."""
+    n = indptr.size - 1
+    stop = i + 1
+    while stop < n and indptr[stop + 1] - indptr[i] <= size:
+        stop += 1
+    return stop
+
+
+@njit(cache=True, nogil=True)
+def _scaled(data, indices, scale, out):
+    """Write ``out[k] = data[k] * (1 / s)``, ``s`` the scale of the entry's column (1
+    where it is 0): one flat loop over slices (indices from 0, so that numba adds no
+    wrap-around test and the loop vectorises its gathers)."""
+    for k in range(data.size):
+        s = scale[indices[k]]
+        out[k] = data[k] * (1.0 / s if s > 0.0 else 1.0)
+
+
+@njit(cache=True, nogil=True)
+def csr_moments(data, indices, indptr, weight, out):
+    """Add the weighted non-zero count, sum and sum of squares of every column of the
+    CSR rows to ``out[j, 0]``, ``out[j, 1]``, ``out[j, 2]`` (``out`` of shape (d, 4): the
+    three sums of a column in one cache line), one stored entry after the other: the
+    sums of ``numpy.bincount`` over the entries in their stored order, the same bits."""
+    for i in range(indptr.size - 1):
+        w = weight[i]
         for k in range(indptr[i], indptr[i + 1]):
             j = indices[k]
-            inv = 1.0 / scale[j] if scale[j] > 0.0 else 1.0
-            offset = -(shift[j] * inv)
-            v = data[k] * inv + offset
-            sq += v * v - offset * offset
-        out[i // stride] = sq
+            x = data[k]
+            wx = w * x
+            out[j, 0] += w * (x != 0.0)
+            out[j, 1] += wx
+            out[j, 2] += wx * x
+
+
+@njit(cache=True, nogil=True)
+def _shorten(data, start, stop, limit, bound):
+    """Scale ``data[start:stop]`` down to norm ``bound`` if its squared norm exceeds
+    ``limit`` (``bound ** 2``); the sum in the stored order, as :func:`csr_clip`."""
+    sq = 0.0
+    for k in range(start, stop):
+        sq += data[k] * data[k]
+    if sq > limit:
+        f = bound / np.sqrt(sq)
+        for k in range(start, stop):
+            data[k] *= f
+
+
+@njit(cache=True, nogil=True)
+def csr_scale_clip(data, indices, indptr, scale, bound, out):
+    """Write ``out[k] = data[k] * (1 / scale[j])`` (``scale`` 0: 1) for the CSR rows
+    (same indices and row pointers), then shorten every row longer than ``bound`` (> 0;
+    0: none) to it: ``data * (1 / scale)`` followed by :func:`csr_clip`, block by block
+    of rows while they are in cache."""
+    limit = bound * bound
+    n = indptr.size - 1
+    i = 0
+    while i < n:
+        stop = _block_end(indptr, i, BLOCK)
+        a, b = indptr[i], indptr[stop]
+        _scaled(data[a:b], indices[a:b], scale, out[a:b])
+        if bound > 0.0:
+            for r in range(i, stop):
+                _shorten(out, indptr[r], indptr[r + 1], limit, bound)
+        i = stop
+
+
+@njit(cache=True, nogil=True)
+def csr_affine_clip(data, indices, indptr, scale, centred, offset, bound,
+                    out_data, out_indices, out_indptr):
+    """Write the CSR rows ``x * (1 / scale) + offset`` (``scale`` 0: 1; ``offset`` non-zero
+    at the sorted columns ``centred`` only, added to the entries a row does not store too),
+    each row longer than ``bound`` (> 0; 0: none) shortened to it.
+
+    Each row is the merge of its stored entries (column indices non-decreasing) with the
+    centred columns, as scipy's sum of two CSR matrices gives it: the columns sorted,
+    repeated columns summed in their stored order, the offset added last, exact zeros
+    dropped; then :func:`csr_clip`'s sum and factor. ``out_*`` must hold
+    ``nnz + n * centred.size`` entries and ``n + 1`` row pointers.
+
+    Returns
+    -------
+    int
+        The number of entries written, or -1 (nothing usable written) if a row's column
+        indices decrease.
+    """
+    kc = centred.size
+    limit = bound * bound
+    n = indptr.size - 1
+    buf = np.empty(BLOCK)
+    p = 0
+    out_indptr[0] = 0
+    i = 0
+    while i < n:
+        a, stop = indptr[i], _block_end(indptr, i, BLOCK)
+        m = indptr[stop] - a
+        if m > buf.size:
+            buf = np.empty(m)
+        _scaled(data[a:a + m], indices[a:a + m], scale, buf)
+        for r in range(i, stop):
+            first = p
+            c = 0
+            q = indptr[r]
+            end = indptr[r + 1]
+            previous = -1
+            while q < end:
+                j = indices[q]
+                if j < previous:
+                    return -1
+                previous = j
+                while c < kc and centred[c] < j:  # centred columns the row does not store
+                    if offset[c] != 0.0:
+                        out_data[p] = offset[c]
+                        out_indices[p] = centred[c]
+                        p += 1
+                    c += 1
+                v = buf[q - a]
+                q += 1
+                while q < end and indices[q] == j:  # a repeated column: summed
+                    v += buf[q - a]
+                    q += 1
+                if c < kc and centred[c] == j:
+                    v += offset[c]
+                    c += 1
+                if v != 0.0:
+                    out_data[p] = v
+                    out_indices[p] = j
+                    p += 1
+            while c < kc:
+                if offset[c] != 0.0:
+                    out_data[p] = offset[c]
+                    out_indices[p] = centred[c]
+                    p += 1
+                c += 1
+            if bound > 0.0:
+                _shorten(out_data, first, p, limit, bound)
+            out_indptr[r + 1] = p
+        i = stop
+    return p

@@ -35,8 +35,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._precondition import (
+    csr_affine_clip,
     csr_affine_norms,
     csr_clip,
+    csr_moments,
+    csr_scale_clip,
     dense_affine_norms,
     dense_clip_affine,
     dense_moments,
@@ -94,20 +97,23 @@ def upgrade_transform(state: dict) -> None:
 def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
     """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
     over ``rows`` (CSR: O(nnz); ``cols`` sorted); ``weight``: one per row."""
-    if rows.is_sparse:
+    if rows.is_sparse and cols.size * 8 >= rows.n_features:
+        # many columns (fit, a first chunk): all of them, in one compiled pass
+        sums = np.zeros((rows.n_features, 4))
+        csr_moments(rows.data, rows.indices, rows.indptr,
+                    np.ascontiguousarray(weight, dtype=np.float64), sums)
+        if cols.size < rows.n_features:
+            sums = sums[cols]
+        return sums[:, 0], sums[:, 1], sums[:, 2]
+    if rows.is_sparse:  # a few new columns of a later chunk: O(nnz log k)
         per = np.repeat(weight, np.diff(rows.indptr))
-        val = rows.data
-        if cols.size * 8 >= rows.n_features:  # many columns (fit, a first chunk): all of them
-            at, k = rows.indices, rows.n_features
-        else:  # a few new columns of a later chunk: O(nnz log k)
-            where = np.searchsorted(cols, rows.indices)
-            where[where == cols.size] = 0
-            keep = cols[where] == rows.indices
-            at, val, per, k = where[keep], val[keep], per[keep], cols.size
-        out = (np.bincount(at, weights=per * (val != 0), minlength=k),
-               np.bincount(at, weights=per * val, minlength=k),
-               np.bincount(at, weights=per * val * val, minlength=k))
-        return out if k == cols.size else tuple(o[cols] for o in out)
+        where = np.searchsorted(cols, rows.indices)
+        where[where == cols.size] = 0
+        keep = cols[where] == rows.indices
+        at, val, per, k = where[keep], rows.data[keep], per[keep], cols.size
+        return (np.bincount(at, weights=per * (val != 0), minlength=k),
+                np.bincount(at, weights=per * val, minlength=k),
+                np.bincount(at, weights=per * val * val, minlength=k))
     X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
     out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
     dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), *out)
@@ -223,12 +229,7 @@ def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarr
     sums change by weighted column sums of the long rows alone: one norm per row, then
     O(nnz) of the long rows.
     """
-    sq = np.empty(rows.n_samples)
-    if rows.is_sparse:
-        csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
-                         state[SHIFT_KEY], centred_columns(state), 1, sq)
-    else:
-        dense_affine_norms(rows.data, *_affine(state, centred_columns(state)), 1, sq)
+    sq = _affine_norms(rows, state, centred_columns(state), 1)
     bound = state[BOUND_KEY][0]
     long = np.flatnonzero(sq > bound * bound) if bound > 0.0 else np.empty(0, np.intp)
     if long.size == 0:
@@ -262,14 +263,8 @@ def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
     """Return the weighted median of the lengths of the transformed ``rows`` (unclipped):
     the smallest with at least half of the rows' weight at or below it, over every
     ``ceil(n / MEDIAN_ROWS)``-th row (all of them up to ``MEDIAN_ROWS`` rows)."""
-    centred = centred_columns(state)
     stride = -(-rows.n_samples // MEDIAN_ROWS)
-    sq = np.empty(-(-rows.n_samples // stride))
-    if rows.is_sparse:
-        csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
-                         state[SHIFT_KEY], centred, stride, sq)
-    else:
-        dense_affine_norms(rows.data, *_affine(state, centred), stride, sq)
+    sq = _affine_norms(rows, state, centred_columns(state), stride)
     weight = weight[::stride]
     if weight.min() == weight.max():  # equal weights: a selection, no sort
         median = np.partition(sq, (sq.size + 1) // 2 - 1)[(sq.size + 1) // 2 - 1]
@@ -278,6 +273,19 @@ def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
         cumulative = np.cumsum(weight[order])
         median = sq[order[np.searchsorted(cumulative, 0.5 * cumulative[-1])]]
     return float(np.sqrt(max(median, 0.0)))
+
+
+def _affine_norms(rows: RowData, state: dict, centred: np.ndarray, stride: int) -> np.ndarray:
+    """Return the squared lengths of the transformed rows ``0, stride, 2 stride, ...``
+    (unclipped)."""
+    sq = np.empty(-(-rows.n_samples // stride))
+    inv, offset = _affine(state, centred)
+    if rows.is_sparse:
+        csr_affine_norms(rows.data, rows.indices, rows.indptr, np.stack((inv, offset), 1),
+                         state[SCALE_KEY], state[SHIFT_KEY], centred, stride, sq)
+    else:
+        dense_affine_norms(rows.data, inv, offset, stride, sq)
+    return sq
 
 
 def _affine(state: dict, centred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -312,14 +320,24 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
         out = np.empty_like(rows.data)
         dense_clip_affine(rows.data, inv, offset, bound, out)
         return rows._replace(data=out)
+    n, d = rows.n_samples, rows.n_features
+    # one row (River's learn_one): a few NumPy calls cost less than a compiled call
+    compiled = n > 1 and rows.indptr[0] == 0 and rows.indptr[-1] == rows.data.size
+    if compiled and centred.size == 0:
+        data = np.empty_like(rows.data)
+        csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, bound, data)
+        return rows._replace(data=data)
+    offset = -(shift[centred] * _inverse(scale[centred]))
+    if compiled:
+        out = _merged_rows(rows, scale, centred, offset, bound)
+        if out is not None:
+            return out
     at = scale[rows.indices]
     data = rows.data * (1.0 / at if at.all() else _inverse(at))  # (the same bits)
     if centred.size == 0:
         if bound > 0.0:
             csr_clip(data, rows.indptr, bound)
         return rows._replace(data=data)
-    n, d = rows.n_samples, rows.n_features
-    offset = -(shift[centred] * _inverse(scale[centred]))
     idx = rows.indices
     if n == 1 and (idx[1:] > idx[:-1]).all():  # one canonical row (River's learn_one):
         # merged without building two CSR matrices
@@ -332,13 +350,42 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
                           np.arange(0, n * centred.size + 1, centred.size)), shape=(n, d))
     X = (X + fill).tocsr()
     X.sort_indices()
-    index_type = rows.indices.dtype if max(X.nnz, d) < np.iinfo(np.int32).max else np.int64
     out = RowData(np.ascontiguousarray(X.data, dtype=np.float64),
-                  np.ascontiguousarray(X.indices, dtype=index_type),
-                  np.ascontiguousarray(X.indptr, dtype=index_type), n, d)
+                  np.ascontiguousarray(X.indices, dtype=_index_type(rows, X.nnz)),
+                  np.ascontiguousarray(X.indptr, dtype=_index_type(rows, X.nnz)), n, d)
     if bound > 0.0:
         csr_clip(out.data, out.indptr, bound)
     return out
+
+
+def _index_type(rows: RowData, nnz: int) -> type:
+    """Return the index type of transformed CSR rows of ``nnz`` entries: that of ``rows``
+    while the entries and the columns can be counted in int32, else int64."""
+    small = max(nnz, rows.n_features) < np.iinfo(np.int32).max
+    return rows.indices.dtype if small else np.int64
+
+
+def _merged_rows(rows: RowData, scale: np.ndarray, centred: np.ndarray, offset: np.ndarray,
+                 bound: float) -> RowData | None:
+    """Return the transformed CSR ``rows`` with the ``offset`` of the ``centred`` columns
+    merged in and the long rows shortened, in one compiled pass
+    (:func:`~aucopt._kernels._precondition.csr_affine_clip`): the bits of scipy's sum that
+    :func:`transform_rows` forms otherwise. None if a row's columns are not sorted."""
+    n = rows.n_samples
+    most = int(rows.indptr[-1]) + n * centred.size  # every centred column added to every row
+    index_type = _index_type(rows, most)
+    data, indices = np.empty(most), np.empty(most, dtype=index_type)
+    indptr = np.empty(n + 1, dtype=index_type)
+    nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, scale, centred, offset, bound,
+                          data, indices, indptr)
+    if nnz < 0:
+        return None
+    if nnz < most:  # the centred entries a row stored already: give the tail back
+        data.resize(nnz, refcheck=False)  # (a shrinking realloc: no copy of the rest)
+        indices.resize(nnz, refcheck=False)
+    index_type = _index_type(rows, nnz)
+    return RowData(data, indices.astype(index_type, copy=False),
+                   indptr.astype(index_type, copy=False), n, rows.n_features)
 
 
 def _one_row_plus(rows: RowData, data: np.ndarray, centred: np.ndarray,
@@ -353,8 +400,7 @@ def _one_row_plus(rows: RowData, data: np.ndarray, centred: np.ndarray,
     kept = values != 0.0
     if not kept.all():
         cols, values = cols[kept], values[kept]
-    small = max(cols.size, rows.n_features) < np.iinfo(np.int32).max
-    index_type = rows.indices.dtype if small else np.int64
+    index_type = _index_type(rows, cols.size)
     return RowData(values, cols.astype(index_type, copy=False),
                    np.array([0, cols.size], dtype=index_type), 1, rows.n_features)
 
