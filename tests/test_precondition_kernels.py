@@ -34,6 +34,7 @@ from aucopt.algorithms._spec import RowData
 
 D = 40
 CENTRED = np.array([3, 17, 18, 39])
+SHARED = 1.7
 
 
 def _rows(n=60, index_type=np.int32, seed=0, long_row=False):
@@ -41,6 +42,7 @@ def _rows(n=60, index_type=np.int32, seed=0, long_row=False):
     transform (scale, shift) they are merged with, and a bound that shortens some rows."""
     rng = np.random.default_rng(seed)
     scale = rng.uniform(0.5, 3.0, D)
+    scale[8:36] = SHARED  # most columns share one scale (centred ones too: their own path)
     scale[[5, 6]] = 0.0  # features not set
     shift = np.zeros(D)
     shift[CENTRED] = rng.normal(size=CENTRED.size)
@@ -131,6 +133,13 @@ def affine_reference(rows, scale, centred, offset, bound):
     return _clip_reference(X.data, X.indptr, bound), X.indices, X.indptr
 
 
+def _shared(scale):
+    """The two forms of the shared-scale argument: not used, and a table marking the
+    columns (not centred) whose scale is ``SHARED``."""
+    codes = (scale == SHARED) & ~np.isin(np.arange(D), CENTRED)
+    return [(np.zeros(0, np.uint8), 1.0), (codes.view(np.uint8), 1.0 / SHARED)]
+
+
 def _kernel(fn, jit):
     return fn if jit else fn.py_func
 
@@ -152,16 +161,19 @@ def check_norms(jit, index_type=np.int32):
     affine = np.stack((inv, offset), 1)
     for stride in (1, 3):
         out = np.empty(-(-rows.n_samples // stride))
-        _kernel(csr_affine_norms, jit)(rows.data, rows.indices, rows.indptr, affine, scale,
-                                       shift, CENTRED, stride, out)
-        np.testing.assert_array_equal(out, norms_reference(rows, scale, shift, CENTRED, stride))
+        for codes, common in _shared(scale):
+            _kernel(csr_affine_norms, jit)(rows.data, rows.indices, rows.indptr, affine, codes,
+                                           common, scale, shift, CENTRED, stride, out)
+            np.testing.assert_array_equal(out, norms_reference(rows, scale, shift, CENTRED,
+                                                               stride))
 
 
 def check_scale_clip(jit, index_type=np.int32):
     rows, scale, _ = _rows(index_type=index_type, long_row=True)
-    for bound in (0.0, 2.0):
+    for bound, (codes, common) in zip((0.0, 2.0, 2.0), _shared(scale) * 2):
         out = np.empty_like(rows.data)
-        _kernel(csr_scale_clip, jit)(rows.data, rows.indices, rows.indptr, scale, bound, out)
+        _kernel(csr_scale_clip, jit)(rows.data, rows.indices, rows.indptr, scale, codes, common,
+                                     bound, out)
         expected = rows.data * _inverse(scale[rows.indices])
         np.testing.assert_array_equal(out, _clip_reference(expected, rows.indptr, bound))
 
@@ -170,11 +182,12 @@ def check_affine_clip(jit, index_type=np.int32, n=60):
     rows, scale, shift = _rows(n=n, index_type=index_type, long_row=n > 1)
     offset = -(shift[CENTRED] * _inverse(scale[CENTRED]))
     most = rows.data.size + rows.n_samples * CENTRED.size
-    for bound in (0.0, 2.0):
+    for bound, (codes, common) in zip((0.0, 2.0, 2.0), _shared(scale) * 2):
         data, indices = np.empty(most), np.empty(most, dtype=index_type)
         indptr = np.empty(rows.n_samples + 1, dtype=index_type)
-        nnz = _kernel(csr_affine_clip, jit)(rows.data, rows.indices, rows.indptr, scale,
-                                            CENTRED, offset, bound, data, indices, indptr)
+        nnz = _kernel(csr_affine_clip, jit)(rows.data, rows.indices, rows.indptr, scale, codes,
+                                            common, CENTRED, offset, bound, data, indices,
+                                            indptr)
         expected = affine_reference(rows, scale, CENTRED, offset, bound)
         assert nnz == expected[0].size
         np.testing.assert_array_equal(data[:nnz], expected[0])
@@ -219,8 +232,9 @@ def test_decreasing_columns_are_refused():
     rows = RowData(np.array([1.0, 2.0]), np.array([4, 2], dtype=np.int32),
                    np.array([0, 2], dtype=np.int32), 1, D)
     out = np.empty(2 + CENTRED.size), np.empty(2 + CENTRED.size, np.int32), np.empty(2, np.int32)
-    assert csr_affine_clip(rows.data, rows.indices, rows.indptr, np.ones(D), CENTRED,
-                           np.ones(CENTRED.size), 0.0, *out) == -1
+    assert csr_affine_clip(rows.data, rows.indices, rows.indptr, np.ones(D),
+                           np.zeros(0, np.uint8), 1.0, CENTRED, np.ones(CENTRED.size), 0.0,
+                           *out) == -1
 
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])

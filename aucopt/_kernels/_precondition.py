@@ -84,7 +84,8 @@ def dense_affine_norms(X, inv, offset, stride, out):
 
 
 @njit(cache=True, nogil=True)
-def csr_affine_norms(data, indices, indptr, affine, scale, shift, centred, stride, out):
+def csr_affine_norms(data, indices, indptr, affine, codes, common, scale, shift, centred,
+                     stride, out):
     """Write the squared norms of the CSR rows ``(x - shift) / scale`` (``scale`` 0: 1),
     ``i = 0, stride, ...``, to ``out`` (of size ``ceil(n / stride)``); ``shift`` is
     non-zero at the columns ``centred`` only, and applies to the entries a row does not
@@ -118,7 +119,7 @@ def csr_affine_norms(data, indices, indptr, affine, scale, shift, centred, strid
         m = indptr[stop] - a
         if m > buf.size:
             buf = np.empty(m)
-        _terms(data[a:a + m], indices[a:a + m], affine, buf)
+        _terms(data[a:a + m], indices[a:a + m], affine, codes, common, buf)
         for r in range(i, stop):
             sq = base
             for k in range(indptr[r] - a, indptr[r + 1] - a):
@@ -128,14 +129,28 @@ def csr_affine_norms(data, indices, indptr, affine, scale, shift, centred, strid
 
 
 @njit(cache=True, nogil=True)
-def _terms(data, indices, affine, out):
+def _terms(data, indices, affine, codes, common, out):
     """Write ``out[k] = v * v - o * o``, ``v = data[k] * affine[j, 0] + o``,
-    ``o = affine[j, 1]`` (``j`` the entry's column): one flat loop over slices."""
+    ``o = affine[j, 1]`` (``j`` the entry's column): one flat loop over slices. Where
+    ``codes[j]`` is 1 (the column's inverse scale is ``common`` and its offset 0), the
+    same value from ``common`` and the small table ``codes`` (when given: not empty)
+    instead of a wide one."""
+    if codes.size == 0:
+        for k in range(data.size):
+            j = indices[k]
+            offset = affine[j, 1]
+            v = data[k] * affine[j, 0] + offset
+            out[k] = v * v - offset * offset
+        return
     for k in range(data.size):
         j = indices[k]
-        offset = affine[j, 1]
-        v = data[k] * affine[j, 0] + offset
-        out[k] = v * v - offset * offset
+        if codes[j]:
+            v = data[k] * common
+            out[k] = v * v
+        else:
+            offset = affine[j, 1]
+            v = data[k] * affine[j, 0] + offset
+            out[k] = v * v - offset * offset
 
 
 @njit(cache=True, nogil=True)
@@ -150,13 +165,24 @@ def _block_end(indptr, i, size):
 
 
 @njit(cache=True, nogil=True)
-def _scaled(data, indices, scale, out):
+def _scaled(data, indices, scale, codes, common, out):
     """Write ``out[k] = data[k] * (1 / s)``, ``s`` the scale of the entry's column (1
     where it is 0): one flat loop over slices (indices from 0, so that numba adds no
-    wrap-around test and the loop vectorises its gathers)."""
+    wrap-around test and the loop vectorises its gathers). Where ``codes[j]`` is 1 (the
+    column's ``1 / s`` is ``common``), the same value without reading the wide ``scale``
+    (``codes`` empty: not used)."""
+    if codes.size == 0:
+        for k in range(data.size):
+            s = scale[indices[k]]
+            out[k] = data[k] * (1.0 / s if s > 0.0 else 1.0)
+        return
     for k in range(data.size):
-        s = scale[indices[k]]
-        out[k] = data[k] * (1.0 / s if s > 0.0 else 1.0)
+        j = indices[k]
+        if codes[j]:
+            out[k] = data[k] * common
+        else:
+            s = scale[j]
+            out[k] = data[k] * (1.0 / s if s > 0.0 else 1.0)
 
 
 @njit(cache=True, nogil=True)
@@ -190,7 +216,7 @@ def _shorten(data, start, stop, limit, bound):
 
 
 @njit(cache=True, nogil=True)
-def csr_scale_clip(data, indices, indptr, scale, bound, out):
+def csr_scale_clip(data, indices, indptr, scale, codes, common, bound, out):
     """Write ``out[k] = data[k] * (1 / scale[j])`` (``scale`` 0: 1) for the CSR rows
     (same indices and row pointers), then shorten every row longer than ``bound`` (> 0;
     0: none) to it: ``data * (1 / scale)`` followed by :func:`csr_clip`, block by block
@@ -201,7 +227,7 @@ def csr_scale_clip(data, indices, indptr, scale, bound, out):
     while i < n:
         stop = _block_end(indptr, i, BLOCK)
         a, b = indptr[i], indptr[stop]
-        _scaled(data[a:b], indices[a:b], scale, out[a:b])
+        _scaled(data[a:b], indices[a:b], scale, codes, common, out[a:b])
         if bound > 0.0:
             for r in range(i, stop):
                 _shorten(out, indptr[r], indptr[r + 1], limit, bound)
@@ -209,7 +235,7 @@ def csr_scale_clip(data, indices, indptr, scale, bound, out):
 
 
 @njit(cache=True, nogil=True)
-def csr_affine_clip(data, indices, indptr, scale, centred, offset, bound,
+def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset, bound,
                     out_data, out_indices, out_indptr):
     """Write the CSR rows ``x * (1 / scale) + offset`` (``scale`` 0: 1; ``offset`` non-zero
     at the sorted columns ``centred`` only, added to the entries a row does not store too),
@@ -239,7 +265,7 @@ def csr_affine_clip(data, indices, indptr, scale, centred, offset, bound,
         m = indptr[stop] - a
         if m > buf.size:
             buf = np.empty(m)
-        _scaled(data[a:a + m], indices[a:a + m], scale, buf)
+        _scaled(data[a:a + m], indices[a:a + m], scale, codes, common, buf)
         for r in range(i, stop):
             first = p
             c = 0

@@ -72,6 +72,10 @@ ROW_CLIP = 3.0
 # the median length is taken over this many rows at most (evenly spaced): 10^4 lengths
 # place a bound at 3 times the median well enough, without a pass over all the rows
 MEDIAN_ROWS = 10_000
+# the compiled CSR passes read the shared scale from a table of one byte per feature when
+# the rows store at least 1 / SHARED_ROWS entries per feature (the table costs O(d))
+SHARED_ROWS = 4
+_NO_CODES = np.zeros(0, dtype=np.uint8)
 # a centred column's standard deviation is floored at this share of its root mean square,
 # so that a (nearly) constant column is not blown up into its rounding noise
 RELATIVE_FLOOR = 1e-3
@@ -281,8 +285,9 @@ def _affine_norms(rows: RowData, state: dict, centred: np.ndarray, stride: int) 
     sq = np.empty(-(-rows.n_samples // stride))
     inv, offset = _affine(state, centred)
     if rows.is_sparse:
+        codes, common = _shared_columns(state, centred, rows.data.size if stride == 1 else 0)
         csr_affine_norms(rows.data, rows.indices, rows.indptr, np.stack((inv, offset), 1),
-                         state[SCALE_KEY], state[SHIFT_KEY], centred, stride, sq)
+                         codes, common, state[SCALE_KEY], state[SHIFT_KEY], centred, stride, sq)
     else:
         dense_affine_norms(rows.data, inv, offset, stride, sq)
     return sq
@@ -323,13 +328,15 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     n, d = rows.n_samples, rows.n_features
     # one row (River's learn_one): a few NumPy calls cost less than a compiled call
     compiled = n > 1 and rows.indptr[0] == 0 and rows.indptr[-1] == rows.data.size
+    if compiled:
+        codes, common = _shared_columns(state, centred, rows.data.size)
     if compiled and centred.size == 0:
         data = np.empty_like(rows.data)
-        csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, bound, data)
+        csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, codes, common, bound, data)
         return rows._replace(data=data)
     offset = -(shift[centred] * _inverse(scale[centred]))
     if compiled:
-        out = _merged_rows(rows, scale, centred, offset, bound)
+        out = _merged_rows(rows, scale, (codes, common), centred, offset, bound)
         if out is not None:
             return out
     at = scale[rows.indices]
@@ -358,6 +365,20 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     return out
 
 
+def _shared_columns(state: dict, centred: np.ndarray, nnz: int) -> tuple[np.ndarray, float]:
+    """Return ``(codes, 1 / shared)``: ``codes[j]`` is 1 where feature ``j`` has the shared
+    sparse scale and is not centred, so that the compiled passes over ``nnz`` stored
+    entries read a table of d bytes (in cache) for most entries instead of the scales
+    (8 d bytes); the codes are empty (not used) when ``nnz`` is too small to pay O(d)."""
+    shared = float(state[SHARED_KEY][0]) if SHARED_KEY in state else 0.0
+    scale = state[SCALE_KEY]
+    if shared <= 0.0 or SHARED_ROWS * nnz < scale.size:
+        return _NO_CODES, 1.0
+    codes = scale == shared
+    codes[centred] = False
+    return codes.view(np.uint8), 1.0 / shared
+
+
 def _index_type(rows: RowData, nnz: int) -> type:
     """Return the index type of transformed CSR rows of ``nnz`` entries: that of ``rows``
     while the entries and the columns can be counted in int32, else int64."""
@@ -365,19 +386,20 @@ def _index_type(rows: RowData, nnz: int) -> type:
     return rows.indices.dtype if small else np.int64
 
 
-def _merged_rows(rows: RowData, scale: np.ndarray, centred: np.ndarray, offset: np.ndarray,
-                 bound: float) -> RowData | None:
+def _merged_rows(rows: RowData, scale: np.ndarray, shared: tuple, centred: np.ndarray,
+                 offset: np.ndarray, bound: float) -> RowData | None:
     """Return the transformed CSR ``rows`` with the ``offset`` of the ``centred`` columns
     merged in and the long rows shortened, in one compiled pass
-    (:func:`~aucopt._kernels._precondition.csr_affine_clip`): the bits of scipy's sum that
-    :func:`transform_rows` forms otherwise. None if a row's columns are not sorted."""
+    (:func:`~aucopt._kernels._precondition.csr_affine_clip`; ``shared``: of
+    :func:`_shared_columns`): the bits of scipy's sum that :func:`transform_rows` forms
+    otherwise. None if a row's columns are not sorted."""
     n = rows.n_samples
     most = int(rows.indptr[-1]) + n * centred.size  # every centred column added to every row
     index_type = _index_type(rows, most)
     data, indices = np.empty(most), np.empty(most, dtype=index_type)
     indptr = np.empty(n + 1, dtype=index_type)
-    nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, scale, centred, offset, bound,
-                          data, indices, indptr)
+    nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, scale, *shared, centred, offset,
+                          bound, data, indices, indptr)
     if nnz < 0:
         return None
     if nnz < most:  # the centred entries a row stored already: give the tail back
