@@ -396,7 +396,8 @@ def _merged_rows(rows: RowData, scale: np.ndarray, shared: tuple, centred: np.nd
     n = rows.n_samples
     most = int(rows.indptr[-1]) + n * centred.size  # every centred column added to every row
     index_type = _index_type(rows, most)
-    data, indices = np.empty(most), np.empty(most, dtype=index_type)
+    # (zeroed memory: its pages came in faster than those of numpy.empty here, measured)
+    data, indices = np.zeros(most), np.zeros(most, dtype=index_type)
     indptr = np.empty(n + 1, dtype=index_type)
     nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, scale, *shared, centred, offset,
                           bound, data, indices, indptr)
