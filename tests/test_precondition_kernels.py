@@ -21,15 +21,7 @@ from aucopt._kernels._precondition import (
     csr_moments,
     csr_scale_clip,
 )
-from aucopt.algorithms._precondition import (
-    BOUND_KEY,
-    SCALE_KEY,
-    SHIFT_KEY,
-    centred_columns,
-    fix_scale,
-    new_transform,
-    transform_rows,
-)
+from aucopt.algorithms import _precondition as pre
 from aucopt.algorithms._spec import RowData
 
 D = 40
@@ -250,14 +242,15 @@ def test_transform_rows_equals_scipys_sum(index_type):
     X.sort_indices()
     rows = RowData(X.data, X.indices.astype(index_type), X.indptr.astype(index_type),
                    X.shape[0], D)
-    state = new_transform(D)
+    state = pre.new_transform(D)
     y = np.where(np.arange(rows.n_samples) % 3 == 0, 1.0, -1.0)
-    fix_scale(state, rows, y, first=True, usable=True)
-    centred = centred_columns(state)
-    assert centred.tolist() == CENTRED.tolist() and state[BOUND_KEY][0] > 0
-    out = transform_rows(rows, state, centred)
-    offset = -(state[SHIFT_KEY][centred] * _inverse(state[SCALE_KEY][centred]))
-    expected = affine_reference(rows, state[SCALE_KEY], centred, offset, state[BOUND_KEY][0])
+    pre.fix_scale(state, rows, y, first=True, usable=True)
+    centred = pre.centred_columns(state)
+    assert centred.tolist() == CENTRED.tolist() and state[pre.BOUND_KEY][0] > 0
+    out = pre.transform_rows(rows, state, centred)
+    offset = -(state[pre.SHIFT_KEY][centred] * _inverse(state[pre.SCALE_KEY][centred]))
+    expected = affine_reference(rows, state[pre.SCALE_KEY], centred, offset,
+                                state[pre.BOUND_KEY][0])
     for got, want in zip((out.data, out.indices, out.indptr), expected):
         np.testing.assert_array_equal(got, want)
     assert out.indices.dtype == out.indptr.dtype == index_type
@@ -265,7 +258,7 @@ def test_transform_rows_equals_scipys_sum(index_type):
     a, b = shuffled.indptr[1], shuffled.indptr[2]  # row 1 reversed: not sorted
     shuffled.indices[a:b] = shuffled.indices[a:b][::-1].copy()
     shuffled.data[a:b] = shuffled.data[a:b][::-1].copy()
-    again = transform_rows(shuffled, state, centred)
+    again = pre.transform_rows(shuffled, state, centred)
     for got, want in zip((again.data, again.indices, again.indptr), expected):
         np.testing.assert_array_equal(got, want)
 

@@ -15,6 +15,7 @@ BLOCK = 2048
 # csr_moments prefetches the sums of the column this many entries ahead (a scattered add
 # into a table of 32 d bytes; 16 to 64 gained 10-15% on 1e6 hashed rows, d = 2^20)
 AHEAD = 64
+_PAST = 1 << 62  # a column after every column
 
 __all__ = ["dense_moments", "dense_clip_affine", "csr_clip", "dense_affine_norms",
            "csr_affine_norms", "csr_moments", "csr_scale_clip", "csr_affine_clip"]
@@ -120,17 +121,21 @@ def csr_affine_norms(data, indices, indptr, affine, codes, common, scale, shift,
     buf = np.empty(BLOCK)
     i = 0
     while i < n:
-        a, stop = indptr[i], _block_end(indptr, i, BLOCK)
-        m = indptr[stop] - a
-        if m > buf.size:
-            buf = np.empty(m)
+        a, stop, m, buf = _block(indptr, i, buf)
         _terms(data[a:a + m], indices[a:a + m], affine, codes, common, buf)
-        for r in range(i, stop):
-            sq = base
-            for k in range(indptr[r] - a, indptr[r + 1] - a):
-                sq += buf[k]
-            out[r] = sq
+        _row_sums(buf, indptr[i:stop + 1], base, out[i:stop])
         i = stop
+
+
+@njit(cache=True, nogil=True)
+def _row_sums(terms, indptr, base, out):
+    """Write ``out[r] = base + terms[indptr[r] - indptr[0]] + ...`` up to the row's end,
+    added in their order."""
+    for r in range(out.size):
+        sq = base
+        for k in range(indptr[r] - indptr[0], indptr[r + 1] - indptr[0]):
+            sq += terms[k]
+        out[r] = sq
 
 
 @njit(cache=True, nogil=True)
@@ -159,14 +164,17 @@ def _terms(data, indices, affine, codes, common, out):
 
 
 @njit(cache=True, nogil=True)
-def _block_end(indptr, i, size):
-    """Return the row after the last of the rows from ``i`` whose entries fit in ``size``
-    (at least row ``i``)."""
+def _block(indptr, i, buf):
+    """Return ``(first entry, row after the block, entries, buf)`` of the block of rows from
+    ``i`` whose entries fit in ``BLOCK`` (at least row ``i``); ``buf`` grown if too short."""
     n = indptr.size - 1
     stop = i + 1
-    while stop < n and indptr[stop + 1] - indptr[i] <= size:
+    while stop < n and indptr[stop + 1] - indptr[i] <= BLOCK:
         stop += 1
-    return stop
+    m = indptr[stop] - indptr[i]
+    if m > buf.size:
+        buf = np.empty(m)
+    return indptr[i], stop, m, buf
 
 
 @njit(cache=True, nogil=True)
@@ -235,9 +243,8 @@ def csr_scale_clip(data, indices, indptr, scale, codes, common, bound, out):
     n = indptr.size - 1
     i = 0
     while i < n:
-        stop = _block_end(indptr, i, BLOCK)
-        a, b = indptr[i], indptr[stop]
-        _scaled(data[a:b], indices[a:b], scale, codes, common, out[a:b])
+        a, stop, m, _ = _block(indptr, i, out)  # (out holds any block: never replaced)
+        _scaled(data[a:a + m], indices[a:a + m], scale, codes, common, out[a:a + m])
         if bound > 0.0:
             for r in range(i, stop):
                 _shorten(out, indptr[r], indptr[r + 1], limit, bound)
@@ -271,10 +278,7 @@ def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset
     out_indptr[0] = 0
     i = 0
     while i < n:
-        a, stop = indptr[i], _block_end(indptr, i, BLOCK)
-        m = indptr[stop] - a
-        if m > buf.size:
-            buf = np.empty(m)
+        a, stop, m, buf = _block(indptr, i, buf)
         _scaled(data[a:a + m], indices[a:a + m], scale, codes, common, buf)
         for r in range(i, stop):
             first = p
@@ -283,8 +287,8 @@ def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset
             q = indptr[r]
             end = indptr[r + 1]
             previous = -1
-            while q < end:
-                j = indices[q]
+            while True:
+                j = indices[q] if q < end else _PAST  # after the last: the centred left
                 if j < previous:
                     return -1
                 previous = j
@@ -295,6 +299,8 @@ def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset
                         sq += offset[c] * offset[c]
                         p += 1
                     c += 1
+                if q == end:
+                    break
                 v = buf[q - a]
                 q += 1
                 while q < end and indices[q] == j:  # a repeated column: summed
@@ -308,13 +314,6 @@ def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset
                     out_indices[p] = j
                     sq += v * v
                     p += 1
-            while c < kc:
-                if offset[c] != 0.0:
-                    out_data[p] = offset[c]
-                    out_indices[p] = centred[c]
-                    sq += offset[c] * offset[c]
-                    p += 1
-                c += 1
             if bound > 0.0 and sq > limit:
                 f = bound / np.sqrt(sq)
                 for k in range(first, p):
