@@ -315,10 +315,12 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     stored values divided by their column's scale, plus every entry of the centred
     columns (each holds a non-zero in at least half of the rows of the data that set
     it), so O(nnz + n k) for k centred columns; nothing else is densified, and nothing
-    of size d is formed. Both forms compute ``x * (1/s) + (-(c/s))``, then multiply a row
-    longer than the bound by ``bound / length``: the same bits.
+    of size d is formed but a table of d bytes for rows of at least d / ``SHARED_ROWS``
+    stored entries. Both forms compute ``x * (1/s) + (-(c/s))``, then multiply a row
+    longer than the bound by ``bound / length``: the same bits. Several CSR rows take one
+    compiled pass, one row (River's ``learn_one``) a few NumPy calls.
     """
-    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    scale = state[SCALE_KEY]
     bound = float(state[BOUND_KEY][0]) if BOUND_KEY in state else 0.0
     if not rows.is_sparse:
         inv, offset = _affine(state, centred)
@@ -330,13 +332,12 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     compiled = n > 1 and rows.indptr[0] == 0 and rows.indptr[-1] == rows.data.size
     if compiled:
         codes, common = _shared_columns(state, centred, rows.data.size)
-    if compiled and centred.size == 0:
-        data = np.empty_like(rows.data)
-        csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, codes, common, bound, data)
-        return rows._replace(data=data)
-    offset = -(shift[centred] * _inverse(scale[centred]))
-    if compiled:
-        out = _merged_rows(rows, scale, (codes, common), centred, offset, bound)
+        if centred.size == 0:
+            data = np.empty_like(rows.data)
+            csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, codes, common, bound,
+                           data)
+            return rows._replace(data=data)
+        out = _merged_rows(rows, state, (codes, common), centred, bound)
         if out is not None:
             return out
     at = scale[rows.indices]
@@ -345,6 +346,7 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
         if bound > 0.0:
             csr_clip(data, rows.indptr, bound)
         return rows._replace(data=data)
+    offset = _offsets(state, centred)
     idx = rows.indices
     if n == 1 and (idx[1:] > idx[:-1]).all():  # one canonical row (River's learn_one):
         # merged without building two CSR matrices
@@ -386,9 +388,14 @@ def _index_type(rows: RowData, nnz: int) -> type:
     return rows.indices.dtype if small else np.int64
 
 
-def _merged_rows(rows: RowData, scale: np.ndarray, shared: tuple, centred: np.ndarray,
-                 offset: np.ndarray, bound: float) -> RowData | None:
-    """Return the transformed CSR ``rows`` with the ``offset`` of the ``centred`` columns
+def _offsets(state: dict, centred: np.ndarray) -> np.ndarray:
+    """Return ``-(c / s)`` (as ``-(c * (1 / s))``) of the ``centred`` columns."""
+    return -(state[SHIFT_KEY][centred] * _inverse(state[SCALE_KEY][centred]))
+
+
+def _merged_rows(rows: RowData, state: dict, shared: tuple, centred: np.ndarray,
+                 bound: float) -> RowData | None:
+    """Return the transformed CSR ``rows`` with the offsets of the ``centred`` columns
     merged in and the long rows shortened, in one compiled pass
     (:func:`~aucopt._kernels._precondition.csr_affine_clip`; ``shared``: of
     :func:`_shared_columns`): the bits of scipy's sum that :func:`transform_rows` forms
@@ -399,8 +406,8 @@ def _merged_rows(rows: RowData, scale: np.ndarray, shared: tuple, centred: np.nd
     # (zeroed memory: its pages came in faster than those of numpy.empty here, measured)
     data, indices = np.zeros(most), np.zeros(most, dtype=index_type)
     indptr = np.empty(n + 1, dtype=index_type)
-    nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, scale, *shared, centred, offset,
-                          bound, data, indices, indptr)
+    nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, state[SCALE_KEY], *shared,
+                          centred, _offsets(state, centred), bound, data, indices, indptr)
     if nnz < 0:
         return None
     if nnz < most:  # the centred entries a row stored already: give the tail back
