@@ -106,6 +106,8 @@ def csr_affine_norms(data, indices, indptr, affine, codes, common, scale, shift,
     give the part of the centred columns a row does not store. With ``stride`` 1 the
     terms of a block of rows are formed in one flat loop (which vectorises its gathers),
     then summed row by row in their stored order: the bits of the plain row loop.
+    ``codes``, ``common``: the columns (not centred) whose inverse scale is ``common``, read
+    from a table of one byte per column (:func:`_terms`; empty: none marked).
     """
     base = 0.0
     for j in centred:
@@ -242,7 +244,7 @@ def csr_scale_clip(data, indices, indptr, scale, codes, common, bound, out):
     """Write ``out[k] = data[k] * (1 / scale[j])`` (``scale`` 0: 1) for the CSR rows
     (same indices and row pointers), then shorten every row longer than ``bound`` (> 0;
     0: none) to it: ``data * (1 / scale)`` followed by :func:`csr_clip`, block by block
-    of rows while they are in cache."""
+    of rows while they are in cache. ``codes``, ``common``: as in :func:`_scaled`."""
     limit = bound * bound
     n = indptr.size - 1
     i = 0
@@ -266,7 +268,8 @@ def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset
     centred columns, as scipy's sum of two CSR matrices gives it: the columns sorted,
     repeated columns summed in their stored order, the offset added last, exact zeros
     dropped; then :func:`csr_clip`'s sum and factor. ``out_*`` must hold
-    ``nnz + n * centred.size`` entries and ``n + 1`` row pointers.
+    ``nnz + n * centred.size`` entries and ``n + 1`` row pointers. ``codes``, ``common``:
+    as in :func:`_scaled`.
 
     Returns
     -------
