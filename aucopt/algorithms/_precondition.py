@@ -403,8 +403,7 @@ def _merged_rows(rows: RowData, state: dict, shared: tuple, centred: np.ndarray,
     n = rows.n_samples
     most = int(rows.indptr[-1]) + n * centred.size  # every centred column added to every row
     index_type = _index_type(rows, most)
-    # (zeroed memory: its pages came in faster than those of numpy.empty here, measured)
-    data, indices = np.zeros(most), np.zeros(most, dtype=index_type)
+    data, indices = np.empty(most), np.empty(most, dtype=index_type)
     indptr = np.empty(n + 1, dtype=index_type)
     nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, state[SCALE_KEY], *shared,
                           centred, _offsets(state, centred), bound, data, indices, indptr)
