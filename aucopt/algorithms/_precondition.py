@@ -35,8 +35,11 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._precondition import (
+    csr_affine_clip,
     csr_affine_norms,
     csr_clip,
+    csr_moments,
+    csr_scale_clip,
     dense_affine_norms,
     dense_clip_affine,
     dense_moments,
@@ -69,6 +72,10 @@ ROW_CLIP = 3.0
 # the median length is taken over this many rows at most (evenly spaced): 10^4 lengths
 # place a bound at 3 times the median well enough, without a pass over all the rows
 MEDIAN_ROWS = 10_000
+# the compiled CSR passes read the shared scale from a table of one byte per feature when
+# the rows store at least 1 / SHARED_ROWS entries per feature (the table costs O(d))
+SHARED_ROWS = 4
+_NO_CODES = np.zeros(0, dtype=np.uint8)
 # a centred column's standard deviation is floored at this share of its root mean square,
 # so that a (nearly) constant column is not blown up into its rounding noise
 RELATIVE_FLOOR = 1e-3
@@ -94,20 +101,23 @@ def upgrade_transform(state: dict) -> None:
 def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
     """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
     over ``rows`` (CSR: O(nnz); ``cols`` sorted); ``weight``: one per row."""
-    if rows.is_sparse:
+    if rows.is_sparse and cols.size * 8 >= rows.n_features:
+        # many columns (fit, a first chunk): all of them, in one compiled pass
+        sums = np.zeros((rows.n_features, 4))
+        csr_moments(rows.data, rows.indices, rows.indptr,
+                    np.ascontiguousarray(weight, dtype=np.float64), sums)
+        if cols.size < rows.n_features:
+            sums = sums[cols]
+        return sums[:, 0], sums[:, 1], sums[:, 2]
+    if rows.is_sparse:  # a few new columns of a later chunk: O(nnz log k)
         per = np.repeat(weight, np.diff(rows.indptr))
-        val = rows.data
-        if cols.size * 8 >= rows.n_features:  # many columns (fit, a first chunk): all of them
-            at, k = rows.indices, rows.n_features
-        else:  # a few new columns of a later chunk: O(nnz log k)
-            where = np.searchsorted(cols, rows.indices)
-            where[where == cols.size] = 0
-            keep = cols[where] == rows.indices
-            at, val, per, k = where[keep], val[keep], per[keep], cols.size
-        out = (np.bincount(at, weights=per * (val != 0), minlength=k),
-               np.bincount(at, weights=per * val, minlength=k),
-               np.bincount(at, weights=per * val * val, minlength=k))
-        return out if k == cols.size else tuple(o[cols] for o in out)
+        where = np.searchsorted(cols, rows.indices)
+        where[where == cols.size] = 0
+        keep = cols[where] == rows.indices
+        at, val, per, k = where[keep], rows.data[keep], per[keep], cols.size
+        return (np.bincount(at, weights=per * (val != 0), minlength=k),
+                np.bincount(at, weights=per * val, minlength=k),
+                np.bincount(at, weights=per * val * val, minlength=k))
     X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
     out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
     dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), *out)
@@ -223,12 +233,7 @@ def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarr
     sums change by weighted column sums of the long rows alone: one norm per row, then
     O(nnz) of the long rows.
     """
-    sq = np.empty(rows.n_samples)
-    if rows.is_sparse:
-        csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
-                         state[SHIFT_KEY], centred_columns(state), 1, sq)
-    else:
-        dense_affine_norms(rows.data, *_affine(state, centred_columns(state)), 1, sq)
+    sq = _affine_norms(rows, state, centred_columns(state), 1)
     bound = state[BOUND_KEY][0]
     long = np.flatnonzero(sq > bound * bound) if bound > 0.0 else np.empty(0, np.intp)
     if long.size == 0:
@@ -262,14 +267,8 @@ def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
     """Return the weighted median of the lengths of the transformed ``rows`` (unclipped):
     the smallest with at least half of the rows' weight at or below it, over every
     ``ceil(n / MEDIAN_ROWS)``-th row (all of them up to ``MEDIAN_ROWS`` rows)."""
-    centred = centred_columns(state)
     stride = -(-rows.n_samples // MEDIAN_ROWS)
-    sq = np.empty(-(-rows.n_samples // stride))
-    if rows.is_sparse:
-        csr_affine_norms(rows.data, rows.indices, rows.indptr, state[SCALE_KEY],
-                         state[SHIFT_KEY], centred, stride, sq)
-    else:
-        dense_affine_norms(rows.data, *_affine(state, centred), stride, sq)
+    sq = _affine_norms(rows, state, centred_columns(state), stride)
     weight = weight[::stride]
     if weight.min() == weight.max():  # equal weights: a selection, no sort
         median = np.partition(sq, (sq.size + 1) // 2 - 1)[(sq.size + 1) // 2 - 1]
@@ -278,6 +277,20 @@ def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
         cumulative = np.cumsum(weight[order])
         median = sq[order[np.searchsorted(cumulative, 0.5 * cumulative[-1])]]
     return float(np.sqrt(max(median, 0.0)))
+
+
+def _affine_norms(rows: RowData, state: dict, centred: np.ndarray, stride: int) -> np.ndarray:
+    """Return the squared lengths of the transformed rows ``0, stride, 2 stride, ...``
+    (unclipped)."""
+    sq = np.empty(-(-rows.n_samples // stride))
+    inv, offset = _affine(state, centred)
+    if rows.is_sparse:
+        codes, common = _shared_columns(state, centred, rows.data.size if stride == 1 else 0)
+        csr_affine_norms(rows.data, rows.indices, rows.indptr, np.stack((inv, offset), 1),
+                         codes, common, state[SCALE_KEY], state[SHIFT_KEY], centred, stride, sq)
+    else:
+        dense_affine_norms(rows.data, inv, offset, stride, sq)
+    return sq
 
 
 def _affine(state: dict, centred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -302,24 +315,38 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     stored values divided by their column's scale, plus every entry of the centred
     columns (each holds a non-zero in at least half of the rows of the data that set
     it), so O(nnz + n k) for k centred columns; nothing else is densified, and nothing
-    of size d is formed. Both forms compute ``x * (1/s) + (-(c/s))``, then multiply a row
-    longer than the bound by ``bound / length``: the same bits.
+    of size d is formed but a table of d bytes for rows of at least d / ``SHARED_ROWS``
+    stored entries. Both forms compute ``x * (1/s) + (-(c/s))``, then multiply a row
+    longer than the bound by ``bound / length``: the same bits. Several CSR rows take one
+    compiled pass, one row (River's ``learn_one``) a few NumPy calls.
     """
-    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    scale = state[SCALE_KEY]
     bound = float(state[BOUND_KEY][0]) if BOUND_KEY in state else 0.0
     if not rows.is_sparse:
         inv, offset = _affine(state, centred)
         out = np.empty_like(rows.data)
         dense_clip_affine(rows.data, inv, offset, bound, out)
         return rows._replace(data=out)
+    n, d = rows.n_samples, rows.n_features
+    # one row (River's learn_one): a few NumPy calls cost less than a compiled call
+    compiled = n > 1 and rows.indptr[0] == 0 and rows.indptr[-1] == rows.data.size
+    if compiled:
+        codes, common = _shared_columns(state, centred, rows.data.size)
+        if centred.size == 0:
+            data = np.empty_like(rows.data)
+            csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, codes, common, bound,
+                           data)
+            return rows._replace(data=data)
+        out = _merged_rows(rows, state, (codes, common), centred, bound)
+        if out is not None:
+            return out
     at = scale[rows.indices]
     data = rows.data * (1.0 / at if at.all() else _inverse(at))  # (the same bits)
     if centred.size == 0:
         if bound > 0.0:
             csr_clip(data, rows.indptr, bound)
         return rows._replace(data=data)
-    n, d = rows.n_samples, rows.n_features
-    offset = -(shift[centred] * _inverse(scale[centred]))
+    offset = _offsets(state, centred)
     idx = rows.indices
     if n == 1 and (idx[1:] > idx[:-1]).all():  # one canonical row (River's learn_one):
         # merged without building two CSR matrices
@@ -332,13 +359,62 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
                           np.arange(0, n * centred.size + 1, centred.size)), shape=(n, d))
     X = (X + fill).tocsr()
     X.sort_indices()
-    index_type = rows.indices.dtype if max(X.nnz, d) < np.iinfo(np.int32).max else np.int64
     out = RowData(np.ascontiguousarray(X.data, dtype=np.float64),
-                  np.ascontiguousarray(X.indices, dtype=index_type),
-                  np.ascontiguousarray(X.indptr, dtype=index_type), n, d)
+                  np.ascontiguousarray(X.indices, dtype=_index_type(rows, X.nnz)),
+                  np.ascontiguousarray(X.indptr, dtype=_index_type(rows, X.nnz)), n, d)
     if bound > 0.0:
         csr_clip(out.data, out.indptr, bound)
     return out
+
+
+def _shared_columns(state: dict, centred: np.ndarray, nnz: int) -> tuple[np.ndarray, float]:
+    """Return ``(codes, 1 / shared)``: ``codes[j]`` is 1 where feature ``j`` has the shared
+    sparse scale and is not centred, so that the compiled passes over ``nnz`` stored
+    entries read a table of d bytes (in cache) for most entries instead of the scales
+    (8 d bytes); the codes are empty (not used) when ``nnz`` is too small to pay O(d)."""
+    shared = float(state[SHARED_KEY][0]) if SHARED_KEY in state else 0.0
+    scale = state[SCALE_KEY]
+    if shared <= 0.0 or SHARED_ROWS * nnz < scale.size:
+        return _NO_CODES, 1.0
+    codes = scale == shared
+    codes[centred] = False
+    return codes.view(np.uint8), 1.0 / shared
+
+
+def _index_type(rows: RowData, nnz: int) -> type:
+    """Return the index type of transformed CSR rows of ``nnz`` entries: that of ``rows``
+    while the entries and the columns can be counted in int32, else int64."""
+    small = max(nnz, rows.n_features) < np.iinfo(np.int32).max
+    return rows.indices.dtype if small else np.int64
+
+
+def _offsets(state: dict, centred: np.ndarray) -> np.ndarray:
+    """Return ``-(c / s)`` (as ``-(c * (1 / s))``) of the ``centred`` columns."""
+    return -(state[SHIFT_KEY][centred] * _inverse(state[SCALE_KEY][centred]))
+
+
+def _merged_rows(rows: RowData, state: dict, shared: tuple, centred: np.ndarray,
+                 bound: float) -> RowData | None:
+    """Return the transformed CSR ``rows`` with the offsets of the ``centred`` columns
+    merged in and the long rows shortened, in one compiled pass
+    (:func:`~aucopt._kernels._precondition.csr_affine_clip`; ``shared``: of
+    :func:`_shared_columns`): the bits of scipy's sum that :func:`transform_rows` forms
+    otherwise. None if a row's columns are not sorted."""
+    n = rows.n_samples
+    most = int(rows.indptr[-1]) + n * centred.size  # every centred column added to every row
+    index_type = _index_type(rows, most)
+    data, indices = np.empty(most), np.empty(most, dtype=index_type)
+    indptr = np.empty(n + 1, dtype=index_type)
+    nnz = csr_affine_clip(rows.data, rows.indices, rows.indptr, state[SCALE_KEY], *shared,
+                          centred, _offsets(state, centred), bound, data, indices, indptr)
+    if nnz < 0:
+        return None
+    if nnz < most:  # the centred entries a row stored already: give the tail back
+        data.resize(nnz, refcheck=False)  # (a shrinking realloc: no copy of the rest)
+        indices.resize(nnz, refcheck=False)
+    index_type = _index_type(rows, nnz)
+    return RowData(data, indices.astype(index_type, copy=False),
+                   indptr.astype(index_type, copy=False), n, rows.n_features)
 
 
 def _one_row_plus(rows: RowData, data: np.ndarray, centred: np.ndarray,
@@ -353,8 +429,7 @@ def _one_row_plus(rows: RowData, data: np.ndarray, centred: np.ndarray,
     kept = values != 0.0
     if not kept.all():
         cols, values = cols[kept], values[kept]
-    small = max(cols.size, rows.n_features) < np.iinfo(np.int32).max
-    index_type = rows.indices.dtype if small else np.int64
+    index_type = _index_type(rows, cols.size)
     return RowData(values, cols.astype(index_type, copy=False),
                    np.array([0, cols.size], dtype=index_type), 1, rows.n_features)
 
