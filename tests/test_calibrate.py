@@ -320,7 +320,8 @@ def test_spam_scores_held_out_rows_only_when_the_sample_is_every_row(monkeypatch
 def test_brief_runs_last_a_share_of_a_long_fit(monkeypatch):
     """A brief run makes ``RUN_SHARE`` of the fit's updates (rows x passes) when that is more
     than ``SAMPLE_ROWS``, at most ``MAX_UPDATES``; on a stream's first chunk, whose run
-    length is unknown, ``SAMPLE_ROWS``."""
+    length is unknown, and for the papers' algorithm (``precondition=None``),
+    ``SAMPLE_ROWS``."""
     from aucopt.algorithms import _calibrate
     from aucopt.datasets import make_auc_problem
 
@@ -338,7 +339,10 @@ def test_brief_runs_last_a_share_of_a_long_fit(monkeypatch):
     calibrate_step(spec, params, as_rows(X), y, 1, stream=True)
     monkeypatch.setattr(_calibrate, "MAX_UPDATES", 2500)
     calibrate_step(spec, params, as_rows(X), y)
-    assert sizes == [2000, 3000, 3000, 2000, 2500]
+    # the papers' algorithm keeps the papers' calibration (the reproduced tables do not move)
+    calibrate_step(spec, {**params, "precondition": None}, as_rows(X), y)
+    calibrate_step(spec, {**params, "precondition": "none"}, as_rows(X), y)
+    assert sizes == [2000, 3000, 3000, 2000, 2500, 2000, 2000]
 
 
 def test_a_stream_chunk_is_not_held_out_as_a_whole_training_set(monkeypatch):

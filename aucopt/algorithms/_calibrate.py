@@ -398,7 +398,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         Whether ``rows`` are a stream's first chunk (``partial_fit``) rather than the whole
         training set: more rows will follow, so the sample is never scored on held-out rows
         for holding every training row (the calibration's ``held_out``), and the brief runs
-        are :data:`SAMPLE_ROWS` long.
+        are :data:`SAMPLE_ROWS` long. So are they unless ``params`` has
+        ``precondition="auto"`` (the papers' algorithms, as the reproduction configs run them).
 
     Returns
     -------
@@ -411,7 +412,11 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     trials : dict
         ``{step: objective}`` of every step tried.
     """
-    updates = brief_updates(rows.n_samples, passes, stream)
+    # the papers' algorithms (precondition None or "none", as every reproduction config pins
+    # it, and the ids without a preconditioner) keep the papers' calibration: brief runs of
+    # SAMPLE_ROWS updates, so that the reproduced tables do not move
+    updates = brief_updates(rows.n_samples, passes,
+                            stream or params.get("precondition") != "auto")
     passes = max(1, min(passes, MAX_PASSES))
     size = max(updates // passes, MIN_SAMPLE)
     if spec.calibration.resolve is not None:  # on all the rows: the values the fit will use
