@@ -8,14 +8,12 @@ streaming; state, kernel and the shared declarations of SOPA-s (:mod:`.pauc_dro`
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
 
 from ._calibrate import StepCalibration
-from ._objectives import MAX_SCALE
 from ._params import POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
-from .pauc import ETA_GRID, max_fpr_param
+from .pauc import ETA_GRID, max_fpr_param, partial_auc_objective
 from .pauc_dro import AUTO_ETA, COMMON_PARAMS, SHARED, eta_param, run_dro
 
 __all__ = ["PARAMS", "PAUC_SOPA", "cvar_objective", "hyper", "ETA_S_GRID"]
@@ -24,7 +22,7 @@ ETA_S_GRID = (0.01, 0.1, 1.0)
 _BLOCK = 2**20  # pairs per block of the exact objective
 
 PARAMS = (
-    eta_param("CVaR"),
+    eta_param("partial-AUC"),
     max_fpr_param(0.1, r"""each positive's loss is the conditional value at risk
         (CVaR) of its pairwise losses against the negatives at level :math:`\beta`, the
         mean of its :math:`\beta n_-` largest losses (the negatives that the model scores
@@ -67,36 +65,6 @@ def cvar_objective(scores, y, max_fpr, margin=1.0) -> float:
     return float(total / (budget * np.sum(wp)))
 
 
-def _objective(scores, w, params, y) -> float:
-    """The calibration objective: SOPA's CVaR objective of the direction of the scores
-    alone, at the best scale ``c`` in ``[0, MAX_SCALE]`` / (std of the scores).
-
-    SOPA has no penalty, and where the classes overlap the top ``max_fpr`` of the
-    negatives outscore most positives whatever the direction, so the objective at the
-    scores as they are grows with their norm: on held-out rows it ranked the smallest
-    step of the ladder first on every case of ``benchmarks/robustness.py``, a model
-    that has barely left its first direction (0.02-0.04 short of the least-squares
-    optimum's partial AUC on ``counts`` and ``german.numer``). At the best scale it
-    judges the direction, as :func:`aucopt.algorithms._objectives.regularised` does
-    for the other unpenalised objectives (``scale_free``).
-    """
-    max_fpr, margin = float(params["max_fpr"]), float(params["margin"])
-    sd = float(np.std(scores))
-    if not sd > 0:
-        return cvar_objective(scores, y, max_fpr, margin)
-    unit = scores / sd
-
-    def at(c):
-        return cvar_objective(c * unit, y, max_fpr, margin)
-
-    found = minimize_scalar(at, bounds=(0.0, MAX_SCALE), method="bounded",
-                            options={"xatol": 1e-4})
-    return float(min(found.fun, at(0.0)))
-
-
-_objective.scale_free = True
-
-
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One SOPA pass over ``order`` (:func:`aucopt.algorithms.pauc_dro.run_dro`); draws
     nothing."""
@@ -118,7 +86,13 @@ PAUC_SOPA = register(
         "threshold s_i, from 0 when it arrives) meet every batch of buffer_size negatives. "
         "max_fpr is the paper's beta: the objective is exactly the pAUC surrogate over FPR "
         "in [0, max_fpr].",
-        **{**SHARED, "calibration": StepCalibration(_objective, unit=AUTO_ETA, share=0.8,
-                                                    safety=1)},
+        # the step: judged by the partial AUC of the brief runs (as pauc-1pmb's), given one
+        # rung below (the KL-DRO siblings' safety). SOPA's own CVaR objective at the scores
+        # grows with their norm where the classes overlap (the top max_fpr of the negatives
+        # outscore most positives in every direction), so it ranked the smallest step of
+        # the ladder first on every case of benchmarks/robustness.py, 0.02-0.04 short of
+        # the least-squares optimum's partial AUC on counts and german.numer
+        **{**SHARED, "calibration": StepCalibration(partial_auc_objective, unit=AUTO_ETA,
+                                                    share=0.8, safety=1)},
     )
 )
