@@ -64,13 +64,13 @@ NOTES: dict[str, str] = {
     "negatives on german.numer): more passes move it further (german.numer standardised "
     "-0.029 after 5 passes, -0.051 after 20), and a penalty `lam` up to 0.1 does not close "
     "the gap",
-    "pauc-sopa-s": "on german.numer (700 training rows) the step one rung below the "
-    "calibration's best leaves the 5 passes short (-0.027 to -0.032; with the best step "
-    "itself +0.013 / +0.006 / -0.009, but that step blows the iterates up on larger cases, "
-    "up to 0.16 short on counts)",
-    "pauc-sota-s": "as `pauc-sopa-s` on german.numer (-0.015 to -0.037; with the "
-    "calibration's best step itself +0.013 / +0.003 / -0.031); on few-rows (245 training "
-    "rows) -0.018 under minmax",
+    "pauc-sopa-s": "on german.numer (700 training rows) the fit's step, one rung below the "
+    "calibration's best (the best itself blows the iterates up on larger cases, up to 0.16 "
+    "short on counts), needs its 10 passes (5: -0.027 to -0.032 defaults, -0.036 to -0.042 "
+    "grids; 10: -0.002 to -0.023 and -0.025 to -0.029)",
+    "pauc-sota-s": "as `pauc-sopa-s` on german.numer: with 10 passes -0.031 / -0.033 "
+    "(default / grid) unscaled, where its binary columns share one scale and the "
+    "calibrated step is 3x smaller than under the other scalings (5 passes: -0.037 / -0.039)",
 }
 # the scaling make_preprocessor's docstring advises for each kind of data
 SCHEME = {"outlier-rows": "l2-rows", "unscaled-1e4": "none"}
