@@ -30,7 +30,7 @@ from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, check_slots, match_slots, max_memory
 
 __all__ = ["PARAMS", "PaucHyper", "AUTO_ETA", "PAUC_1PMB", "hyper", "partial_auc_surrogate",
-           "max_fpr_param", "check_buffers"]
+           "max_fpr_param", "check_buffers", "partial_auc_objective"]
 
 PAPER = (
     "P. Kar, H. Narasimhan, P. Jain. Online and stochastic gradient methods for "
@@ -117,8 +117,8 @@ def partial_auc_surrogate(scores, y, max_fpr, loss) -> float:
     return float(np.sum(pair * phi) / np.sum(pair))
 
 
-def _objective(scores, w, params, y) -> float:
-    """The calibration objective: one minus the partial AUC over FPR in [0, max_fpr]
+def partial_auc_objective(scores, w, params, y) -> float:
+    """The calibration objective of pauc-1pmb and pauc-sopa: one minus the partial AUC over FPR in [0, max_fpr]
     (McClish's standardisation) of the sample's scores.
 
     The target itself rather than the surrogate: the hinge surrogate over the top negatives
@@ -132,7 +132,7 @@ def _objective(scores, w, params, y) -> float:
     return 1.0 - (area if max_fpr >= 1.0 else mcclish(area, 0.0, max_fpr))
 
 
-_objective.scale_free = True
+partial_auc_objective.scale_free = True
 
 
 def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict:
@@ -213,7 +213,7 @@ PAUC_1PMB = register(
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-4, 2.0**-1)},
         step_param="eta",
-        calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8),
+        calibration=StepCalibration(partial_auc_objective, unit=AUTO_ETA, share=0.8),
         warm_keys=("v", "scale"),
         warm_values=warm_values,
         equivalence_params={"eta": 0.05, "precondition": None},

@@ -11,9 +11,9 @@ from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .pauc import ETA_GRID
 from .pauc_dro import (
-    COMMON_PARAMS,
     ETA,
     GAMMA,
+    KL_COMMON_PARAMS,
     LAM,
     LAM_GRID,
     SHARED,
@@ -37,7 +37,7 @@ SOTA_PARAMS = (
     GAMMA,
     gamma_param("gamma_pos", r"\gamma'", ":math:`v` of the mean over the\n        "
                 r"positives of :math:`u_i^{\lambda/\lambda'}`"),
-    *COMMON_PARAMS,
+    *KL_COMMON_PARAMS,
 )
 
 hyper = KernelScalars("SotaHyper", __name__, SOTA_PARAMS)

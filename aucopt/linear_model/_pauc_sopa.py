@@ -105,6 +105,6 @@ class SOPAClassifier(BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
-        precondition=None,
+        precondition="auto",
     ):
         self._store(locals())
