@@ -86,7 +86,7 @@ def _exercise(algorithm: str, sparse: bool) -> None:
         stream.decision_function(X[:4])
 
 
-def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True) -> dict:
+def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True, jobs: int = 1) -> dict:
     """Compile (or load from the cache) the kernels of ``algorithms`` in this process.
 
     Each algorithm is fitted once on 48 rows with its defaults, by ``fit`` and by
@@ -103,6 +103,9 @@ def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True) -> dict:
         Registry ids; None means every registered algorithm.
     dense, sparse : bool, default=True
         Which input kinds to compile for.
+    jobs : int, default=1
+        Processes that compile at once, each a share of the algorithms (numba compiles
+        on one core per process; the cache they write is the same).
 
     Returns
     -------
@@ -122,6 +125,10 @@ def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True) -> dict:
     elif isinstance(algorithms, str):
         algorithms = [algorithms]
     specs = [get_algorithm(a) for a in algorithms]  # unknown ids fail before any work
+    if jobs < 1:
+        raise ValueError(f"jobs must be a positive integer, got {jobs!r}.")
+    if jobs > 1 and len(specs) > 1:
+        return _in_processes([spec.id for spec in specs], dense, sparse, jobs)
     seconds = {}
     for spec in specs:
         start = time.perf_counter()
@@ -133,3 +140,16 @@ def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True) -> dict:
         seconds[spec.id] = time.perf_counter() - start
         logger.info("warmup %s: %.2f s", spec.id, seconds[spec.id])
     return seconds
+
+
+def _in_processes(ids: list, dense: bool, sparse: bool, jobs: int) -> dict:
+    """Run :func:`warmup` on ``jobs`` interleaved shares of ``ids`` in new processes."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    from functools import partial
+
+    shares = [ids[k::jobs] for k in range(min(jobs, len(ids)))]
+    context = multiprocessing.get_context("spawn")  # no copy of this process's state
+    with ProcessPoolExecutor(len(shares), mp_context=context) as pool:
+        parts = list(pool.map(partial(warmup, dense=dense, sparse=sparse), shares))
+    return {a: part[a] for a in ids for part in parts if a in part}

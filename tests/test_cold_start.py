@@ -55,6 +55,16 @@ def test_warmup_returns_the_seconds_per_algorithm():
         aucopt.warmup(["uni-squ", "spam"])
 
 
+def test_warmup_in_processes_returns_every_algorithm_in_order():
+    """``jobs=2``: two new processes compile interleaved shares; the seconds come back for
+    every id, in the order asked."""
+    seconds = aucopt.warmup(["b-ls-svm", "uni-squ", "spam-l2"], sparse=False, jobs=2)
+    assert list(seconds) == ["b-ls-svm", "uni-squ", "spam-l2"]
+    assert all(s >= 0 for s in seconds.values())
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        aucopt.warmup(["uni-squ"], jobs=0)
+
+
 def test_warmup_command_names_the_cache(tmp_path, monkeypatch):
     from aucopt._warmup import kernel_cache_dir
 

@@ -118,8 +118,8 @@ def partial_auc_surrogate(scores, y, max_fpr, loss) -> float:
 
 
 def partial_auc_objective(scores, w, params, y) -> float:
-    """The calibration objective of pauc-1pmb and pauc-sopa: one minus the partial AUC over FPR in [0, max_fpr]
-    (McClish's standardisation) of the sample's scores.
+    """The calibration objective of pauc-1pmb and pauc-sopa: one minus the partial AUC over
+    FPR in [0, max_fpr] (McClish's standardisation) of the sample's scores.
 
     The target itself rather than the surrogate: the hinge surrogate over the top negatives
     stays near its value at w = 0 after a brief run on hard data, so every step would look

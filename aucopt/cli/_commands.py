@@ -126,13 +126,14 @@ def compare(
 @friendly_errors
 def warmup(
     algorithms: str = typer.Argument(None, help="Comma-separated ids (default: all)."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Processes compiling at once."),
 ):
     """Compile every kernel into numba's on-disk cache, so that later first fits only load it."""
     from .._warmup import kernel_cache_dir
     from .._warmup import warmup as warm
 
     start = time.perf_counter()
-    seconds = warm(split_list(algorithms))
+    seconds = warm(split_list(algorithms), jobs=jobs)
     slowest = max(seconds, key=seconds.get)
     typer.echo(f"{len(seconds)} algorithms ready in {time.perf_counter() - start:.1f} s "
                f"(slowest {slowest}: {seconds[slowest]:.1f} s); kernel cache: "
