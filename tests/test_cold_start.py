@@ -61,6 +61,13 @@ def test_warmup_in_processes_returns_every_algorithm_in_order():
     seconds = aucopt.warmup(["b-ls-svm", "uni-squ", "spam-l2"], sparse=False, jobs=2)
     assert list(seconds) == ["b-ls-svm", "uni-squ", "spam-l2"]
     assert all(s >= 0 for s in seconds.values())
+    # the work ran in the other processes: a fresh one that asks for it loads no kernel itself
+    code = ("import aucopt\nfrom aucopt._kernels import spam\n"
+            "aucopt.warmup(['uni-squ', 'spam-l2'], sparse=False, jobs=2)\n"
+            "print(len(spam.spam_epoch.signatures))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True, timeout=900)
+    assert done.stdout.split()[-1] == "0"
     with pytest.raises(ValueError, match="jobs must be a positive integer"):
         aucopt.warmup(["uni-squ"], jobs=0)
 
