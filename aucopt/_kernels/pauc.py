@@ -1,5 +1,6 @@
 """Mini-batch stochastic gradient on the one-way partial-AUC surrogate (Kar, Narasimhan & Jain,
-NeurIPS 2014, section 5: the one-pass mini-batch method 1PMB), in a streaming form.
+NeurIPS 2014, section 5: the one-pass mini-batch method 1PMB in a streaming form, and the
+two-pass method 2PMB).
 
 Objective on a batch (the "tight" structural surrogate of pAUC over FPR in [0, beta] of
 Narasimhan & Agarwal, KDD 2013, which Kar et al. instantiate for pAUC):
@@ -20,6 +21,11 @@ holds ``min(buffer_size, 2^e)`` negatives: the first steps come after 1, 2, 4, .
 negatives, so that a model moves from the first rows on (small data, a new stream), and
 the batches then keep the size ``buffer_size``.
 
+2PMB (:func:`pauc_2pmb_epoch`) makes two passes over the rows: the first draws a uniform
+sample of ``buffer_size`` positives (Vitter's reservoir sampling, Algorithm R), the second
+streams the negatives through the same batches and steps as 1PMB, every step against that
+fixed sample.
+
 Sample weights (notes.md#sample-weights) arrive as signed labels ``+-w``.
 
 The iterate is kept as ``w = scale * v`` so that the l2 shrinkage is O(1); a step writes
@@ -37,7 +43,8 @@ from ._schedules import step_size
 from ._slots import class_slots, slot_axpy, slot_dot, slot_store
 from ._state import ANY, F64, I64, D, Dim
 
-__all__ = ["PaucState", "pauc_epoch", "batch_length", "store_row", "NEG", "POS", "pair_loss"]
+__all__ = ["PaucState", "pauc_epoch", "pauc_2pmb_epoch", "batch_length", "store_row", "NEG", "POS",
+           "pair_loss"]
 
 NEG = 0
 POS = 1
@@ -145,10 +152,18 @@ def batch_length(batches, capacity):
 
 
 @njit(cache=True, nogil=True)
+def _put(st, slots, data, indices, indptr, y, i, label, slot):
+    """Write row ``i`` and its weight in slot ``slot`` of buffer ``label``."""
+    bval, bidx, bnnz = slots
+    cv, ci, cn = class_slots(bval, bidx, bnnz, label)
+    slot_store(data, indices, indptr, i, cv, ci, cn, slot)
+    st.buf_w[label, slot] = abs(y[i])
+
+
+@njit(cache=True, nogil=True)
 def store_row(st, slots, data, indices, indptr, y, i):
     """Store row ``i`` in the buffers: a negative at the end of the current batch, a
     positive in the next slot of the ring; return ``(label, slot)``."""
-    bval, bidx, bnnz = slots
     capacity = st.buf_w.shape[1]
     label = POS if y[i] > 0 else NEG
     st.seen[label] += 1
@@ -159,9 +174,7 @@ def store_row(st, slots, data, indices, indptr, y, i):
     else:
         slot = st.size[NEG]
         st.size[NEG] += 1
-    cv, ci, cn = class_slots(bval, bidx, bnnz, label)
-    slot_store(data, indices, indptr, i, cv, ci, cn, slot)
-    st.buf_w[label, slot] = abs(y[i])
+    _put(st, slots, data, indices, indptr, y, i, label, slot)
     return label, slot
 
 
@@ -192,8 +205,18 @@ def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
     status : int
         ``OK`` or ``DIVERGED``.
     """
+    return _batches(st, slots, work, data, indices, indptr, y, order, hp, t, True)
+
+
+@njit(cache=True, nogil=True)
+def _batches(st, slots, work, data, indices, indptr, y, order, hp, t, ring):
+    """Stream the rows ``order``: negatives fill the batches, one step per full batch with a
+    stored positive; positives enter the ring if ``ring`` (1PMB) and are skipped otherwise
+    (2PMB's second pass: the sample of positives stays as the first pass drew it)."""
     capacity = st.buf_w.shape[1]
     for r in range(order.shape[0]):
+        if not ring and y[order[r]] > 0:
+            continue
         store_row(st, slots, data, indices, indptr, y, order[r])
         if st.size[NEG] == batch_length(st.batches[0], capacity):
             if st.size[POS] > 0:
@@ -203,3 +226,42 @@ def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
             st.size[NEG] = 0
             st.batches[0] += 1
     return t, OK
+
+
+@njit(cache=True, nogil=True)
+def _sample_positives(st, slots, data, indices, indptr, y, order, draws):
+    """2PMB's first pass: replace the positive buffer by a uniform sample of the positives
+    of ``order`` (Algorithm R: the first ``buffer_size`` fill the slots, the ``m``-th after
+    them, ``m = 0, 1, ...``, replaces slot ``draws[m]`` if it is below ``buffer_size``,
+    ``draws[m]`` uniform in ``[0, buffer_size + m]``)."""
+    capacity = st.buf_w.shape[1]
+    seen = 0
+    for r in range(order.shape[0]):
+        i = order[r]
+        if y[i] <= 0:
+            continue
+        slot = seen if seen < capacity else draws[seen - capacity]
+        seen += 1
+        if slot < capacity:
+            _put(st, slots, data, indices, indptr, y, i, POS, slot)
+    st.size[POS] = min(seen, capacity)
+    st.seen[POS] += seen
+
+
+@njit(cache=True, nogil=True)
+def pauc_2pmb_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t):
+    """One epoch of 2PMB over the rows ``order``: the sample of positives, then the batches.
+
+    The arguments are those of :func:`pauc_epoch`, with ``draws`` (int64) the reservoir's
+    slot draws of :func:`_sample_positives`: one per positive of ``order`` past the
+    first ``buffer_size``.
+
+    Returns
+    -------
+    t : int
+        Steps done after this call.
+    status : int
+        ``OK`` or ``DIVERGED``.
+    """
+    _sample_positives(st, slots, data, indices, indptr, y, order, draws)
+    return _batches(st, slots, work, data, indices, indptr, y, order, hp, t, False)

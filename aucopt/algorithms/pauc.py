@@ -6,6 +6,11 @@
 S. Agarwal, "SVMpAUC-tight: a new support vector method for optimizing partial AUC based
 on a tight convex upper bound", KDD 2013, in a streaming form with bounded memory
 (:mod:`aucopt._kernels.pauc`).
+
+``pauc-2pmb``: the two-pass mini-batch method 2PMB of the same paper (section 5), on the
+same surrogate: a first pass draws a uniform sample of positives, a second streams the
+negatives in batches, each step pairing a batch with that sample. It needs the whole
+training set before its first step, so it is a batch id (``fit`` only).
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import numpy as np
 from .._kernels._buffers import LOSS_CODES
 from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels._state import view, zeros
-from .._kernels.pauc import PaucState, batch_length, pauc_epoch
+from .._kernels.pauc import PaucState, batch_length, pauc_2pmb_epoch, pauc_epoch
 from ..utils._param_validation import Interval, Options
 from ..utils._roc_area import mcclish, sorted_area
 from ._buffer_weights import check_weights
@@ -29,12 +34,12 @@ from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, check_slots, match_slots, max_memory
 
-__all__ = ["PARAMS", "PaucHyper", "AUTO_ETA", "PAUC_1PMB", "hyper", "partial_auc_surrogate",
-           "max_fpr_param", "check_buffers", "partial_auc_objective"]
+__all__ = ["PARAMS", "PARAMS_2PMB", "PaucHyper", "AUTO_ETA", "PAUC_1PMB", "PAUC_2PMB", "hyper",
+           "partial_auc_surrogate", "max_fpr_param", "check_buffers", "partial_auc_objective"]
 
 PAPER = (
     "P. Kar, H. Narasimhan, P. Jain. Online and stochastic gradient methods for "
-    "non-decomposable loss functions. NeurIPS 2014 (1PMB, section 5); surrogate of "
+    "non-decomposable loss functions. NeurIPS 2014 ({}, section 5); surrogate of "
     "H. Narasimhan, S. Agarwal. SVMpAUC-tight: a new support vector method for optimizing "
     "partial AUC based on a tight convex upper bound. KDD 2013."
 )
@@ -95,6 +100,21 @@ PARAMS = (
         again, as new arrivals).""",
             warm_start="Start ``fit`` from the previous iterate (the buffers restart empty)."),
 )
+
+# 2PMB: the same declarations, but for what its buffers hold and what a pass is
+_2PMB_DOCS = {
+    "buffer_size": r"""
+        Size B of the negative batches (one step per B negatives, after first batches of
+        1, 2, 4, ... negatives) and of the uniform sample of positives that the first pass
+        of every epoch draws.""",
+    "max_iter": """
+        Epochs of ``fit``, each of two passes over the data (the sample of positives,
+        then the batches of negatives); 2PMB makes one, a later epoch draws a new sample
+        and goes on from the iterate.""",
+    "warm_start": "Start ``fit`` from the previous iterate (the buffers restart empty).",
+}
+PARAMS_2PMB = tuple(p.replace(doc=_2PMB_DOCS[p.name]) if p.name in _2PMB_DOCS else p
+                    for p in PARAMS)
 
 hyper = KernelScalars("PaucHyper", __name__, PARAMS)
 PaucHyper = hyper.type
@@ -165,19 +185,40 @@ def check_buffers(state: dict, params: dict, n_features: int) -> None:
     check_weights(state["buf_w"], np.arange(capacity) < size[:, None])
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """One pass over ``order`` (see :func:`aucopt._kernels.pauc.pauc_epoch`); draws nothing.
-
-    An ``eta="auto"`` not yet calibrated is ``AUTO_ETA / M^2``, M^2 the largest squared
-    row norm given so far.
-    """
+def _kernel_args(state, rows: RowData, params) -> tuple:
+    """Return ``(hp, slots, work)``: the kernel scalars (an ``eta="auto"`` not yet calibrated
+    is ``AUTO_ETA / M^2``, M^2 the largest squared row norm given so far), the buffer slots
+    in the layout of ``rows`` and the scratch arrays of one step."""
     hp = auto_scaled(hyper(params), "eta", AUTO_ETA, state)
     slots = match_slots(state, rows, params)
     capacity = int(params["buffer_size"])
     work = (np.empty(capacity), np.empty(capacity), np.empty(capacity), np.empty(capacity),
             np.empty(capacity, dtype=np.int64))
+    return hp, slots, work
+
+
+def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One pass over ``order`` (see :func:`aucopt._kernels.pauc.pauc_epoch`); draws nothing."""
+    hp, slots, work = _kernel_args(state, rows, params)
     return pauc_epoch(view(PaucState, state), slots, work, rows.data, rows.indices,
                       rows.indptr, y, order, hp, t)
+
+
+def reservoir_draws(n_positives: int, capacity: int, rng) -> np.ndarray:
+    """Return the slot draws of a reservoir of ``capacity`` over ``n_positives`` rows: for the
+    ``m``-th row past the first ``capacity``, an integer uniform in ``[0, capacity + m]``."""
+    highs = np.arange(capacity + 1, n_positives + 1, dtype=np.int64)
+    return rng.integers(0, highs) if highs.size else highs
+
+
+def run_2pmb(state, rows: RowData, y, order, params, t, learn, rng=None):
+    """One epoch of 2PMB over ``order``: the sample of positives (slot draws from ``rng``),
+    then the batches of negatives (:func:`aucopt._kernels.pauc.pauc_2pmb_epoch`)."""
+    hp, slots, work = _kernel_args(state, rows, params)
+    draws = reservoir_draws(int(np.count_nonzero(y[order] > 0)), int(params["buffer_size"]),
+                            rng)
+    return pauc_2pmb_epoch(view(PaucState, state), slots, work, rows.data, rows.indices,
+                           rows.indptr, y, order, draws, hp, t)
 
 
 def coef(state, params) -> np.ndarray:
@@ -190,36 +231,64 @@ def warm_values(state: dict) -> dict:
     return {"v": coef(state, None), "scale": np.ones(1)}
 
 
+# what the two mini-batch methods share: state, checks, the step and its calibration
+_SHARED = dict(
+    family="pauc",
+    source="Kar, Narasimhan, Jain, NeurIPS 2014",
+    sparse=True,
+    init_state=init_state,
+    coef=coef,
+    state=(PaucState,),
+    check_state=check_state,
+    grid={"eta": ETA_GRID, "lam": LAM_GRID},
+    quick_grid={"eta": ("auto", 2.0**-4, 2.0**-1)},
+    step_param="eta",
+    calibration=StepCalibration(partial_auc_objective, unit=AUTO_ETA, share=0.8),
+    warm_keys=("v", "scale"),
+    warm_values=warm_values,
+    weights="steps",
+)
+_STEP_COST = ("(one step per B negatives: scores of the 2B stored rows, top-k selection, "
+              "k = ceil(max_fpr B), B k pairs)")
+
 PAUC_1PMB = register(
     AlgorithmSpec(
         id="pauc-1pmb",
         name="pAUC 1PMB (streaming)",
-        family="pauc",
-        paper=PAPER,
-        source="Kar, Narasimhan, Jain, NeurIPS 2014",
+        paper=PAPER.format("1PMB"),
         streaming=True,
-        sparse=True,
         memory="O(B K + d) on CSR rows (two buffers of B = buffer_size rows stored sparsely, K "
         "the longest row), O(B d) on dense rows; independent of n",
-        cost="O(nnz + log B) per sample amortised on CSR rows (one step per B negatives: "
-        "scores of the 2B stored rows, top-k selection, k = ceil(max_fpr B), B k pairs), "
+        cost=f"O(nnz + log B) per sample amortised on CSR rows {_STEP_COST}, "
         "O(d) per sample on dense rows",
-        init_state=init_state,
         run=run,
-        coef=coef,
         params=(*PARAMS, precondition()),
-        state=(PaucState,),
-        check_state=check_state,
-        grid={"eta": ETA_GRID, "lam": LAM_GRID},
-        quick_grid={"eta": ("auto", 2.0**-4, 2.0**-1)},
-        step_param="eta",
-        calibration=StepCalibration(partial_auc_objective, unit=AUTO_ETA, share=0.8),
-        warm_keys=("v", "scale"),
-        warm_values=warm_values,
         equivalence_params={"eta": 0.05, "precondition": None},
-        weights="steps",
         notes="Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
         "Streaming form: the last buffer_size positives (a ring) meet every batch of "
         "buffer_size negatives. eta='auto' is calibrated on the data with the pAUC objective.",
+        **_SHARED,
+    )
+)
+
+PAUC_2PMB = register(
+    AlgorithmSpec(
+        id="pauc-2pmb",
+        name="pAUC 2PMB (two passes)",
+        paper=PAPER.format("2PMB"),
+        streaming=False,
+        memory="O(B K + d) on CSR rows (a sample of B = buffer_size positives and a batch of "
+        "B negatives stored sparsely, K the longest row), O(B d) on dense rows; besides the "
+        "training set, read twice per epoch",
+        cost=f"per epoch O(nnz) for the sample of positives, then per negative O(nnz + log B) "
+        f"amortised on CSR rows {_STEP_COST}, O(d) on dense rows",
+        run=run_2pmb,
+        params=(*PARAMS_2PMB, precondition()),
+        exact_blocks=False,  # each call draws a new sample of positives
+        notes="Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
+        "Each epoch draws a uniform sample of buffer_size positives (first pass) that meets "
+        "every batch of buffer_size negatives (second pass). eta='auto' is calibrated on the "
+        "data with the pAUC objective.",
+        **_SHARED,
     )
 )

@@ -17,7 +17,7 @@ from ._opauc import (
     OPAUCrpClassifier,
 )
 from ._pairwise_buffer import KarClassifier, OGDFIFOClassifier
-from ._pauc import PAUC1PMBClassifier, SVMPAUCClassifier
+from ._pauc import PAUC1PMBClassifier, PAUC2PMBClassifier, SVMPAUCClassifier
 from ._pauc_dro import SOPASClassifier, SOTASClassifier
 from ._pauc_sopa import SOPAClassifier
 from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
@@ -42,6 +42,7 @@ __all__ = [
     "OPAUCrClassifier",
     "OPAUCrpClassifier",
     "PAUC1PMBClassifier",
+    "PAUC2PMBClassifier",
     "BaseAUCClassifier",
     "LSSVMClassifier",
     "SVMORClassifier",

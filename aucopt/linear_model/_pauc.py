@@ -1,12 +1,12 @@
-"""Partial-AUC estimators: the streaming 1PMB of Kar, Narasimhan & Jain (NeurIPS 2014) and the
-structural pAUC SVM of Narasimhan & Agarwal (ICML 2013)."""
+"""Partial-AUC estimators: the streaming 1PMB and the two-pass 2PMB of Kar, Narasimhan & Jain
+(NeurIPS 2014) and the structural pAUC SVM of Narasimhan & Agarwal (ICML 2013)."""
 
 from __future__ import annotations
 
 from ._base import BaseAUCClassifier
 from ._batch_pairwise import FittedLam
 
-__all__ = ["PAUC1PMBClassifier", "SVMPAUCClassifier"]
+__all__ = ["PAUC1PMBClassifier", "PAUC2PMBClassifier", "SVMPAUCClassifier"]
 
 
 class PAUC1PMBClassifier(BaseAUCClassifier):
@@ -107,6 +107,71 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
         precondition="auto",
     ):
         self._store(locals())
+
+
+class PAUC2PMBClassifier(PAUC1PMBClassifier):
+    r"""Two-pass mini-batch SGD for the one-way partial AUC over FPR in [0, max_fpr] (2PMB).
+
+    Minimises the batch surrogate of :class:`PAUC1PMBClassifier`,
+
+    .. math::
+
+        L(w) = \frac{1}{|P|\,k} \sum_{i \in P} \sum_{j \in T_k(N; w)}
+        \phi\big(w^\top (x_i - x_j)\big), \qquad k = \lceil \beta |N| \rceil,
+
+    with the two-pass mini-batch method 2PMB of Kar, Narasimhan & Jain (NeurIPS 2014,
+    section 5), meant for data whose positives are rare: the first pass over the data
+    draws a uniform sample :math:`P` of ``buffer_size`` positives (reservoir sampling),
+    the second streams the negatives in batches :math:`N` of ``buffer_size`` (the first
+    batches hold 1, 2, 4, ... negatives), and each batch makes one step
+    :math:`w \leftarrow \mathrm{prox}_{\eta_e \frac{\lambda}{2}\|\cdot\|^2}(w - \eta_e
+    \nabla L(w))`, :math:`\eta_e = \eta/\sqrt{e}`, against the same sample :math:`P`.
+
+    A batch method: the sample of positives is drawn from the whole training set before
+    the first step, so there is no ``partial_fit`` (:class:`PAUC1PMBClassifier` streams,
+    with the last positives seen in place of the sample).
+
+    Parameters
+    ----------
+    {parameters}
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features)
+        The last iterate.
+    t_ : int
+        Steps so far (full negative batches).
+    {attributes}
+
+    See Also
+    --------
+    PAUC1PMBClassifier : the one-pass method, streaming.
+    SVMPAUCClassifier : the optimum of the same surrogate by cutting planes.
+
+    Notes
+    -----
+    One epoch is Kar et al.'s 2PMB; each further epoch (``max_iter``) draws a new
+    sample of positives, from the ``random_state``, and goes on from the iterate and
+    the step count. The model is the last iterate, and the step, the batch sizes,
+    ``sample_weight`` (a pair weighs :math:`w_i w_j`; the sample of positives and the
+    top :math:`k` negatives count rows) and the cost of a step are those of
+    :class:`PAUC1PMBClassifier`. Memory O(B K + d) on CSR rows (K the longest row),
+    O(B d) on dense rows, besides the training set.
+
+    References
+    ----------
+    .. [1] P. Kar, H. Narasimhan, P. Jain. "Online and stochastic gradient methods for
+       non-decomposable loss functions." NeurIPS 2014.
+    .. [2] H. Narasimhan, S. Agarwal. "SVMpAUC-tight: a new support vector method for
+       optimizing partial AUC based on a tight convex upper bound." KDD 2013.
+    .. [3] J. S. Vitter. "Random sampling with a reservoir." ACM TOMS, 1985.
+
+    Examples
+    --------
+    {example}
+    """
+
+    _algorithm = "pauc-2pmb"
 
 
 class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
