@@ -1,5 +1,6 @@
-"""Slow NumPy transcription of the streaming 1PMB on the pAUC surrogate (Kar, Narasimhan &
-Jain, NeurIPS 2014, section 5; surrogate of Narasimhan & Agarwal, KDD 2013).
+"""Slow NumPy transcriptions of the streaming 1PMB and of the two-pass 2PMB on the pAUC
+surrogate (Kar, Narasimhan & Jain, NeurIPS 2014, section 5; surrogate of Narasimhan &
+Agarwal, KDD 2013).
 
 Written from the description, independently of the kernel: Python lists as buffers, dense
 arrays, the batch gradient from the explicit double sum over (positive, top negative)
@@ -17,6 +18,32 @@ def _phi_prime(loss, m):
     return -1.0 if m <= 1.0 else 0.0
 
 
+def _step(w, positives, negatives, t, *, eta, max_fpr, lam, loss, schedule):
+    """One step on the batch ``negatives`` against ``positives`` (lists of ``(x, weight)``):
+    every positive against the ``ceil(max_fpr * size)`` negatives of the batch with the
+    highest scores (ties: the earlier arrival); return ``(w, t)``."""
+    sn = np.array([x @ w for x, _ in negatives])
+    k = max(1, min(math.ceil(max_fpr * len(negatives)), len(negatives)))
+    top = sorted(range(len(negatives)), key=lambda j: (-sn[j], j))[:k]
+    norm = sum(wp for _, wp in positives) * sum(negatives[j][1] for j in top)
+    grad = np.zeros_like(w)
+    for xp, wp in positives:
+        for j in top:
+            xn, wn = negatives[j]
+            g = _phi_prime(loss, (xp - xn) @ w)
+            grad += g * wp * wn * (xp - xn) / norm
+    t += 1
+    step = eta / math.sqrt(t) if schedule == "inv_sqrt" else eta
+    return (w - step * grad) / (1.0 + step * lam), t
+
+
+def _dense(X, y, sample_weight, w0):
+    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
+    w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
+    return X, weight, w
+
+
 def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="inv_sqrt",
               sample_weight=None, w0=None):
     """Run the streaming 1PMB over the passes ``orders``; return ``(w, t)``.
@@ -27,9 +54,7 @@ def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="i
     the batch (of ``size`` rows) with the highest scores (ties: the earlier arrival), then
     the batch is emptied.
     """
-    X = np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=float)
-    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
-    w = np.zeros(X.shape[1]) if w0 is None else np.array(w0, dtype=float)
+    X, weight, w = _dense(X, y, sample_weight, w0)
     positives, negatives = [], []
     t = batches = 0
     for order in orders:
@@ -41,19 +66,44 @@ def pauc_1pmb(X, y, orders, *, eta, max_fpr, lam, loss, buffer_size, schedule="i
             if len(negatives) < min(buffer_size, 2**batches):
                 continue
             if positives:
-                sn = np.array([x @ w for x, _ in negatives])
-                k = max(1, min(math.ceil(max_fpr * len(negatives)), len(negatives)))
-                top = sorted(range(len(negatives)), key=lambda j: (-sn[j], j))[:k]
-                norm = sum(wp for _, wp in positives) * sum(negatives[j][1] for j in top)
-                grad = np.zeros_like(w)
-                for xp, wp in positives:
-                    for j in top:
-                        xn, wn = negatives[j]
-                        g = _phi_prime(loss, (xp - xn) @ w)
-                        grad += g * wp * wn * (xp - xn) / norm
-                t += 1
-                step = eta / math.sqrt(t) if schedule == "inv_sqrt" else eta
-                w = (w - step * grad) / (1.0 + step * lam)
+                w, t = _step(w, positives, negatives, t, eta=eta, max_fpr=max_fpr, lam=lam,
+                             loss=loss, schedule=schedule)
             negatives = []
             batches += 1
     return w, t
+
+
+def pauc_2pmb(X, y, orders, samples, *, eta, max_fpr, lam, loss, buffer_size,
+              schedule="inv_sqrt", sample_weight=None, w0=None):
+    """Run 2PMB's epochs: for each pass ``order`` of ``orders``, the positives of
+    ``samples`` (row indices, in slot order) against the negatives of ``order`` in batches
+    of 1, 2, 4, ... and then ``buffer_size`` (one step per full batch; a batch left
+    unfinished at the end of an epoch is continued by the next); return ``(w, t)``."""
+    X, weight, w = _dense(X, y, sample_weight, w0)
+    negatives = []
+    t = batches = 0
+    for order, sample in zip(orders, samples):
+        positives = [(X[i], weight[i]) for i in sample]
+        for i in order:
+            if y[i] > 0:
+                continue
+            negatives.append((X[i], weight[i]))
+            if len(negatives) == min(buffer_size, 2**batches):
+                w, t = _step(w, positives, negatives, t, eta=eta, max_fpr=max_fpr, lam=lam,
+                             loss=loss, schedule=schedule)
+                negatives = []
+                batches += 1
+    return w, t
+
+
+def reservoir(positives, capacity, rng):
+    """Vitter's Algorithm R over the row indices ``positives``: the slots after the pass."""
+    slots = []
+    for m, i in enumerate(positives):
+        if m < capacity:
+            slots.append(i)
+        else:
+            j = rng.integers(0, m + 1)
+            if j < capacity:
+                slots[j] = i
+    return slots
