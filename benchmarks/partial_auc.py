@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _stamp import stamp  # noqa: E402
 
-PAUC_IDS = ("pauc-1pmb", "pauc-sopa", "pauc-sopa-s", "pauc-sota-s", "svm-pauc")
+PAUC_IDS = ("pauc-1pmb", "pauc-2pmb", "pauc-sopa", "pauc-sopa-s", "pauc-sota-s", "svm-pauc")
 ONE_PASS_PAUC = ("pauc-1pmb", "pauc-sopa", "pauc-sopa-s", "pauc-sota-s")
 FULL_IDS = ("spam-l2", "ftrl-auc", "solam", "kar", "b-ls-svm")
 TARGET = 0.1  # the max_fpr the partial-AUC ids are trained for

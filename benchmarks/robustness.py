@@ -46,9 +46,10 @@ ROOT = Path(__file__).resolve().parents[1]
 # buffer-based: bar 0.03. Each step pairs the new row(s) with a bounded buffer of past rows
 # (OAM's two reservoirs, Kar's buffer, OGD-FIFO's previous row); the streaming partial-AUC
 # learners too: one step per batch of buffer_size negatives, paired only with the ring of
-# the last buffer_size positives (their `memory`: two buffers of B rows)
-BUFFER = {"oam-seq", "oam-gra", "ogd-fifo", "kar", "pauc-1pmb", "pauc-sopa", "pauc-sopa-s",
-          "pauc-sota-s"}
+# the last buffer_size positives (their `memory`: two buffers of B rows), or with a sample of
+# buffer_size positives (pauc-2pmb)
+BUFFER = {"oam-seq", "oam-gra", "ogd-fifo", "kar", "pauc-1pmb", "pauc-2pmb", "pauc-sopa",
+          "pauc-sopa-s", "pauc-sota-s"}
 KERNEL = {"aogd", "projection-pp", "sparse-kernel"}  # non-linear: no bar against a linear optimum
 # why an id stays short of its bar, where the cause is measured (shown under "Short of the bar")
 NOTES: dict[str, str] = {

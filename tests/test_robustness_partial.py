@@ -18,7 +18,7 @@ import robustness  # noqa: E402
 def test_partial_auc_ids_are_judged_at_their_max_fpr():
     assert robustness.target_fpr("spam-l2") is None
     assert robustness.target_fpr("b-ls-svm") is None
-    for algorithm_id in ("pauc-1pmb", "pauc-sopa", "svm-pauc"):
+    for algorithm_id in ("pauc-1pmb", "pauc-2pmb", "pauc-sopa", "svm-pauc"):
         assert robustness.target_fpr(algorithm_id) == 0.1  # their default max_fpr
     for algorithm_id in ("pauc-sopa-s", "pauc-sota-s"):  # no max_fpr: the report's
         assert robustness.target_fpr(algorithm_id) == robustness.PARTIAL_FPR
