@@ -252,16 +252,9 @@ def _sample_positives(st, slots, data, indices, indptr, y, order, draws):
 def pauc_2pmb_epoch(st, slots, work, data, indices, indptr, y, order, draws, hp, t):
     """One epoch of 2PMB over the rows ``order``: the sample of positives, then the batches.
 
-    The arguments are those of :func:`pauc_epoch`, with ``draws`` (int64) the reservoir's
-    slot draws of :func:`_sample_positives`: one per positive of ``order`` past the
-    first ``buffer_size``.
-
-    Returns
-    -------
-    t : int
-        Steps done after this call.
-    status : int
-        ``OK`` or ``DIVERGED``.
+    The arguments and the result ``(t, status)`` are those of :func:`pauc_epoch`, with
+    ``draws`` (int64) the reservoir's slot draws of :func:`_sample_positives`: one per
+    positive of ``order`` past the first ``buffer_size``.
     """
     _sample_positives(st, slots, data, indices, indptr, y, order, draws)
     return _batches(st, slots, work, data, indices, indptr, y, order, hp, t, False)

@@ -248,6 +248,8 @@ _SHARED = dict(
     warm_values=warm_values,
     weights="steps",
 )
+_PAPER_SETTING = "Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
+_AUTO_NOTE = " eta='auto' is calibrated on the data with the pAUC objective."
 _STEP_COST = ("(one step per B negatives: scores of the 2B stored rows, top-k selection, "
               "k = ceil(max_fpr B), B k pairs)")
 
@@ -264,9 +266,8 @@ PAUC_1PMB = register(
         run=run,
         params=(*PARAMS, precondition()),
         equivalence_params={"eta": 0.05, "precondition": None},
-        notes="Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
-        "Streaming form: the last buffer_size positives (a ring) meet every batch of "
-        "buffer_size negatives. eta='auto' is calibrated on the data with the pAUC objective.",
+        notes=_PAPER_SETTING + "Streaming form: the last buffer_size positives (a ring) meet "
+        "every batch of buffer_size negatives." + _AUTO_NOTE,
         **_SHARED,
     )
 )
@@ -285,10 +286,9 @@ PAUC_2PMB = register(
         run=run_2pmb,
         params=(*PARAMS_2PMB, precondition()),
         exact_blocks=False,  # each call draws a new sample of positives
-        notes="Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
-        "Each epoch draws a uniform sample of buffer_size positives (first pass) that meets "
-        "every batch of buffer_size negatives (second pass). eta='auto' is calibrated on the "
-        "data with the pAUC objective.",
+        notes=_PAPER_SETTING + "Each epoch draws a uniform sample of buffer_size positives "
+        "(first pass) that meets every batch of buffer_size negatives (second pass)."
+        + _AUTO_NOTE,
         **_SHARED,
     )
 )

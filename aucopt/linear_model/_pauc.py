@@ -137,10 +137,8 @@ class PAUC2PMBClassifier(PAUC1PMBClassifier):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (1, n_features)
-        The last iterate.
     t_ : int
-        Steps so far (full negative batches).
+        Steps so far (full negative batches; each meets the sample of positives).
     {attributes}
 
     See Also

@@ -102,17 +102,22 @@ def test_max_fpr_one_is_the_pairwise_surrogate():
     assert partial_auc_surrogate(s, yy, 1.0, "hinge") == pytest.approx(full)
 
 
-def test_beats_full_auc_learner_at_low_fpr_on_imbalanced_data():
-    # rare positives in two clusters: one far out along one feature (it makes the top of the
-    # ranking), one slightly shifted along two others (it makes most of the full AUC)
-    rng = np.random.default_rng(0)
-    n, d = 4000, 10
+def two_clusters(n=4000, d=10, seed=0):
+    """Rare positives (5%) in two clusters: one far out along one feature (it makes the top
+    of the ranking), one slightly shifted along two others (it makes most of the full AUC);
+    return ``X, y``."""
+    rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
     y = np.where(rng.random(n) < 0.05, 1, -1)
     pos = rng.permutation(np.flatnonzero(y > 0))
     X[pos[: len(pos) // 2], 0] += 3.0
     X[pos[len(pos) // 2:], 1] += 0.7
     X[pos[len(pos) // 2:], 2] += 0.7
+    return X, y
+
+
+def test_beats_full_auc_learner_at_low_fpr_on_imbalanced_data():
+    X, y = two_clusters()
     Xt, yt = X[:2500], y[:2500]
     Xv, yv = X[2500:], y[2500:]
     got, full = (partial_roc_auc_score(yv, aucopt.make(a, random_state=0, **kw).fit(Xt, yt)

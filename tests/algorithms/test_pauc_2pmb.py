@@ -19,7 +19,7 @@ from aucopt.metrics import partial_roc_auc_score
 from .._jit_pair import compiled_output, interpreted_output
 from ..reference import pauc as ref
 from .test_oam import growing_sparse_stream, positive_weights
-from .test_pauc import PARAMS, _imbalanced
+from .test_pauc import PARAMS, _imbalanced, two_clusters
 
 
 def _reference(X, y, *, seed, epochs, shuffle=True, **kw):
@@ -152,21 +152,14 @@ def test_jit_equals_nojit():
 
 
 def test_improves_the_partial_auc_on_imbalanced_data():
-    # rare positives (5%) in two clusters, as test_pauc's comparison with a full-AUC learner:
-    # from w = 0 (every score tied: standardised pAUC 0.5) to well above, held out
-    rng = np.random.default_rng(0)
-    n, d = 4000, 10
-    X = rng.normal(size=(n, d))
-    y = np.where(rng.random(n) < 0.05, 1, -1)
-    pos = rng.permutation(np.flatnonzero(y > 0))
-    X[pos[: len(pos) // 2], 0] += 3.0
-    X[pos[len(pos) // 2:], 1] += 0.7
-    X[pos[len(pos) // 2:], 2] += 0.7
+    # from w = 0 (every score tied: standardised pAUC 0.5) to well above, held out, on the
+    # data of test_pauc's comparison with a full-AUC learner
+    X, y = two_clusters()
     est = PAUC2PMBClassifier(max_fpr=0.05, loss="hinge", random_state=0).fit(X[:2500], y[:2500])
-    start = partial_roc_auc_score(y[2500:], np.zeros(n - 2500), max_fpr=0.05)
+    start = partial_roc_auc_score(y[2500:], np.zeros(1500), max_fpr=0.05)
     got = partial_roc_auc_score(y[2500:], est.decision_function(X[2500:]), max_fpr=0.05)
     assert start == pytest.approx(0.5)
-    assert got > start + 0.1
+    assert got > start + 0.1  # measured: 0.670 (pauc-1pmb 0.678, spam-l2 0.646)
 
 
 def test_save_load_and_bad_state(tmp_path):
