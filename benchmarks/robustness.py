@@ -347,9 +347,10 @@ def _write(args, algorithms, names, scalings, ls, cells, cost, scans, seconds):
         "methods, 0.03 for the buffer-based ones, none for the kernel learners (a linear "
         "optimum is not their yardstick). `ok`: every default and grid gap of the row above "
         "`-bar` and nothing diverged.", "",
-        "The partial-AUC learners (`pauc-1pmb`, `pauc-sopa`, `pauc-sopa-s`, `pauc-sota-s`, "
-        "`svm-pauc`) trade full AUC for the region of low false-positive rates, so they are "
-        "judged on what they optimise: the test partial AUC over FPR in [0, `max_fpr`] "
+        "The partial-AUC learners (`pauc-1pmb`, `pauc-2pmb`, `pauc-sopa`, `pauc-sopa-s`, "
+        "`pauc-sota-s`, `svm-pauc`) trade full AUC for the region of low false-positive "
+        "rates, so they are judged on what they optimise: the test partial AUC over FPR in "
+        "[0, `max_fpr`] "
         "(McClish's standardisation, as `sklearn.metrics.roc_auc_score(max_fpr=)`; "
         "`aucopt.metrics.partial_roc_auc_score`) at their own default `max_fpr`, or at "
         f"{PARTIAL_FPR:g} for those whose KL temperature stands in for it (`pauc-sopa-s`, "
