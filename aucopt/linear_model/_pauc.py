@@ -51,6 +51,7 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
     See Also
     --------
     KarClassifier : online pairwise gradient descent on the full AUC with a buffer.
+    PAUC2PMBClassifier : the two-pass method on the same surrogate (``fit`` only).
 
     Notes
     -----
@@ -59,8 +60,9 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
     stream, and steps on the batch's pAUC surrogate; here the negatives of a batch are
     the stream's, and the positives are the last ``buffer_size`` ones (on data with 1%
     positives a batch of 100 rows would mostly hold none). The same role is played in
-    Kar et al.'s two-pass variant 2PMB by the sample of positives its first pass
-    collects. With ``max_fpr=1`` the surrogate is the pairwise AUC loss.
+    Kar et al.'s two-pass variant 2PMB (:class:`PAUC2PMBClassifier`) by the sample of
+    positives its first pass collects. With ``max_fpr=1`` the surrogate is the pairwise
+    AUC loss.
     The surrogate is the "tight" one of Narasimhan & Agarwal (KDD 2013, section 4):
     the hinge over the top-ranked negatives, a convex upper bound on
     :math:`1 - \mathrm{pAUC}(0, \beta)` of the batch (up to normalisation).
