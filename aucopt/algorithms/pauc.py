@@ -111,7 +111,6 @@ _2PMB_DOCS = {
         Epochs of ``fit``, each of two passes over the data (the sample of positives,
         then the batches of negatives); 2PMB makes one, a later epoch draws a new sample
         and goes on from the iterate.""",
-    "warm_start": "Start ``fit`` from the previous iterate (the buffers restart empty).",
 }
 PARAMS_2PMB = tuple(p.replace(doc=_2PMB_DOCS[p.name]) if p.name in _2PMB_DOCS else p
                     for p in PARAMS)
