@@ -176,6 +176,8 @@ class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
         *,
         lam="auto",
         max_fpr=0.1,
+        min_fpr=0.0,
+        surrogate="structural",
         tol=1e-3,
         max_iter=1000,
         shuffle=False,
