@@ -46,8 +46,8 @@ from numbers import Real
 import numpy as np
 
 from .._kernels._state import zeros
-from ._batch import BATCH, batch_common, spread_lam
 from ..utils._param_validation import Interval, Options
+from ._batch import BATCH, batch_common, spread_lam
 from ._params import POSITIVE, KernelScalars, Param
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -216,9 +216,7 @@ def range_cut(X, y, w, kappa, min_fpr, max_fpr, tight):
     gains = np.stack([kappa * (sum1 - sp * mass1),
                       full1 + mass2 + kappa * (sum2 - sp * mass2),
                       full1 + full2 + kappa * (sum3 - sp * mass3)])
-    if tight:
-        gains[2] = -np.inf
-    best = np.argmax(gains, axis=0)                      # first of equal gains
+    best = np.argmax(gains, axis=0)  # first of equal gains (tight: zone 3 is empty)
     # prefix length in each zone for each positive
     n1 = np.where(best == 0, c1, len(t1))
     n2 = np.where(best == 0, 0, np.where(best == 1, c2, len(t2)))
@@ -267,10 +265,10 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
 
 SVM_PAUC = register(AlgorithmSpec(
     id="svm-pauc",
-    name="SVM-pAUC (structural, [0, max_fpr])",
+    name="SVM-pAUC (structural or tight, [min_fpr, max_fpr])",
     family="pauc_svm",
     paper=PAPER,
-    source="Narasimhan & Agarwal, ICML 2013",
+    source="Narasimhan & Agarwal, ICML 2013 and KDD 2013",
     params=PARAMS,
     memory="O(k d) (k cutting planes) + data",
     cost="O(nnz + n log n + k d) per cut, k cuts",
@@ -289,7 +287,10 @@ SVM_PAUC = register(AlgorithmSpec(
     notes="Structural SVM for pAUC over FPR in [0, max_fpr] (Narasimhan & Agarwal, ICML 2013, "
     "section 4): the svm-perf surrogate on the positives against the top max_fpr share of "
     "the negatives; 1-slack cutting planes with an O(n log n) most violated constraint, stops at "
-    "a certified duality gap <= tol. With max_fpr=1 it is svm-perf. Default lam=\"auto\" as "
-    "svm-perf.",
+    "a certified duality gap <= tol. With max_fpr=1 it is svm-perf. min_fpr > 0: the range "
+    "[min_fpr, max_fpr], with the structural surrogate of ICML 2013 (hinge terms on every "
+    "negative) or, surrogate=\"tight\", SVMpAUC-tight of KDD 2013 (terms on the top max_fpr "
+    "share only; never larger); weighted and fractional ranges in notes.md#pauc-svm-range. "
+    "Default lam=\"auto\" as svm-perf.",
     **BATCH,
 ))

@@ -238,22 +238,15 @@ def test_bad_values_are_refused(params):
         SVMPAUCClassifier(**params).fit(X, y)
 
 
-def test_training_range_partial_auc_not_below_the_top_range_model():
-    """On data where the top of the ranking and the range [0.05, 0.3] want different
-    directions, training on the range gives the better pAUC(0.05, 0.3) there."""
-    rng = np.random.default_rng(0)
-    n = 1200
-    X = rng.normal(size=(n, 4))
-    y = np.where(rng.random(n) < 0.2, 1, -1)
-    neg = np.flatnonzero(y < 0)
-    X[neg[:20], 0] += 4.0          # a few decoys at the very top on feature 0
-    X[y > 0, 0] += 1.0
-    X[y > 0, 1] += 1.0
-    scores = {}
-    for name, kw in {"top": dict(max_fpr=0.3), "range": dict(min_fpr=0.05, max_fpr=0.3),
-                     "tight": dict(min_fpr=0.05, max_fpr=0.3, surrogate="tight")}.items():
-        est = SVMPAUCClassifier(lam=1e-3, **kw).fit(X, y)
-        scores[name] = partial_roc_auc_score(y, est.decision_function(X), min_fpr=0.05,
-                                             max_fpr=0.3)
-    assert scores["range"] >= scores["top"] - 0.005
-    assert scores["tight"] >= scores["top"] - 0.005
+def test_tight_optimum_not_above_the_structural_one():
+    """The tight risk is at most the structural one at every w, so its optimal objective is
+    too; both fits certify their gap, so the comparison holds up to the two tolerances."""
+    X, y = _problem(25, 75, 4, 9)
+    lam, kw = 0.05, dict(min_fpr=0.1, max_fpr=0.4, tol=1e-9)
+    objective = {}
+    for surrogate in ("structural", "tight"):
+        w = SVMPAUCClassifier(lam=lam, surrogate=surrogate, **kw).fit(X, y).coef_[0]
+        risk = range_cut(X, y, w, KAPPA, 0.1, 0.4, surrogate == "tight")[2]
+        objective[surrogate] = 0.5 * lam * w @ w + risk
+    assert objective["tight"] <= objective["structural"] + 2e-9
+    assert objective["tight"] < objective["structural"] - 1e-3  # not the same problem
