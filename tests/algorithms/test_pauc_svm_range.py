@@ -250,3 +250,21 @@ def test_tight_optimum_not_above_the_structural_one():
         objective[surrogate] = 0.5 * lam * w @ w + risk
     assert objective["tight"] <= objective["structural"] + 2e-9
     assert objective["tight"] < objective["structural"] - 1e-3  # not the same problem
+
+
+def test_small_min_fpr_limits():
+    """As min_fpr goes to 0 the tight cut tends to the [0, max_fpr] one; the structural
+    cut keeps the pairs with the negatives below the range (another output space)."""
+    X, y = _problem(6, 12, 3, 8)
+    w = np.array([0.5, -0.2, 0.1])
+    top = pauc_cut(X, y, w, KAPPA, 0.4)[2]
+    tight = range_cut(X, y, w, KAPPA, 1e-9, 0.4, True)[2]
+    loose = range_cut(X, y, w, KAPPA, 1e-9, 0.4, False)[2]
+    assert tight == pytest.approx(top, rel=1e-7)
+    assert loose > top + 1e-3
+
+
+def test_subnormal_min_fpr_is_refused():
+    X, y = _problem(5, 5, 2, 0)
+    with pytest.raises(ValueError, match="subnormal"):
+        SVMPAUCClassifier(min_fpr=5e-324).fit(X, y)
