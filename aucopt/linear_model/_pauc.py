@@ -175,24 +175,46 @@ class PAUC2PMBClassifier(PAUC1PMBClassifier):
 
 
 class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
-    r"""Structural SVM for the partial AUC over FPR in [0, max_fpr] (Narasimhan & Agarwal, 2013).
+    r"""Structural SVMs for the partial AUC over FPR in [min_fpr, max_fpr] (ICML / KDD 2013).
+
+    With :math:`\alpha` = ``min_fpr``, :math:`\beta` = ``max_fpr``, the negatives sorted by
+    score :math:`s_{(1)} \ge s_{(2)} \ge \dots` (:math:`s = w^\top x`), :math:`j_\alpha =
+    \alpha n_-`, :math:`j_\beta = \beta n_-` (integers here; fractions below),
 
     .. math::
 
-        \min_w\; \frac{\lambda}{2}\|w\|^2 + \max_{q \in Q}
-        \frac{1}{n_+ \beta n_-} \sum_{i \in P} \sum_{j \in N} q_j
+        \min_w\; \frac{\lambda}{2}\|w\|^2 + \frac{1}{n_+ (j_\beta - j_\alpha)}
+        \sum_{i \in P} \max_{0 \le r \le r_{\max}} \Big[ \big(\min(r, j_\beta) -
+        j_\alpha\big)_+ + 2 \sum_{k \le r} w^\top\big(x_{(k)} - x_i\big) \Big],
+
+    i.e. each positive :math:`i` picks the number :math:`r` of negatives ranked above it and
+    pays the partial-AUC loss of that ranking plus :math:`2 (s_{(k)} - s_i)` for each of
+    them. This is the structural SVM of Joachims' ROC-area SVM (:class:`SVMPerfClassifier`)
+    with the partial-AUC loss, maximised over every ordering of positives and negatives
+    (the negatives in score order are the best for every positive at once). The two
+    surrogates differ in :math:`r_{\max}`:
+
+    * ``surrogate="structural"`` (ICML 2013, its general range, used for
+      :math:`\alpha > 0`): :math:`r_{\max} = n_-`; the hinge terms reach every negative.
+    * ``surrogate="tight"`` (SVMpAUC-tight, KDD 2013): :math:`r_{\max} = j_\beta`; the
+      terms stop at the negatives that can lie in :math:`[0, \beta]`, so the surrogate is
+      never larger.
+
+    For :math:`\alpha = 0` both are the :math:`[0, \beta]` surrogate of ICML 2013,
+
+    .. math::
+
+        \max_{q \in Q} \frac{1}{n_+ \beta n_-} \sum_{i \in P} \sum_{j \in N} q_j
         \max\big(0, 1 - 2 w^\top(x_i - x_j)\big),\quad
         Q = \{0 \le q_j \le 1, \textstyle\sum_j q_j = \beta n_-\},
 
-    the structural surrogate of Joachims' ROC-area SVM (:class:`SVMPerfClassifier`)
-    restricted to the positives against a set of :math:`\beta n_-` negatives, maximised
-    over the set (ICML 2013, section 4, the range :math:`[0, \beta]`, where their KDD 2013
-    "tight" surrogate coincides with it; when :math:`\beta n_-` is not an integer the last
-    negative of the set counts a fraction). It upper-bounds :math:`1 - \mathrm{pAUC}(0,
-    \beta)` (normalised) and is solved by the 1-slack cutting-plane method of
-    ``svm-perf``: the most violated constraint takes the :math:`k` negatives that
-    :math:`w` scores highest and then Joachims' ROC-area labeling on them
-    (ICML 2013, section 4.2), one sort per cut.
+    the ROC-area surrogate restricted to the positives against the :math:`\beta n_-`
+    negatives scored highest. Each surrogate upper-bounds :math:`1 -
+    \mathrm{pAUC}(\alpha, \beta)` (normalised; :func:`aucopt.metrics.partial_roc_auc_score`
+    with ``standardized=False`` divided by :math:`\beta - \alpha`) and is solved by the
+    1-slack cutting-plane method of ``svm-perf``: the most violated constraint sorts the
+    negatives by score and places each positive at its best rank, one binary search per
+    range zone (above, inside, below the range), O(n log n) per cut.
 
     Parameters
     ----------
@@ -216,9 +238,15 @@ class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
     Notes
     -----
     The solution is the reference optimum of the partial-AUC surrogate: the stop is a
-    certified duality gap at most ``tol``. ``sample_weight``: a pair weighs
-    :math:`v_i q_j` with :math:`0 \le q_j \le v_j` and :math:`\sum_j q_j = \beta W_-`, so
-    that integer weights equal duplicated rows. Cost per cut O(nnz + n log n + k' d),
+    certified duality gap at most ``tol``. When :math:`\alpha n_-` or :math:`\beta n_-`
+    is not an integer, or with ``sample_weight``, each negative fills an interval of
+    length its weight :math:`v_j` on :math:`[0, W_-)` in score order, the loss counts the
+    part inside :math:`[\alpha W_-, \beta W_-)`, a pair weighs :math:`v_i v_j`, and a
+    negative straddling :math:`\beta W_-` may count a fraction, so that integer weights
+    equal duplicated rows. The structural surrogate with ``min_fpr > 0`` reaches every
+    negative while with ``min_fpr=0`` it stops at :math:`\beta n_-` of them (the two
+    output spaces of ICML 2013): it does not tend to the ``min_fpr=0`` problem as
+    ``min_fpr`` goes to 0; the tight one does. Cost per cut O(nnz + n log n + k' d),
     k' the cuts so far.
 
     References
@@ -241,6 +269,8 @@ class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
         *,
         lam="auto",
         max_fpr=0.1,
+        min_fpr=0.0,
+        surrogate="structural",
         tol=1e-3,
         max_iter=1000,
         shuffle=False,
