@@ -67,3 +67,32 @@ def test_pipeline_with_linear_learner_solves_xor(linear):
                          aucopt.make(linear, random_state=0))
     assert pipe.fit(X, y).score(X_test, y_test) >= 0.95
     assert aucopt.make(linear, random_state=0).fit(X, y).score(X_test, y_test) < 0.65
+
+
+def test_partial_fit_draws_on_the_first_call_and_keeps_the_map():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 4))
+    for bandwidth in (0.7, "auto"):
+        rff = RandomFourierFeatures(n_components=12, bandwidth=bandwidth, random_state=1)
+        first = RandomFourierFeatures(n_components=12, bandwidth=bandwidth,
+                                      random_state=1).fit(X[:10])
+        out = rff.partial_fit(X[:10]).transform(X)
+        assert_allclose(out, first.transform(X), rtol=0, atol=0)
+        frequencies, width = rff.frequencies_.copy(), rff.bandwidth_
+        assert rff.partial_fit(5.0 * X[10:]) is rff  # another scale: the map stays
+        assert_allclose(rff.frequencies_, frequencies, rtol=0, atol=0)
+        assert rff.bandwidth_ == width
+        assert_allclose(rff.transform(X), out, rtol=0, atol=0)
+        with pytest.raises(ValueError, match="features"):
+            rff.partial_fit(X[:, :3])
+        refit = rff.fit(5.0 * X)  # fit draws again (bandwidth "auto": a new width)
+        if bandwidth == "auto":
+            assert refit.bandwidth_ != width
+
+
+def test_numeric_bandwidth_map_depends_only_on_the_input_dimension():
+    X = np.random.default_rng(4).normal(size=(50, 3))
+    rff = RandomFourierFeatures(n_components=10, bandwidth=2.0, random_state=7)
+    from_zeros = rff.fit(np.zeros((1, 3))).transform(X)
+    assert_allclose(RandomFourierFeatures(n_components=10, bandwidth=2.0, random_state=7)
+                    .fit(X).transform(X), from_zeros, rtol=0, atol=0)

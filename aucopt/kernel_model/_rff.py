@@ -40,7 +40,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         Kernel width :math:`\sigma`. ``"auto"``: the root of the total variance
         of the training data (:math:`\mathrm{mean}\|x\|^2 - \|\mathrm{mean}\,x\|^2`).
     random_state : int, RandomState instance or None, default=None
-        Seed of the frequencies (drawn once in ``fit``).
+        Seed of the frequencies (drawn once in ``fit``, or in the first ``partial_fit``).
 
     Attributes
     ----------
@@ -52,6 +52,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    With a numeric ``bandwidth`` the frequencies depend only on the number of input
+    features and ``random_state``, not on the rows seen by ``fit``: fitting on the first
+    chunk of a stream gives the same map as fitting on all of it. :meth:`partial_fit`
+    draws them on its first call and keeps them afterwards, so that a stream can be
+    mapped chunk by chunk (a :class:`~sklearn.pipeline.Pipeline` has no ``partial_fit``:
+    call the transformer's, then the learner's). With ``bandwidth="auto"`` the width is
+    that of the first chunk.
+
     The sin/cos pairing (rather than :math:`\sqrt{2/D}\cos(u^\top x + b)` with
     random phases) halves the variance of the kernel estimate; the scale
     :math:`\sqrt{2/D}` is the correct one (notes.md#rff-scale: AlQuabeh et al. 2024, Algorithm 1's
@@ -104,6 +112,30 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
             self.bandwidth)
         rng = make_generator(self.random_state)
         self.frequencies_ = draw_frequencies(self.n_components, X.shape[1], rng) / self.bandwidth_
+        return self
+
+    def partial_fit(self, X, y=None):
+        """Draw the frequencies on the first call; later calls keep them.
+
+        The first call is :meth:`fit` on its chunk; a later call only checks that the
+        chunk has the number of features seen first, so that the features of a stream
+        do not change from one chunk to the next. ``fit`` draws them again.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : None
+            Ignored.
+
+        Returns
+        -------
+        self
+        """
+        if not hasattr(self, "frequencies_"):
+            return self.fit(X, y)
+        validate_parameter_constraints(self._parameter_constraints,
+                                       self.get_params(deep=False), type(self).__name__)
+        validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return self
 
     def transform(self, X):
