@@ -104,9 +104,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        validate_parameter_constraints(self._parameter_constraints,
-                                       self.get_params(deep=False), type(self).__name__)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=True)
+        X = self._validate(X, reset=True)
         rows = as_rows(X)
         self.bandwidth_ = auto_bandwidth(rows) if self.bandwidth == "auto" else float(
             self.bandwidth)
@@ -124,6 +122,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            One chunk of the stream.
         y : None
             Ignored.
 
@@ -133,10 +132,14 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
         """
         if not hasattr(self, "frequencies_"):
             return self.fit(X, y)
+        self._validate(X, reset=False)
+        return self
+
+    def _validate(self, X, reset):
+        """Check the parameters and ``X`` (its number of features too unless ``reset``)."""
         validate_parameter_constraints(self._parameter_constraints,
                                        self.get_params(deep=False), type(self).__name__)
-        validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        return self
+        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
 
     def transform(self, X):
         """Return :math:`\\phi(X)`.
