@@ -264,3 +264,22 @@ def test_lane_abs_and_prefetch():
         return lane(v, 0), lane(v, 1), lane(v, 2), lane(v, 3)
 
     assert run(np.array([-1.5, 2.0, -0.0, 3.0])) == (2.5, 3.0, 1.0, 4.0)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float64])
+def test_prefetch_asks_for_the_lines_of_any_numeric_vector(dtype):
+    # the CSR columns and row starts are prefetched as well as float64 values: the intrinsic
+    # is emitted for them (a strided vector gets the no-op, a hint being optional)
+    from aucopt._kernels._lanes import prefetch
+
+    @njit
+    def run(x, j):
+        prefetch(x, j)
+        return x[0]
+
+    x = np.arange(20, dtype=dtype)
+    assert run(x, 10**6) == 0  # a hint: never faults
+    assert any("llvm.prefetch" in ir for ir in run.inspect_llvm().values())
+    run(x[::2], 3)
+    assert not any("llvm.prefetch" in ir for sig, ir in run.inspect_llvm().items()
+                   if sig[0].layout != "C")
