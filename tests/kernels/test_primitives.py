@@ -172,6 +172,21 @@ def test_class_sums():
     assert_allclose(sqmax[0], (X**2).sum(1).max())
 
 
+def test_class_sums_of_csr_rows_are_their_column_sums_in_stored_order():
+    # the compiled pass prefetches the entries of sums of rows ahead: the sums stay those of
+    # numpy.bincount over each class's stored entries, bit for bit
+    rng = np.random.default_rng(3)
+    X = sp.random(60, 9, density=0.4, format="csr", random_state=rng)
+    y = np.where(rng.random(60) < 0.3, 1.0, -1.0)
+    counts, sums, sqmax = np.zeros(2), np.zeros((2, 9)), np.zeros(1)
+    assert accumulate_class_sums(counts, sums, sqmax, X.data, X.indices, X.indptr, y) == -1
+    for c, mask in ((1, y > 0), (0, y < 0)):
+        part = X[np.flatnonzero(mask)]
+        np.testing.assert_array_equal(sums[c], np.bincount(part.indices, weights=part.data,
+                                                           minlength=9))
+    assert counts.tolist() == [(y < 0).sum(), (y > 0).sum()]
+
+
 def test_step_sizes():
     assert step_size(SCHEDULE_CODES["constant"], 0.3, 0.5, 7) == 0.3
     assert_allclose(step_size(SCHEDULE_CODES["inv_sqrt"], 2.0, 0.5, 4), 1.0)
