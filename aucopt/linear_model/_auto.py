@@ -55,8 +55,8 @@ ONE_PASS_PARAMS = {"output": "last"}
 # shape whatever the number of rows); eta0 is calibrated as usual. At 2 x 10^5 rows
 # (t0 = 2,000) 0.778 against 0.753 for one preconditioned pass, and 0.766 with t0 = 10^4;
 # at 5 x 10^5 rows 0.777 (t0 = 5,000). The peers report's one-pass race (three interleaved
-# runs, medians; a shared, loaded machine): 0.788 in 5.1 and 6.5 s, Vowpal Wabbit 0.778 in
-# 4.8 and 5.2 s, SGDClassifier 0.781 in 6.4 and 6.6 s (two races).
+# runs, medians; a shared, loaded machine): 0.788 in 5.1, 6.5 and 4.8 s, Vowpal Wabbit 0.778
+# in 4.8, 5.2 and 4.8 s, SGDClassifier 0.781 in 6.4, 6.6 and 6.4 s (three races).
 WIDE_PARAMS = {"max_iter": 2, "precondition": None, **ONE_PASS_PARAMS}
 WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
