@@ -18,6 +18,8 @@ from aucopt.linear_model._auto import (
     ONE_PASS_PARAMS,
     ONE_PASS_ROWS,
     STREAM_ALGORITHM,
+    WIDE_PARAMS,
+    WIDE_T0_PER_ROW,
 )
 
 
@@ -38,7 +40,9 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
 @pytest.mark.parametrize("shape, streaming, expected", [
     ((1000, 20, 20_000), False, ("uni-log-batch", {"class_weight": None})),
     ((10**5, 100, 10**7), False, ("uni-log-batch", {"class_weight": None})),
-    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 1, "output": "last"})),
+    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 2, "precondition": None,
+                                                    "output": "last", "t0": 10_000.0})),
+    ((10**6, 1000, 10**9), False, ("spam-l2", {"max_iter": 1, "output": "last"})),
     ((100_000, 1000, 10**8), False, ("spam-l2", {})),
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
     ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
@@ -51,8 +55,10 @@ def test_choose_follows_the_table(shape, streaming, expected):
 def test_choose_boundaries():
     assert choose(10, 10, BATCH_MAX_NONZEROS)[0] == "uni-log-batch"
     assert choose(ONE_PASS_ROWS - 1, 10**6, BATCH_MAX_NONZEROS + 1) == ("spam-l2", {})
-    assert choose(ONE_PASS_ROWS, 10**6, BATCH_MAX_NONZEROS + 1) == (
+    assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES, BATCH_MAX_NONZEROS + 1) == (
         "spam-l2", {"max_iter": 1, "output": "last"})
+    assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES + 1, BATCH_MAX_NONZEROS) == (
+        "spam-l2", {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * ONE_PASS_ROWS})
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -79,6 +85,22 @@ def test_large_data_gets_one_pass_of_spam(monkeypatch):
     assert est.algorithm_ == "spam-l2" and est.estimator_.max_iter == 1
     assert est.estimator_.output == "last"
     assert est.estimator_.n_iter_ == 1
+
+
+def test_wide_data_get_two_passes_of_spam_on_the_rows_as_given(monkeypatch):
+    # the thresholds lowered so that a small sparse problem takes the wide-data branch
+    import aucopt.linear_model._auto as auto
+
+    monkeypatch.setattr(auto, "BATCH_MAX_FEATURES", 10)
+    monkeypatch.setattr(auto, "ONE_PASS_ROWS", 200)
+    X, y = make_auc_problem(300, 12, random_state=1)
+    X = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
+    est = AUCClassifier(random_state=0).fit(X, y)
+    assert est.algorithm_ == "spam-l2" and est.estimator_.n_iter_ == 2
+    assert est.estimator_.precondition is None and est.estimator_.t0 == 3.0
+    direct = aucopt.make("spam-l2", random_state=0, t0=3.0, **WIDE_PARAMS).fit(X, y)
+    np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
+    assert est.estimator_.eta0_ == direct.eta0_
 
 
 def test_partial_fit_streams_with_spam_and_equals_it():
@@ -139,5 +161,7 @@ def test_choosing_page_table_is_the_code():
     assert choose(10, 10, 100)[1] == BATCH_PARAMS
     assert f"`{STREAM_ALGORITHM}`, one pass" in large and _power_of_ten(ONE_PASS_ROWS) in large
     assert stream.startswith("| `partial_fit`") and f"`{STREAM_ALGORITHM}`" in stream
+    assert (f"`max_iter={WIDE_PARAMS['max_iter']}`" in large and "`precondition=None`" in large
+            and f"`t0` = {WIDE_T0_PER_ROW:g} x" in large)
     for name, value in ONE_PASS_PARAMS.items():
         assert f'`{name}="{value}"`' in large and f'`{name}="{value}"`' in stream

@@ -40,6 +40,11 @@ def _contiguous_vector(arr):
             and arr.dtype == types.float64)
 
 
+def _contiguous_numbers(arr):
+    return (isinstance(arr, types.Array) and arr.ndim == 1 and arr.layout == "C"
+            and isinstance(arr.dtype, types.Number))
+
+
 def _float_vector(arr):
     return isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.float64
 
@@ -95,7 +100,7 @@ def lane(value, k):
 def prefetch(arr, j):
     """Ask the CPU to fetch the cache line of ``arr[j]`` (a hint; a no-op without the JIT).
 
-    ``arr`` is a float64 vector (a no-op unless C-contiguous); ``j`` need not be
+    ``arr`` is a numeric vector (a no-op unless C-contiguous); ``j`` need not be
     a valid index (a prefetch never faults).
     """
 
@@ -181,7 +186,7 @@ def _lane(typingctx, value, k):
 
 @intrinsic
 def _prefetch(typingctx, arr, j):
-    if not _contiguous_vector(arr) or not isinstance(j, types.Integer):
+    if not _contiguous_numbers(arr) or not isinstance(j, types.Integer):
         return None
 
     def codegen(context, builder, signature, args):
@@ -201,7 +206,7 @@ def _prefetch(typingctx, arr, j):
 
 @overload(prefetch)
 def _prefetch_jit(arr, j):
-    if _contiguous_vector(arr):
+    if _contiguous_numbers(arr):
         return lambda arr, j: _prefetch(arr, j)
     return lambda arr, j: None
 

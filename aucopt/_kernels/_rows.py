@@ -28,6 +28,7 @@ __all__ = [
     "row_dot", "row_axpy", "row_add_sq", "row_sqnorm", "row_to_dense", "row_nnz",
     "inline_row_function", "row_dot_plain", "row_dot3_unrolled", "row_dot3", "row_axpy_dot",
     "row_add_sq_unrolled",
+    "row_fetch_targets",
 ]
 
 
@@ -238,7 +239,20 @@ def _csr_axpy_dot(a, prev, w, nxt, data, indices, indptr, i):
     return row_dot(w, data, indices, indptr, i)
 
 
+def _dense_fetch_targets(out, r, data, indices, indptr, i):
+    """Nothing (a dense row adds into every entry of ``out[r]`` in order: no scattered lines)."""
+
+
+def _csr_fetch_targets(out, r, data, indices, indptr, i):
+    """Prefetch the entries of ``out[r]`` at the columns of row ``i`` (a hint)."""
+    target = out[r]
+    for k in range(indptr[i], indptr[i + 1]):
+        prefetch(target, indices[k])
+
+
 row_dot3_unrolled = inline_row_function(_dense_dot3_unrolled, _csr_dot3, "row_dot3_unrolled")
+row_fetch_targets = inline_row_function(_dense_fetch_targets, _csr_fetch_targets,
+                                        "row_fetch_targets")
 row_axpy_dot = inline_row_function(_dense_axpy_dot, _csr_axpy_dot, "row_axpy_dot")
 row_dot3 = inline_row_function(_dense_dot3, _csr_dot3, "row_dot3")
 row_add_sq_unrolled = inline_row_function(_dense_add_sq_unrolled, _csr_add_sq,

@@ -16,7 +16,14 @@ from numba.extending import intrinsic, overload
 # the dense reductions live in _rows; re-exported here under their former home
 from . import _blas  # noqa: F401  (registers the BLAS symbols called below)
 from ._reduce import dot_plain, dot_unrolled
-from ._rows import row_add_sq_unrolled, row_axpy, row_dot3, row_dot3_unrolled, row_sqnorm
+from ._rows import (
+    row_add_sq_unrolled,
+    row_axpy,
+    row_dot3,
+    row_dot3_unrolled,
+    row_fetch_targets,
+    row_sqnorm,
+)
 
 __all__ = [
     "accumulate_class_sums",
@@ -76,6 +83,11 @@ def add_weighted_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c,
         sqmax[0] = sq
 
 
+# rows between the one added and the one whose entries of sums are prefetched (CSR; 10^6 hashed
+# rows of 50 tokens, d = 2^20: 0.18-0.23 s of CPU against 0.37-0.46 s without)
+_SUMS_AHEAD = 2
+
+
 @njit(cache=True, nogil=True)
 def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
     """Add every row to the class statistics (one O(nnz) pass), in place.
@@ -104,7 +116,11 @@ def accumulate_class_sums(counts, sums, sqmax, data, indices, indptr, y):
     """
     # the body of add_to_class_sums, written out: a call per row with eight array arguments
     # is not inlined by numba and made this pass 2.7x slower (measured)
-    for i in range(y.shape[0]):
+    n = y.shape[0]
+    for i in range(n):
+        if i + _SUMS_AHEAD < n:  # CSR: the scattered entries of sums a later row adds to
+            row_fetch_targets(sums, 1 if y[i + _SUMS_AHEAD] > 0 else 0, data, indices, indptr,
+                              i + _SUMS_AHEAD)
         c = 1 if y[i] > 0 else 0
         weight = abs(y[i])
         counts[c] += weight

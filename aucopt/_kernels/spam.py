@@ -370,6 +370,32 @@ def spam_lazy_add_rows(pack, lazy, data, indices, indptr, y):
         lazy[DOT_NEG + c] += weight * vx
 
 
+# rows ahead of the one stepped whose cache lines spam_epoch_lazy asks for: the row start in
+# indptr, then the row's stored values and columns, then its entries of pack (rows in a
+# shuffled order are scattered over X, and a wide pack does not stay in the caches). One
+# shuffled pass over 10^6 hashed rows (50 tokens, d = 2^20): the whole fit took 1.69 s of CPU
+# against 2.13 s without prefetching (medians of 7 fits; 8, 4, 2 ahead: 2.07 s)
+_START_AHEAD, _ROW_AHEAD, _PACK_AHEAD = 16, 8, 3
+
+
+@njit(inline="always")
+def _fetch_rows_ahead(flat, indices, indptr, order, data, idx):
+    """Prefetch, for the row at position ``idx`` of ``order``, the cache lines later rows
+    will read (a hint: no value changes)."""
+    m = order.shape[0]
+    if idx + _START_AHEAD < m:
+        prefetch(indptr, order[idx + _START_AHEAD])
+    if idx + _ROW_AHEAD < m:
+        r = order[idx + _ROW_AHEAD]
+        for k in range(indptr[r], indptr[r + 1], 8):
+            prefetch(data, k)
+            prefetch(indices, k)
+    if idx + _PACK_AHEAD < m:
+        r = order[idx + _PACK_AHEAD]
+        for k in range(indptr[r], indptr[r + 1]):
+            prefetch(flat, 4 * indices[k])
+
+
 @specialises(spam_epoch)
 @njit(cache=True, nogil=True)
 def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, hp, t, learn):
@@ -413,6 +439,7 @@ def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, h
         Position in ``order`` after the last row handled.
     """
     pack, lazy = st.pack, st.lazy
+    flat = pack.reshape(-1)
     n_warmup = st.n_warmup[0]
     s, s_sum, sigma = lazy[S], lazy[S_SUM], lazy[SIGMA]
     dot_neg, dot_pos = lazy[DOT_NEG], lazy[DOT_POS]
@@ -422,6 +449,7 @@ def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, h
     idx = start
     while idx < m:
         i = order[idx]
+        _fetch_rows_ahead(flat, indices, indptr, order, data, idx)
         idx += 1
         positive = y[i] > 0
         c = 1 if positive else 0
