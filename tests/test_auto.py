@@ -20,6 +20,7 @@ from aucopt.linear_model._auto import (
     STREAM_ALGORITHM,
     WIDE_PARAMS,
     WIDE_T0_PER_ROW,
+    has_one_scale,
 )
 
 
@@ -89,18 +90,37 @@ def test_large_data_gets_one_pass_of_spam(monkeypatch):
 
 def test_wide_data_get_two_passes_of_spam_on_the_rows_as_given(monkeypatch):
     # the thresholds lowered so that a small sparse problem takes the wide-data branch
-    import aucopt.linear_model._auto as auto
-
-    monkeypatch.setattr(auto, "BATCH_MAX_FEATURES", 10)
-    monkeypatch.setattr(auto, "ONE_PASS_ROWS", 200)
-    X, y = make_auc_problem(300, 12, random_state=1)
-    X = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
+    X, y = _wide_problem(monkeypatch)
     est = AUCClassifier(random_state=0).fit(X, y)
     assert est.algorithm_ == "spam-l2" and est.estimator_.n_iter_ == 2
     assert est.estimator_.precondition is None and est.estimator_.t0 == 3.0
     direct = aucopt.make("spam-l2", random_state=0, t0=3.0, **WIDE_PARAMS).fit(X, y)
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
     assert est.estimator_.eta0_ == direct.eta0_
+
+
+def _wide_problem(monkeypatch):
+    """A small sparse problem that takes the wide-data branch (thresholds lowered)."""
+    import aucopt.linear_model._auto as auto
+
+    monkeypatch.setattr(auto, "BATCH_MAX_FEATURES", 10)
+    monkeypatch.setattr(auto, "ONE_PASS_ROWS", 200)
+    X, y = make_auc_problem(300, 12, random_state=1)
+    return sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0)), y
+
+
+def test_wide_data_keep_the_preconditioner_where_it_is_more_than_one_factor(monkeypatch):
+    X, y = _wide_problem(monkeypatch)
+    assert has_one_scale(X) and not has_one_scale(X.toarray())
+    # a column non-zero in every row (centred and scaled on its own by the preconditioner)
+    dense_column = sp.hstack([X, sp.csr_matrix(1000.0 + np.arange(300.0)[:, None])]).tocsr()
+    # a few rows ten times longer than the others (shortened by the preconditioner)
+    long_rows = sp.diags(np.where(np.arange(300) % 50 == 0, 10.0, 1.0)) @ X
+    for Z in (dense_column, sp.csr_matrix(long_rows)):
+        assert not has_one_scale(Z)
+        est = AUCClassifier(random_state=0).fit(Z, y)
+        assert est.estimator_.n_iter_ == 2 and est.estimator_.precondition == "auto"
+        assert est.estimator_.t0 == WIDE_T0_PER_ROW * 300
 
 
 def test_partial_fit_streams_with_spam_and_equals_it():

@@ -49,7 +49,7 @@ from ._data import as_rows, non_finite_message
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
-           "ROW_CLIP",
+           "ROW_CLIP", "MEDIAN_ROWS",
            "new_transform", "upgrade_transform", "fix_scale", "centred_columns",
            "transform_rows", "unscaled", "rescaled", "intercept_shift"]
 

@@ -17,10 +17,12 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
 from ._declared import ESTIMATORS
 
 __all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "BATCH_PARAMS",
-           "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_PARAMS", "WIDE_T0_PER_ROW", "choose"]
+           "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_PARAMS", "WIDE_T0_PER_ROW", "choose",
+           "has_one_scale"]
 
 # the batch solver while X has at most this many stored values (dense: n x d): its L-BFGS
 # iterations each read X twice, which stays within seconds up to here on one core
@@ -57,6 +59,11 @@ ONE_PASS_PARAMS = {"output": "last"}
 # at 5 x 10^5 rows 0.777 (t0 = 5,000). The peers report's one-pass race (three interleaved
 # runs, medians; a shared, loaded machine): 0.788 in 5.1, 6.5 and 4.8 s, Vowpal Wabbit 0.778
 # in 4.8, 5.2 and 4.8 s, SGDClassifier 0.781 in 6.4, 6.6 and 6.4 s (three races).
+# The rows as given only where the preconditioner would be one global factor
+# (:func:`has_one_scale`): a column non-zero in half of the rows would be centred and rescaled,
+# and a row more than ROW_CLIP medians long shortened, which no calibrated step replaces;
+# such wide data keep precondition="auto" (two passes with the same t0: 0.793 on the
+# hashed stream, about 1.3x the time of the rows as given).
 WIDE_PARAMS = {"max_iter": 2, "precondition": None, **ONE_PASS_PARAMS}
 WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
@@ -65,8 +72,33 @@ WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
 BATCH_PARAMS = {"class_weight": None}
 
 
+def _wide(n_samples: int, n_features: int, streaming: bool) -> bool:
+    """Whether :func:`choose` gives such data the wide choice (``WIDE_PARAMS``)."""
+    return not streaming and n_samples >= ONE_PASS_ROWS and n_features > BATCH_MAX_FEATURES
+
+
+def has_one_scale(X) -> bool:
+    """Whether the preconditioner (``precondition="auto"``) would only divide sparse ``X``
+    by one factor: in a sample of at most ``MEDIAN_ROWS`` evenly spaced rows, no column is
+    non-zero in ``DENSE_SHARE`` of the rows (none would be centred and get a scale of its
+    own) and no row is longer than ``ROW_CLIP`` times their median length (none would be
+    shortened). Dense ``X``: False. O(sampled non-zeros + n_features).
+    """
+    if not sp.issparse(X) or X.shape[0] == 0:
+        return False
+    X = sp.csr_matrix(X)
+    rows = X[::-(-X.shape[0] // MEDIAN_ROWS)]
+    if rows.nnz == 0:
+        return False
+    counts = np.bincount(rows.indices, minlength=X.shape[1])
+    if counts.max() >= DENSE_SHARE * rows.shape[0]:
+        return False
+    lengths = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+    return bool(lengths.max() <= ROW_CLIP * np.median(lengths))
+
+
 def choose(n_samples: int, n_features: int, n_nonzeros: int,
-           streaming: bool = False) -> tuple[str, dict]:
+           streaming: bool = False, one_scale: bool = True) -> tuple[str, dict]:
     """Return the registry id and hyperparameters ``AUCClassifier`` uses for such data.
 
     Parameters
@@ -77,6 +109,9 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
         Stored values of ``X`` (``n_samples * n_features`` when dense).
     streaming : bool, default=False
         Whether the rows arrive in chunks (``partial_fit``): only a one-pass learner fits.
+    one_scale : bool, default=True
+        Whether the preconditioner would only rescale ``X`` by one factor
+        (:func:`has_one_scale`); if not, the wide choice keeps ``precondition="auto"``.
 
     Returns
     -------
@@ -93,13 +128,18 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
     ('spam-l2', {'max_iter': 1, 'output': 'last'})
     >>> choose(10**6, 2**20, 5 * 10**7)
     ('spam-l2', {'max_iter': 2, 'precondition': None, 'output': 'last', 't0': 10000.0})
+    >>> choose(10**6, 2**20, 5 * 10**7, one_scale=False)[1]["precondition"]
+    'auto'
     """
     if streaming:
         return STREAM_ALGORITHM, dict(ONE_PASS_PARAMS)
     if n_nonzeros <= BATCH_MAX_NONZEROS and n_features <= BATCH_MAX_FEATURES:
         return "uni-log-batch", dict(BATCH_PARAMS)
-    if n_samples >= ONE_PASS_ROWS and n_features > BATCH_MAX_FEATURES:
-        return STREAM_ALGORITHM, {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * n_samples}
+    if _wide(n_samples, n_features, streaming):
+        params = {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * n_samples}
+        if not one_scale:
+            params["precondition"] = "auto"
+        return STREAM_ALGORITHM, params
     if n_samples >= ONE_PASS_ROWS:
         return STREAM_ALGORITHM, {"max_iter": 1, **ONE_PASS_PARAMS}
     return STREAM_ALGORITHM, {}
@@ -182,7 +222,9 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
             return self.algorithm, {}
         shape = X.shape if sp.issparse(X) or hasattr(X, "shape") else np.asarray(X).shape
         n, d = (tuple(shape) + (1, 1))[:2]  # other shapes: the estimator's own error follows
-        return choose(n, d, int(X.nnz) if sp.issparse(X) else n * d, streaming)
+        nnz = int(X.nnz) if sp.issparse(X) else n * d
+        wide = _wide(n, d, streaming)
+        return choose(n, d, nnz, streaming, one_scale=has_one_scale(X) if wide else True)
 
     def _adopt(self, estimator) -> None:
         self.estimator_ = estimator
