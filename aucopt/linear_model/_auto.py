@@ -4,8 +4,8 @@ The rules are the decision table of the user guide's *Choosing an algorithm* pag
 (:func:`choose`): an l2 logistic regression solved exactly (``uni-log-batch`` with
 ``class_weight=None``; an AUC-consistent surrogate, Agarwal, JMLR 2014) while the data are
 small enough for a batch solver, and SPAM
-(Natole, Ying, Lyu, ICML 2018, Algorithm 1) over the rows otherwise (two passes on the rows
-as given for wide sparse data such as hashed text) and on a stream. This
+(Natole, Ying, Lyu, ICML 2018, Algorithm 1) over the rows otherwise (two passes on wide
+sparse data such as hashed text) and on a stream. This
 estimator is the scikit-learn one; :class:`aucopt.river.AUCClassifier` is the River learner
 (``learn_one`` on dict features) and picks nothing.
 """
@@ -17,6 +17,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from ..algorithms._calibrate import LADDER_RATIO
 from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
 from ._declared import ESTIMATORS
 
@@ -42,28 +43,23 @@ STREAM_ALGORITHM = "spam-l2"
 # positives) and 0.866 against 0.870 (30%); one pass over the hashed stream 0.753 against
 # 0.745 test AUC (2 x 10^5 rows) and 0.767 against 0.760 (10^6 rows)
 ONE_PASS_PARAMS = {"output": "last"}
-# ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text),
-# where SPAM makes two passes over the rows as given (precondition=None) in less time than one
-# pass with the preconditioner: on such rows its statistics pass and transformed copy of X
-# cost about as much as a pass of SPAM's O(nnz) steps, and its one scale for every sparse
-# column is a global factor that the calibrated step absorbs. Measured on the peers report's
-# hashed stream (10^6 rows, d = 2^20, 10^5 test rows; fit seconds are medians of two
-# interleaved runs on a loaded machine): one preconditioned pass 0.767 test AUC in 6.2 s
-# (0.774 at the best step and t0 tried), two passes on the rows as given 0.775 with t0=30 and
-# 0.788 with t0 a hundredth of the rows in 5.2 s (0.788 for t0 from 5,000 to 20,000), two
-# preconditioned passes with that t0 0.793 in 6.6 s; Vowpal Wabbit's one pass 0.778 in 4.4 s,
-# scikit-learn's SGDClassifier 0.781 in 3.4 s. A t0 in proportion to the rows keeps the
-# steps of the second pass large enough (the schedule eta0 / sqrt(t + t0) then keeps its
-# shape whatever the number of rows); eta0 is calibrated as usual. At 2 x 10^5 rows
-# (t0 = 2,000) 0.778 against 0.753 for one preconditioned pass, and 0.766 with t0 = 10^4;
-# at 5 x 10^5 rows 0.777 (t0 = 5,000). The peers report's one-pass race (three interleaved
-# runs, medians; a shared, loaded machine): 0.788 in 5.1, 6.5 and 4.8 s, Vowpal Wabbit 0.778
-# in 4.8, 5.2 and 4.8 s, SGDClassifier 0.781 in 6.4, 6.6 and 6.4 s (three races).
-# The rows as given only where the preconditioner would be one global factor
-# (:func:`has_one_scale`): a column non-zero in half of the rows would be centred and rescaled,
-# and a row more than ROW_CLIP medians long shortened, which no calibrated step replaces;
-# such wide data keep precondition="auto" (two passes with the same t0: 0.793 on the
-# hashed stream, about 1.3x the time of the rows as given).
+# ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text):
+# two passes, with t0 in proportion to the rows so that the steps of the second pass stay
+# large enough (the schedule eta0 / sqrt(t + t0) keeps its shape whatever the number of rows;
+# eta0 calibrated as usual). Over the rows as given (precondition=None) where the
+# preconditioner would be about one global factor, which the calibrated step takes up
+# (:func:`has_one_scale`): its statistics pass and transformed copy of X cost about a pass
+# of SPAM's O(nnz) steps there. Columns whose spreads differ by more than a rung of the
+# calibration's ladder, or rows more than ROW_CLIP medians long, are what no calibrated step
+# replaces: such data keep precondition="auto". Measured on the peers report's hashed stream
+# (10^6 rows, d = 2^20, 10^5 test rows; medians of interleaved runs on a loaded machine):
+# one preconditioned pass 0.767 test AUC in 6.2 s (0.774 at the best step and t0 tried); two
+# passes with t0 a hundredth of the rows 0.793 preconditioned in 6.6 s (the choice there:
+# one token is in 99% of the rows, its spread 12 times below the other columns' scale) and
+# 0.788 over the rows as given in 5.2 s (t0=30: 0.775); Vowpal Wabbit's one pass 0.778 in
+# 4.4 s, scikit-learn's SGDClassifier 0.781 in 3.4 s. Rows as given, 2 x 10^5 rows
+# (t0 = 2,000): 0.778 against 0.753 for one preconditioned pass, 0.766 with t0 = 10^4;
+# 5 x 10^5 rows (t0 = 5,000): 0.777.
 WIDE_PARAMS = {"max_iter": 2, "precondition": None, **ONE_PASS_PARAMS}
 WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
@@ -79,19 +75,29 @@ def _wide(n_samples: int, n_features: int, streaming: bool) -> bool:
 
 def has_one_scale(X) -> bool:
     """Whether the preconditioner (``precondition="auto"``) would only divide sparse ``X``
-    by one factor: in a sample of at most ``MEDIAN_ROWS`` evenly spaced rows, no column is
-    non-zero in ``DENSE_SHARE`` of the rows (none would be centred and get a scale of its
-    own) and no row is longer than ``ROW_CLIP`` times their median length (none would be
-    shortened). Dense ``X``: False. O(sampled non-zeros + n_features).
+    by about one factor, which the calibrated step takes up: in a sample of at most
+    ``MEDIAN_ROWS`` evenly spaced rows, the scales it would set (the spread of each column
+    non-zero in ``DENSE_SHARE`` of the rows, the root mean square of the other columns'
+    non-zero values) lie within ``sqrt(LADDER_RATIO)`` of one another, so that its steps
+    along every column lie within one rung of the calibration's ladder, and no row is
+    longer than ``ROW_CLIP`` times their median length (none would be shortened). The
+    centring of the dense columns is left out: it changes no difference of two rows.
+    Dense ``X``: False. O(sampled non-zeros + n_features).
     """
     if not sp.issparse(X) or X.shape[0] == 0:
         return False
     X = sp.csr_matrix(X)
     rows = X[::-(-X.shape[0] // MEDIAN_ROWS)]
+    m = rows.shape[0]
     if rows.nnz == 0:
         return False
-    counts = np.bincount(rows.indices, minlength=X.shape[1])
-    if counts.max() >= DENSE_SHARE * rows.shape[0]:
+    counts, sums, squares = (np.bincount(rows.indices, weights=w, minlength=X.shape[1])
+                             for w in (None, rows.data, rows.data ** 2))
+    dense = counts >= DENSE_SHARE * m
+    scales = np.sqrt(np.maximum(squares[dense] / m - (sums[dense] / m) ** 2, 0.0))
+    if counts[~dense].sum() > 0:
+        scales = np.append(scales, np.sqrt(squares[~dense].sum() / counts[~dense].sum()))
+    if not scales.min() > 0 or scales.max() > np.sqrt(LADDER_RATIO) * scales.min():
         return False
     lengths = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
     return bool(lengths.max() <= ROW_CLIP * np.median(lengths))
@@ -154,8 +160,9 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     shows this surrogate consistent for the AUC), while ``X`` holds at most
     ``BATCH_MAX_NONZEROS`` values in at most ``BATCH_MAX_FEATURES`` columns; SPAM with the
     l2 penalty (``spam-l2``, Natole, Ying and Lyu, ICML 2018) above that, one pass from
-    ``ONE_PASS_ROWS`` rows on (on wider data, two passes over the rows as given with
-    ``t0`` a hundredth of the rows: ``WIDE_PARAMS``). ``partial_fit``
+    ``ONE_PASS_ROWS`` rows on (on wider data, two passes with ``t0`` a hundredth of the
+    rows, without the preconditioner where it would be about one factor: ``WIDE_PARAMS``,
+    :func:`has_one_scale`). ``partial_fit``
     learns a stream with ``spam-l2``; a single pass and a stream score with SPAM's last
     iterate (``ONE_PASS_PARAMS``). The choice is in ``algorithm_`` and the fitted
     estimator in ``estimator_``.
