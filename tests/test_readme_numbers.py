@@ -28,7 +28,7 @@ def test_performance_lines_are_generated_from_the_report():
     expected = "\n".join(_readme.performance_lines(report))
     assert _readme.readme_block(_readme_text()) == expected, (
         "README's performance lines are stale: run `python benchmarks/_readme.py`")
-    assert "2.50–2.95x" in expected and "0.46–0.58x" in expected  # the committed report
+    assert "7.54–13.04x" in expected and "1.84–2.89x" in expected  # the committed report
 
 
 def _bullets():
