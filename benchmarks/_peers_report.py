@@ -164,7 +164,8 @@ def write_report(path: Path, *, stamp: str, minutes: float, command: str, peers:
                      f"{'yes' if s['met'] else 'NO'} |")
     lines.append("")
     if one_pass:
-        lines += ["## One pass over the hashed sparse stream", "", one_pass["note"], "",
+        lines += ["## The hashed sparse stream: the peers' one pass against aucopt's choice", "",
+                  one_pass["note"], "",
                   "| learner | test AUC | fit (s), median | runs |", "| --- | --- | --- | --- |"]
         for name, r in one_pass["learners"].items():
             lines.append(f"| {name} | {_f(r['auc'])} | {_seconds(r['median'])} | "
