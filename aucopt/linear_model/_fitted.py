@@ -102,9 +102,11 @@ class FittedAttributes:
         token = fitted.get("_fitted")
         if token is None:
             token = fitted["_fitted"] = {}
-        path = self._current_path(state, token)
-        if path is None:
-            return None
+        path = fitted.get("_score_path")
+        if path is None or not (path.fits(state, self._params()) and path.current(state, token)):
+            path = self._current_path(state, token)
+            if path is None:
+                return None
         if not path.dots_current(token):
             path.form_dots(token)
         score = path.score(state["data_count"], rows.data, rows.indices)

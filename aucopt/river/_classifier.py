@@ -253,7 +253,12 @@ class AUCClassifier(base.MiniBatchClassifier):
         -------
         dict
         """
-        p = _probability(self.score_one(x))
+        if not self._learned:
+            return {False: 0.5, True: 0.5}
+        rows = self._map.row(x, self._width, grow=False)
+        est = self.estimator
+        score = est._score_row(rows) if est._spec().decision is None else None
+        p = _probability(self._formed_score(rows) if score is None else score)
         return {False: 1.0 - p, True: p}
 
     def predict_one(self, x: dict) -> bool:
@@ -289,9 +294,9 @@ class AUCClassifier(base.MiniBatchClassifier):
         if not self._learned:
             return 0.0
         rows = self._map.row(x, self._width, grow=False)
-        if self.estimator._spec().decision is None:
-            return self._linear_score(rows)
-        return float(self._scores(rows)[0])
+        est = self.estimator
+        score = est._score_row(rows) if est._spec().decision is None else None
+        return self._formed_score(rows) if score is None else score
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """Return the columns ``False`` and ``True`` of :meth:`predict_proba_one` for each row.
@@ -393,10 +398,15 @@ class AUCClassifier(base.MiniBatchClassifier):
     def _linear_score(self, rows) -> float:
         """Ranking score of one kernel row of a linear model: O(nnz) from the lazy form where
         the spec has one, else from ``coef_`` and ``intercept_`` (formed in O(d))."""
+        score = self.estimator._score_row(rows)
+        return self._formed_score(rows) if score is None else score
+
+    def _formed_score(self, rows) -> float:
+        """Ranking score of one kernel row from the formed model: the spec's decision, or
+        ``coef_`` and ``intercept_`` (O(d) once per update)."""
         est = self.estimator
-        score = est._score_row(rows)
-        if score is not None:
-            return score
+        if est._spec().decision is not None:
+            return float(self._scores(rows)[0])
         fitted = est._fitted_attributes()
         return float(fitted["coef_"][0].take(rows.indices).dot(rows.data)
                      + fitted["intercept_"][0])
