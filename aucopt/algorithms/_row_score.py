@@ -19,6 +19,7 @@ import numpy as np
 
 from .._kernels.row_score import column_dots, merged_columns, row_score_intercept
 from ._precondition import SCALE_KEY, SHIFT_KEY
+from ._rowpath import compiled_entry
 
 __all__ = ["LinearForm", "ScorePath", "linear_form", "row_columns", "scaled_terms",
            "score_path"]
@@ -26,6 +27,8 @@ __all__ = ["LinearForm", "ScorePath", "linear_form", "row_columns", "scaled_term
 _F64 = np.dtype(np.float64)
 _NONE = np.zeros(0)  # (read only by the kernels, and compared by identity)
 _NO_INDICES = np.zeros(0, dtype=np.int64)
+_I64 = _NO_INDICES.dtype
+_I32 = np.dtype(np.int32)
 # the running dots are formed afresh (O(d)) after at least this many rows: their rounding
 # errors then stay those of a few thousand additions however long the stream
 REFRESH_ROWS = 4096
@@ -76,14 +79,15 @@ def linear_form(spec, state: dict, params: dict) -> LinearForm | None:
 
 def row_columns(indices: np.ndarray, centred: np.ndarray,
                 extra: np.ndarray | None) -> np.ndarray:
-    """Return the features a one-row call may write (int64): the row's, the centred ones
+    """Return the features a one-row call may write (int32 or int64): the row's, the centred ones
     (:func:`aucopt.algorithms._precondition.transform_rows` adds them to every row) and
     ``extra`` (``AlgorithmSpec.extra_columns``); sorted and distinct unless the row's
     columns alone are not (:meth:`ScorePath.add` then refuses them: the caller takes
     ``numpy.unique``). One compiled merge when each part is sorted."""
     extra = _NO_INDICES if extra is None else extra
     if not (centred.size or extra.size):
-        return np.ascontiguousarray(indices, dtype=np.int64)
+        return indices if indices.dtype is _I64 or indices.dtype is _I32 else (
+            np.ascontiguousarray(indices, dtype=np.int64))
     out = np.empty(indices.shape[0] + centred.shape[0] + extra.shape[0], dtype=np.int64)
     n = merged_columns(indices, centred, extra, out)
     if n < 0:
@@ -114,7 +118,7 @@ class ScorePath:
     """
 
     __slots__ = ("spec", "params", "form", "keys", "held", "coefs", "coefs_for", "dots",
-                 "dots_for", "updates", "n_features")
+                 "dots_for", "updates", "n_features", "columns", "add_calls")
 
     def __init__(self, spec, params: dict, form: LinearForm, state: dict):
         self.spec, self.params, self.form = spec, params, form
@@ -124,6 +128,11 @@ class ScorePath:
         self.coefs, self.coefs_for, self.dots_for = form.coefs, None, None
         self.dots = np.zeros((len(form.mats), 3))
         self.updates = 0
+        # the arguments of column_dots but the features, the sign and the dots: all held
+        # here (the arrays of the state checked by fits), so its compiled function for
+        # these types is called without typing them again (as the row path's)
+        self.columns = (form.mats, form.cols, *form.arrays[:3])
+        self.add_calls = {}  # features' dtype -> the compiled column_dots
 
     def fits(self, state: dict, params: dict) -> bool:
         """Whether the path is that of ``state`` under ``params``: the same hyperparameter
@@ -169,10 +178,16 @@ class ScorePath:
     def add(self, at: np.ndarray, sign: float) -> bool:
         """Add ``sign`` times the terms at the features ``at`` (distinct, increasing);
         False if ``at`` is not (nothing changed)."""
-        form = self.form
-        sums, scale, shift = form.arrays[:3]
         self.updates += sign > 0
-        return column_dots(form.mats, form.cols, sums, scale, shift, at, sign, self.dots)
+        mats, cols, sums, scale, shift = self.columns
+        call = self.add_calls.get(at.dtype)
+        if call is None or at.ndim != 1 or not at.flags.c_contiguous:  # not as typed
+            if (at.ndim != 1 or not at.flags.c_contiguous
+                    or (at.dtype is not _I64 and at.dtype is not _I32)):
+                return column_dots(mats, cols, sums, scale, shift, at, sign, self.dots)
+            call = self.add_calls[at.dtype] = compiled_entry(
+                column_dots, (mats, cols, sums, scale, shift, at, 1.0, self.dots))
+        return call(mats, cols, sums, scale, shift, at, float(sign), self.dots)
 
     def score(self, counts: np.ndarray, data: np.ndarray, indices: np.ndarray) -> float:
         """Return the score ``w.x + intercept`` of one row (NaN: an index out of range), the

@@ -141,7 +141,7 @@ class FittedAttributes:
             if not (path.fits(state, self._params()) and path.coefs_for is token):
                 path = self._current_path(state, token)  # a test-then-train step: current
             if path is not None and path.dots_current(token):
-                spec = self._spec()
+                spec = path.spec
                 extra = spec.extra_columns(state) if spec.extra_columns is not None else None
                 centred = self._centred(state) if SCALE_KEY in state else _NO_COLUMNS
                 at = row_columns(rows.indices, centred, extra)

@@ -159,15 +159,14 @@ class AUCClassifier(base.MiniBatchClassifier):
 
     @property
     def _raw_memory_usage(self) -> int:
-        """Bytes held, as River counts them, without the estimator's row path (a cache of
-        compiled-code handles that River's object walk cannot visit)."""
+        """Bytes held, as River counts them, without the estimator's row and score paths
+        (caches of compiled-code handles that River's object walk cannot visit)."""
         fitted = self.estimator.__dict__
-        path = fitted.pop("_row_path", None)
+        paths = {key: fitted.pop(key) for key in ("_row_path", "_score_path") if key in fitted}
         try:
             return super()._raw_memory_usage
         finally:
-            if path is not None:
-                fitted["_row_path"] = path
+            fitted.update(paths)
 
     def _unit_test_skips(self):
         spec = self.estimator._spec()
@@ -256,8 +255,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         if not self._learned:
             return {False: 0.5, True: 0.5}
         rows = self._map.row(x, self._width, grow=False)
-        est = self.estimator
-        score = est._score_row(rows) if est._spec().decision is None else None
+        score = self.estimator._score_row(rows)  # None: no O(nnz) score of this model
         p = _probability(self._formed_score(rows) if score is None else score)
         return {False: 1.0 - p, True: p}
 
@@ -294,8 +292,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         if not self._learned:
             return 0.0
         rows = self._map.row(x, self._width, grow=False)
-        est = self.estimator
-        score = est._score_row(rows) if est._spec().decision is None else None
+        score = self.estimator._score_row(rows)  # None: no O(nnz) score of this model
         return self._formed_score(rows) if score is None else score
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
