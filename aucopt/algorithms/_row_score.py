@@ -125,7 +125,7 @@ class ScorePath:
         self.keys = ("data_sum", SCALE_KEY, SHIFT_KEY, *(key for key, _ in form.terms))
         self.held = tuple(map(state.get, self.keys))  # None where the state has no entry
         self.n_features = form.arrays[0].shape[1]
-        self.coefs, self.coefs_for, self.dots_for = form.coefs, None, None
+        self.coefs, self.coefs_for, self.dots_for = form.coefs.copy(), None, None
         self.dots = np.zeros((len(form.mats), 3))
         self.updates = 0
         # the arguments of column_dots but the features, the sign and the dots: all held
@@ -146,14 +146,14 @@ class ScorePath:
             return True
         terms = self.spec.coef_terms(state, self.params)
         known = self.form.terms
+        self.coefs_for = None
         if not terms or len(terms) != len(known):
             return False
-        coefs = []
-        for (c, key, col), (known_key, known_col) in zip(terms, known):
+        coefs = self.coefs  # the path's own array, written in place
+        for i, ((c, key, col), (known_key, known_col)) in enumerate(zip(terms, known)):
             if key != known_key or col != known_col:
                 return False
-            coefs.append(float(c))
-        self.coefs = np.array(coefs)
+            coefs[i] = c
         self.coefs_for = token
         return True
 
