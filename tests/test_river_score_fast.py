@@ -291,3 +291,46 @@ def test_the_columns_of_a_row_and_its_extra_ones_are_their_sorted_union():
             if n >= 0:
                 assert np.array_equal(out[:n], expected)
     assert merged_columns(np.arange(3), np.arange(2), np.arange(0), np.empty(4, np.int64)) == -1
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "ogd-fifo"])
+def test_a_chunk_after_learn_one_drops_the_update_left_to_the_next_score(algorithm):
+    """A learn_one leaves the update of the dots to the next score; a chunk learnt before
+    that score (learn_many, a new committed state) makes the dots afresh, without it."""
+    data = _stream(140, seed=31)
+    model = AUCClassifier(algorithm, n_features=40, seed=0, stats="online") if (
+        algorithm == "spam-l2") else AUCClassifier(algorithm, n_features=40, seed=0)
+    for x, y in data[:60]:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    for start in range(60, 140, 20):
+        model.learn_one(*data[start])  # left to the next score
+        assert model.estimator.__dict__["_score_path"].pending is not None
+        frame = pd.DataFrame([x for x, _ in data[start + 1:start + 20]]).fillna(0.0)
+        model.learn_many(frame, pd.Series([y for _, y in data[start + 1:start + 20]]))
+        _assert_scores(model, [x for x, _ in data[start:start + 20]])
+
+
+def test_the_score_after_a_pending_update_is_the_two_calls():
+    from aucopt._kernels.row_score import column_dots, row_score_after, row_score_intercept
+
+    rng = np.random.default_rng(37)
+    mats = (rng.normal(size=(9, 2)), rng.normal(size=(9, 1)))
+    cols, coefs = np.array([1, 0]), np.array([0.5, -2.0])
+    sums, scale, shift = rng.normal(size=(2, 9)), rng.uniform(1, 2, size=9), rng.normal(size=9)
+    data, indices, counts = rng.normal(size=3), np.array([1, 4, 8]), np.array([3.0, 5.0])
+    dots = rng.normal(size=(2, 3))
+    expected_dots = dots.copy()
+    pending = np.array([0, 4, 7])
+    assert column_dots(mats, cols, sums, scale, shift, pending, 1.0, expected_dots)
+    expected = row_score_intercept(mats, cols, coefs, scale, data, indices, expected_dots,
+                                   counts)
+    for kernel in (row_score_after, row_score_after.py_func):
+        got = dots.copy()
+        score, added = kernel(mats, cols, coefs, sums, scale, shift, pending, data, indices,
+                              got, counts)
+        assert added and score == expected and np.array_equal(got, expected_dots)
+        got = dots.copy()  # not increasing: refused, the dots unchanged
+        score, added = kernel(mats, cols, coefs, sums, scale, shift, pending[::-1].copy(),
+                              data, indices, got, counts)
+        assert not added and np.isnan(score) and np.array_equal(got, dots)

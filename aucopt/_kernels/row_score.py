@@ -7,14 +7,16 @@ per-feature columns of its state with scalar coefficients (``w = s v``, an avera
 (notes.md#preconditioning). :func:`column_dots` keeps those dots per column ``A_k``: a
 call of one row changes the columns only at the row's features, so subtracting their
 terms before the update and adding them after keeps the dots exact (up to the order of
-the additions) in O(nnz). :func:`row_score` is the score of one row from the same columns.
+the additions) in O(nnz). :func:`row_score` is the score of one row from the same columns;
+:func:`row_score_after` adds the terms a learnt row left and scores in one call.
 Plain loops: small dots are not handed to a (threaded) BLAS.
 """
 
 import numpy as np
 from numba import njit
 
-__all__ = ["column_dots", "merged_columns", "row_score", "row_score_intercept"]
+__all__ = ["column_dots", "merged_columns", "row_score", "row_score_after",
+           "row_score_intercept"]
 
 
 @njit(cache=True, nogil=True)
@@ -124,6 +126,19 @@ def row_score_intercept(mats, cols, coefs, scale, data, indices, dots, counts):
         seen += 1
     intercept = -(total / seen) if seen else 0.0
     return score + (intercept - off)
+
+
+@njit(cache=True, nogil=True)
+def row_score_after(mats, cols, coefs, sums, scale, shift, pending, data, indices, dots,
+                    counts):
+    """Return ``(score, True)``: :func:`row_score_intercept` after adding the terms at the
+    features ``pending`` to ``dots`` (:func:`column_dots` with sign +1: the update a row
+    learnt since the last score left to do), the two in one call; ``(nan, False)`` with
+    ``dots`` unchanged if ``pending`` is refused.
+    """
+    if not column_dots(mats, cols, sums, scale, shift, pending, 1.0, dots):
+        return np.nan, False
+    return row_score_intercept(mats, cols, coefs, scale, data, indices, dots, counts), True
 
 
 @njit(cache=True, nogil=True)

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels.row_score import column_dots, merged_columns, row_score_intercept
+from .._kernels.row_score import column_dots, merged_columns, row_score_after, row_score_intercept
 from ._precondition import SCALE_KEY, SHIFT_KEY
 from ._rowpath import compiled_entry
 
@@ -105,7 +105,8 @@ class ScorePath:
     the dots are each marked with the token of the committed state they belong to (a new
     token after every update, compared by identity), so a test-then-train step refreshes
     the coefficients once (``coef_terms``, a few scalars) and forms the dots in O(d) only
-    when they are not current.
+    when they are not current. The terms a learnt row adds back to the dots are added by
+    the next score, in its compiled call (:meth:`defer`).
 
     Parameters
     ----------
@@ -118,7 +119,7 @@ class ScorePath:
     """
 
     __slots__ = ("spec", "params", "form", "keys", "held", "coefs", "coefs_for", "dots",
-                 "dots_for", "updates", "n_features", "columns", "add_calls")
+                 "dots_for", "updates", "n_features", "columns", "add_calls", "pending")
 
     def __init__(self, spec, params: dict, form: LinearForm, state: dict):
         self.spec, self.params, self.form = spec, params, form
@@ -128,6 +129,7 @@ class ScorePath:
         self.coefs, self.coefs_for, self.dots_for = form.coefs.copy(), None, None
         self.dots = np.zeros((len(form.mats), 3))
         self.updates = 0
+        self.pending = None  # features whose terms a learnt row left to add to the dots
         # the arguments of column_dots but the features, the sign and the dots: all held
         # here (the arrays of the state checked by fits), so its compiled function for
         # these types is called without typing them again (as the row path's)
@@ -171,14 +173,28 @@ class ScorePath:
         sums, scale, shift = form.arrays[:3]
         self.dots = np.zeros((len(form.mats), 3))
         self.updates = 0
+        self.pending = None
         every = np.arange(self.n_features, dtype=np.int64)
         column_dots(form.mats, form.cols, sums, scale, shift, every, 1.0, self.dots)
         self.dots_for = token
 
+    def defer(self, at: np.ndarray, token) -> None:
+        """Leave the terms at the features ``at`` of a row just learnt (committed state
+        ``token``) to be added by the next use of the dots: :meth:`score` adds them in its
+        own compiled call, :meth:`flush` otherwise (the state is then still ``token``'s:
+        every use checks it)."""
+        self.pending = at
+        self.updates += 1
+        self.dots_for = token
+
+    def flush(self) -> bool:
+        """Add the terms :meth:`defer` left (False if refused: the dots are not current)."""
+        at, self.pending = self.pending, None
+        return at is None or self.add(at, 1.0)
+
     def add(self, at: np.ndarray, sign: float) -> bool:
         """Add ``sign`` times the terms at the features ``at`` (distinct, increasing);
         False if ``at`` is not (nothing changed)."""
-        self.updates += sign > 0
         mats, cols, sums, scale, shift = self.columns
         call = self.add_calls.get(at.dtype)
         if call is None or at.ndim != 1 or not at.flags.c_contiguous:  # not as typed
@@ -194,8 +210,16 @@ class ScorePath:
         intercept ``-(mean of w.m+ and w.m- over the classes seen) - w.c`` from the dots
         (one compiled call: :func:`aucopt._kernels.row_score.row_score_intercept`)."""
         form = self.form
-        return row_score_intercept(form.mats, form.cols, self.coefs, form.arrays[1], data,
-                                   indices, self.dots, counts)
+        if self.pending is None:
+            return row_score_intercept(form.mats, form.cols, self.coefs, form.arrays[1], data,
+                                       indices, self.dots, counts)
+        pending, self.pending = self.pending, None
+        mats, cols, sums, scale, shift = self.columns
+        score, added = row_score_after(mats, cols, self.coefs, sums, scale, shift, pending,
+                                       data, indices, self.dots, counts)
+        if not added:
+            self.dots_for = None
+        return score
 
 
 def score_path(spec, state: dict, params: dict,
@@ -212,8 +236,8 @@ def score_path(spec, state: dict, params: dict,
     path = ScorePath(spec, params, form, state)
     if previous is not None and form.terms == previous.form.terms and all(
             map(is_, form.arrays, previous.form.arrays)):
-        path.dots, path.dots_for, path.updates = (previous.dots, previous.dots_for,
-                                                  previous.updates)
+        path.dots, path.dots_for, path.updates, path.pending = (
+            previous.dots, previous.dots_for, previous.updates, previous.pending)
     return path
 
 

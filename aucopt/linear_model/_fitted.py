@@ -140,7 +140,7 @@ class FittedAttributes:
             state = fitted["_state"]
             if not (path.fits(state, self._params()) and path.coefs_for is token):
                 path = self._current_path(state, token)  # a test-then-train step: current
-            if path is not None and path.dots_current(token):
+            if path is not None and path.dots_current(token) and path.flush():
                 spec = path.spec
                 extra = spec.extra_columns(state) if spec.extra_columns is not None else None
                 centred = self._centred(state) if SCALE_KEY in state else _NO_COLUMNS
@@ -155,8 +155,7 @@ class FittedAttributes:
                               or fitted.get("_by_columns", False)):
             return
         if path.fits(fitted["_state"], path.params):  # the columns are where they were
-            path.add(at, 1.0)
-            path.dots_for = fitted.setdefault("_fitted", {})
+            path.defer(at, fitted.setdefault("_fitted", {}))  # added by the next score
 
     def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()
