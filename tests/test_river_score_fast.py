@@ -19,8 +19,7 @@ import pytest
 import scipy.sparse as sp
 
 import aucopt
-import aucopt.linear_model._fitted as fitted_module
-from aucopt.algorithms._row_score import linear_form
+from aucopt.algorithms._row_score import ScorePath, linear_form
 from aucopt.river import AUCClassifier
 
 from ._jit_pair import compiled_output, interpreted_output
@@ -89,13 +88,13 @@ def test_score_one_equals_decision_function(algorithm, n_features, precondition)
 def _count_dots(monkeypatch) -> list:
     """Count the dots formed in O(d) from here on (one entry each)."""
     made = []
+    form_dots = ScorePath.form_dots
 
-    class Counted(fitted_module.ScoreDots):
-        def __init__(self, *args):
-            made.append(1)
-            super().__init__(*args)
+    def counted(self, token):
+        made.append(1)
+        form_dots(self, token)
 
-    monkeypatch.setattr(fitted_module, "ScoreDots", Counted)
+    monkeypatch.setattr(ScorePath, "form_dots", counted)
     return made
 
 
@@ -229,3 +228,109 @@ def test_general_path_rows_keep_the_dots(algorithm, monkeypatch):
         model.learn_one(x, y)
         assert model.estimator.__dict__.get("_row_path") is None
     assert len(made) <= 3  # formed at the first score, and after a fold of the scales
+
+
+@pytest.mark.parametrize("algorithm", FAST)
+def test_a_replaced_state_array_is_scored_from_the_new_one(algorithm):
+    """The score path holds the arrays it was made from: once the state holds another
+    array (a copy with other values, the old one freed) or the hyperparameter dict is new,
+    the scores are those of the state as it is now, and learning goes on from it."""
+    data = _stream(140, seed=19)
+    model = AUCClassifier(algorithm, n_features=40, seed=0)
+    for x, y in data[:60]:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    est = model.estimator
+    path = est.__dict__["_score_path"]
+    for key, _ in path.form.terms:  # same token: only the arrays tell the state changed
+        est._state[key] = est._state[key] * 2.0 + 0.5
+    del path
+    _assert_scores(model, [x for x, _ in data[60:70]])
+    est.verbose = 0  # a new hyperparameter dict, the same arrays
+    for x, y in data[60:]:
+        _assert_scores(model, [x])
+        model.learn_one(x, y)
+    assert _fast_path_taken(model, data[0][0])
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc"])
+def test_a_scale_of_another_length_is_not_read(algorithm):
+    """A preconditioner scale of the wrong length makes no O(nnz) score (its kernels read
+    it at the row's columns)."""
+    data = _stream(80, seed=23)
+    model = AUCClassifier(algorithm, n_features=40, seed=0, precondition="auto")
+    for x, y in data:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    est = model.estimator
+    est._state["feature_scale"] = est._state["feature_scale"][:3].copy()
+    assert not _fast_path_taken(model, data[0][0])
+
+
+def test_the_columns_of_a_row_and_its_extra_ones_are_their_sorted_union():
+    """``row_columns`` (one compiled merge of sorted parts) gives ``numpy.unique`` of the
+    parts, compiled and interpreted, sorted or not, for both index types."""
+    from aucopt._kernels.row_score import merged_columns
+    from aucopt.algorithms._row_score import row_columns
+
+    rng = np.random.default_rng(29)
+    for trial in range(400):
+        parts = [np.unique(rng.integers(0, 25, size=rng.integers(0, 7))).astype(kind)
+                 for kind in (np.int32, np.int64, np.int32)]
+        if trial % 4 == 0:  # a part out of order (or repeated): numpy.unique decides
+            parts[trial % 3] = rng.integers(0, 25, size=4)
+        expected = np.unique(np.concatenate(parts))
+        if parts[1].size or parts[2].size:
+            got = row_columns(*parts)
+            assert got.dtype == np.int64 and np.array_equal(got, expected)
+        for kernel in (merged_columns, merged_columns.py_func):
+            out = np.empty(sum(p.size for p in parts), dtype=np.int64)
+            n = kernel(*parts, out)
+            sorted_parts = all((np.diff(p) > 0).all() for p in parts)
+            assert n == (expected.size if sorted_parts else -1)
+            if n >= 0:
+                assert np.array_equal(out[:n], expected)
+    assert merged_columns(np.arange(3), np.arange(2), np.arange(0), np.empty(4, np.int64)) == -1
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "ogd-fifo"])
+def test_a_chunk_after_learn_one_drops_the_update_left_to_the_next_score(algorithm):
+    """A learn_one leaves the update of the dots to the next score; a chunk learnt before
+    that score (learn_many, a new committed state) makes the dots afresh, without it."""
+    data = _stream(140, seed=31)
+    model = AUCClassifier(algorithm, n_features=40, seed=0, stats="online") if (
+        algorithm == "spam-l2") else AUCClassifier(algorithm, n_features=40, seed=0)
+    for x, y in data[:60]:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    for start in range(60, 140, 20):
+        model.learn_one(*data[start])  # left to the next score
+        assert model.estimator.__dict__["_score_path"].pending is not None
+        frame = pd.DataFrame([x for x, _ in data[start + 1:start + 20]]).fillna(0.0)
+        model.learn_many(frame, pd.Series([y for _, y in data[start + 1:start + 20]]))
+        _assert_scores(model, [x for x, _ in data[start:start + 20]])
+
+
+def test_the_score_after_a_pending_update_is_the_two_calls():
+    from aucopt._kernels.row_score import column_dots, row_score_after, row_score_intercept
+
+    rng = np.random.default_rng(37)
+    mats = (rng.normal(size=(9, 2)), rng.normal(size=(9, 1)))
+    cols, coefs = np.array([1, 0]), np.array([0.5, -2.0])
+    sums, scale, shift = rng.normal(size=(2, 9)), rng.uniform(1, 2, size=9), rng.normal(size=9)
+    data, indices, counts = rng.normal(size=3), np.array([1, 4, 8]), np.array([3.0, 5.0])
+    dots = rng.normal(size=(2, 3))
+    expected_dots = dots.copy()
+    pending = np.array([0, 4, 7])
+    assert column_dots(mats, cols, sums, scale, shift, pending, 1.0, expected_dots)
+    expected = row_score_intercept(mats, cols, coefs, scale, data, indices, expected_dots,
+                                   counts)
+    for kernel in (row_score_after, row_score_after.py_func):
+        got = dots.copy()
+        score, added = kernel(mats, cols, coefs, sums, scale, shift, pending, data, indices,
+                              got, counts)
+        assert added and score == expected and np.array_equal(got, expected_dots)
+        got = dots.copy()  # not increasing: refused, the dots unchanged
+        score, added = kernel(mats, cols, coefs, sums, scale, shift, pending[::-1].copy(),
+                              data, indices, got, counts)
+        assert not added and np.isnan(score) and np.array_equal(got, dots)

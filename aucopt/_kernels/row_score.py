@@ -7,14 +7,16 @@ per-feature columns of its state with scalar coefficients (``w = s v``, an avera
 (notes.md#preconditioning). :func:`column_dots` keeps those dots per column ``A_k``: a
 call of one row changes the columns only at the row's features, so subtracting their
 terms before the update and adding them after keeps the dots exact (up to the order of
-the additions) in O(nnz). :func:`row_score` is the score of one row from the same columns.
+the additions) in O(nnz). :func:`row_score` is the score of one row from the same columns;
+:func:`row_score_after` adds the terms a learnt row left and scores in one call.
 Plain loops: small dots are not handed to a (threaded) BLAS.
 """
 
 import numpy as np
 from numba import njit
 
-__all__ = ["column_dots", "row_score", "row_score_intercept"]
+__all__ = ["column_dots", "merged_columns", "row_score", "row_score_after",
+           "row_score_intercept"]
 
 
 @njit(cache=True, nogil=True)
@@ -124,3 +126,62 @@ def row_score_intercept(mats, cols, coefs, scale, data, indices, dots, counts):
         seen += 1
     intercept = -(total / seen) if seen else 0.0
     return score + (intercept - off)
+
+
+@njit(cache=True, nogil=True)
+def row_score_after(mats, cols, coefs, sums, scale, shift, pending, data, indices, dots,
+                    counts):
+    """Return ``(score, True)``: :func:`row_score_intercept` after adding the terms at the
+    features ``pending`` to ``dots`` (:func:`column_dots` with sign +1: the update a row
+    learnt since the last score left to do), the two in one call; ``(nan, False)`` with
+    ``dots`` unchanged if ``pending`` is refused.
+    """
+    if not column_dots(mats, cols, sums, scale, shift, pending, 1.0, dots):
+        return np.nan, False
+    return row_score_intercept(mats, cols, coefs, scale, data, indices, dots, counts), True
+
+
+@njit(cache=True, nogil=True)
+def _increasing(a) -> bool:
+    for i in range(1, a.shape[0]):
+        if a[i] <= a[i - 1]:
+            return False
+    return True
+
+
+@njit(cache=True, nogil=True)
+def merged_columns(first, second, third, out):
+    """Write the union of three strictly increasing integer arrays to ``out`` (increasing,
+    distinct) and return its length; -1 if one of them is not strictly increasing or
+    ``out`` is shorter than the three together (``out`` then holds nothing useful: take
+    ``numpy.unique`` of their concatenation instead, the same columns).
+    """
+    n1, n2, n3 = first.shape[0], second.shape[0], third.shape[0]
+    if (out.shape[0] < n1 + n2 + n3 or not _increasing(first) or not _increasing(second)
+            or not _increasing(third)):
+        return -1
+    i = 0
+    j = 0
+    k = 0
+    n = 0
+    while i < n1 or j < n2 or k < n3:
+        # the smallest head of the arrays not yet exhausted
+        if i < n1:
+            head = np.int64(first[i])
+        elif j < n2:
+            head = np.int64(second[j])
+        else:
+            head = np.int64(third[k])
+        if j < n2 and second[j] < head:
+            head = np.int64(second[j])
+        if k < n3 and third[k] < head:
+            head = np.int64(third[k])
+        out[n] = head
+        n += 1
+        if i < n1 and first[i] == head:
+            i += 1
+        if j < n2 and second[j] == head:
+            j += 1
+        if k < n3 and third[k] == head:
+            k += 1
+    return n

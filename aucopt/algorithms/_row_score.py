@@ -6,24 +6,29 @@ that a streaming call writes only at the columns of its rows, ``AlgorithmSpec.co
 The score ``w.x + intercept`` of one row then needs ``w`` at the row's features only, and
 the intercept ``-(w.m+ + w.m-) / 2 - w.c`` (:meth:`aucopt.linear_model._fitted.FittedAttributes.
 intercept_`) needs, per column, its dots with the class sums and the preconditioner's shift:
-:class:`ScoreDots` keeps them and updates them in O(nnz) around each row learnt
+:class:`ScorePath` keeps them and updates them in O(nnz) around each row learnt
 (:func:`aucopt._kernels.row_score.column_dots`).
 """
 
 from __future__ import annotations
 
+from operator import is_
 from typing import NamedTuple
 
 import numpy as np
 
-from .._kernels.row_score import column_dots, row_score_intercept
+from .._kernels.row_score import column_dots, merged_columns, row_score_after, row_score_intercept
 from ._precondition import SCALE_KEY, SHIFT_KEY
+from ._rowpath import compiled_entry
 
-__all__ = ["LinearForm", "ScoreDots", "linear_form", "row_columns", "same_arrays",
-           "scaled_terms"]
+__all__ = ["LinearForm", "ScorePath", "linear_form", "row_columns", "scaled_terms",
+           "score_path"]
 
 _F64 = np.dtype(np.float64)
 _NONE = np.zeros(0)  # (read only by the kernels, and compared by identity)
+_NO_INDICES = np.zeros(0, dtype=np.int64)
+_I64 = _NO_INDICES.dtype
+_I32 = np.dtype(np.int32)
 # the running dots are formed afresh (O(d)) after at least this many rows: their rounding
 # errors then stay those of a few thousand additions however long the stream
 REFRESH_ROWS = 4096
@@ -39,25 +44,19 @@ class LinearForm(NamedTuple):
     arrays: tuple  # every array the dots depend on (identity checks)
 
 
-def linear_form(spec, state: dict, params: dict,
-                previous: LinearForm | None = None) -> LinearForm | None:
+def linear_form(spec, state: dict, params: dict) -> LinearForm | None:
     """Return the :class:`LinearForm` of ``state`` (None: no O(nnz) score in this form).
 
     The spec's ``coef_terms`` gives the terms; each must be a column of a float64,
-    C-ordered entry of ``spec.column_keys`` with the features on axis 0. ``previous``:
-    a form returned before; when ``state`` holds the same arrays, only the coefficients
-    are new.
+    C-ordered entry of ``spec.column_keys`` with the features on axis 0, and the class
+    sums, scale and shift must have the shapes the kernels read (the compiled calls take
+    their lengths from the first entry).
     """
     if spec.coef_terms is None or spec.decision is not None or spec.mean_scores is not None:
         return None
     terms = spec.coef_terms(state, params)
     if not terms:
         return None
-    if previous is not None and len(terms) == len(previous.terms) and all(
-            (key, col) == known for (_, key, col), known in zip(terms, previous.terms)):
-        if same_arrays(previous, state):
-            return LinearForm(previous.terms, previous.mats, previous.cols,
-                              np.array([float(c) for c, _, _ in terms]), previous.arrays)
     sums = state["data_sum"]
     d = sums.shape[1]
     mats, keys = [], []
@@ -69,81 +68,177 @@ def linear_form(spec, state: dict, params: dict,
             return None
         mats.append(a.reshape(d, -1))
         keys.append((key, col))
-    arrays = (sums, state.get(SCALE_KEY, _NONE), state.get(SHIFT_KEY, _NONE),
-              *(state[k] for k, _ in keys))
+    scale, shift = state.get(SCALE_KEY, _NONE), state.get(SHIFT_KEY, _NONE)
+    if sums.ndim != 2 or sums.shape[0] != 2 or any(
+            a.ndim != 1 or a.shape[0] not in (0, d) for a in (scale, shift)):
+        return None
+    arrays = (sums, scale, shift, *(state[k] for k, _ in keys))
     return LinearForm(tuple(keys), tuple(mats), np.array([c for _, _, c in terms], np.int64),
                       np.array([float(c) for c, _, _ in terms]), arrays)
 
 
-def same_arrays(form: LinearForm, state: dict) -> bool:
-    """Whether ``state`` holds the arrays ``form`` was made from."""
-    arrays = form.arrays
-    return (state["data_sum"] is arrays[0] and state.get(SCALE_KEY, _NONE) is arrays[1]
-            and state.get(SHIFT_KEY, _NONE) is arrays[2]
-            and all(state.get(key) is a for (key, _), a in zip(form.terms, arrays[3:])))
-
-
 def row_columns(indices: np.ndarray, centred: np.ndarray,
                 extra: np.ndarray | None) -> np.ndarray:
-    """Return the features a one-row call may write (sorted, distinct, int64): the row's,
-    the centred ones (:func:`aucopt.algorithms._precondition.transform_rows` adds them to
-    every row) and ``extra`` (``AlgorithmSpec.extra_columns``)."""
-    at = indices
-    if centred.size or (extra is not None and extra.size):
-        parts = [indices, centred] + ([extra] if extra is not None else [])
-        at = np.unique(np.concatenate(parts))
-    return np.ascontiguousarray(at, dtype=np.int64)
+    """Return the features a one-row call may write (int32 or int64): the row's, the centred ones
+    (:func:`aucopt.algorithms._precondition.transform_rows` adds them to every row) and
+    ``extra`` (``AlgorithmSpec.extra_columns``); sorted and distinct unless the row's
+    columns alone are not (:meth:`ScorePath.add` then refuses them: the caller takes
+    ``numpy.unique``). One compiled merge when each part is sorted."""
+    extra = _NO_INDICES if extra is None else extra
+    if not (centred.size or extra.size):
+        return indices if indices.dtype is _I64 or indices.dtype is _I32 else (
+            np.ascontiguousarray(indices, dtype=np.int64))
+    out = np.empty(indices.shape[0] + centred.shape[0] + extra.shape[0], dtype=np.int64)
+    n = merged_columns(indices, centred, extra, out)
+    if n < 0:
+        return np.unique(np.concatenate([indices, centred, extra])).astype(np.int64)
+    return out[:n]
 
 
-class ScoreDots:
-    """The dots of each column of a :class:`LinearForm` with the class sums and the shift,
-    valid for one committed state.
+class ScorePath:
+    """The O(nnz) score of one row of a committed state: its :class:`LinearForm` with the
+    coefficients of the state it was last given, and the dots of each column with the class
+    sums and the shift (the intercept), kept current in O(nnz) around each row learnt.
+
+    Valid while the state holds the arrays it was made from under the same dict of
+    hyperparameters (:meth:`fits`, one pass over a few identities); the coefficients and
+    the dots are each marked with the token of the committed state they belong to (a new
+    token after every update, compared by identity), so a test-then-train step refreshes
+    the coefficients once (``coef_terms``, a few scalars) and forms the dots in O(d) only
+    when they are not current. The terms a learnt row adds back to the dots are added by
+    the next score, in its compiled call (:meth:`defer`).
 
     Parameters
     ----------
+    spec : AlgorithmSpec
+    params : dict
+        The estimator's dict of hyperparameters (compared by identity).
     form : LinearForm
-    valid_for : object
-        A token of the committed state (the caller's; compared by identity).
+    state : dict
+        The state ``form`` was made from.
     """
 
-    __slots__ = ("terms", "arrays", "dots", "valid_for", "updates")
+    __slots__ = ("spec", "params", "form", "keys", "held", "coefs", "coefs_for", "dots",
+                 "dots_for", "updates", "n_features", "columns", "add_calls", "pending")
 
-    def __init__(self, form: LinearForm, valid_for):
-        self.terms, self.arrays, self.valid_for = form.terms, form.arrays, valid_for
+    def __init__(self, spec, params: dict, form: LinearForm, state: dict):
+        self.spec, self.params, self.form = spec, params, form
+        self.keys = ("data_sum", SCALE_KEY, SHIFT_KEY, *(key for key, _ in form.terms))
+        self.held = tuple(map(state.get, self.keys))  # None where the state has no entry
+        self.n_features = form.arrays[0].shape[1]
+        self.coefs, self.coefs_for, self.dots_for = form.coefs.copy(), None, None
+        self.dots = np.zeros((len(form.mats), 3))
+        self.updates = 0
+        self.pending = None  # features whose terms a learnt row left to add to the dots
+        # the arguments of column_dots but the features, the sign and the dots: all held
+        # here (the arrays of the state checked by fits), so its compiled function for
+        # these types is called without typing them again (as the row path's)
+        self.columns = (form.mats, form.cols, *form.arrays[:3])
+        self.add_calls = {}  # features' dtype -> the compiled column_dots
+
+    def fits(self, state: dict, params: dict) -> bool:
+        """Whether the path is that of ``state`` under ``params``: the same hyperparameter
+        dict, and the state holds the arrays of the form (not copies)."""
+        return params is self.params and all(map(is_, map(state.get, self.keys), self.held))
+
+    def current(self, state: dict, token) -> bool:
+        """Make the coefficients those of ``state``, the committed state ``token`` stands
+        for; False if its ``coef_terms`` no longer take the same columns (a new path)."""
+        if self.coefs_for is token:
+            return True
+        terms = self.spec.coef_terms(state, self.params)
+        known = self.form.terms
+        self.coefs_for = None
+        if not terms or len(terms) != len(known):
+            return False
+        coefs = self.coefs  # the path's own array, written in place
+        for i, ((c, key, col), (known_key, known_col)) in enumerate(zip(terms, known)):
+            if key != known_key or col != known_col:
+                return False
+            coefs[i] = c
+        self.coefs_for = token
+        return True
+
+    def dots_current(self, token) -> bool:
+        """Whether the dots are those of the committed state ``token`` (and have not been
+        updated so often that their rounding should be refreshed: after
+        ``max(REFRESH_ROWS, d / 8)`` rows, which keeps the refresh at O(1) per row)."""
+        updates = self.updates
+        return self.dots_for is token and (updates < REFRESH_ROWS
+                                           or updates < self.n_features // 8)
+
+    def form_dots(self, token) -> None:
+        """Form the dots afresh in O(d), for the committed state ``token``."""
+        form = self.form
         sums, scale, shift = form.arrays[:3]
         self.dots = np.zeros((len(form.mats), 3))
         self.updates = 0
-        every = np.arange(sums.shape[1], dtype=np.int64)
+        self.pending = None
+        every = np.arange(self.n_features, dtype=np.int64)
         column_dots(form.mats, form.cols, sums, scale, shift, every, 1.0, self.dots)
+        self.dots_for = token
 
-    def fits(self, form: LinearForm, valid_for) -> bool:
-        """Whether the dots are those of ``form`` in the state ``valid_for`` stands for
-        (and have not been updated so often that their rounding should be refreshed: after
-        ``max(REFRESH_ROWS, d / 8)`` rows, which keeps the refresh at O(1) per row)."""
-        if valid_for is not self.valid_for:
-            return False
-        arrays = self.arrays
-        if self.updates >= REFRESH_ROWS and self.updates >= arrays[0].shape[1] // 8:
-            return False
-        if form.arrays is arrays and form.terms is self.terms:  # a form made from this one
-            return True
-        return (form.terms == self.terms and len(form.arrays) == len(arrays)
-                and all(a is b for a, b in zip(form.arrays, arrays)))
+    def defer(self, at: np.ndarray, token) -> None:
+        """Leave the terms at the features ``at`` of a row just learnt (committed state
+        ``token``) to be added by the next use of the dots: :meth:`score` adds them in its
+        own compiled call, :meth:`flush` otherwise (the state is then still ``token``'s:
+        every use checks it)."""
+        self.pending = at
+        self.updates += 1
+        self.dots_for = token
 
-    def add(self, form: LinearForm, at: np.ndarray, sign: float) -> bool:
+    def flush(self) -> bool:
+        """Add the terms :meth:`defer` left (False if refused: the dots are not current)."""
+        at, self.pending = self.pending, None
+        return at is None or self.add(at, 1.0)
+
+    def add(self, at: np.ndarray, sign: float) -> bool:
         """Add ``sign`` times the terms at the features ``at`` (distinct, increasing);
         False if ``at`` is not (nothing changed)."""
-        sums, scale, shift = form.arrays[:3]
-        self.updates += sign > 0
-        return column_dots(form.mats, form.cols, sums, scale, shift, at, sign, self.dots)
+        mats, cols, sums, scale, shift = self.columns
+        call = self.add_calls.get(at.dtype)
+        if call is None or at.ndim != 1 or not at.flags.c_contiguous:  # not as typed
+            if (at.ndim != 1 or not at.flags.c_contiguous
+                    or (at.dtype is not _I64 and at.dtype is not _I32)):
+                return column_dots(mats, cols, sums, scale, shift, at, sign, self.dots)
+            call = self.add_calls[at.dtype] = compiled_entry(
+                column_dots, (mats, cols, sums, scale, shift, at, 1.0, self.dots))
+        return call(mats, cols, sums, scale, shift, at, float(sign), self.dots)
 
-    def score(self, form: LinearForm, counts: np.ndarray, data: np.ndarray,
-              indices: np.ndarray) -> float:
+    def score(self, counts: np.ndarray, data: np.ndarray, indices: np.ndarray) -> float:
         """Return the score ``w.x + intercept`` of one row (NaN: an index out of range), the
         intercept ``-(mean of w.m+ and w.m- over the classes seen) - w.c`` from the dots
         (one compiled call: :func:`aucopt._kernels.row_score.row_score_intercept`)."""
-        return row_score_intercept(form.mats, form.cols, form.coefs, form.arrays[1], data,
-                                   indices, self.dots, counts)
+        form = self.form
+        if self.pending is None:
+            return row_score_intercept(form.mats, form.cols, self.coefs, form.arrays[1], data,
+                                       indices, self.dots, counts)
+        pending, self.pending = self.pending, None
+        mats, cols, sums, scale, shift = self.columns
+        score, added = row_score_after(mats, cols, self.coefs, sums, scale, shift, pending,
+                                       data, indices, self.dots, counts)
+        if not added:
+            self.dots_for = None
+        return score
+
+
+def score_path(spec, state: dict, params: dict,
+               previous: ScorePath | None = None) -> ScorePath | None:
+    """Return the :class:`ScorePath` of ``state`` under ``params``, its coefficients not
+    yet marked current (None: no O(nnz) score in this form).
+
+    ``previous``: the path before (other hyperparameters, or other arrays); its dots are
+    kept when the new form takes the same columns of the same arrays.
+    """
+    form = linear_form(spec, state, params)
+    if form is None:
+        return None
+    path = ScorePath(spec, params, form, state)
+    if previous is not None and form.terms == previous.form.terms and all(
+            map(is_, form.arrays, previous.form.arrays)):
+        path.dots, path.dots_for, path.updates, path.pending = (
+            previous.dots, previous.dots_for, previous.updates, previous.pending)
+    return path
 
 
 def scaled_terms(state: dict, t_entry: int, average: bool) -> tuple | None:

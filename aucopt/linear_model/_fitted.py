@@ -12,7 +12,7 @@ import numpy as np
 
 from ..algorithms._data import as_rows, class_mean_scores
 from ..algorithms._precondition import SCALE_KEY, intercept_shift, rescaled, unscaled
-from ..algorithms._row_score import ScoreDots, linear_form, row_columns, same_arrays
+from ..algorithms._row_score import row_columns, score_path
 from ..exceptions import OrderedStreamWarning
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
@@ -31,8 +31,7 @@ class FittedAttributes:
 
     def __getstate__(self):
         state = super().__getstate__()
-        for key in ("_score_dots", "_score_form", "_score_form_for"):  # views of the state
-            state.pop(key, None)
+        state.pop("_score_path", None)  # views of the state
         return state
 
     def _set_coef(self) -> None:
@@ -100,28 +99,31 @@ class FittedAttributes:
         state = fitted.get("_state")
         if state is None or rows.n_features != state["data_sum"].shape[1]:
             return None
-        token = fitted.setdefault("_fitted", {})
-        form = self._current_form(state, token)
-        if form is None:
-            return None
-        dots = fitted.get("_score_dots")
-        if dots is None or not dots.fits(form, token):
-            dots = fitted["_score_dots"] = ScoreDots(form, token)
-        score = dots.score(form, state["data_count"], rows.data, rows.indices)
+        token = fitted.get("_fitted")
+        if token is None:
+            token = fitted["_fitted"] = {}
+        path = fitted.get("_score_path")
+        if path is None or not (path.fits(state, self._params()) and path.current(state, token)):
+            path = self._current_path(state, token)
+            if path is None:
+                return None
+        if not path.dots_current(token):
+            path.form_dots(token)
+        score = path.score(state["data_count"], rows.data, rows.indices)
         return score if math.isfinite(score) else None
 
-    def _current_form(self, state: dict, token):
-        """Return the :func:`linear_form` of ``state`` (None: none), formed once per committed
-        state: ``token`` is the dict of the fitted attributes, new after every update."""
+    def _current_path(self, state: dict, token):
+        """Return the :class:`~aucopt.algorithms._row_score.ScorePath` of ``state`` with the
+        coefficients of the committed state ``token`` (the dict of the fitted attributes,
+        new after every update); None: no O(nnz) score of this state."""
         fitted, params = self.__dict__, self._params()
-        form, made_for = fitted.get("_score_form"), fitted.get("_score_form_for")
-        if (form is not None and made_for is not None and token is not None
-                and made_for[0] is token
-                and made_for[1] is params and same_arrays(form, state)):
-            return form
-        form = fitted["_score_form"] = linear_form(self._spec(), state, params, form)
-        fitted["_score_form_for"] = (token, params)
-        return form
+        path = fitted.get("_score_path")
+        if path is not None and path.fits(state, params) and path.current(state, token):
+            return path
+        path = fitted["_score_path"] = score_path(self._spec(), state, params, path)
+        if path is not None and not path.current(state, token):
+            path = fitted["_score_path"] = None
+        return path
 
     def _learn_row_scored(self, rows, y) -> None:
         """:meth:`_learn_row`, keeping the dots of :meth:`_score_row` current in O(nnz).
@@ -132,29 +134,28 @@ class FittedAttributes:
         when next needed).
         """
         fitted = self.__dict__
-        dots, form, at = fitted.get("_score_dots"), None, None
-        if dots is not None:
+        path, at = fitted.get("_score_path"), None
+        token = fitted.get("_fitted")
+        if path is not None and token is not None and path.dots_for is token:
             state = fitted["_state"]
-            form = self._current_form(state, fitted.get("_fitted"))
-            if form is None or not dots.fits(form, fitted.get("_fitted")):
-                dots = None
-            else:
-                spec = self._spec()
+            if not (path.fits(state, self._params()) and path.coefs_for is token):
+                path = self._current_path(state, token)  # a test-then-train step: current
+            if path is not None and path.dots_current(token) and path.flush():
+                spec = path.spec
                 extra = spec.extra_columns(state) if spec.extra_columns is not None else None
                 centred = self._centred(state) if SCALE_KEY in state else _NO_COLUMNS
                 at = row_columns(rows.indices, centred, extra)
-                if not dots.add(form, at, -1.0):
+                if not path.add(at, -1.0):
                     at = np.unique(at)
-                    dots = dots if dots.add(form, at, -1.0) else None
-        fitted.pop("_score_dots", None)  # until the row is committed
+                    at = at if path.add(at, -1.0) else None
+        if path is not None:
+            path.dots_for = None  # until the row is committed
         self._learn_row(rows, y)
-        if dots is None or not (fitted.get("_row_path") is not None
-                                or fitted.get("_by_columns", False)):
+        if at is None or not (fitted.get("_row_path") is not None
+                              or fitted.get("_by_columns", False)):
             return
-        if same_arrays(form, fitted["_state"]):  # the terms' columns are where they were
-            dots.add(form, at, 1.0)
-            dots.valid_for = fitted.setdefault("_fitted", {})
-            fitted["_score_dots"] = dots
+        if path.fits(fitted["_state"], path.params):  # the columns are where they were
+            path.defer(at, fitted.setdefault("_fitted", {}))  # added by the next score
 
     def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()

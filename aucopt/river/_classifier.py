@@ -159,15 +159,14 @@ class AUCClassifier(base.MiniBatchClassifier):
 
     @property
     def _raw_memory_usage(self) -> int:
-        """Bytes held, as River counts them, without the estimator's row path (a cache of
-        compiled-code handles that River's object walk cannot visit)."""
+        """Bytes held, as River counts them, without the estimator's row and score paths
+        (caches of compiled-code handles that River's object walk cannot visit)."""
         fitted = self.estimator.__dict__
-        path = fitted.pop("_row_path", None)
+        paths = {key: fitted.pop(key) for key in ("_row_path", "_score_path") if key in fitted}
         try:
             return super()._raw_memory_usage
         finally:
-            if path is not None:
-                fitted["_row_path"] = path
+            fitted.update(paths)
 
     def _unit_test_skips(self):
         spec = self.estimator._spec()
@@ -253,7 +252,11 @@ class AUCClassifier(base.MiniBatchClassifier):
         -------
         dict
         """
-        p = _probability(self.score_one(x))
+        if not self._learned:
+            return {False: 0.5, True: 0.5}
+        rows = self._map.row(x, self._width, grow=False)
+        score = self.estimator._score_row(rows)  # None: no O(nnz) score of this model
+        p = _probability(self._formed_score(rows) if score is None else score)
         return {False: 1.0 - p, True: p}
 
     def predict_one(self, x: dict) -> bool:
@@ -289,9 +292,8 @@ class AUCClassifier(base.MiniBatchClassifier):
         if not self._learned:
             return 0.0
         rows = self._map.row(x, self._width, grow=False)
-        if self.estimator._spec().decision is None:
-            return self._linear_score(rows)
-        return float(self._scores(rows)[0])
+        score = self.estimator._score_row(rows)  # None: no O(nnz) score of this model
+        return self._formed_score(rows) if score is None else score
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """Return the columns ``False`` and ``True`` of :meth:`predict_proba_one` for each row.
@@ -393,10 +395,15 @@ class AUCClassifier(base.MiniBatchClassifier):
     def _linear_score(self, rows) -> float:
         """Ranking score of one kernel row of a linear model: O(nnz) from the lazy form where
         the spec has one, else from ``coef_`` and ``intercept_`` (formed in O(d))."""
+        score = self.estimator._score_row(rows)
+        return self._formed_score(rows) if score is None else score
+
+    def _formed_score(self, rows) -> float:
+        """Ranking score of one kernel row from the formed model: the spec's decision, or
+        ``coef_`` and ``intercept_`` (O(d) once per update)."""
         est = self.estimator
-        score = est._score_row(rows)
-        if score is not None:
-            return score
+        if est._spec().decision is not None:
+            return float(self._scores(rows)[0])
         fitted = est._fitted_attributes()
         return float(fitted["coef_"][0].take(rows.indices).dot(rows.data)
                      + fitted["intercept_"][0])
