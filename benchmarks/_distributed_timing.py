@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import statistics
 import tempfile
 import time
@@ -19,6 +20,11 @@ from aucopt import distributed as ad
 #: in 8 persisted partitions.
 CASES = (("b-ls-svm", "statistics", 3.0), ("spam-l2", "average", 3.0),
          ("vrspam-l2", "svrg", 5.0))
+
+
+def cluster(client=None, **kwargs):
+    """``client`` when given (a smoke run shares one cluster), else a new local cluster."""
+    return contextlib.nullcontext(client) if client is not None else ad.local_cluster(**kwargs)
 
 
 def _make(algorithm):
@@ -77,12 +83,12 @@ FULL_CELLS = (
 )
 
 
-def timing(X, y, cells=FULL_CELLS, *, n_parts=8, repeats=3):
+def timing(X, y, cells=FULL_CELLS, *, n_parts=8, repeats=3, client=None):
     """Median seconds of one machine and of the distributed fit, interleaved per cell.
 
     ``cells`` are ``(copies, name, workers, lazy, algorithms)``, algorithms among
-    :data:`CASES`. Returns a list of dicts: data, rows, lazy, workers, algorithm, strategy,
-    single, dist, ratio.
+    :data:`CASES`; each cell starts a cluster of its workers, or uses ``client``. Returns a
+    list of dicts: data, rows, lazy, workers, algorithm, strategy, single, dist, ratio.
     """
     rows = []
     d = X.shape[1]
@@ -95,11 +101,11 @@ def timing(X, y, cells=FULL_CELLS, *, n_parts=8, repeats=3):
                 folder.mkdir()
                 patterns[name] = _write(folder, X, y, copies, n_parts)
             pattern = patterns[name]
-            with ad.local_cluster(n_workers=n_workers) as client:
+            with cluster(client, n_workers=n_workers) as cell_client:
                 for algorithm in algorithms:
                     strategy = strategies[algorithm]
                     single = _single(pattern, d, algorithm, lazy)
-                    dist = _distributed(client, pattern, d, algorithm, strategy, lazy)
+                    dist = _distributed(cell_client, pattern, d, algorithm, strategy, lazy)
                     single(), dist()  # load kernels and data once, untimed
                     s_times, d_times = [], []
                     for _ in range(repeats):

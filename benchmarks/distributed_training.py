@@ -35,7 +35,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _distributed_report import render  # noqa: E402
-from _distributed_timing import CASES, FULL_CELLS, timing  # noqa: E402
+from _distributed_timing import CASES, FULL_CELLS, cluster, timing  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 import aucopt  # noqa: E402
@@ -153,8 +153,10 @@ def _peak_rss(client, stop, peaks):
         time.sleep(0.5)
 
 
-def out_of_memory(n_rows, n_parts, d, nnz, memory_limit, workers=(1, 2)):
+def out_of_memory(n_rows, n_parts, d, nnz, memory_limit, workers=(1, 2), client=None):
     """Fit spam-l2 (one pass) from LIBSVM parts larger than the cluster's memory; time it.
+
+    Each entry of ``workers`` starts a cluster of that many workers, or uses ``client``.
 
     The distributed fit reads every part twice (the checking pass, then the round); the
     single machine reads all parts into memory once and fits with ``max_iter=1``.
@@ -180,9 +182,9 @@ def out_of_memory(n_rows, n_parts, d, nnz, memory_limit, workers=(1, 2)):
         del X, y, loaded
         runs = []
         for n_workers in workers:
-            with ad.local_cluster(n_workers=n_workers, memory_limit=memory_limit) as client:
+            with cluster(client, n_workers=n_workers, memory_limit=memory_limit) as active:
                 stop, peaks = threading.Event(), {}
-                sampler = threading.Thread(target=_peak_rss, args=(client, stop, peaks))
+                sampler = threading.Thread(target=_peak_rss, args=(active, stop, peaks))
                 sampler.start()
                 Xd, yd = ad.read_svmlight(pattern, n_features=d)
                 start = time.perf_counter()
@@ -198,6 +200,21 @@ def out_of_memory(n_rows, n_parts, d, nnz, memory_limit, workers=(1, 2)):
             "csr_bytes": csr_bytes, "memory_limit": memory_limit, "generated": generated,
             "read_single": read_single, "fit_single": fit_single, "auc_single": auc_single,
             "runs": runs}
+
+
+def _sections(args, data, partitions, algorithms, workers, shared):
+    """Sections 1-4: accuracy, timing, traffic, out of memory; each starts the clusters it
+    needs, or all use ``shared`` (a smoke run)."""
+    X, y, Xt, yt = data
+    with cluster(shared, n_workers=2) as client:
+        acc = accuracy(client, X, y, Xt, yt, partitions, algorithms)
+    smoke_cells = ((1, "a9a", 2, True, tuple(a for a, _, _ in CASES[:2])),)
+    times = timing(X, y, smoke_cells if args.smoke else FULL_CELLS,
+                   repeats=1 if args.smoke else args.repeats, client=shared)
+    sizes = traffic(X, y, pickle_stats_up_to=123 if args.smoke else 10_000)
+    big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers,
+                        client=shared)
+    return acc, times, sizes, big
 
 
 def main(argv=None):
@@ -224,13 +241,13 @@ def main(argv=None):
         Xt, yt = fetch("a9a.t")
         Xt = Xt[:, :X.shape[1]]
         partitions, algorithms, workers = (2, 4, 8), None, (1, 2)
-    with ad.local_cluster(n_workers=2) as client:
-        acc = accuracy(client, X, y, Xt, yt, partitions, algorithms)
-    smoke_cells = ((1, "a9a", 2, True, tuple(a for a, _, _ in CASES[:2])),)
-    times = timing(X, y, smoke_cells if args.smoke else FULL_CELLS,
-                   repeats=1 if args.smoke else args.repeats)
-    sizes = traffic(X, y, pickle_stats_up_to=123 if args.smoke else 10_000)
-    big = out_of_memory(args.rows_big, args.parts_big, 1000, 40, args.memory_limit, workers)
+    data = (X, y, Xt, yt)
+    if args.smoke:  # one cluster for every section (its workers each re-import this script)
+        with ad.local_cluster(n_workers=2, memory_limit=args.memory_limit) as client:
+            acc, times, sizes, big = _sections(args, data, partitions, algorithms, workers,
+                                               client)
+    else:
+        acc, times, sizes, big = _sections(args, data, partitions, algorithms, workers, None)
     streaming = [a for a in list_algorithms() if get_algorithm(a).streaming]
     text = render(stamp(), time.perf_counter() - began, acc, times, sizes, big,
                   n_streaming=len(streaming))

@@ -5,10 +5,11 @@ and the report against rot.
 """
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+
+from ._child_env import child_env
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +20,7 @@ def test_benchmark_runner_writes_the_report(tmp_path):
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--algorithms", "spam-l2,opauc",
          "--fastmath", "spam-l2", "--scale", "0.02", "--repeats", "1", "--budget", "0.05",
          "--no-memory-test", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True, text=True, cwd=ROOT, env=child_env(),
         timeout=3600,  # hangs only: a loaded laptop is slow
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -47,7 +48,7 @@ def test_streaming_chunks_writes_the_report(tmp_path):
         [sys.executable, str(ROOT / "benchmarks" / "streaming_chunks.py"), "--algorithms",
          "uni-squ,spam-l2", "--rows", "600", "--chunks", "200,300", "--repeats", "1",
          "--calls", "20", "--warm", "100", "--out", str(out)],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True, text=True, cwd=ROOT, env=child_env(),
         timeout=3600,  # hangs only: a loaded laptop is slow
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
@@ -64,7 +65,7 @@ def test_streaming_chunks_writes_the_report(tmp_path):
 def test_peers_benchmark_quick_run_writes_the_report(tmp_path):
     """``benchmarks/peers.py --quick`` without the dataset mirror and the optional peers."""
     out = tmp_path / "peers.md"
-    env = {k: v for k, v in os.environ.items() if k != "AUCOPT_DATA_MIRROR"}
+    env = {k: v for k, v in child_env().items() if k != "AUCOPT_DATA_MIRROR"}
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "peers.py"), "--quick", "--no-peers",
          "--out", str(out)], capture_output=True, text=True, timeout=900, cwd=ROOT, env=env)

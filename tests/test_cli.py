@@ -12,6 +12,8 @@ from typer.testing import CliRunner
 from aucopt.cli import app
 from aucopt.cli._tables import algorithms_markdown
 
+from ._child_env import child_env
+
 runner = CliRunner()
 README = Path(__file__).resolve().parents[1] / "README.md"
 
@@ -97,7 +99,7 @@ def test_python_dash_m():
 
 def _cli(*args, cwd):
     return subprocess.run([sys.executable, "-m", "aucopt", *args], capture_output=True,
-                          text=True, timeout=300, cwd=cwd)
+                          text=True, timeout=300, cwd=cwd, env=child_env())
 
 
 def test_verbose_logs_aucopt_progress_and_silences_matplotlib(tmp_path):

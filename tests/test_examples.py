@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import doctest
 import importlib
-import os
 import pkgutil
 import subprocess
 import sys
@@ -22,6 +21,8 @@ from pathlib import Path
 import pytest
 
 import aucopt
+
+from ._child_env import child_env, one_blas_thread
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -79,8 +80,9 @@ def test_markdown_code_blocks(page, tmp_path, monkeypatch):
     document.namespace["__name__"] = "__main__"  # blocks run as a script (its main guard too)
     examples = list(document)
     assert examples, f"no python block found in {page}"
-    for example in examples:
-        example.evaluate()
+    with one_blas_thread():
+        for example in examples:
+            example.evaluate()
 
 
 def test_readme_and_getting_started_have_examples():
@@ -89,8 +91,7 @@ def test_readme_and_getting_started_have_examples():
 
 
 def _bench(script: str, *args: str, tmp_path: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), os.environ.get("PYTHONPATH", "")]), "MPLBACKEND": "Agg"}
+    env = child_env(MPLBACKEND="Agg")
     # twenty minutes: it ends a hang, not a slow run on a loaded laptop
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script), *args],
                           capture_output=True, text=True, timeout=1200, cwd=tmp_path, env=env)

@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 import aucopt
 import aucopt.io
 
+from ._child_env import child_env
 from ._model_files import changed, holds_json_object, read_pair, resign, write_pair
 
 WORKER = Path(__file__).with_name("_fuzz_worker.py")
@@ -186,10 +187,8 @@ def test_tampered_files_never_crash(originals, tmp_path):
     manifest = tmp_path / "manifest.json"
     manifest.write_text(json.dumps({"X": str(originals / "X.npy"), "y": str(originals / "y.npy"),
                                     "models": made}))
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
-        [str(ROOT), os.environ.get("PYTHONPATH", "")])}
     done = subprocess.run([sys.executable, str(WORKER), str(manifest)], capture_output=True,
-                          text=True, env=env, timeout=600)
+                          text=True, env=child_env(), timeout=600)
     results = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
     if os.environ.get("AUCOPT_FUZZ_DUMP"):
         Path(os.environ["AUCOPT_FUZZ_DUMP"]).write_text(done.stdout + done.stderr)
@@ -214,7 +213,7 @@ def test_the_fuzz_benchmark_at_its_small_size_finds_nothing():
     class at a small size: tampered files, interrupted saves, concurrent saves and loads."""
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fuzz_io.py"), "--size",
                            "small", "--out", "-"], capture_output=True, text=True, cwd=ROOT,
-                          timeout=1800)
+                          env=child_env(), timeout=1800)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "**0 bad outcomes**" in done.stdout
     for name in ("tampered: swap", "tampered: hash", "SIGKILL at every step",

@@ -21,6 +21,7 @@ from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river import AUCClassifier  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
+from ._child_env import child_env
 from ._jit_pair import compiled_output, interpreted_output
 
 
@@ -284,6 +285,6 @@ for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam"):
 print("ok")
 """
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=900)
+                         env=child_env(), timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "ok"

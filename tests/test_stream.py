@@ -14,6 +14,8 @@ import aucopt
 from aucopt.cli import app
 from aucopt.datasets import iter_svmlight, make_auc_problem
 
+from ._child_env import child_env
+
 
 @pytest.fixture
 def libsvm_file(tmp_path):
@@ -109,7 +111,8 @@ def test_peak_memory_does_not_grow_with_the_stream(tmp_path):
         path = tmp_path / f"rows{n}.svm"
         _write_rows(path, n, block)
         out = subprocess.run([sys.executable, "-c", _STREAM_SCRIPT, str(path)], check=True,
-                             capture_output=True, text=True, timeout=600).stdout.split()
+                             capture_output=True, text=True, env=child_env(),
+                             timeout=600).stdout.split()
         assert int(out[0]) == n
         peaks[n] = int(out[1]) / 1024  # MB (Linux reports KB)
         path.unlink()
