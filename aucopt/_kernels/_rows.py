@@ -17,7 +17,7 @@ sum that the fastmath twins use).
 
 import inspect
 
-from numba import types
+from numba import njit, types
 from numba.extending import overload
 
 from ._lanes import add4, lane, load4, mul4, prefetch, splat4, store4
@@ -28,7 +28,7 @@ __all__ = [
     "row_dot", "row_axpy", "row_add_sq", "row_sqnorm", "row_to_dense", "row_nnz",
     "inline_row_function", "row_dot_plain", "row_dot3_unrolled", "row_dot3", "row_axpy_dot",
     "row_add_sq_unrolled",
-    "row_fetch_targets",
+    "row_fetch_targets", "fetch_rows_ahead",
 ]
 
 
@@ -259,3 +259,29 @@ row_add_sq_unrolled = inline_row_function(_dense_add_sq_unrolled, _csr_add_sq,
                                           "row_add_sq_unrolled")
 plain_under_fastmath(row_dot, row_dot_plain)
 plain_under_fastmath(row_dot3_unrolled, row_dot3)
+
+
+# rows ahead of the one stepped whose cache lines a lazy CSR pass (SPAM's) asks for: the row
+# start in indptr, then the row's stored values and columns, then its entries of pack (rows in a
+# shuffled order are scattered over X, and a wide pack does not stay in the caches). One
+# shuffled pass over 10^6 hashed rows (50 tokens, d = 2^20): the whole fit took 1.69 s of CPU
+# against 2.13 s without prefetching (medians of 7 fits; 8, 4, 2 ahead: 2.07 s)
+_START_AHEAD, _ROW_AHEAD, _PACK_AHEAD = 16, 8, 3
+
+
+@njit(inline="always")
+def fetch_rows_ahead(flat, indices, indptr, order, data, idx):
+    """Prefetch, for the row at position ``idx`` of ``order``, the cache lines later rows
+    will read (a hint: no value changes)."""
+    m = order.shape[0]
+    if idx + _START_AHEAD < m:
+        prefetch(indptr, order[idx + _START_AHEAD])
+    if idx + _ROW_AHEAD < m:
+        r = order[idx + _ROW_AHEAD]
+        for k in range(indptr[r], indptr[r + 1], 8):
+            prefetch(data, k)
+            prefetch(indices, k)
+    if idx + _PACK_AHEAD < m:
+        r = order[idx + _PACK_AHEAD]
+        for k in range(indptr[r], indptr[r + 1]):
+            prefetch(flat, 4 * indices[k])

@@ -29,6 +29,7 @@ __all__ = [
     "accumulate_class_sums",
     "add_to_class_sums",
     "add_weighted_to_class_sums",
+    "forget_class_sums",
     "dot_unrolled",
     "dot_plain",
     "row_dot3",
@@ -294,3 +295,13 @@ def scatter_times(out, scatter, pending, n_pending, w):
         coef = dot_unrolled(row, w)
         for j in range(out.shape[0]):
             out[j] += coef * row[j]
+
+
+@njit(cache=True, nogil=True)
+def forget_class_sums(keep, counts, sums):
+    """Multiply the class counts and sums by ``keep`` (exponential forgetting, O(d))."""
+    counts[0] *= keep
+    counts[1] *= keep
+    for c in range(2):
+        for j in range(sums.shape[1]):
+            sums[c, j] *= keep

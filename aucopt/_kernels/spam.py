@@ -16,10 +16,17 @@ from numba import njit
 from ._checks import DIVERGED, OK, exploding
 from ._lanes import add4, lane, load4, mul4, prefetch, splat4, store4, sub4
 from ._reduce import combine4, dot_unrolled
-from ._rows import inline_row_function, row_axpy, row_dot, row_dot3, row_dot3_unrolled
+from ._rows import (
+    fetch_rows_ahead,
+    inline_row_function,
+    row_axpy,
+    row_dot,
+    row_dot3,
+    row_dot3_unrolled,
+)
 from ._schedules import INV_LINEAR, INV_POWER, INV_SQRT, step_size
 from ._state import F64, I64, D
-from ._stats import add_weighted_to_class_sums
+from ._stats import add_weighted_to_class_sums, forget_class_sums
 from ._twins import specialises
 
 __all__ = ["STATS_TRAIN", "STATS_ONLINE", "STATS_WARMUP", "NEEDS_FOLD", "SpamState",
@@ -246,7 +253,7 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
         added = _joins_statistics(hp, learn, counts, n_warmup)
         if added:
             if hp.decay > 0.0:  # (the pending l2 step, if any, reads no sums)
-                _forget(keep, counts, sums)
+                forget_class_sums(keep, counts, sums)
                 dot_neg *= keep
                 dot_pos *= keep
             add_weighted_to_class_sums(counts, sums, sqmax, data, indices, indptr, i, c, weight)
@@ -307,16 +314,6 @@ def spam_epoch(st, stats, data, indices, indptr, y, order, hp, t, learn):
     return t, OK
 
 
-@njit(cache=True, nogil=True)
-def _forget(keep, counts, sums):
-    """Multiply the class counts and sums by ``keep`` (exponential forgetting, O(d))."""
-    counts[0] *= keep
-    counts[1] *= keep
-    for c in range(2):
-        for j in range(sums.shape[1]):
-            sums[c, j] *= keep
-
-
 # The running sum acc + S v - b loses about eps / s of relative accuracy (v grows like 1/s):
 # folding at s < 1e-4 keeps it near 1e-12. With the usual small beta it never triggers. The
 # scale of the forgetting class sums (``decay``) is folded at the same bound.
@@ -368,32 +365,6 @@ def spam_lazy_add_rows(pack, lazy, data, indices, indptr, y):
             pack[j, _SUM_NEG + c] += weight * data[k]
             vx += pack[j, _V] * data[k]
         lazy[DOT_NEG + c] += weight * vx
-
-
-# rows ahead of the one stepped whose cache lines spam_epoch_lazy asks for: the row start in
-# indptr, then the row's stored values and columns, then its entries of pack (rows in a
-# shuffled order are scattered over X, and a wide pack does not stay in the caches). One
-# shuffled pass over 10^6 hashed rows (50 tokens, d = 2^20): the whole fit took 1.69 s of CPU
-# against 2.13 s without prefetching (medians of 7 fits; 8, 4, 2 ahead: 2.07 s)
-_START_AHEAD, _ROW_AHEAD, _PACK_AHEAD = 16, 8, 3
-
-
-@njit(inline="always")
-def _fetch_rows_ahead(flat, indices, indptr, order, data, idx):
-    """Prefetch, for the row at position ``idx`` of ``order``, the cache lines later rows
-    will read (a hint: no value changes)."""
-    m = order.shape[0]
-    if idx + _START_AHEAD < m:
-        prefetch(indptr, order[idx + _START_AHEAD])
-    if idx + _ROW_AHEAD < m:
-        r = order[idx + _ROW_AHEAD]
-        for k in range(indptr[r], indptr[r + 1], 8):
-            prefetch(data, k)
-            prefetch(indices, k)
-    if idx + _PACK_AHEAD < m:
-        r = order[idx + _PACK_AHEAD]
-        for k in range(indptr[r], indptr[r + 1]):
-            prefetch(flat, 4 * indices[k])
 
 
 @specialises(spam_epoch)
@@ -449,7 +420,7 @@ def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, h
     idx = start
     while idx < m:
         i = order[idx]
-        _fetch_rows_ahead(flat, indices, indptr, order, data, idx)
+        fetch_rows_ahead(flat, indices, indptr, order, data, idx)
         idx += 1
         positive = y[i] > 0
         c = 1 if positive else 0
