@@ -112,6 +112,10 @@ def _wide_problem(monkeypatch):
 def test_wide_data_keep_the_preconditioner_where_it_is_more_than_one_factor(monkeypatch):
     X, y = _wide_problem(monkeypatch)
     assert has_one_scale(X) and not has_one_scale(X.toarray())
+    # a column non-zero in every row whose spread is that of the others: still one scale
+    spread = np.sqrt(np.mean(X.data ** 2))
+    column = np.random.default_rng(0).normal(0.0, spread, size=(300, 1))
+    assert has_one_scale(sp.hstack([X, sp.csr_matrix(column)]).tocsr())
     # a column non-zero in every row (centred and scaled on its own by the preconditioner)
     dense_column = sp.hstack([X, sp.csr_matrix(1000.0 + np.arange(300.0)[:, None])]).tocsr()
     # a few rows ten times longer than the others (shortened by the preconditioner)
