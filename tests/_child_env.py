@@ -22,7 +22,7 @@ ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THRE
 def child_env(**extra: str) -> dict[str, str]:
     """``os.environ`` with this checkout first on ``PYTHONPATH``, one BLAS thread, and
     ``extra``."""
-    path = os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return {**os.environ, **ONE_THREAD, "PYTHONPATH": path, **extra}
 
 

@@ -23,12 +23,12 @@ import aucopt  # noqa: E402
 from aucopt import distributed as ad  # noqa: E402
 from aucopt.datasets import load  # noqa: E402
 
+from ._child_env import child_env  # noqa: E402
+
 cloudpickle.register_pickle_by_value(sys.modules[__name__])
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # the graphs of the fault test hold this module's helpers: importable on the cluster too
-ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
-       "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
+ENV = child_env(PYTHONWARNINGS="ignore")
 
 
 class External:

@@ -10,7 +10,6 @@ to a JSON-lines file, so that a hang in one leaves the others' results readable.
 """
 
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -19,14 +18,13 @@ import pytest
 
 pytest.importorskip("distributed")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from ._child_env import child_env  # noqa: E402
+
 #: The script's wait for a worker (Dask's configuration ``aucopt.no-worker-timeout``): shorter
 #: than the default 30 s to keep the suite short, longer than the 5 s the resumed scenario
 #: stays paused.
 WAIT = 15
-ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONWARNINGS": "ignore",
-       "DASK_AUCOPT__NO_WORKER_TIMEOUT": str(WAIT),
-       "PYTHONPATH": os.pathsep.join(filter(None, [ROOT, os.environ.get("PYTHONPATH")]))}
+ENV = child_env(PYTHONWARNINGS="ignore", DASK_AUCOPT__NO_WORKER_TIMEOUT=str(WAIT))
 #: Seconds after the last kill (or after every worker paused) by which the fit must have
 #: ended: the library waits ``WAIT`` seconds with no worker able to run a task.
 BOUND = 120
