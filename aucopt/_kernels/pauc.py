@@ -1,6 +1,6 @@
-"""Mini-batch stochastic gradient on the one-way partial-AUC surrogate (Kar, Narasimhan & Jain,
+"""Mini-batch stochastic gradient on the partial-AUC surrogate, one-way (Kar, Narasimhan & Jain,
 NeurIPS 2014, section 5: the one-pass mini-batch method 1PMB in a streaming form, and the
-two-pass method 2PMB).
+two-pass method 2PMB) or, with ``min_tpr``, two-way (an extension: notes.md#pauc-two-way).
 
 Objective on a batch (the "tight" structural surrogate of pAUC over FPR in [0, beta] of
 Narasimhan & Agarwal, KDD 2013, which Kar et al. instantiate for pAUC):
@@ -9,9 +9,12 @@ Narasimhan & Agarwal, KDD 2013, which Kar et al. instantiate for pAUC):
 
 ``top_k(N; w)`` the ``k = ceil(beta |N|)`` negatives of the batch that ``w`` scores highest,
 ``Z = sum_i w_i * sum_{j in top_k} w_j``, ``phi(m) = max(0, 1 - m)`` or ``(1 - m)^2``,
-``w_i`` the sample weights. Step ``e`` (one per batch):
-``w <- prox_{eta_e (lam/2)||.||^2}(w - eta_e grad L(w))``, ``eta_e = eta / sqrt(e)``
-(or constant).
+``w_i`` the sample weights. With ``min_tpr = alpha > 0`` (the two-way partial AUC over
+TPR >= alpha, FPR <= beta; notes.md#pauc-two-way) the sum over ``P`` is over
+``bottom_m(P; w)``, the ``m = |P| - floor(alpha |P|)`` positives that ``w`` scores lowest,
+and ``Z`` sums their weights; ``alpha = 0`` keeps every positive (the paper's method).
+Step ``e`` (one per batch): ``w <- prox_{eta_e (lam/2)||.||^2}(w - eta_e grad L(w))``,
+``eta_e = eta / sqrt(e)`` (or constant).
 
 Streaming form with bounded memory: the batch of negatives is the next negatives of the
 stream (stored until the batch is full, then one step, then cleared, as 1PMB's epochs),
@@ -86,11 +89,44 @@ def _top_negatives(sn, size, k, top):
 
 
 @njit(cache=True, nogil=True)
+def _bottom_positives(sp, size, m, sorted_scores, chosen):
+    """Set ``chosen[i]`` to 1 for the ``m`` smallest scores ``sp[:size]`` (ties: the earlier
+    slot first) and to 0 for the others, in O(size log size) without allocating.
+
+    ``sorted_scores`` is scratch of ``size`` entries or more (overwritten).
+    """
+    if m >= size:
+        for i in range(size):
+            chosen[i] = 1
+        return
+    for i in range(size):
+        sorted_scores[i] = sp[i]
+    sorted_scores[:size].sort()
+    cut = sorted_scores[m - 1]  # the m-th smallest: below it all chosen, at it the earliest
+    ties = m
+    for i in range(size):
+        if sp[i] < cut:
+            ties -= 1
+    for i in range(size):
+        chosen[i] = 0
+        if sp[i] < cut:
+            chosen[i] = 1
+        elif sp[i] == cut and ties > 0:
+            chosen[i] = 1
+            ties -= 1
+
+
+@njit(cache=True, nogil=True)
 def _batch_step(st, slots, work, hp, t):
-    """One 1PMB step on the stored batch; return ``(t, status)``."""
+    """One 1PMB step on the stored batch; return ``(t, status)``.
+
+    The pairs are the ``m = n_+ - floor(min_tpr n_+)`` lowest-scored stored positives
+    (:func:`_bottom_positives`; all of them when ``min_tpr = 0``) against the
+    ``k = ceil(max_fpr n_-)`` highest-scored negatives of the batch (notes.md#pauc-two-way).
+    """
     v, scale = st.v, st.scale
     bval, bidx, bnnz = slots
-    sp, sn, cp, cn, top = work
+    sp, sn, cp, cn, top, chosen = work
     n_neg, n_pos = st.size[NEG], st.size[POS]
     nv, ni, nn = class_slots(bval, bidx, bnnz, NEG)
     pv, pi, pn = class_slots(bval, bidx, bnnz, POS)
@@ -105,11 +141,14 @@ def _batch_step(st, slots, work, hp, t):
             return t, DIVERGED
     k = int(np.ceil(hp.max_fpr * n_neg))
     k = _top_negatives(sn, n_neg, max(1, min(k, n_neg)), top)
+    m = n_pos - int(np.floor(hp.min_tpr * n_pos))
+    _bottom_positives(sp, n_pos, max(1, min(m, n_pos)), cp, chosen)
     wn = st.buf_w[NEG]
     wp = st.buf_w[POS]
     total_p = 0.0
     for i in range(n_pos):
-        total_p += wp[i]
+        if chosen[i]:
+            total_p += wp[i]
     total_n = 0.0
     for r in range(k):
         total_n += wn[top[r]]
@@ -119,6 +158,8 @@ def _batch_step(st, slots, work, hp, t):
     for j in range(n_neg):
         cn[j] = 0.0
     for i in range(n_pos):
+        if not chosen[i]:
+            continue
         for r in range(k):
             j = top[r]
             g = pair_loss_derivative(hp.loss, sp[i] - sn[j]) * wp[i] * wn[j] * norm
@@ -190,7 +231,8 @@ def pauc_epoch(st, slots, work, data, indices, indptr, y, order, hp, t):
         ``(buf, buf_idx, buf_nnz)`` (sparse slots) or ``(buf, None, None)`` (dense),
         :mod:`aucopt._kernels._slots`.
     work : tuple
-        Scratch ``(sp, sn, cp, cn, top)`` of ``buffer_size`` entries each.
+        Scratch ``(sp, sn, cp, cn, top, chosen)`` of ``buffer_size`` entries each (``top``
+        and ``chosen`` int64).
     data, indices, indptr, y, order
         Rows, signed weights and visiting order (:mod:`aucopt._kernels`).
     hp : PaucHyper

@@ -75,6 +75,15 @@ PARAMS = (
         objective wins; :mod:`aucopt.algorithms._calibrate`) and stores the value used in
         ``eta_``."""),
     max_fpr_param(),
+    Param("min_tpr", 0.0, (Interval(Real, 0, 1, closed="left"),), "float", r"""
+        Lower end :math:`\alpha` of the true-positive range of the two-way partial AUC
+        (TPR :math:`\ge \alpha`, FPR :math:`\le \beta`): each step pairs only the
+        :math:`n_+ - \lfloor \alpha n_+ \rfloor` stored positives that the model scores
+        lowest (of the :math:`n_+` of the step) with the top negatives. 0 (every positive)
+        is the one-way method of Kar et al.; :math:`\alpha > 0` is an extension of it to
+        the two-way range (a convex upper bound of the batch's two-way risk with the hinge
+        loss; notes.md#pauc-two-way).""",
+          kernel=float),
     Param("lam", 0.0, (NON_NEGATIVE,), "float", r"""
         l2 weight :math:`\lambda` (proximal step). 0 by default: a fixed weight does not
         follow the scale of the features (Kar et al. keep the iterates in a ball; no
@@ -137,17 +146,24 @@ def partial_auc_surrogate(scores, y, max_fpr, loss) -> float:
 
 
 def partial_auc_objective(scores, w, params, y) -> float:
-    """The calibration objective of pauc-1pmb and pauc-sopa: one minus the partial AUC over
-    FPR in [0, max_fpr] (McClish's standardisation) of the sample's scores.
+    """The calibration objective of pauc-1pmb, pauc-2pmb and pauc-sopa: one minus the partial
+    AUC over FPR in [0, max_fpr] (McClish's standardisation) of the sample's scores, or with
+    ``min_tpr`` > 0 (pauc-1pmb, pauc-2pmb) over the two-way range TPR >= min_tpr too.
 
     The target itself rather than the surrogate: the hinge surrogate over the top negatives
     stays near its value at w = 0 after a brief run on hard data, so every step would look
     alike and the smallest would win. It depends on the ranking only (``scale_free``: the
     middle of the steps that score alike is chosen); rows count once whatever their weight.
+    The two-way area is standardised as McClish's: 0.5 for a random ranking (the area
+    :math:`(\beta - \alpha)_+^2 / 2` under the diagonal), 1 for a perfect one
+    (:math:`(1 - \alpha) \beta`); at ``min_tpr=0`` both are McClish's.
     """
-    max_fpr = float(params["max_fpr"])
+    max_fpr, min_tpr = float(params["max_fpr"]), float(params.get("min_tpr", 0.0))
     pos = y > 0
-    area = sorted_area(np.sort(scores[pos]), np.sort(scores[~pos]), 0.0, max_fpr, 0.0)
+    area = sorted_area(np.sort(scores[pos]), np.sort(scores[~pos]), 0.0, max_fpr, min_tpr)
+    if min_tpr > 0.0:
+        least, most = max(0.0, max_fpr - min_tpr) ** 2 / 2.0, (1.0 - min_tpr) * max_fpr
+        return 1.0 - 0.5 * (1.0 + (area - least) / (most - least))
     return 1.0 - (area if max_fpr >= 1.0 else mcclish(area, 0.0, max_fpr))
 
 
@@ -192,7 +208,7 @@ def _kernel_args(state, rows: RowData, params) -> tuple:
     slots = match_slots(state, rows, params)
     capacity = int(params["buffer_size"])
     work = (np.empty(capacity), np.empty(capacity), np.empty(capacity), np.empty(capacity),
-            np.empty(capacity, dtype=np.int64))
+            np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64))
     return hp, slots, work
 
 
@@ -248,9 +264,10 @@ _SHARED = dict(
     weights="steps",
 )
 _PAPER_SETTING = "Kar et al. 2014 tune the step on a held-out set; batch sizes in the hundreds. "
-_AUTO_NOTE = " eta='auto' is calibrated on the data with the pAUC objective."
-_STEP_COST = ("(one step per B negatives: scores of the 2B stored rows, top-k selection, "
-              "k = ceil(max_fpr B), B k pairs)")
+_AUTO_NOTE = (" eta='auto' is calibrated on the data with the pAUC objective (two-way when "
+              "min_tpr > 0).")
+_STEP_COST = ("(one step per B negatives: scores of the 2B stored rows, top-k and bottom-m "
+              "selections, k = ceil(max_fpr B), m = B - floor(min_tpr B), m k pairs)")
 
 PAUC_1PMB = register(
     AlgorithmSpec(

@@ -62,17 +62,22 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
     positives a batch of 100 rows would mostly hold none). The same role is played in
     Kar et al.'s two-pass variant 2PMB (:class:`PAUC2PMBClassifier`) by the sample of
     positives its first pass collects. With ``max_fpr=1`` the surrogate is the pairwise
-    AUC loss.
+    AUC loss. ``min_tpr`` :math:`= \alpha > 0` extends the step to the two-way partial AUC
+    (TPR :math:`\ge \alpha`, FPR :math:`\le \beta`), which the paper does not treat: the sum
+    over :math:`P` keeps the :math:`|P| - \lfloor \alpha |P| \rfloor` positives that
+    :math:`w` scores lowest (with the hinge, a convex upper bound of the batch's two-way
+    risk; notes.md#pauc-two-way).
     The surrogate is the "tight" one of Narasimhan & Agarwal (KDD 2013, section 4):
     the hinge over the top-ranked negatives, a convex upper bound on
     :math:`1 - \mathrm{pAUC}(0, \beta)` of the batch (up to normalisation).
 
     ``sample_weight``: a pair weighs :math:`w_i w_j` and the normaliser is the sum of
-    the pair weights; the selection of the top :math:`k` negatives counts rows.
+    the pair weights; the selections (the top :math:`k` negatives, with ``min_tpr`` the
+    lowest positives) count rows.
 
     Cost O(nnz + log B) per sample amortised on CSR rows (one step per B negatives
     costs O(B nnz) for the scores of the 2B stored rows and the update at their
-    columns, O(B log B) for the selection and O(B k) for the pairs; the l2 shrinkage
+    columns, O(B log B) for the selections and O(B k) for the pairs; the l2 shrinkage
     acts on a scale factor), O(d) per sample on dense rows. Memory O(B K + d) on CSR
     rows (K the longest row), O(B d) on dense rows.
 
@@ -95,6 +100,7 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
         *,
         eta="auto",
         max_fpr=0.1,
+        min_tpr=0.0,
         lam=0.0,
         loss="square",
         buffer_size=32,
@@ -154,9 +160,10 @@ class PAUC2PMBClassifier(PAUC1PMBClassifier):
     sample of positives, from the ``random_state``, and goes on from the iterate and
     the step count. The model is the last iterate, and the step, the batch sizes,
     ``sample_weight`` (a pair weighs :math:`w_i w_j`; the sample of positives and the
-    top :math:`k` negatives count rows) and the cost of a step are those of
-    :class:`PAUC1PMBClassifier`. Memory O(B K + d) on CSR rows (K the longest row),
-    O(B d) on dense rows, besides the training set.
+    top :math:`k` negatives count rows), ``min_tpr`` (the two-way range,
+    notes.md#pauc-two-way) and the cost of a step are those of :class:`PAUC1PMBClassifier`.
+    Memory O(B K + d) on CSR rows (K the longest row), O(B d) on dense rows, besides the
+    training set.
 
     References
     ----------
