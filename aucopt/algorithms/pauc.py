@@ -67,6 +67,12 @@ def max_fpr_param(default: float = 0.1, how: str = TOP_K) -> Param:
                  kernel=float)
 
 
+# as TOP_K, with the positives that min_tpr keeps
+_TOP_K_OF_STEP = r"""each step ranks its positives (every one, or
+        the lowest-scored with ``min_tpr``) above the :math:`\lceil \beta n_- \rceil`
+        negatives of the batch that the model scores
+        highest"""
+
 PARAMS = (
     auto_step("eta", AUTO_ETA, r"""
         Step scale: :math:`\eta_e = \eta/\sqrt{e}` at step :math:`e` (``schedule="inv_sqrt"``,
@@ -74,7 +80,7 @@ PARAMS = (
         training data (a short run per step of a geometric ladder, the lowest partial-AUC
         objective wins; :mod:`aucopt.algorithms._calibrate`) and stores the value used in
         ``eta_``."""),
-    max_fpr_param(),
+    max_fpr_param(how=_TOP_K_OF_STEP),
     Param("min_tpr", 0.0, (Interval(Real, 0, 1, closed="left"),), "float", r"""
         Lower end :math:`\alpha` of the true-positive range of the two-way partial AUC
         (TPR :math:`\ge \alpha`, FPR :math:`\le \beta`): each step pairs only the
