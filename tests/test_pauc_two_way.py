@@ -19,6 +19,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
 
 import aucopt
+from aucopt._kernels.pauc import _bottom_positives
 from aucopt.algorithms.pauc import partial_auc_objective
 from aucopt.linear_model import PAUC1PMBClassifier, PAUC2PMBClassifier
 from aucopt.metrics import partial_roc_auc_score, two_way_partial_auc_score
@@ -92,6 +93,21 @@ def test_ties_go_to_the_earlier_slot(algorithm):
         w, t = reference_2pmb(X, y, seed=3, epochs=2, **kw, min_tpr=0.5)
     assert est.t_ == t > 20
     _assert_close(est.coef_[0], w)
+
+
+def test_bottom_positives_are_a_stable_sort_prefix():
+    # the m lowest scores, ties to the earlier slot: the first m of a stable argsort, on
+    # scores with and without ties, with scratch longer than the scores
+    rng = np.random.default_rng(0)
+    heap, chosen = np.empty(40), np.empty(40, dtype=np.int64)
+    for trial in range(400):
+        n = int(rng.integers(1, 40))
+        m = int(rng.integers(1, n + 1))
+        scores = rng.integers(0, 4, n).astype(float) if trial % 2 else rng.normal(size=n)
+        _bottom_positives(scores, n, m, heap, chosen)
+        want = np.zeros(n, dtype=np.int64)
+        want[np.argsort(scores, kind="stable")[:m]] = 1
+        assert_array_equal(chosen[:n], want, err_msg=str(scores))
 
 
 def _batch_loss(w, Xp, Xn, loss):
@@ -211,6 +227,7 @@ def test_calibration_objective():
 _NOJIT_SCRIPT = """
 import json, sys
 import aucopt
+from aucopt._kernels.pauc import _bottom_positives
 from tests.algorithms.test_oam import STREAM_CHUNKS, growing_sparse_stream
 X, y = growing_sparse_stream(d=400)  # pure Python without the JIT: O(d) loops
 out = {}

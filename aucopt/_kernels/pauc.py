@@ -89,20 +89,41 @@ def _top_negatives(sn, size, k, top):
 
 
 @njit(cache=True, nogil=True)
-def _bottom_positives(sp, size, m, sorted_scores, chosen):
-    """Set ``chosen[i]`` to 1 for the ``m`` smallest scores ``sp[:size]`` (ties: the earlier
-    slot first) and to 0 for the others, in O(size log size) without allocating.
+def _sift_down(heap, root, size):
+    """Restore the max-heap order of ``heap[:size]`` below ``root``."""
+    while True:
+        child = 2 * root + 1
+        if child >= size:
+            return
+        if child + 1 < size and heap[child + 1] > heap[child]:
+            child += 1
+        if heap[root] >= heap[child]:
+            return
+        heap[root], heap[child] = heap[child], heap[root]
+        root = child
 
-    ``sorted_scores`` is scratch of ``size`` entries or more (overwritten).
+
+@njit(cache=True, nogil=True)
+def _bottom_positives(sp, size, m, heap, chosen):
+    """Set ``chosen[i]`` to 1 for the ``m`` smallest scores ``sp[:size]`` (ties: the earlier
+    slot first) and to 0 for the others; O(size log m), no allocation.
+
+    ``heap`` (scratch of ``m`` entries or more, overwritten) holds a max-heap of the ``m``
+    smallest scores met, so that its top ends as the ``m``-th smallest: the cut.
     """
     if m >= size:
         for i in range(size):
             chosen[i] = 1
         return
-    for i in range(size):
-        sorted_scores[i] = sp[i]
-    sorted_scores[:size].sort()
-    cut = sorted_scores[m - 1]  # the m-th smallest: below it all chosen, at it the earliest
+    for i in range(m):
+        heap[i] = sp[i]
+    for root in range(m // 2 - 1, -1, -1):
+        _sift_down(heap, root, m)
+    for i in range(m, size):
+        if sp[i] < heap[0]:
+            heap[0] = sp[i]
+            _sift_down(heap, 0, m)
+    cut = heap[0]  # below it every score is chosen, at it the earliest slots
     ties = m
     for i in range(size):
         if sp[i] < cut:
@@ -121,7 +142,8 @@ def _batch_step(st, slots, work, hp, t):
     """One 1PMB step on the stored batch; return ``(t, status)``.
 
     The pairs are the ``m = n_+ - floor(min_tpr n_+)`` lowest-scored stored positives
-    (:func:`_bottom_positives`; all of them when ``min_tpr = 0``) against the
+    (:func:`_bottom_positives`, in the scratch ``cp`` before it holds the positives'
+    coefficients; all of them when ``min_tpr = 0``) against the
     ``k = ceil(max_fpr n_-)`` highest-scored negatives of the batch (notes.md#pauc-two-way).
     """
     v, scale = st.v, st.scale
