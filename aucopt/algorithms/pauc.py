@@ -152,7 +152,7 @@ def partial_auc_surrogate(scores, y, max_fpr, loss) -> float:
 
 
 def partial_auc_objective(scores, w, params, y) -> float:
-    """The calibration objective of pauc-1pmb, pauc-2pmb and pauc-sopa: one minus the partial
+    r"""The calibration objective of pauc-1pmb, pauc-2pmb and pauc-sopa: one minus the partial
     AUC over FPR in [0, max_fpr] (McClish's standardisation) of the sample's scores, or with
     ``min_tpr`` > 0 (pauc-1pmb, pauc-2pmb) over the two-way range TPR >= min_tpr too.
 
