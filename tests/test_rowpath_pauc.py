@@ -16,6 +16,7 @@ from numpy.testing import assert_allclose
 pytest.importorskip("river")
 
 import aucopt  # noqa: E402
+from aucopt._kernels import pauc_rows  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
@@ -74,6 +75,19 @@ def test_learn_one_equals_partial_fit_by_rows_and_in_chunks(algorithm, params):
         chunks.partial_fit(sp.vstack(rows[start:start + 37], format="csr"),
                            labels[start:start + 37], classes=[False, True])
     _assert_same_state(model.estimator, chunks)
+
+
+def test_a_step_with_more_columns_than_kept_takes_the_general_path(monkeypatch):
+    monkeypatch.setattr(pauc_rows, "KEEP_CAP", 20)  # fewer than the stored rows' values
+    data = _rows()
+    for algorithm in ("pauc-1pmb", "pauc-sopa-s"):
+        model, calls = _model(algorithm, {"eta": 0.05}, data)
+        assert model.estimator._row_path is not None
+        assert 20 < len(calls) < 100, calls  # the steps: one row of every batch
+        ref = _estimator(algorithm, {"eta": 0.05})
+        for x, y in data:
+            ref.partial_fit(_csr_row(model, x), [y], classes=[False, True])
+        _assert_same_state(model.estimator, ref)
 
 
 def _to_a_step(model, data):

@@ -10,7 +10,8 @@ every stored row (Kar et al. 2014, section 5; Zhu et al. 2022, Algorithm 1) and 
 on a diverging score. Before that step, and only then, these kernels keep what it may
 change of the entries the row path leaves to them: the iterate's entries at the columns
 of the stored rows and of the row (O(B K), once per batch of B negatives, K the slots'
-width), and the slot the row is stored in. If the step stops, they put them back before
+width; a step with more than :data:`KEEP_CAP` such values takes the general path), and
+the slot the row is stored in. If the step stops, they put them back before
 returning its status; the row path's transaction (:mod:`aucopt._kernels.row_step`) puts
 back the rest (counters, per-positive averages, data statistics).
 """
@@ -36,10 +37,16 @@ class RowKeep(NamedTuple):
     ints: np.ndarray  # int64: slot indices, slot length, integer entries at the columns
 
 
+# the most values kept per entry before a step (the stored rows' lengths and the row's):
+# a step that needs more takes the general path, so that the scratch stays small (1.5 MB
+# for the DRO kernels' three entries) whatever the buffers hold
+KEEP_CAP = 1 << 16
+
+
 def keep_sizes(capacity: int, width: int, n_floats: int, n_ints: int) -> tuple[int, int]:
     """Return the lengths of :class:`RowKeep`'s arrays for buffers of ``capacity`` slots of
     ``width`` values and ``n_floats`` / ``n_ints`` entries kept at the columns."""
-    per_entry = (2 * capacity + 1) * width  # every stored row and the row, each <= width
+    per_entry = min((2 * capacity + 1) * width, KEEP_CAP)  # every stored row and the row
     return width + 1 + n_floats * per_entry, width + 1 + n_ints * per_entry
 
 
@@ -94,7 +101,8 @@ def _kept_step(epoch, floats, ints, keep, st, slots, work, data, indices, indptr
     chunk; ``floats`` and ``ints`` are the entries its step writes at the columns of the
     stored rows (``ints`` may be None), kept and put back with the row's slot when the
     row makes a step that stops. Returns ``(t, status)``; ``NOT_HERE`` with nothing done
-    for a row wider than the slots or scratch too small."""
+    for a row wider than the slots, or a step with more columns to keep than ``keep``
+    holds."""
     bval, bidx, bnnz = slots
     width, capacity = bval.shape[2], bval.shape[1]
     nnz = indptr[1]
@@ -105,7 +113,10 @@ def _kept_step(epoch, floats, ints, keep, st, slots, work, data, indices, indptr
                                                                       capacity):
         return epoch(st, slots, work, data, indices, indptr, y, order, scalars, t)  # no step
     fl, it = keep
-    need = (2 * capacity + 1) * width
+    need = nnz
+    for c in range(2):
+        for j in range(sizes[c]):
+            need += bnnz[c, j]
     if fl.shape[0] < width + 1 + len(floats) * need or (
             ints is not None and it.shape[0] < width + 1 + len(ints) * need):
         return t, NOT_HERE
