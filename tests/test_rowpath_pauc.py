@@ -17,6 +17,7 @@ pytest.importorskip("river")
 
 import aucopt  # noqa: E402
 from aucopt._kernels import pauc_rows  # noqa: E402
+from aucopt.algorithms._spec import RowData  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
@@ -101,6 +102,39 @@ def _to_a_step(model, data):
             return data[i:]
         model.learn_one(x, y)
     raise AssertionError("no step ahead")
+
+
+DIVERGING_ETA = {"pauc-1pmb": 2.5, "pauc-sopa": 1.0, "pauc-sopa-s": 5.0, "pauc-sota-s": 5.0}
+
+
+@pytest.mark.parametrize("algorithm", IDS)
+def test_weighted_rows_and_diverging_steps_as_partial_fit(algorithm):
+    """Signed weights (+-w) and a step so large that many steps diverge: each row on the
+    row path, undone and redone by the general path when it stops, gives the bits (and
+    the errors) of partial_fit with sample_weight."""
+    rng = np.random.default_rng(5)
+    X = sp.random(300, 10, density=0.4, random_state=1, format="csr")
+    X.data = rng.normal(size=X.data.size)
+    y, w = rng.random(300) < 0.3, rng.uniform(0.2, 3.0, 300)
+    params = {"buffer_size": 3, "eta": DIVERGING_ETA[algorithm], "precondition": None}
+    models = [aucopt.make(algorithm, **params) for _ in range(2)]
+    for m in models:
+        m.partial_fit(X[:5], y[:5], classes=[False, True], sample_weight=w[:5])
+    errors = [0, 0]
+    for i in range(5, 300):
+        row = X[i]
+        rows = RowData(row.data, row.indices, row.indptr, 1, 10)
+        try:
+            models[0]._learn_row(rows, np.array([w[i] if y[i] else -w[i]]))
+        except DivergenceError:
+            errors[0] += 1
+        try:
+            models[1].partial_fit(row, y[i:i + 1], sample_weight=w[i:i + 1])
+        except DivergenceError:
+            errors[1] += 1
+    assert models[0]._row_path is not None
+    assert errors[0] == errors[1] and 0 < errors[0] < 200, errors
+    _assert_same_state(*models)
 
 
 def _rare_name(width=16, d=12):
