@@ -65,9 +65,9 @@ def _replay(model, data, ref=None, **params):
     return ref
 
 
-def _learn_counting(data, warm, **params):
+def _learn_counting(data, warm, algorithm="spam-l2", **params):
     """Learn ``data`` row by row; return the model and the general-path calls after ``warm``."""
-    model = AUCClassifier("spam-l2", **params)
+    model = AUCClassifier(algorithm, **params)
     for x, y in data[:warm]:
         model.learn_one(x, y)
     calls = _counting(model)
@@ -174,11 +174,6 @@ NO_ROW_PATH = {
     "oam-seq": "draws reservoir coins and slots from the estimator's generator per row",
     "oam-gra": "draws reservoir coins and slots from the estimator's generator per row",
     "kar": "draws the RS-x buffer's uniforms from the estimator's generator per row",
-    "pauc-1pmb": "no row_kernel in its spec yet: one row goes through partial_fit's general "
-                 "path (same result, slower)",
-    "pauc-sopa": "no row_kernel in its spec yet (as pauc-1pmb)",
-    "pauc-sopa-s": "no row_kernel in its spec yet (as pauc-1pmb)",
-    "pauc-sota-s": "no row_kernel in its spec yet (as pauc-1pmb)",
 }
 FIXED_WIDTH = {"aogd", "fsauc", "opauc-f", "opauc-rp"}  # states that cannot grow with names
 STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
@@ -245,7 +240,7 @@ from aucopt.river import AUCClassifier
 rng = np.random.default_rng(0)
 rows = [({f"f{j}": float(v) for j, v in enumerate(r)}, bool(r[0] > 0))
         for r in rng.normal(size=(400, 5))]
-for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam"):
+for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s"):
     m = AUCClassifier(algorithm, seed=0)
     for i, (x, y) in enumerate(rows):
         m.learn_one(x, y)

@@ -17,6 +17,7 @@ from .fsauc import fsauc_epoch
 from .ftrl_auc import ftrl_auc_epoch
 from .opauc import opauc_epoch
 from .pairwise_buffer_lazy import fifo_epoch_lazy
+from .pauc_rows import dro_row, pauc_row
 from .row_step import begin_row, end_row
 from .solam import solam_epoch, solam_epoch_lazy
 from .spam import STATS_TRAIN, spam_epoch, spam_epoch_lazy, spam_lazy_add_rows
@@ -108,8 +109,22 @@ def fsauc_row(stats, undo, head, mid, tail, data, indices, indptr, y, order, t):
     return fused(fsauc_epoch, stats, undo, head, mid, tail, data, indices, indptr, y, order, t)
 
 
+@njit(cache=True, nogil=True)
+def pauc_fused_row(stats, undo, head, mid, tail, data, indices, indptr, y, order, t):
+    """1PMB's row (the buffers, and the step a completed batch makes)."""
+    return fused(pauc_row, stats, undo, head, mid, tail, data, indices, indptr, y, order, t)
+
+
+@njit(cache=True, nogil=True)
+def dro_fused_row(stats, undo, head, mid, tail, data, indices, indptr, y, order, t):
+    """SOPA's, SOPA-s's or SOTA-s's row (the buffers, and the step a completed batch
+    makes)."""
+    return fused(dro_row, stats, undo, head, mid, tail, data, indices, indptr, y, order, t)
+
+
 # family kernel -> its fused wrapper (a kernel not listed takes RowPath's two calls)
 FUSED = {spam_epoch_lazy: spam_lazy_row, spam_epoch: spam_row, ftrl_auc_epoch: ftrl_auc_row,
          univariate_epoch: univariate_row, solam_epoch_lazy: solam_lazy_row,
          solam_epoch: solam_row, fifo_epoch_lazy: fifo_lazy_row, adaoam_epoch: adaoam_row,
-         opauc_epoch: opauc_row, fsauc_epoch: fsauc_row}
+         opauc_epoch: opauc_row, fsauc_epoch: fsauc_row, pauc_row: pauc_fused_row,
+         dro_row: dro_fused_row}

@@ -9,8 +9,8 @@ compiled functions numba chose for those argument types, without typing them aga
 
 1. :func:`aucopt._kernels.row_step.begin_row` (the same for every family): checks the
    row, saves what its update may change (O(nnz) for the per-feature entries the spec
-   declares in ``column_keys``, the other writable entries whole) and adds it to the
-   data statistics;
+   declares in ``column_keys``, the other writable entries whole, but for those the
+   kernel restores itself, ``RowStep.own``) and adds it to the data statistics;
 2. the family's kernel on the row (``order = [0]``), after any ``pre`` calls;
 3. only if the kernel could not finish: :func:`aucopt._kernels.row_step.undo_row`, and
    the estimator's general path learns the row from the unchanged state.
@@ -82,6 +82,11 @@ class RowStep(NamedTuple):
     zeroed : tuple of ndarray
         1-D float64 scratch arrays of the call that ``run`` makes afresh (zeros) on every
         call: zeroed before every row.
+    own : tuple of str
+        State entries the kernel itself leaves as they were when it does not finish
+        (e.g. those it writes at columns that only it knows, kept only for the rows that
+        may fail): the transaction does not save them. The same for every binding of a
+        path.
     """
 
     kernel: Any
@@ -93,6 +98,7 @@ class RowStep(NamedTuple):
     extra: tuple = ()
     max_nnz: int = 2**62
     zeroed: tuple = ()
+    own: tuple = ()
 
 
 def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None:
@@ -119,7 +125,7 @@ def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None
     step = spec.row_kernel(state, params)
     if step is None:
         return None
-    layout = _transaction(state, spec.column_keys)
+    layout = _transaction(state, spec.column_keys, step.own)
     return None if layout is None else RowPath(spec, state, params, valid_for, step, *layout)
 
 
@@ -165,14 +171,14 @@ def scaled_row(state: dict, rows, y: np.ndarray, auto: bool, centred: np.ndarray
     return row, (fixed[:count] if count else None)
 
 
-def _transaction(state: dict, column_keys) -> tuple | None:
+def _transaction(state: dict, column_keys, own=()) -> tuple | None:
     """Return ``(by_rows, by_cols, whole)``: the views :func:`begin_row` saves (None: a
-    state it cannot save exactly)."""
+    state it cannot save exactly); the entries ``own`` are the kernel's to restore."""
     d = state["data_sum"].shape[1]
     by_rows, by_cols, whole = [], [], []
     for key, value in state.items():
-        if not value.flags.writeable:
-            continue  # read-only: nothing writes it
+        if not value.flags.writeable or key in own:
+            continue  # read-only: nothing writes it; or the kernel restores it
         if not value.flags.c_contiguous:
             return None
         if key in column_keys or key in _BY_COLUMNS:

@@ -24,13 +24,16 @@ from .._kernels._buffers import LOSS_CODES
 from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels._state import view, zeros
 from .._kernels.pauc import PaucState, batch_length, pauc_2pmb_epoch, pauc_epoch
+from .._kernels.pauc_rows import pauc_row
 from ..utils._param_validation import Interval, Options
 from ..utils._roc_area import mcclish, sorted_area
 from ._buffer_weights import check_weights
 from ._calibrate import StepCalibration
 from ._memory import check_memory
 from ._params import NON_NEGATIVE, KernelScalars, Param, auto_step, codes, common, precondition
+from ._pauc_rows import buffered_row_step
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, check_slots, match_slots, max_memory
 
@@ -212,10 +215,13 @@ def _kernel_args(state, rows: RowData, params) -> tuple:
     in the layout of ``rows`` and the scratch arrays of one step."""
     hp = auto_scaled(hyper(params), "eta", AUTO_ETA, state)
     slots = match_slots(state, rows, params)
-    capacity = int(params["buffer_size"])
-    work = (np.empty(capacity), np.empty(capacity), np.empty(capacity), np.empty(capacity),
+    return hp, slots, _work(int(params["buffer_size"]))
+
+
+def _work(capacity: int) -> tuple:
+    """Return the scratch arrays of one step for buffers of ``capacity`` slots."""
+    return (np.empty(capacity), np.empty(capacity), np.empty(capacity), np.empty(capacity),
             np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.int64))
-    return hp, slots, work
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
@@ -223,6 +229,15 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     hp, slots, work = _kernel_args(state, rows, params)
     return pauc_epoch(view(PaucState, state), slots, work, rows.data, rows.indices,
                       rows.indptr, y, order, hp, t)
+
+
+def row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return 1PMB's call of ``run`` on one CSR row (see ``AlgorithmSpec.row_kernel``; None
+    for dense slots): :func:`aucopt._kernels.pauc_rows.pauc_row`, which keeps ``v`` at the
+    stored rows' columns before a step."""
+    hp = auto_scaled(hyper(params), "eta", AUTO_ETA, state)
+    return buffered_row_step(pauc_row, view(PaucState, state), state, hp,
+                             _work(int(params["buffer_size"])), hp.auto_eta, ("v",))
 
 
 def reservoir_draws(n_positives: int, capacity: int, rng) -> np.ndarray:
@@ -286,6 +301,7 @@ PAUC_1PMB = register(
         cost=f"O(nnz + log B) per sample amortised on CSR rows {_STEP_COST}, "
         "O(d) per sample on dense rows",
         run=run,
+        row_kernel=row_kernel,
         params=(*PARAMS, precondition()),
         equivalence_params={"eta": 0.05, "precondition": None},
         notes=_PAPER_SETTING + "Streaming form: the last buffer_size positives (a ring) meet "

@@ -16,17 +16,20 @@ from scipy.special import logsumexp
 
 from .._kernels._state import view, zeros
 from .._kernels.pauc_dro import PaucDroState, dro_epoch
+from .._kernels.pauc_rows import dro_row
 from ..utils._param_validation import Interval
 from ._calibrate import StepCalibration
 from ._memory import check_memory
 from ._params import POSITIVE, KernelScalars, Param, auto_step, common, precondition
+from ._pauc_rows import buffered_row_step
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from .oam import auto_scaled, buffer_size, match_slots, max_memory
 from .pauc import ETA_GRID, check_buffers
 
 __all__ = ["SOPA_PARAMS", "PAUC_SOPA_S", "AUTO_ETA", "SHARED", "kl_objective", "settled",
-           "run_dro", "kl_dro", "hyper", "eta_param", "temperature", "gamma_param",
+           "run_dro", "dro_calls", "kl_dro", "hyper", "eta_param", "temperature", "gamma_param",
            "COMMON_PARAMS", "KL_COMMON_PARAMS", "LAM_GRID", "ETA", "LAM", "GAMMA"]
 
 PAPER = (
@@ -206,17 +209,46 @@ def run_dro(state, rows: RowData, y, order, params, t, hp, dro: tuple):
     hp = auto_scaled(hp, "eta", AUTO_ETA, state)
     slots = match_slots(state, rows, params)
     _settle(state, hp.eta, hp.momentum)
-    capacity = int(params["buffer_size"])
-    work = (*(np.empty(capacity) for _ in range(4)), np.empty((capacity, capacity)),
+    return dro_epoch(view(PaucDroState, state), slots, _work(int(params["buffer_size"])),
+                     rows.data, rows.indices, rows.indptr, y, order, dro, t)
+
+
+def _work(capacity: int) -> tuple:
+    """Return the scratch arrays of one step for buffers of ``capacity`` slots."""
+    return (*(np.empty(capacity) for _ in range(4)), np.empty((capacity, capacity)),
             np.empty(capacity))
-    return dro_epoch(view(PaucDroState, state), slots, work, rows.data, rows.indices,
-                     rows.indptr, y, order, dro, t)
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """One SOPA-s pass over ``order`` (:func:`run_dro`); draws nothing."""
+def dro_calls(scalars, what: str) -> dict:
+    """Return ``run`` and ``row_kernel`` of an id whose kernel scalars and ``dro`` tuple
+    are ``scalars(params) -> (hp, dro)``; ``what`` names the method."""
+
+    def run(state, rows: RowData, y, order, params, t, learn, rng=None):
+        return run_dro(state, rows, y, order, params, t, *scalars(params))
+
+    def row_kernel(state: dict, params: dict) -> RowStep | None:
+        hp, dro = scalars(params)
+        hp = auto_scaled(hp, "eta", AUTO_ETA, state)
+        lazy = state["lazy"]
+        if lazy[0] != hp.eta or lazy[1] != hp.momentum:
+            return None  # run catches every coordinate up first (O(d))
+        return buffered_row_step(dro_row, view(PaucDroState, state), state, dro,
+                                 _work(int(params["buffer_size"])), hp.auto_eta,
+                                 ("w", "mom"), ("last",))
+
+    run.__doc__ = f"""One {what} pass over ``order`` (:func:`run_dro`); draws nothing."""
+    row_kernel.__doc__ = f"""Return {what}'s call of ``run`` on one CSR row (see
+        ``AlgorithmSpec.row_kernel``): :func:`aucopt._kernels.pauc_rows.dro_row`, which
+        keeps ``w``, ``mom`` and ``last`` at the stored rows' columns before a step. None
+        for dense slots, or when ``run`` would first catch every coordinate up (a step
+        or momentum other than the stored one's)."""
+    return {"run": run, "row_kernel": row_kernel}
+
+
+def _sopa_s(params) -> tuple:
+    """Return SOPA-s's kernel scalars and ``dro`` tuple."""
     hp = hyper(params)
-    return run_dro(state, rows, y, order, params, t, hp, kl_dro(hp))
+    return hp, kl_dro(hp)
 
 
 def coef(state, params) -> np.ndarray:
@@ -258,7 +290,7 @@ PAUC_SOPA_S = register(
     AlgorithmSpec(
         id="pauc-sopa-s",
         name="pAUC SOPA-s (KL-DRO, one-way, streaming)",
-        run=run,
+        **dro_calls(_sopa_s, "SOPA-s"),
         params=(*SOPA_PARAMS, precondition()),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "gamma": GAMMA_GRID},
         quick_grid={"eta": ("auto",), "lam": LAM_GRID},

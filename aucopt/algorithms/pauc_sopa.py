@@ -12,9 +12,9 @@ import numpy as np
 from ._calibrate import StepCalibration
 from ._params import POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
-from ._spec import AlgorithmSpec, RowData
+from ._spec import AlgorithmSpec
 from .pauc import ETA_GRID, max_fpr_param, partial_auc_objective
-from .pauc_dro import AUTO_ETA, COMMON_PARAMS, SHARED, eta_param, run_dro
+from .pauc_dro import AUTO_ETA, COMMON_PARAMS, SHARED, dro_calls, eta_param
 
 __all__ = ["PARAMS", "PAUC_SOPA", "cvar_objective", "hyper", "ETA_S_GRID"]
 
@@ -65,19 +65,18 @@ def cvar_objective(scores, y, max_fpr, margin=1.0) -> float:
     return float(total / (budget * np.sum(wp)))
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """One SOPA pass over ``order`` (:func:`aucopt.algorithms.pauc_dro.run_dro`); draws
-    nothing."""
+def _scalars(params) -> tuple:
+    """Return SOPA's kernel scalars and ``dro`` tuple (the CVaR objective at ``max_fpr``,
+    :func:`aucopt._kernels.pauc_dro.dro_epoch`)."""
     hp = hyper(params)
-    dro = (0.0, hp.margin, 0.0, 0.0, 0.0, hp.max_fpr, hp.eta_s)
-    return run_dro(state, rows, y, order, params, t, hp, dro)
+    return hp, (0.0, hp.margin, 0.0, 0.0, 0.0, hp.max_fpr, hp.eta_s)
 
 
 PAUC_SOPA = register(
     AlgorithmSpec(
         id="pauc-sopa",
         name="pAUC SOPA (CVaR, one-way, streaming)",
-        run=run,
+        **dro_calls(_scalars, "SOPA"),
         params=(*PARAMS, precondition()),
         grid={"eta": ETA_GRID, "eta_s": ETA_S_GRID},
         quick_grid={"eta": ("auto",), "eta_s": ETA_S_GRID},

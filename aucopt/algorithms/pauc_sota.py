@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ._params import KernelScalars, precondition
 from ._registry import register
-from ._spec import AlgorithmSpec, RowData
+from ._spec import AlgorithmSpec
 from .pauc import ETA_GRID
 from .pauc_dro import (
     ETA,
@@ -17,9 +17,9 @@ from .pauc_dro import (
     LAM,
     LAM_GRID,
     SHARED,
+    dro_calls,
     gamma_param,
     kl_dro,
-    run_dro,
     temperature,
 )
 
@@ -43,18 +43,17 @@ SOTA_PARAMS = (
 hyper = KernelScalars("SotaHyper", __name__, SOTA_PARAMS)
 
 
-def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """One SOTA-s pass over ``order`` (:func:`aucopt.algorithms.pauc_dro.run_dro`); draws
-    nothing."""
+def _scalars(params) -> tuple:
+    """Return SOTA-s's kernel scalars and ``dro`` tuple (two-way)."""
     hp = hyper(params)
-    return run_dro(state, rows, y, order, params, t, hp, kl_dro(hp, hp.lam_pos, hp.gamma_pos))
+    return hp, kl_dro(hp, hp.lam_pos, hp.gamma_pos)
 
 
 PAUC_SOTA_S = register(
     AlgorithmSpec(
         id="pauc-sota-s",
         name="pAUC SOTA-s (KL-DRO, two-way, streaming)",
-        run=run,
+        **dro_calls(_scalars, "SOTA-s"),
         params=(*SOTA_PARAMS, precondition()),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "lam_pos": LAM_GRID},
         quick_grid={"eta": ("auto",), "lam": LAM_GRID, "lam_pos": LAM_GRID},
