@@ -95,14 +95,14 @@ def _slot(st, slots, keep, s, back):
 
 
 @njit(inline="always")
-def _kept_step(epoch, floats, ints, keep, st, slots, work, data, indices, indptr, y, order,
-               scalars, t):
+def _kept_step(epoch, floats, ints, keep, st, slots, work, row, y, order, scalars, t):
     """``epoch(st, slots, work, data, indices, indptr, y, order, scalars, t)`` on a one-row
-    chunk; ``floats`` and ``ints`` are the entries its step writes at the columns of the
-    stored rows (``ints`` may be None), kept and put back with the row's slot when the
-    row makes a step that stops. Returns ``(t, status)``; ``NOT_HERE`` with nothing done
-    for a row wider than the slots, or a step with more columns to keep than ``keep``
-    holds."""
+    chunk ``row = (data, indices, indptr)``; ``floats`` and ``ints`` are the entries its
+    step writes at the columns of the stored rows (``ints`` may be None), kept and put
+    back with the row's slot when the row makes a step that stops. Returns
+    ``(t, status)``; ``NOT_HERE`` with nothing done for a row wider than the slots, or a
+    step with more columns to keep than ``keep`` holds."""
+    data, indices, indptr = row
     bval, bidx, bnnz = slots
     width, capacity = bval.shape[2], bval.shape[1]
     nnz = indptr[1]
@@ -138,8 +138,8 @@ def pauc_row(st, slots, work, data, indices, indptr, y, order, hp, t, keep):
     """1PMB on one CSR row (:func:`aucopt._kernels.pauc.pauc_epoch`, ``order = [0]``, sparse
     slots); a step that stops leaves ``v`` and the buffers as they were. Returns
     ``(t, status)``."""
-    return _kept_step(pauc_epoch, (st.v,), None, keep, st, slots, work, data, indices, indptr,
-                      y, order, hp, t)
+    return _kept_step(pauc_epoch, (st.v,), None, keep, st, slots, work,
+                      (data, indices, indptr), y, order, hp, t)
 
 
 @njit(cache=True, nogil=True)
@@ -147,5 +147,5 @@ def dro_row(st, slots, work, data, indices, indptr, y, order, dro, t, keep):
     """SOPA, SOPA-s or SOTA-s on one CSR row (:func:`aucopt._kernels.pauc_dro.dro_epoch`,
     ``order = [0]``, sparse slots); a step that stops leaves ``w``, ``mom``, ``last`` and
     the buffers as they were. Returns ``(t, status)``."""
-    return _kept_step(dro_epoch, (st.w, st.mom), (st.last,), keep, st, slots, work, data,
-                      indices, indptr, y, order, dro, t)
+    return _kept_step(dro_epoch, (st.w, st.mom), (st.last,), keep, st, slots, work,
+                      (data, indices, indptr), y, order, dro, t)
