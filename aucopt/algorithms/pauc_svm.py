@@ -1,42 +1,60 @@
 """The structural SVM for the partial AUC over FPR in [min_fpr, max_fpr] (Narasimhan &
-Agarwal, ICML 2013) and its tight variant (KDD 2013), solved by the 1-slack cutting-plane
-method of ``svm-perf``.
+Agarwal, ICML 2013) and its tight variant SVMpAUC-tight (KDD 2013), solved by the 1-slack
+cutting-plane method of ``svm-perf``.
 
-Objective (ICML 2013, section 4, the [0, beta] case; it is also the "tight" surrogate of
-their KDD 2013 paper, which coincides with it when the range starts at 0):
+The papers' problem (ICML 2013; the one-slack structural SVM of Joachims 2005) is
+``min (1/2)||u||^2 + C xi`` subject to ``xi >= Delta(pi*, pi) - u.(phi(pi*) - phi(pi))``
+for every output ``pi``: an m x n matrix of 0/1 entries, 1 where positive i is ranked below
+negative j, with ``phi(pi) = sum (1 - pi_ij)(x_i - x_j)`` over the same normaliser as
+Delta, so a swapped pair moves the feature map by ``x_i - x_j``. ``Delta`` is the empirical
+``1 - pAUC(alpha, beta)``: over ``m n (beta - alpha)``, each positive counts the negatives
+of rank ``j_alpha + 1 .. j_beta`` above it (``j_alpha = ceil(n alpha)``,
+``j_beta = floor(n beta)``) and the two boundary negatives with the fractions
+``j_alpha - n alpha`` and ``n beta - j_beta``.
 
-    P(w) = (lam/2) ||w||^2 + R(w),
+This module minimises ``P(w) = (lam/2) ||w||^2 + R(w)`` with ``R`` the same 1-slack risk
+written with the margin on ``kappa w.(x_i - x_j)``, ``kappa = 2`` (svm-perf's feature map,
+``+-1`` entries): the papers' problem at ``C = 4/lam`` with ``u = 2 w`` (same ranking;
+tests/algorithms/test_pauc_svm_range.py checks it against the papers' form solved by a
+generic QP). The stop, ``P(w) - D <= tol``, is the papers' test of the 1-slack loop (ICML
+2013 supplement, Algorithm 2), a new constraint exceeding the working-set slack by at most
+epsilon: with the working-set QP solved exactly the two quantities are equal. The
+papers' experiments use ``epsilon = 1e-4``; the default ``tol`` here is svm-perf's
+``1e-3``.
+
+[0, beta] (``min_fpr = 0``; :func:`pauc_cut`): the output space is a set Z of ``beta n``
+negatives and an ordering of P x Z, so
+
     R(w) = max_{q} 1/(W+ beta W-) sum_{i in P, j in N} v_i q_j max(0, 1 - 2 w.(x_i - x_j)),
-    over 0 <= q_j <= v_j, sum_j q_j = beta W-,
+    over 0 <= q_j <= v_j, sum_j q_j = beta W-
 
-the structural ROC-area surrogate of Joachims (2005) restricted to the positives against
-the negatives of a set Z of weight beta W-, maximised over Z (with unit weights and
-beta n- = k an integer: every set of k negatives; otherwise the last negative counts a
-fraction). The most violated constraint (ICML 2013, section 4.2) takes for Z the
-negatives with the highest scores ``w.x_j`` and then the ROC-area labeling of Joachims on
-P x Z, so one cut costs a sort, O(n log n), and no pair is enumerated. ``v_i`` are sample
-weights (a pair weighs ``v_i v_j``, integer weights equal duplicated rows).
+(with unit weights and ``beta n`` an integer: every set of that many negatives; else the
+last one counts a fraction). The most violated constraint takes for Z the negatives with
+the highest scores (the negatives separated by a positive keep their score order: ICML
+2013, Theorem 1) and then Joachims' ROC-area labeling on P x Z: one sort, O(n log n), no
+pair enumerated. ``v_i`` are sample weights (a pair weighs ``v_i v_j``; integer weights
+equal duplicated rows). SVMpAUC-tight coincides with this for ``alpha = 0``.
 
-The range [alpha, beta] with alpha > 0 (:func:`range_cut`; notes.md#pauc-svm-range): the
-negatives, highest score first, are laid on [0, W-) by their weights (a negative of weight
-v_j fills an interval of length v_j); the loss counts the part of that line inside
-[alpha W-, beta W-). A positive i chooses the negative mass T_i ranked above it (a prefix of
-that line) and the risk is
+[alpha, beta] with alpha > 0 (:func:`range_cut`; notes.md#pauc-svm-range): the negatives,
+highest score first, are laid on [0, W-) by their weights (a negative of weight v_j fills
+an interval of length v_j); the loss counts the part of that line inside [alpha W-, beta
+W-). A positive i chooses the negative mass T_i ranked above it (a prefix of that line) and
+the risk is
 
     R(w) = 1/(W+ (beta - alpha) W-) sum_i v_i max_{T_i} int_0^{T_i}
            ( 1[t in [alpha W-, beta W-)] + kappa q(t) (s(t) - s_i) ) dt,
 
 s(t) the score of the negative at t, q(t) = 1 for the structural surrogate of ICML 2013
-(its general-range formulation: the joint feature map covers every negative) and
-q(t) = 1[t < beta W-] for the tight one of KDD 2013 (the feature map covers only the
-negatives that can lie in [0, beta], so the pairs with the negatives below the range do
-not count). With unit weights and integer alpha n-, beta n- the T_i are counts of
-negatives and this is the papers' max over orderings: the highest-scored negatives
-first is the best order for every positive at once (an exchange argument), and each
-positive's best prefix ends in one of three zones (above the range, inside, below it),
-found by one binary search each: O(n log n) per cut. With ``alpha = 0`` the tight
-surrogate is the [0, beta] one above; the structural one is too, since ICML 2013 treats
-[0, beta] with the top-beta output space (both call :func:`pauc_cut`).
+(its output space orders the positives against all n negatives) and q(t) = 1[t < beta W-]
+for the tight one of KDD 2013 (the output space is a set of ``beta n`` negatives, the
+top-scored ones in the most violated constraint, and an ordering of the positives against
+them, so the pairs with the negatives below the range drop out; never larger). With unit
+weights and integer ``alpha n, beta n`` the T_i are counts of negatives and this is the
+papers' max over orderings: by Theorem 1 the score order of the negatives is the best for
+every positive at once, and each positive's row is then optimised on its own, its best
+prefix ending in one of three zones (above the range, inside, below it), one binary search
+each: O(n log n) per cut, the cost the paper states for its most violated constraint
+routine (ICML 2013, Algorithm 1).
 """
 
 from __future__ import annotations
@@ -70,7 +88,10 @@ PAPER = (
 )
 
 PARAMS = (
-    spread_lam(SVM_PERF_SPREAD, r"Regularisation :math:`\lambda = 1/C` of the structural SVM."),
+    spread_lam(SVM_PERF_SPREAD, r"""Regularisation :math:`\lambda`. Narasimhan & Agarwal
+        write :math:`\frac12\|u\|^2 + C\xi` with the margin on :math:`u\cdot(x_i - x_j)`;
+        here it is on :math:`2 w\cdot(x_i - x_j)` (svm-perf's feature map), so their
+        :math:`C` is :math:`4/\lambda` and :math:`u = 2w` (the same ranking)."""),
     max_fpr_param(),
     Param("min_fpr", 0.0, (Interval(Real, 0, 1, closed="left"),), "float", r"""
         Lower end :math:`\alpha` of the false-positive range :math:`[\alpha, \beta]`
@@ -85,7 +106,9 @@ PARAMS = (
         negatives that can lie in :math:`[0, \beta]` (never larger). Same solver."""),
     Param("tol", 1e-3, (POSITIVE,), "float", r"""
         Stop when the certified duality gap :math:`P(w) - D(\alpha)` is at most ``tol``
-        (the most violated constraint exceeds :math:`\xi` by at most ``tol``).""",
+        (the most violated constraint exceeds :math:`\xi` by at most ``tol``: the
+        :math:`\varepsilon` of the papers' cutting-plane loop, ICML 2013 supplement,
+        Algorithm 2; their experiments use :math:`10^{-4}`).""",
           kernel=float),
     *batch_common(max_iter=1000, max_iter_doc="Maximum number of cutting planes (QP solves).",
                   shuffle_default=False,
@@ -104,9 +127,12 @@ def top_share(scores: np.ndarray, y: np.ndarray, max_fpr: float) -> np.ndarray:
 
     The negatives, highest score first (ties: the earlier row), take their whole weight
     ``v_j`` until ``max_fpr W-`` is reached, the last one a fraction (0 for the positives).
-    With unit weights and ``max_fpr n-`` an integer k these are the k top-scored negatives
-    of ICML 2013, section 4.2; in general the top ``max_fpr`` share of the negative
-    weight, which keeps the risk convex and integer weights equal to duplicated rows.
+    With unit weights and ``max_fpr n-`` an integer k these are the k top-scored negatives,
+    the set Z of the [0, beta] most violated constraint (ICML 2013, Theorem 1: the
+    negatives keep their score order); in general the top ``max_fpr`` share of the
+    negative weight, which keeps the risk convex and integer weights equal to duplicated
+    rows (a negative straddling ``max_fpr W-`` counts the fraction ``n beta - j_beta`` of
+    the papers' empirical pAUC).
     """
     neg = np.flatnonzero(y < 0)
     v = np.abs(y[neg])
@@ -128,10 +154,14 @@ def _active_weights(s_from, s_to, w_to, shift):
 def pauc_cut(X, y, w, kappa, max_fpr):
     """Return ``(delta, g, risk)``: the most violated pAUC cut at w and the exact R(w).
 
-    A pair (i+, j-) is violated when ``1 - kappa (s_i - s_j) > 0``; with the negatives'
-    weights ``q_j`` of :func:`top_share`, ``delta`` is the weight ``v_i q_j`` of the violated
-    pairs over ``W+ max_fpr W-`` and ``g = kappa/(W+ max_fpr W-) sum v_i q_j (x_i - x_j)``
-    over them, computed as ``X^T e`` from per-row sums (two sorts).
+    The [0, beta] case of ICML 2013 (module docstring): Joachims' ROC-area labeling on the
+    positives against the top-scored negatives. A pair (i+, j-) is violated when
+    ``1 - kappa (s_i - s_j) > 0``; with the negatives' weights ``q_j`` of
+    :func:`top_share`, ``delta`` (the papers' ``Delta(pi*, pi)``) is the weight
+    ``v_i q_j`` of the violated pairs over ``W+ max_fpr W-`` and
+    ``g = kappa/(W+ max_fpr W-) sum v_i q_j (x_i - x_j)`` (``phi(pi*) - phi(pi)`` with
+    ``kappa = 2`` for ``kappa = 1``, module docstring) over them, computed as ``X^T e``
+    from per-row sums (two sorts).
     """
     scores = np.asarray(X @ w).ravel()
     pos = y > 0
@@ -198,8 +228,11 @@ def range_cut(X, y, w, kappa, min_fpr, max_fpr, tight):
     zones: above the range (its pieces scoring above s_i, no loss term), inside it (the
     whole first zone, then the pieces scoring above s_i - 1/kappa) or, for the structural
     surrogate, below it (the first two zones whole, then the pieces scoring above s_i);
-    the best of the three is taken (the split by the position of the positive of ICML
-    2013's and KDD 2013's most violated constraint algorithms, here over weighted pieces).
+    the best of the three is taken (the tight surrogate has no third zone). As in the
+    papers' routine (ICML 2013, Theorem 1 and Algorithm 1; KDD 2013 for the tight one),
+    once the negatives are in score order each positive is placed on its own; here the
+    places are pieces of weighted mass, and ``delta`` is the papers' ``Delta`` with its
+    fractional end terms.
     """
     scores = np.asarray(X @ w).ravel()
     pos = np.flatnonzero(y > 0)
@@ -249,8 +282,10 @@ def _init_state(n_features, n_samples, params, rng=None):
 
 
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
-    """The whole solve on the data given (``order`` unused): svm-perf's cutting planes
-    with the pAUC cut (:func:`pauc_cut` for ``min_fpr = 0``, else :func:`range_cut`)."""
+    """The whole solve on the data given (``order`` unused): the 1-slack cutting planes
+    (ICML 2013 supplement, Algorithm 2, as svm-perf) with the pAUC cut (:func:`pauc_cut`
+    for ``min_fpr = 0``, else :func:`range_cut`), margin scale ``kappa = 2``: the papers'
+    ``C`` is ``4/lam`` (module docstring)."""
     max_fpr, min_fpr = float(params["max_fpr"]), float(params["min_fpr"])
     tight = params["surrogate"] == "tight"
 
@@ -284,10 +319,13 @@ SVM_PAUC = register(AlgorithmSpec(
     weights="statistics",
     grid={"lam": tuple(2.0**k for k in range(-10, 11))},
     quick_grid={"lam": ("auto", 2.0**-8, 2.0**-5, 2.0**-2)},
-    notes="Structural SVM for pAUC over FPR in [0, max_fpr] (Narasimhan & Agarwal, ICML 2013, "
-    "section 4): the svm-perf surrogate on the positives against the top max_fpr share of "
-    "the negatives; 1-slack cutting planes with an O(n log n) most violated constraint, stops at "
-    "a certified duality gap <= tol. With max_fpr=1 it is svm-perf. min_fpr > 0: the range "
+    notes="Structural SVM for pAUC over FPR in [0, max_fpr] (Narasimhan & Agarwal, ICML 2013): "
+    "the svm-perf surrogate on the positives against the top max_fpr share of the negatives; "
+    "1-slack cutting planes (ICML 2013 supplement, Algorithm 2) with an O(n log n) most "
+    "violated constraint (Theorem 1, Algorithm 1), stops at a certified duality gap <= tol "
+    "(the papers' epsilon; they use 1e-4). The papers' C is 4/lam (their margin is on "
+    "w.(x_i - x_j), svm-perf's on 2 w.(x_i - x_j)). With max_fpr=1 it is svm-perf. "
+    "min_fpr > 0: the range "
     "[min_fpr, max_fpr], with the structural surrogate of ICML 2013 (hinge terms on every "
     "negative) or, surrogate=\"tight\", SVMpAUC-tight of KDD 2013 (terms on the top max_fpr "
     "share only; never larger); weighted and fractional ranges in notes.md#pauc-svm-range. "

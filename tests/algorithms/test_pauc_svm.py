@@ -1,5 +1,6 @@
-"""The structural pAUC SVM: its most violated constraint and its optimum against brute force
-over every set of top negatives (Narasimhan & Agarwal, ICML 2013, section 4)."""
+"""The structural pAUC SVM over [0, max_fpr]: its most violated constraint and its optimum
+against brute force over every set of top negatives (Narasimhan & Agarwal, ICML 2013, the
+[0, beta] case: Theorem 1 and Algorithm 1)."""
 
 import itertools
 import math

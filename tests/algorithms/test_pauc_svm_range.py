@@ -5,6 +5,7 @@ generic QP solver with every constraint written out, and ``min_fpr=0`` against t
 [0, max_fpr] solver."""
 
 import itertools
+import math
 
 import numpy as np
 import pytest
@@ -150,7 +151,7 @@ def test_tight_at_zero_is_the_top_range_cut_and_bounds():
             assert tight <= loose + 1e-12
 
 
-def _brute_optimum(X, y, lam, j_lo, j_hi, tight):
+def _brute_optimum(X, y, lam, j_lo, j_hi, tight, kappa=KAPPA):
     """min (lam/2)||w||^2 + sum_i t_i / (n+ (j_hi - j_lo)), t_i >= the gain of every subset
     of negatives for positive i (every constraint written out), by SLSQP."""
     pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
@@ -163,7 +164,7 @@ def _brute_optimum(X, y, lam, j_lo, j_hi, tight):
             for subset in itertools.combinations(neg, k):
                 # t_r - kappa sum_j (x_j - x_i).w >= loss
                 row = np.zeros(d + m)
-                row[:d] = -KAPPA * (X[list(subset)].sum(axis=0) - k * X[i])
+                row[:d] = -kappa * (X[list(subset)].sum(axis=0) - k * X[i])
                 row[d + r] = 1.0
                 rows.append(row)
                 rhs.append(max(0, min(k, j_hi) - j_lo))
@@ -197,6 +198,53 @@ def test_optimum_equals_brute_force_qp(seed, j_lo, j_hi, tight):
     assert p <= p_brute + 1e-7  # the certified optimum is no worse than SLSQP's
     assert p == pytest.approx(p_brute, abs=1e-6)
     assert_allclose(w, w_brute, atol=1e-3)  # strictly convex: one minimiser
+
+
+@pytest.mark.parametrize("j_lo,j_hi,tight", [(1, 3, False), (1, 3, True), (2, 5, False),
+                                              (2, 5, True), (0, 3, True)])
+def test_papers_parametrisation_is_c_four_over_lam(j_lo, j_hi, tight):
+    """The papers' problem, min (1/2)||u||^2 + C xi with the {0, 1} ordering matrix (a
+    swapped pair changes the feature map by x_i - x_j, margin 1 on u.(x_i - x_j)), is ours
+    at lam = 4/C with u = 2 w: the same ranking, scores scaled by 2."""
+    X, y = _problem(4, 6, 2, 5 + j_lo)
+    C = 1.0  # strong enough that the optimum is not at a kink shared by many C
+    u, _ = _brute_optimum(X, y, 1.0 / C, j_lo, j_hi, tight, kappa=1.0)
+    est = SVMPAUCClassifier(lam=4.0 / C, min_fpr=j_lo / 6, max_fpr=j_hi / 6, tol=1e-10,
+                            surrogate="tight" if tight else "structural").fit(X, y)
+    assert_allclose(2.0 * est.coef_[0], u, atol=1e-5)
+    # and not at lam = 1/C (the factor is not 1)
+    other = SVMPAUCClassifier(lam=1.0 / C, min_fpr=j_lo / 6, max_fpr=j_hi / 6, tol=1e-10,
+                              surrogate="tight" if tight else "structural").fit(X, y)
+    assert np.abs(2.0 * other.coef_[0] - u).max() > 1e-2
+
+
+def _papers_fractional_loss(scores, y, lo, hi):
+    """1 - pAUC(lo, hi) as the paper writes it for unit weights: the negatives ranked
+    j_lo + 1 .. j_hi by score count fully (j_lo = ceil(n lo), j_hi = floor(n hi)), the
+    j_lo-th one with j_lo - n lo and the (j_hi + 1)-th with n hi - j_hi; each counts the
+    positives scored below it, over n+ n- (hi - lo)."""
+    sp_, sn = scores[y > 0], np.sort(scores[y < 0])[::-1]
+    n = len(sn)
+    j_lo, j_hi = math.ceil(n * lo), math.floor(n * hi)
+    below = [(sp_ < s).sum() for s in sn]  # rank r (from 1) is below[r - 1]
+    total = sum(below[j_lo:j_hi])
+    if j_lo > 0:
+        total += (j_lo - n * lo) * below[j_lo - 1]
+    if j_hi < n:
+        total += (n * hi - j_hi) * below[j_hi]
+    return total / (len(sp_) * n * (hi - lo))
+
+
+@pytest.mark.parametrize("tight", [False, True])
+@pytest.mark.parametrize("lo,hi", [(0.2, 0.55), (0.1, 0.3), (1 / 7, 4 / 7), (0.3, 1.0)])
+def test_loss_is_the_papers_fractional_partial_auc(lo, hi, tight):
+    """With margins negligible (w scaled up, no ties) the most violated ordering is the
+    ranking by score, and the cut's Delta is the paper's empirical 1 - pAUC(alpha, beta)
+    with its fractional end terms and normalisation n+ n- (beta - alpha)."""
+    X, y = _problem(5, 7, 3, 21)
+    w = 1e6 * np.array([0.6, -0.2, 0.4])
+    delta = range_cut(X, y, w, KAPPA, lo, hi, tight)[0]
+    assert delta == pytest.approx(_papers_fractional_loss(X @ w, y, lo, hi), abs=1e-12)
 
 
 def test_min_fpr_zero_is_the_top_range_solver_exactly():
