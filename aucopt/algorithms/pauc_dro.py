@@ -236,6 +236,8 @@ def dro_calls(scalars, what: str) -> dict:
                                  _work(int(params["buffer_size"])), hp.auto_eta,
                                  ("w", "mom"), ("last",))
 
+    # the id's own module, where its kernel scalars (``hyper``) are declared
+    run.__module__ = row_kernel.__module__ = scalars.__module__
     run.__doc__ = f"""One {what} pass over ``order`` (:func:`run_dro`); draws nothing."""
     row_kernel.__doc__ = f"""Return {what}'s call of ``run`` on one CSR row (see
         ``AlgorithmSpec.row_kernel``): :func:`aucopt._kernels.pauc_rows.dro_row`, which
