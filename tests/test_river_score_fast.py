@@ -357,3 +357,24 @@ def test_the_score_after_a_pending_update_is_the_two_calls():
         score, added = kernel(mats, cols, coefs, sums, scale, shift, pending[::-1].copy(),
                               data, indices, got, counts)
         assert not added and np.isnan(score) and np.array_equal(got, dots)
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "reg-solam"])
+def test_the_plain_form_of_a_lazy_id_is_scored_whole(algorithm):
+    """Dense rows keep these ids' state in its plain form, whose steps write every weight:
+    a score is then taken from the plain entries (a form not by columns), equal to
+    ``decision_function``."""
+    from aucopt._api import estimator_class
+    from aucopt.algorithms._data import as_rows
+
+    rng = np.random.default_rng(41)
+    X = rng.normal(size=(260, 12))
+    y = (X[:, 0] + rng.normal(size=260) > 0).astype(int)
+    est = estimator_class(algorithm)(random_state=0).partial_fit(X[:200], y[:200],
+                                                                 classes=[0, 1])
+    for i in range(200, 260):
+        row = sp.csr_matrix(X[i:i + 1])
+        score = est._score_row(as_rows(row))
+        assert score == pytest.approx(est.decision_function(row)[0], rel=1e-12, abs=1e-12)
+        assert not est.__dict__["_score_path"].form.by_columns
+        est.partial_fit(X[i:i + 1], y[i:i + 1])
