@@ -211,8 +211,12 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "*predict_proba_one + learn_one*: spam-l2, ftrl-auc, solam, reg-solam, uni-squ, "
         "uni-exp and ogd-fifo score a row from the lazy state at its columns in one compiled "
         "call, with the intercept's class-mean scores kept as running sums updated around "
-        "each learnt row (O(nnz)); the other ids form `coef_` and `intercept_` in O(d) after "
-        "every update. What is left above River's step is Python around the compiled calls "
+        "each learnt row (O(nnz)); spam-net, solam-l1, fsauc, adaoam and opauc, whose steps "
+        "write every weight (an l1 prox, an l1-ball projection, the average of a stage, a "
+        "full-matrix step), score it from the state at its columns too, but form the "
+        "class-mean scores afresh in the same compiled call (O(d), no more than their "
+        "`learn_one`); the other ids form `coef_` and `intercept_` in O(d) after every "
+        "update. What is left above River's step is Python around the compiled calls "
         "(the checks that the state still holds the arrays the row path was made for, the "
         "hyperparameters, the running sums): a few microseconds each.",
         "",

@@ -2,7 +2,8 @@
 
 ``score_one`` / ``predict_proba_one`` of the ids whose specs declare ``coef_terms`` take
 the weights at the row's features only and the intercept from dots kept current around
-each ``learn_one`` (:mod:`aucopt.algorithms._row_score`): they must equal the estimator's
+each ``learn_one`` (:mod:`aucopt.algorithms._row_score`; formed afresh after each update
+where a step writes the weights whole): they must equal the estimator's
 ``decision_function`` of the same committed state up to the order of the additions, in
 every situation a stream meets (preconditioning, hashed and growing widths, a refused row,
 ``learn_many``, pickling, ``aucopt.io`` save and load, the JIT off).
@@ -21,13 +22,27 @@ import scipy.sparse as sp
 import aucopt
 from aucopt.algorithms._row_score import ScorePath, linear_form
 from aucopt.river import AUCClassifier
+from aucopt.river._classifier import probe_feature_axes
 
 from ._jit_pair import compiled_output, interpreted_output
 
 # streaming ids scored from their lazy form (with their default hyperparameters)
 FAST = ("spam-l2", "ftrl-auc", "solam", "reg-solam", "uni-squ", "uni-exp", "ogd-fifo")
-# ids that keep forming coef_ (no O(nnz) column form of their weights): same scores
-FORMED = ("spam-net", "solam-l1", "fsauc", "adaoam")
+# ids whose steps write the weights whole (a prox, a projection, a stage's average): the
+# row scored at its features, the intercept's dots formed afresh after each update
+WHOLE = ("spam-net", "solam-l1", "fsauc", "adaoam", "opauc")
+SCORED = FAST + WHOLE
+# ids that keep forming coef_ (no column form of their weights): same scores
+FORMED = ("opauc-r", "oam-gra")
+
+
+def _growing(algorithm, width=32):
+    """``n_features=None`` where the state can widen for new names, else ``width``."""
+    try:
+        probe_feature_axes(algorithm)
+    except ValueError:
+        return width
+    return None
 
 
 def _stream(n=120, seed=0):
@@ -73,9 +88,11 @@ def _fast_path_taken(model, x) -> bool:
 
 @pytest.mark.parametrize("precondition", [None, "auto"])
 @pytest.mark.parametrize("n_features", [32, None], ids=["hashed", "growing"])
-@pytest.mark.parametrize("algorithm", FAST)
+@pytest.mark.parametrize("algorithm", SCORED)
 def test_score_one_equals_decision_function(algorithm, n_features, precondition):
     data = _stream()
+    if n_features is None:
+        n_features = _growing(algorithm)
     model = AUCClassifier(algorithm, n_features=n_features, seed=0, precondition=precondition)
     for x, y in data:
         if model._learned:
@@ -98,10 +115,11 @@ def _count_dots(monkeypatch) -> list:
     return made
 
 
-@pytest.mark.parametrize("algorithm", FAST)
+@pytest.mark.parametrize("algorithm", SCORED)
 def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
-    """After the first score, a test-then-train step neither forms ``coef_`` nor the dots
-    of the intercept in O(d) again."""
+    """After the first score, a test-then-train step never forms ``coef_``, nor the dots of
+    the intercept in O(d) again where the form is by columns; where a step writes the
+    weights whole (not by columns), it forms the dots once per update (O(d), compiled)."""
     made = _count_dots(monkeypatch)
     data = _stream(150, seed=3)
     model = AUCClassifier(algorithm, n_features=64, seed=0)
@@ -110,15 +128,19 @@ def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
     for x, y in data[50:]:
         p = model.predict_proba_one(x)
         assert 0.0 < p[True] < 1.0
+        assert model.score_one(x) == model.score_one(x)  # the same state: dots current
         assert "coef_" not in model.estimator._fitted  # not formed by the score
         model.learn_one(x, y)
-    assert len(made) == 1
+    by_columns = model.estimator.__dict__["_score_path"].form.by_columns
+    assert by_columns == (algorithm in FAST)
+    assert len(made) == (1 if by_columns else 100)
 
 
-@pytest.mark.parametrize("algorithm", FAST)
+@pytest.mark.parametrize("algorithm", SCORED)
 def test_after_a_refused_row_and_learn_many(algorithm):
     data = _stream(160, seed=5)
-    model = AUCClassifier(algorithm, n_features=None, seed=0, precondition="auto")
+    model = AUCClassifier(algorithm, n_features=_growing(algorithm), seed=0,
+                          precondition="auto")
     for x, y in data[:60]:
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -135,7 +157,7 @@ def test_after_a_refused_row_and_learn_many(algorithm):
     assert _fast_path_taken(model, data[0][0])
 
 
-@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "ogd-fifo"])
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "ogd-fifo", "spam-net"])
 def test_after_pickle_and_io_round_trip(algorithm, tmp_path):
     data = _stream(120, seed=7)
     model = AUCClassifier(algorithm, n_features=48, seed=0, precondition="auto")
@@ -190,7 +212,8 @@ json.dump(out, sys.stdout)
 
 
 def test_jit_equals_numba_disable_jit():
-    ids = ["spam-l2", "ftrl-auc", "uni-squ", "solam", "ogd-fifo"]
+    ids = ["spam-l2", "ftrl-auc", "uni-squ", "solam", "ogd-fifo", "spam-net", "solam-l1",
+           "fsauc"]
     jit = json.loads(compiled_output(_SCRIPT, *ids))
     nojit = json.loads(interpreted_output(_SCRIPT, *ids))
     for algorithm in ids:
@@ -230,7 +253,7 @@ def test_general_path_rows_keep_the_dots(algorithm, monkeypatch):
     assert len(made) <= 3  # formed at the first score, and after a fold of the scales
 
 
-@pytest.mark.parametrize("algorithm", FAST)
+@pytest.mark.parametrize("algorithm", SCORED)
 def test_a_replaced_state_array_is_scored_from_the_new_one(algorithm):
     """The score path holds the arrays it was made from: once the state holds another
     array (a copy with other values, the old one freed) or the hyperparameter dict is new,
@@ -334,3 +357,24 @@ def test_the_score_after_a_pending_update_is_the_two_calls():
         score, added = kernel(mats, cols, coefs, sums, scale, shift, pending[::-1].copy(),
                               data, indices, got, counts)
         assert not added and np.isnan(score) and np.array_equal(got, dots)
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "reg-solam"])
+def test_the_plain_form_of_a_lazy_id_is_scored_whole(algorithm):
+    """Dense rows keep these ids' state in its plain form, whose steps write every weight:
+    a score is then taken from the plain entries (a form not by columns), equal to
+    ``decision_function``."""
+    from aucopt._api import estimator_class
+    from aucopt.algorithms._data import as_rows
+
+    rng = np.random.default_rng(41)
+    X = rng.normal(size=(260, 12))
+    y = (X[:, 0] + rng.normal(size=260) > 0).astype(int)
+    est = estimator_class(algorithm)(random_state=0).partial_fit(X[:200], y[:200],
+                                                                 classes=[0, 1])
+    for i in range(200, 260):
+        row = sp.csr_matrix(X[i:i + 1])
+        score = est._score_row(as_rows(row))
+        assert score == pytest.approx(est.decision_function(row)[0], rel=1e-12, abs=1e-12)
+        assert not est.__dict__["_score_path"].form.by_columns
+        est.partial_fit(X[i:i + 1], y[i:i + 1])

@@ -8,6 +8,11 @@ the intercept ``-(w.m+ + w.m-) / 2 - w.c`` (:meth:`aucopt.linear_model._fitted.F
 intercept_`) needs, per column, its dots with the class sums and the preconditioner's shift:
 :class:`ScorePath` keeps them and updates them in O(nnz) around each row learnt
 (:func:`aucopt._kernels.row_score.column_dots`).
+
+A term may also be an entry a call writes whole (not in ``column_keys``: a prox or a
+projection that moves every weight, an average over stages): the row's score is still
+taken at its features only, but the dots are then formed afresh (O(d), in the compiled
+call of the score) after every update.
 """
 
 from __future__ import annotations
@@ -42,15 +47,17 @@ class LinearForm(NamedTuple):
     cols: np.ndarray  # int64
     coefs: np.ndarray  # float64
     arrays: tuple  # every array the dots depend on (identity checks)
+    by_columns: bool  # whether every entry is written only at the columns of the rows
 
 
 def linear_form(spec, state: dict, params: dict) -> LinearForm | None:
     """Return the :class:`LinearForm` of ``state`` (None: no O(nnz) score in this form).
 
     The spec's ``coef_terms`` gives the terms; each must be a column of a float64,
-    C-ordered entry of ``spec.column_keys`` with the features on axis 0, and the class
-    sums, scale and shift must have the shapes the kernels read (the compiled calls take
-    their lengths from the first entry).
+    C-ordered entry with the features on axis 0 (a 1-D entry may hold more after them:
+    its first ``d`` are read), and the class sums, scale and shift must have the shapes
+    the kernels read (the compiled calls take their lengths from the first entry). The
+    form is ``by_columns`` when every entry is one of ``spec.column_keys``.
     """
     if spec.coef_terms is None or spec.decision is not None or spec.mean_scores is not None:
         return None
@@ -62,11 +69,11 @@ def linear_form(spec, state: dict, params: dict) -> LinearForm | None:
     mats, keys = [], []
     for _, key, col in terms:
         a = state.get(key)
-        if (key not in spec.column_keys or a is None or a.dtype != _F64
-                or a.ndim not in (1, 2) or a.shape[0] != d or not a.flags.c_contiguous
-                or not 0 <= col < a.size // max(d, 1)):
+        if a is None or a.dtype != _F64 or not a.flags.c_contiguous or not (
+                (a.ndim == 1 and a.shape[0] >= d and col == 0)
+                or (a.ndim == 2 and a.shape[0] == d and 0 <= col < a.shape[1])):
             return None
-        mats.append(a.reshape(d, -1))
+        mats.append(a[:d].reshape(d, 1) if a.ndim == 1 else a)
         keys.append((key, col))
     scale, shift = state.get(SCALE_KEY, _NONE), state.get(SHIFT_KEY, _NONE)
     if sums.ndim != 2 or sums.shape[0] != 2 or any(
@@ -74,7 +81,8 @@ def linear_form(spec, state: dict, params: dict) -> LinearForm | None:
         return None
     arrays = (sums, scale, shift, *(state[k] for k, _ in keys))
     return LinearForm(tuple(keys), tuple(mats), np.array([c for _, _, c in terms], np.int64),
-                      np.array([float(c) for c, _, _ in terms]), arrays)
+                      np.array([float(c) for c, _, _ in terms]), arrays,
+                      all(key in spec.column_keys for key, _ in keys))
 
 
 def row_columns(indices: np.ndarray, centred: np.ndarray,
@@ -119,7 +127,8 @@ class ScorePath:
     """
 
     __slots__ = ("spec", "params", "form", "keys", "held", "coefs", "coefs_for", "dots",
-                 "dots_for", "updates", "n_features", "columns", "add_calls", "pending")
+                 "dots_for", "updates", "n_features", "columns", "add_calls", "pending",
+                 "every")
 
     def __init__(self, spec, params: dict, form: LinearForm, state: dict):
         self.spec, self.params, self.form = spec, params, form
@@ -130,6 +139,7 @@ class ScorePath:
         self.dots = np.zeros((len(form.mats), 3))
         self.updates = 0
         self.pending = None  # features whose terms a learnt row left to add to the dots
+        self.every = None  # every feature, kept by a form not by columns (formed each row)
         # the arguments of column_dots but the features, the sign and the dots: all held
         # here (the arrays of the state checked by fits), so its compiled function for
         # these types is called without typing them again (as the row path's)
@@ -168,14 +178,17 @@ class ScorePath:
                                            or updates < self.n_features // 8)
 
     def form_dots(self, token) -> None:
-        """Form the dots afresh in O(d), for the committed state ``token``."""
-        form = self.form
-        sums, scale, shift = form.arrays[:3]
-        self.dots = np.zeros((len(form.mats), 3))
+        """Form the dots afresh in O(d), for the committed state ``token``: zero, with the
+        terms of every feature left to the next use (:meth:`defer`), which adds them in
+        its compiled call."""
+        every = self.every
+        if every is None:
+            every = np.arange(self.n_features, dtype=np.int64)
+            if not self.form.by_columns:  # formed after every update: kept
+                self.every = every
+        self.dots = np.zeros((len(self.form.mats), 3))
         self.updates = 0
-        self.pending = None
-        every = np.arange(self.n_features, dtype=np.int64)
-        column_dots(form.mats, form.cols, sums, scale, shift, every, 1.0, self.dots)
+        self.pending = every
         self.dots_for = token
 
     def defer(self, at: np.ndarray, token) -> None:

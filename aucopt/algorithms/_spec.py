@@ -167,9 +167,12 @@ class AlgorithmSpec:
         an earlier call), taken before the call.
     coef_terms : callable or None
         ``coef_terms(state, params) -> ((c, key, col), ...) | None``: ``coef`` of ``state``
-        as ``sum c * state[key][:, col]`` (``col`` 0 for a ``(d,)`` entry), each ``key`` in
-        ``column_keys``, so that one row is scored in O(nnz) between updates
-        (:mod:`aucopt.algorithms._row_score`). None (or a None result): ``coef`` is formed.
+        as ``sum c * state[key][:, col]`` (``col`` 0 for a ``(d,)`` entry, or the first
+        ``d`` entries of a longer 1-D one), so that one row is scored from the weights at
+        its features (:mod:`aucopt.algorithms._row_score`): in O(nnz) between updates when
+        every ``key`` is in ``column_keys``; otherwise the intercept's dots are formed
+        afresh (O(d), one compiled call) after each update. None (or a None result):
+        ``coef`` is formed.
     exact_blocks : bool
         Whether ``run`` over consecutive parts of ``order`` (the same ``learn``) gives the
         bits of one ``run`` over all of it: under ``max_time`` the estimator then runs a

@@ -20,6 +20,7 @@ from .opauc import (
     check_covariance_memory,
     check_state,
     coef,
+    coef_terms,
     upgrade_state,
 )
 
@@ -104,6 +105,7 @@ ADAOAM = register(AlgorithmSpec(
     run=run,
     row_kernel=row_kernel,
     coef=coef,
+    coef_terms=coef_terms,
     state=(AdaoamState,),
     check_state=check_state,
     upgrade_state=upgrade_state,

@@ -257,6 +257,12 @@ def coef(state, params) -> np.ndarray:
     return state["v_hat"][:-2]
 
 
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as the first ``d`` entries of ``v_hat`` (see
+    ``AlgorithmSpec.coef_terms``; written whole at the end of a stage)."""
+    return ((1.0, "v_hat", 0),)
+
+
 FSAUC = register(
     AlgorithmSpec(
         id="fsauc",
@@ -276,6 +282,7 @@ FSAUC = register(
         run=run,
         row_kernel=row_kernel,
         coef=coef,
+        coef_terms=coef_terms,
         check_state=check_state,
         upgrade_state=upgrade_state,
         params=(*PARAMS, precondition()),

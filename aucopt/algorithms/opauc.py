@@ -246,6 +246,12 @@ def coef(state, params) -> np.ndarray:
     return state["w"]
 
 
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as the entry ``w`` (see ``AlgorithmSpec.coef_terms``; a step
+    writes it whole)."""
+    return ((1.0, "w", 0),)
+
+
 # ------------------------------------------------------------- opauc-r (sketch)
 def init_sketch_state(n_features: int, n_samples: int, params: dict,
                       rng=None) -> dict[str, np.ndarray]:
@@ -421,6 +427,7 @@ OPAUC = register(AlgorithmSpec(
     init_state=init_state,
     run=run,
     row_kernel=row_kernel,
+    coef_terms=coef_terms,
     notes=_NOTES,
     **_COMMON,
 ))

@@ -222,11 +222,12 @@ def coef(state, params) -> np.ndarray:
     return iterates(state)[1]
 
 
-def coef_terms(state, params) -> tuple | None:
-    """Return ``coef`` as terms of the lazy form (see ``AlgorithmSpec.coef_terms``; None for
-    the plain form): ``(acc + S v - b) / sum gamma``, ``acc`` before the first step."""
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as terms of the lazy form (see ``AlgorithmSpec.coef_terms``):
+    ``(acc + S v - b) / sum gamma``, ``acc`` before the first step; in the plain form
+    (SOLAM-l1's projection, dense rows) ``w_avg`` itself, which a step writes whole."""
     if "vb" not in state:
-        return None
+        return ((1.0, "w_avg", 0),)
     gsum = state["gamma_sum"][0]
     if not gsum > 0.0:
         return ((1.0, "acc", 0),)

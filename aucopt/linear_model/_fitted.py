@@ -130,13 +130,14 @@ class FittedAttributes:
 
         A row learnt by columns (the row path, or a general call that wrote only its
         columns) changes the dots only at the features it wrote: their terms are taken
-        out before and added back after. Otherwise the dots are dropped (formed again
-        when next needed).
+        out before and added back after. Otherwise (or when the path's form is not by
+        columns) the dots are dropped (formed again when next needed).
         """
         fitted = self.__dict__
         path, at = fitted.get("_score_path"), None
         token = fitted.get("_fitted")
-        if path is not None and token is not None and path.dots_for is token:
+        if (path is not None and token is not None and path.dots_for is token
+                and path.form.by_columns):
             state = fitted["_state"]
             if not (path.fits(state, self._params()) and path.coefs_for is token):
                 path = self._current_path(state, token)  # a test-then-train step: current
