@@ -171,9 +171,6 @@ NO_ROW_PATH = {
     "opauc-r": "draws a Gaussian sketch row from the estimator's generator per row",
     "aogd": "draws a Bernoulli coin per row and fixes its bandwidth from the first rows",
     "projection-pp": "draws from the estimator's generator per row (budget maintenance)",
-    "oam-seq": "draws reservoir coins and slots from the estimator's generator per row",
-    "oam-gra": "draws reservoir coins and slots from the estimator's generator per row",
-    "kar": "draws the RS-x buffer's uniforms from the estimator's generator per row",
 }
 FIXED_WIDTH = {"aogd", "fsauc", "opauc-f", "opauc-rp"}  # states that cannot grow with names
 STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]

@@ -14,9 +14,10 @@ from numba import njit
 from ._checks import OK
 from .adaoam import adaoam_epoch
 from .fsauc import fsauc_epoch
+from .oam_rows import oam_row
 from .ftrl_auc import ftrl_auc_epoch
 from .opauc import opauc_epoch
-from .pairwise_buffer_lazy import fifo_epoch_lazy
+from .pairwise_buffer_lazy import fifo_epoch_lazy, rsx_epoch_lazy
 from .pauc_rows import dro_row, pauc_row
 from .row_step import begin_row, end_row
 from .solam import solam_epoch, solam_epoch_lazy
@@ -122,9 +123,22 @@ def dro_fused_row(stats, undo, head, mid, tail, data, indices, indptr, y, order,
     return fused(dro_row, stats, undo, head, mid, tail, data, indices, indptr, y, order, t)
 
 
+@njit(cache=True, nogil=True)
+def oam_fused_row(stats, undo, head, mid, tail, data, indices, indptr, y, order, t):
+    """OAM_seq's or OAM_gra's row (the reservoir, and the step against the other one)."""
+    return fused(oam_row, stats, undo, head, mid, tail, data, indices, indptr, y, order, t)
+
+
+@njit(cache=True, nogil=True)
+def kar_row(stats, undo, head, mid, tail, data, indices, indptr, y, order, t):
+    """Kar's OLP step on the RS-x buffer (lazy form, sparse slots)."""
+    return fused(rsx_epoch_lazy, stats, undo, head, mid, tail, data, indices, indptr, y, order,
+                 t)
+
+
 # family kernel -> its fused wrapper (a kernel not listed takes RowPath's two calls)
 FUSED = {spam_epoch_lazy: spam_lazy_row, spam_epoch: spam_row, ftrl_auc_epoch: ftrl_auc_row,
          univariate_epoch: univariate_row, solam_epoch_lazy: solam_lazy_row,
          solam_epoch: solam_row, fifo_epoch_lazy: fifo_lazy_row, adaoam_epoch: adaoam_row,
          opauc_epoch: opauc_row, fsauc_epoch: fsauc_row, pauc_row: pauc_fused_row,
-         dro_row: dro_fused_row}
+         dro_row: dro_fused_row, oam_row: oam_fused_row, rsx_epoch_lazy: kar_row}
