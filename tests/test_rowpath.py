@@ -237,7 +237,8 @@ from aucopt.river import AUCClassifier
 rng = np.random.default_rng(0)
 rows = [({f"f{j}": float(v) for j, v in enumerate(r)}, bool(r[0] > 0))
         for r in rng.normal(size=(400, 5))]
-for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s"):
+for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s",
+                  "oam-seq", "kar"):
     m = AUCClassifier(algorithm, seed=0)
     for i, (x, y) in enumerate(rows):
         m.learn_one(x, y)

@@ -14,8 +14,8 @@ from numba import njit
 from ._checks import OK
 from .adaoam import adaoam_epoch
 from .fsauc import fsauc_epoch
-from .oam_rows import oam_row
 from .ftrl_auc import ftrl_auc_epoch
+from .oam_rows import oam_row
 from .opauc import opauc_epoch
 from .pairwise_buffer_lazy import fifo_epoch_lazy, rsx_epoch_lazy
 from .pauc_rows import dro_row, pauc_row
