@@ -23,6 +23,7 @@ from aucopt.exceptions import DivergenceError  # noqa: E402
 
 from ._jit_pair import compiled_output, interpreted_output
 from .test_rowpath import _assert_same_state, _csr_row, _learn_counting
+from .test_rowpath_pauc import _rows  # rows of varying length, 12 names
 
 IDS = ("oam-seq", "oam-gra", "kar")
 # small reservoirs (many replacements); an "auto" step follows the largest row norm seen, so
@@ -34,15 +35,6 @@ SETTINGS = {
             {"eta": "auto", "buffer_size": 30, "loss": "hinge", "radius": 1.0, "lam": 0.01}],
 }
 CASES = [(a, p) for a in IDS for p in SETTINGS[a]]
-
-
-def _rows(n=300, d=12, seed=0, positive_rate=0.3):
-    """Rows of varying length (a value is left out when below -0.8)."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = X[:, 0] + 0.5 * rng.normal(size=n) > np.quantile(X[:, 0], 1 - positive_rate)
-    return [({f"f{j}": float(v) for j, v in enumerate(row) if v > -0.8}, bool(t))
-            for row, t in zip(X, y)]
 
 
 def _model(algorithm, params, data, warm=20, seed=7):
@@ -89,25 +81,32 @@ def test_learn_one_equals_partial_fit_by_rows_and_in_chunks(algorithm, params):
         _assert_same_state(est, chunks)
 
 
-def test_the_generator_of_another_bit_generator_is_put_back():
-    """The row path steps PCG64 back by the draws of a row that takes the general path; any
-    other bit generator gets its saved state back (here MT19937, through divergences)."""
+@pytest.mark.parametrize("half_output", [False, True])
+def test_the_generator_is_put_back_whatever_it_keeps(half_output):
+    """The row path steps PCG64 back by the draws of a row that takes the general path;
+    a PCG64 keeping half an output (after a 32-bit draw) or any other bit generator (here
+    MT19937) gets its saved state back (through divergences)."""
     rng = np.random.default_rng(5)
     X = sp.random(200, 10, density=0.5, random_state=1, format="csr")
     X.data = rng.normal(size=X.data.size)
     y = rng.random(200) < 0.4
     models = [aucopt.make("oam-seq", C=3.0, buffer_size=3, precondition=None,
-                          random_state=np.random.Generator(np.random.MT19937(4)))
-              for _ in range(2)]
-    _learn_both(models, X, y, np.ones(200), diverging=(20, 100))
+                          random_state=4 if half_output else np.random.Generator(
+                              np.random.MT19937(4))) for _ in range(2)]
+    _learn_both(models, X, y, np.ones(200), diverging=(20, 100), half_output=half_output)
+    if half_output:
+        assert models[0]._rng.bit_generator.state["has_uint32"] == 1
 
 
-def _learn_both(models, X, y, w, diverging=()):
+def _learn_both(models, X, y, w, diverging=(), half_output=False):
     """Learn the rows of ``X`` with ``models[0]._learn_row`` (after a first chunk of 5) and
-    ``models[1].partial_fit`` row by row, rows ``diverging`` made huge; check the errors,
-    the states and the generators agree; return the errors of the row path."""
+    ``models[1].partial_fit`` row by row, rows ``diverging`` made huge (and the generators
+    made to keep half an output first); check the errors, the states and the generators
+    agree; return the errors of the row path."""
     for m in models:
         m.partial_fit(X[:5], y[:5], classes=[False, True], sample_weight=w[:5])
+        if half_output:
+            m._rng.integers(2**32 - 1, dtype=np.uint32)
     errors = [0, 0]
     for i in range(5, X.shape[0]):
         row = X[i].copy()
@@ -215,32 +214,34 @@ import json
 import numpy as np
 import scipy.sparse as sp
 import aucopt
-from aucopt.river import AUCClassifier
-from aucopt.river._columns import stable_hash
+from aucopt.algorithms._spec import RowData
 
+X = sp.random(80, 6, density=0.6, random_state=0, format="csr")
+X.data = np.linspace(-2.0, 2.0, X.data.size)
+y = np.arange(80) % 3 == 0
 out = {}
 for a in ("oam-seq", "oam-gra", "kar"):
-    m = AUCClassifier(a, buffer_size=3, n_features=8, seed=1)
-    ref = aucopt.make(a, buffer_size=3, random_state=1)
-    for i in range(60):
-        x = {"a": float(i % 7) - 3.0, "b": 1.0, "c": float(i % 5) - 2.5}
-        m.learn_one(x, i % 3 == 0)
-        cols = [stable_hash(k) % 8 for k in x]
-        row = sp.csr_matrix((list(x.values()), ([0] * len(x), cols)), shape=(1, 8))
-        row.sort_indices()
-        ref.partial_fit(row, [i % 3 == 0], classes=[False, True])
-    est = m.estimator
-    same = all(np.array_equal(est._state[k], ref._state[k]) for k in ref._state)
-    out[a] = [est.t_, est.__dict__.get("_row_path") is not None, same, est.coef_.tolist()]
+    by_path, by_fit = (aucopt.make(a, buffer_size=3, random_state=1) for _ in range(2))
+    for i in range(80):
+        row = X[i]
+        if i:
+            by_path._learn_row(RowData(row.data, row.indices, row.indptr, 1, 6),
+                               np.array([1.0 if y[i] else -1.0]))
+        else:
+            by_path.partial_fit(row, y[:1], classes=[False, True])
+        by_fit.partial_fit(row, y[i:i + 1], classes=[False, True])
+    same = all(np.array_equal(by_path._state[k], by_fit._state[k]) for k in by_fit._state)
+    out[a] = [by_path.t_, by_path.__dict__.get("_row_path") is not None, same,
+              by_path.coef_.tolist()]
 print(json.dumps(out))
 """
 
 
 def test_learn_one_without_numba_equals_partial_fit_and_the_compiled_run():
-    """With and without numba: learn_one gives the bits of partial_fit by rows, on the row
-    path; the two runs agree to rounding."""
-    jit = json.loads(compiled_output(_NOJIT_SCRIPT))
-    nojit = json.loads(interpreted_output(_NOJIT_SCRIPT))
-    for a, run in jit.items():
-        assert run[:3] == nojit[a][:3] and run[0] > 10 and run[1] and run[2], (a, run, nojit[a])
-        assert_allclose(run[3], nojit[a][3], rtol=1e-10, atol=1e-12, err_msg=a)
+    """With and without numba: a row learnt on the row path gives the bits of partial_fit;
+    the two runs agree to rounding."""
+    runs = [json.loads(f(_NOJIT_SCRIPT)) for f in (compiled_output, interpreted_output)]
+    for a in IDS:
+        (t, on_path, same, coef), other = runs[0][a], runs[1][a]
+        assert on_path and same and t > 10 and other[:3] == [t, on_path, same], (a, other)
+        assert_allclose(coef, other[3], rtol=1e-10, atol=1e-12, err_msg=a)

@@ -39,22 +39,15 @@ def _slot(st, slots, keep, c, s, back):
     ``keep``, or back."""
     bval, bidx, bnnz = slots
     fl, it = keep
-    width = bval.shape[2]
-    for q in range(width):
-        if back:
-            bval[c, s, q] = fl[q]
-            bidx[c, s, q] = it[q]
-        else:
-            fl[q] = bval[c, s, q]
-            it[q] = bidx[c, s, q]
+    k = bval.shape[2]
     if back:
-        st.buf_sq[c, s] = fl[width]
-        st.buf_w[c, s] = fl[width + 1]
-        bnnz[c, s] = it[width]
+        bval[c, s, :] = fl[:k]
+        bidx[c, s, :] = it[:k]
+        st.buf_sq[c, s], st.buf_w[c, s], bnnz[c, s] = fl[k], fl[k + 1], it[k]
     else:
-        fl[width] = st.buf_sq[c, s]
-        fl[width + 1] = st.buf_w[c, s]
-        it[width] = bnnz[c, s]
+        fl[:k] = bval[c, s, :]
+        it[:k] = bidx[c, s, :]
+        fl[k], fl[k + 1], it[k] = st.buf_sq[c, s], st.buf_w[c, s], bnnz[c, s]
 
 
 @njit(cache=True, nogil=True)

@@ -232,7 +232,7 @@ class RowPath:
     """
 
     __slots__ = ("spec", "state", "params", "valid_for", "values", "undo", "width", "step",
-                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type")
+                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type", "rewind")
 
     def __init__(self, spec, state, params, valid_for, step, by_rows, by_cols, whole):
         self.spec, self.state, self.params, self.valid_for = spec, state, params, valid_for
@@ -244,7 +244,7 @@ class RowPath:
                             np.empty(sum(b.shape[0] for b in whole), dtype=np.uint8),
                             *extra, np.zeros(1, dtype=np.int64), _NO_ZEROED, 0, _NO_WATCH,
                             np.zeros(1))
-        self.begin = self.restore = self.pre = self.index_type = None
+        self.begin = self.restore = self.pre = self.index_type = self.rewind = None
         self._bind(step)
 
     def _bind(self, step: RowStep) -> None:
@@ -280,8 +280,13 @@ class RowPath:
         if rng is None:
             return t, NOT_HERE
         bits = rng.bit_generator
-        # PCG64 makes one output per float64: stepping it back is cheaper than its state
-        before = None if type(bits) is _PCG64 else bits.state
+        if self.rewind is None or self.rewind[0] is not rng:
+            # PCG64 makes one output per float64 and keeps half an output only after a
+            # 32-bit draw, which resets when stepped: with none kept, stepping it back is
+            # exact (and cheaper than its state). Only a general call draws otherwise, and
+            # one that commits replaces the path.
+            self.rewind = (rng, type(bits) is _PCG64 and not bits.state["has_uint32"])
+        before = None if self.rewind[1] else bits.state
         rng.random(out=draws)
         t_after, status = self._learn(data, indices, indptr, y, t)
         if status != OK:
