@@ -1,5 +1,5 @@
 """The one-row path of the reservoir learners (``oam-seq``, ``oam-gra``, ``kar``;
-aucopt._kernels.oam_rows, the ``row_kernel`` of aucopt.algorithms.oam and
+aucopt._kernels.reservoir_rows, the ``row_kernel`` of aucopt.algorithms.oam and
 aucopt.algorithms.pairwise_buffer): ``learn_one`` draws each row's uniforms from the
 estimator's generator as ``partial_fit`` on a one-row chunk does and gives its bits, row by
 row and in chunks where the ids promise it (OAM; Kar's lazy pass rounds per call), every
@@ -181,12 +181,14 @@ def test_a_step_that_stops_on_the_row_path_leaves_the_state_as_it_was(algorithm)
 
 
 # rows (values, label) after a first negative [1, -1, 2, 1], the last one diverging after
-# its step wrote the iterate: OAM_seq's second comparison meets a huge row stored while the
-# other reservoir was empty; OAM_gra's subgradient step overflows
+# its step wrote the iterate (and the row its slot): OAM_seq's second comparison meets a
+# huge row stored while the other reservoir was empty; OAM_gra's and Kar's steps overflow
 AFTER_A_WRITE = {
     "oam-seq": ({"C": 10.0}, [([1.0, 2.0, -1.0, 0.5], False),
                               ([1e14, -1e14, 1e14, 1e14], False), ([0.5, -1.0, 2.0, 1.0], True)]),
     "oam-gra": ({"C": 1e300}, [([1.0, 2.0, -1.0, 0.5], False), ([1e10, -1e10, 1e10, 1e10], True)]),
+    "kar": ({"eta": 1e300, "schedule": "constant"}, [([1.0, 2.0, -1.0, 0.5], False),
+                                                      ([1e10, -1e10, 1e10, 1e10], True)]),
 }
 
 
@@ -198,7 +200,7 @@ def test_a_step_that_stops_after_writing_puts_the_iterate_back(algorithm):
     for values, label in rows[:-1]:
         est._learn_row(RowData(np.array(values), np.arange(4), np.array([0, 4]), 1, 4),
                        np.array([1.0 if label else -1.0]))
-    assert est._row_path is not None and est._state["size"].tolist() == [len(rows), 0]
+    assert est._row_path is not None and est._state["size"].sum() == len(rows)
     before, position = copy.deepcopy(est._state), _position(est._rng)
     values, label = rows[-1]
     with pytest.raises(DivergenceError):

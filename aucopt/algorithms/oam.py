@@ -10,7 +10,7 @@ import numpy as np
 from .._kernels._checks import OK
 from .._kernels._state import view, zeros
 from .._kernels.oam import GRADIENT, SEQUENTIAL, OamState, oam_epoch
-from .._kernels.oam_rows import oam_keep, oam_row
+from .._kernels.reservoir_rows import oam_keep, oam_row
 from ..utils._param_validation import Interval
 from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration, regularised
@@ -264,7 +264,7 @@ def _row_kernel(update: str):
 
     def row_kernel(state: dict, params: dict) -> RowStep | None:
         """Return ``run``'s call on one CSR row (see ``AlgorithmSpec.row_kernel``; None for
-        dense slots, which ``run`` converts first): :func:`~aucopt._kernels.oam_rows.oam_row`
+        dense slots, which ``run`` converts first): :func:`~aucopt._kernels.reservoir_rows.oam_row`
         with the row's coin and slot (``RowStep.draws``), keeping the iterate at the
         columns of the other reservoir's rows and the slot it writes (``RowStep.own``)."""
         buf, idx = state["buf"], state["buf_idx"]

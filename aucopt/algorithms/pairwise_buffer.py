@@ -29,6 +29,7 @@ from .._kernels.pairwise_buffer_lazy import (
     fifo_lazy_fold,
     rsx_epoch_lazy,
 )
+from .._kernels.reservoir_rows import kar_keep, kar_row
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import drop_lazy_form, scaled_iterates
@@ -267,8 +268,10 @@ def _kar(state, rows: RowData, y, order, params, hp, t, rng):
 def _kar_row(state: dict, hp) -> RowStep | None:
     """Return Kar's call of ``run`` on one CSR row: :func:`rsx_epoch_lazy` on sparse slots
     (None: dense slots, which ``run`` converts first) with the row's ``s`` uniforms
-    (``RowStep.draws``). Its lazy pass writes ``w`` and ``w_avg`` whole (O(d) per call, as
-    ``run`` on a one-row chunk): the transaction saves the state whole."""
+    (``RowStep.draws``), in :func:`~aucopt._kernels.reservoir_rows.kar_row`, which keeps
+    the slots the row is written to (``RowStep.own``). Its lazy pass writes ``w`` and
+    ``w_avg`` whole (O(d) per call, as ``run`` on a one-row chunk): the transaction saves
+    them whole."""
     buf, idx = state["buf"], state["buf_idx"]
     if idx.shape[-1] != buf.shape[-1] or not specialised(rsx_epoch_lazy):
         return None
@@ -277,9 +280,9 @@ def _kar_row(state: dict, hp) -> RowStep | None:
     s = st.buf_sq.shape[0]
     work = PairWork(np.empty(s), np.empty((st.w.shape[0], 2)), _spare(slots, s))
     draws = np.empty((1, s))
-    return RowStep(rsx_epoch_lazy, (st, slots, work), (draws, hp), (),
+    return RowStep(kar_row, (st, slots, work), (draws, hp), (kar_keep(s, buf.shape[1]),),
                    watch=("data_sqmax",) if hp.auto_eta else (), max_nnz=buf.shape[1],
-                   draws=draws)
+                   own=("buf", "buf_idx", "buf_nnz", "buf_sq", "buf_y"), draws=draws)
 
 
 def _runner(algorithm_id: str, policy: int):
