@@ -98,6 +98,15 @@ def test_the_generator_is_put_back_whatever_it_keeps(half_output):
         assert models[0]._rng.bit_generator.state["has_uint32"] == 1
 
 
+def _diverged(call, *args, **kwargs) -> int:
+    """Return 1 if ``call(*args, **kwargs)`` raised DivergenceError, else 0."""
+    try:
+        call(*args, **kwargs)
+    except DivergenceError:
+        return 1
+    return 0
+
+
 def _learn_both(models, X, y, w, diverging=(), half_output=False):
     """Learn the rows of ``X`` with ``models[0]._learn_row`` (after a first chunk of 5) and
     ``models[1].partial_fit`` row by row, rows ``diverging`` made huge (and the generators
@@ -112,15 +121,10 @@ def _learn_both(models, X, y, w, diverging=(), half_output=False):
         row = X[i].copy()
         if i in diverging:
             row.data = row.data * 1e150
-        rows = RowData(row.data, row.indices, row.indptr, 1, X.shape[1])
-        try:
-            models[0]._learn_row(rows, np.array([w[i] if y[i] else -w[i]]))
-        except DivergenceError:
-            errors[0] += 1
-        try:
-            models[1].partial_fit(row, y[i:i + 1], sample_weight=w[i:i + 1])
-        except DivergenceError:
-            errors[1] += 1
+        errors[0] += _diverged(models[0]._learn_row,
+                               RowData(row.data, row.indices, row.indptr, 1, X.shape[1]),
+                               np.array([w[i] if y[i] else -w[i]]))
+        errors[1] += _diverged(models[1].partial_fit, row, y[i:i + 1], sample_weight=w[i:i + 1])
     assert models[0]._row_path is not None
     assert errors[0] == errors[1], errors
     _assert_same_state(*models)
