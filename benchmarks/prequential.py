@@ -195,7 +195,7 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} at the end of the run (shared; "
         "a load above the core count inflates every figure, River's included).",
         "",
-        "Reading: learn_one is about front-end alone + core. For 21 of the 24 streaming ids "
+        "Reading: learn_one is about front-end alone + core. For 22 of the 24 streaming ids "
         "the core is two compiled calls: the preconditioner's step for the row (a new "
         "feature's scale, the row divided by the scales and shortened to the row bound), then "
         "the transaction: the row's columns and the small state are saved (O(nnz) for "
@@ -209,8 +209,10 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "and `kar` draw the row's reservoir uniforms from the estimator's generator before "
         "the step, as `partial_fit` does for a one-row chunk, and step the generator back "
         "when the row goes to the general path; OAM's kernel keeps the iterate at the other "
-        "reservoir's columns and the slot the row takes (O(N K)), Kar's lazy pass is O(d) "
-        "per call and its state is saved whole. `aogd`, `projection-pp` and `opauc-r` draw "
+        "reservoir's columns and the slot the row takes (O(N K)), Kar's the slots the row "
+        "takes; Kar's lazy pass is O(d) "
+        "per call and its iterates are saved whole; `opauc-r` draws its Gaussian sketch row "
+        "the same way (the generator's state saved). `aogd` and `projection-pp` draw "
         "random numbers per row: they take the general path "
         "(`BaseAUCClassifier._fit_rows`) on every row. "
         "*predict_proba_one + learn_one*: spam-l2, ftrl-auc, solam, reg-solam, uni-squ, "

@@ -1,10 +1,11 @@
-"""The one-row path of the reservoir learners (``oam-seq``, ``oam-gra``, ``kar``;
-aucopt._kernels.reservoir_rows, the ``row_kernel`` of aucopt.algorithms.oam and
-aucopt.algorithms.pairwise_buffer): ``learn_one`` draws each row's uniforms from the
-estimator's generator as ``partial_fit`` on a one-row chunk does and gives its bits, row by
-row and in chunks where the ids promise it (OAM; Kar's lazy pass rounds per call), every
-row on the row path; a step that stops there leaves the state and the generator exactly
-as they were, so that the general path redoes the row from there.
+"""The one-row path of the ids that draw random numbers per row: the reservoir learners
+(``oam-seq``, ``oam-gra``, ``kar``; aucopt._kernels.reservoir_rows, the ``row_kernel`` of
+aucopt.algorithms.oam and aucopt.algorithms.pairwise_buffer) and OPAUCr (``opauc-r``, its
+Gaussian sketch rows): ``learn_one`` draws each row's numbers from the estimator's
+generator as ``partial_fit`` on a one-row chunk does and gives its bits, row by row and in
+chunks where the ids promise it (not Kar: its lazy pass rounds per call), every row on
+the row path; a step that stops there leaves the state and the generator exactly as they
+were, so that the general path redoes the row from there.
 """
 
 import copy
@@ -33,8 +34,10 @@ SETTINGS = {
     "oam-gra": [{"C": 0.5, "buffer_size": 4}, {"C": "auto", "buffer_size": 3}],
     "kar": [{"eta": 0.05, "buffer_size": 4},
             {"eta": "auto", "buffer_size": 30, "loss": "hinge", "radius": 1.0, "lam": 0.01}],
+    # OPAUCr draws a Gaussian sketch row per row (the generator's state is saved for it)
+    "opauc-r": [{"eta": 0.05, "rank": 5}, {"eta": "auto", "rank": 3, "lam": 0.01}],
 }
-CASES = [(a, p) for a in IDS for p in SETTINGS[a]]
+CASES = [(a, p) for a in SETTINGS for p in SETTINGS[a]]
 
 
 def _model(algorithm, params, data, warm=20, seed=7):
@@ -153,7 +156,7 @@ def test_weighted_rows_and_diverging_steps_as_partial_fit(algorithm):
     assert 40 <= errors < 250, errors
 
 
-@pytest.mark.parametrize("algorithm", IDS)
+@pytest.mark.parametrize("algorithm", list(SETTINGS))
 def test_a_step_that_stops_on_the_row_path_leaves_the_state_as_it_was(algorithm):
     """A huge row stored (or not, by the coin) and then compared: the kernel stops, and the
     state, the counter and the generator are those before the row; many times, so that
@@ -168,7 +171,7 @@ def test_a_step_that_stops_on_the_row_path_leaves_the_state_as_it_was(algorithm)
             model.learn_one(x, y)
         state, rng = est._state, est._rng
         label = bool(k % 2)
-        if algorithm != "kar":  # OAM: whether the huge row takes a slot of its reservoir
+        if algorithm.startswith("oam"):  # whether the huge row takes a slot of its reservoir
             c, u = int(label), copy.deepcopy(rng).random(2)
             size, seen, cap = (int(state["size"][c]), int(state["seen"][c]) + 1,
                                 state["buf_sq"].shape[1])
@@ -179,7 +182,7 @@ def test_a_step_that_stops_on_the_row_path_leaves_the_state_as_it_was(algorithm)
         assert est.t_ == t and _position(rng) == position
         for key, value in before.items():
             np.testing.assert_array_equal(est._state[key], value, err_msg=key)
-    if algorithm != "kar":
+    if algorithm.startswith("oam"):
         assert outcomes == {True, False}
     assert est._row_path is not None
 
@@ -226,8 +229,9 @@ X = sp.random(80, 6, density=0.6, random_state=0, format="csr")
 X.data = np.linspace(-2.0, 2.0, X.data.size)
 y = np.arange(80) % 3 == 0
 out = {}
-for a in ("oam-seq", "oam-gra", "kar"):
-    by_path, by_fit = (aucopt.make(a, buffer_size=3, random_state=1) for _ in range(2))
+for a, params in (("oam-seq", {"buffer_size": 3}), ("oam-gra", {"buffer_size": 3}),
+                  ("kar", {"buffer_size": 3}), ("opauc-r", {"rank": 3, "eta": 0.05})):
+    by_path, by_fit = (aucopt.make(a, random_state=1, **params) for _ in range(2))
     for i in range(80):
         row = X[i]
         if i:
@@ -247,7 +251,7 @@ def test_learn_one_without_numba_equals_partial_fit_and_the_compiled_run():
     """With and without numba: a row learnt on the row path gives the bits of partial_fit;
     the two runs agree to rounding."""
     runs = [json.loads(f(_NOJIT_SCRIPT)) for f in (compiled_output, interpreted_output)]
-    for a in IDS:
+    for a in SETTINGS:
         (t, on_path, same, coef), other = runs[0][a], runs[1][a]
         assert on_path and same and t > 10 and other[:3] == [t, on_path, same], (a, other)
         assert_allclose(coef, other[3], rtol=1e-10, atol=1e-12, err_msg=a)

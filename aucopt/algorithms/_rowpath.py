@@ -94,6 +94,9 @@ class RowStep(NamedTuple):
         :class:`RowPath` fills it with ``rng.random(out=draws)`` (the same numbers) before
         the row, and puts the generator back when the row takes the general path. None:
         the step draws nothing.
+    draw : callable or None
+        ``draw(rng, draws)`` fills ``draws`` with the numbers ``run`` draws otherwise
+        (e.g. Gaussians); None: uniforms, ``rng.random(out=draws)``.
     """
 
     kernel: Any
@@ -107,6 +110,7 @@ class RowStep(NamedTuple):
     zeroed: tuple = ()
     own: tuple = ()
     draws: Any = None
+    draw: Any = None
 
 
 def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None:
@@ -281,13 +285,17 @@ class RowPath:
             return t, NOT_HERE
         bits = rng.bit_generator
         if self.rewind is None or self.rewind[0] is not rng:
-            # PCG64 makes one output per float64 and keeps half an output only after a
-            # 32-bit draw, which resets when stepped: with none kept, stepping it back is
-            # exact (and cheaper than its state). Only a general call draws otherwise, and
-            # one that commits replaces the path.
+            # PCG64 makes one output per uniform float64 and keeps half an output only
+            # after a 32-bit draw, which resets when stepped: with none kept, stepping it
+            # back is exact (and cheaper than its state). Only a general call draws
+            # otherwise, and one that commits replaces the path.
             self.rewind = (rng, type(bits) is _PCG64 and not bits.state["has_uint32"])
-        before = None if self.rewind[1] else bits.state
-        rng.random(out=draws)
+        draw = self.step.draw
+        before = None if self.rewind[1] and draw is None else bits.state
+        if draw is None:
+            rng.random(out=draws)
+        else:
+            draw(rng, draws)
         t_after, status = self._learn(data, indices, indptr, y, t)
         if status != OK:
             if before is None:
