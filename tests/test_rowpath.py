@@ -168,12 +168,8 @@ def test_learn_one_without_numba_gives_the_same_bits():
 # Streaming ids whose rows always take the general path, and why. A new streaming id gets a
 # row path from its spec's row_kernel; one that cannot have it must be listed here.
 NO_ROW_PATH = {
-    "opauc-r": "draws a Gaussian sketch row from the estimator's generator per row",
     "aogd": "draws a Bernoulli coin per row and fixes its bandwidth from the first rows",
     "projection-pp": "draws from the estimator's generator per row (budget maintenance)",
-    "oam-seq": "draws reservoir coins and slots from the estimator's generator per row",
-    "oam-gra": "draws reservoir coins and slots from the estimator's generator per row",
-    "kar": "draws the RS-x buffer's uniforms from the estimator's generator per row",
 }
 FIXED_WIDTH = {"aogd", "fsauc", "opauc-f", "opauc-rp"}  # states that cannot grow with names
 STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
@@ -240,7 +236,8 @@ from aucopt.river import AUCClassifier
 rng = np.random.default_rng(0)
 rows = [({f"f{j}": float(v) for j, v in enumerate(r)}, bool(r[0] > 0))
         for r in rng.normal(size=(400, 5))]
-for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s"):
+for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s",
+                  "oam-seq", "kar"):
     m = AUCClassifier(algorithm, seed=0)
     for i, (x, y) in enumerate(rows):
         m.learn_one(x, y)

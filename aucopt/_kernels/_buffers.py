@@ -26,6 +26,7 @@ __all__ = [
     "HINGE",
     "LOSS_CODES",
     "reservoir_update",
+    "reservoir_slot",
     "rsx_update",
     "pair_loss_derivative",
     "pair_derivatives",
@@ -84,14 +85,24 @@ def reservoir_update(buf_sq, size, seen, u_coin, u_slot, data, indices, indptr, 
         The slot row ``i`` was written to, -1 if it was not kept.
     """
     capacity = bval.shape[0]
-    if size < capacity:
-        buf_sq[size] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, size)
-        return size + 1, size
-    if u_coin * seen < capacity:
-        slot = min(int(u_slot * capacity), capacity - 1)
+    slot = reservoir_slot(size, seen, u_coin, u_slot, capacity)
+    if slot >= 0:
         buf_sq[slot] = slot_store(data, indices, indptr, i, bval, bidx, bnnz, slot)
-        return size, slot
-    return size, -1
+    return (size + 1 if size < capacity else size), slot
+
+
+@njit(inline="always")
+def reservoir_slot(size, seen, u_coin, u_slot, capacity):
+    """Return the slot :func:`reservoir_update` writes the offered row to (-1: none).
+
+    The next free slot while the reservoir is not full; otherwise, if
+    ``u_coin < N / seen``, the slot ``floor(u_slot * N)``.
+    """
+    if size < capacity:
+        return size
+    if u_coin * seen < capacity:
+        return min(int(u_slot * capacity), capacity - 1)
+    return -1
 
 
 @njit(cache=True, nogil=True)

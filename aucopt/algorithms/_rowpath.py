@@ -39,6 +39,7 @@ from ._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, SHIFT_KEY
 __all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path", "scaled_row"]
 
 _F64 = np.dtype(np.float64)
+_PCG64 = np.random.PCG64
 _new_tuple = tuple.__new__  # a RowData without the named tuple's Python-level __new__
 _ORDER = np.zeros(1, dtype=np.int64)  # the order of a one-row chunk (read only by kernels)
 _NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
@@ -87,6 +88,15 @@ class RowStep(NamedTuple):
         (e.g. those it writes at columns that only it knows, kept only for the rows that
         may fail): the transaction does not save them. The same for every binding of a
         path.
+    draws : ndarray or None
+        The step's uniforms (an array among its arguments), which ``run`` draws from the
+        estimator's generator for a one-row chunk as ``rng.random(draws.shape)``:
+        :class:`RowPath` fills it with ``rng.random(out=draws)`` (the same numbers) before
+        the row, and puts the generator back when the row takes the general path. None:
+        the step draws nothing.
+    draw : callable or None
+        ``draw(rng, draws)`` fills ``draws`` with the numbers ``run`` draws otherwise
+        (e.g. Gaussians); None: uniforms, ``rng.random(out=draws)``.
     """
 
     kernel: Any
@@ -99,6 +109,8 @@ class RowStep(NamedTuple):
     max_nnz: int = 2**62
     zeroed: tuple = ()
     own: tuple = ()
+    draws: Any = None
+    draw: Any = None
 
 
 def row_path(spec, state: dict, params: dict, valid_for: dict) -> RowPath | None:
@@ -224,7 +236,7 @@ class RowPath:
     """
 
     __slots__ = ("spec", "state", "params", "valid_for", "values", "undo", "width", "step",
-                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type")
+                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type", "rewind")
 
     def __init__(self, spec, state, params, valid_for, step, by_rows, by_cols, whole):
         self.spec, self.state, self.params, self.valid_for = spec, state, params, valid_for
@@ -236,7 +248,7 @@ class RowPath:
                             np.empty(sum(b.shape[0] for b in whole), dtype=np.uint8),
                             *extra, np.zeros(1, dtype=np.int64), _NO_ZEROED, 0, _NO_WATCH,
                             np.zeros(1))
-        self.begin = self.restore = self.pre = self.index_type = None
+        self.begin = self.restore = self.pre = self.index_type = self.rewind = None
         self._bind(step)
 
     def _bind(self, step: RowStep) -> None:
@@ -255,14 +267,45 @@ class RowPath:
         return (state is self.state and valid_for is self.valid_for
                 and len(state) == len(self.values) and all(map(is_, state.values(), self.values)))
 
-    def __call__(self, data, indices, indptr, y, t):
+    def __call__(self, data, indices, indptr, y, t, rng=None):
         """Learn the one-row CSR chunk ``(data, indices, indptr)`` with signed label ``y``.
 
         ``data`` and ``y`` must be float64, ``indices`` and ``indptr`` of one integer
         type, all one-dimensional and C-ordered (as :class:`aucopt.river._columns.ColumnMap`
         makes them); anything else takes the general path, as does a row that is not one
-        valid CSR row of the state's width (checked by the compiled code).
+        valid CSR row of the state's width (checked by the compiled code). ``rng`` is the
+        estimator's generator, for a step that draws (``RowStep.draws``; None: such a
+        step takes the general path); it is as before the call unless the status is
+        ``OK``.
         """
+        draws = self.step.draws
+        if draws is None:
+            return self._learn(data, indices, indptr, y, t)
+        if rng is None:
+            return t, NOT_HERE
+        bits = rng.bit_generator
+        if self.rewind is None or self.rewind[0] is not rng:
+            # PCG64 makes one output per uniform float64 and keeps half an output only
+            # after a 32-bit draw, which resets when stepped: with none kept, stepping it
+            # back is exact (and cheaper than its state). Only a general call draws
+            # otherwise, and one that commits replaces the path.
+            self.rewind = (rng, type(bits) is _PCG64 and not bits.state["has_uint32"])
+        draw = self.step.draw
+        before = None if self.rewind[1] and draw is None else bits.state
+        if draw is None:
+            rng.random(out=draws)
+        else:
+            draw(rng, draws)
+        t_after, status = self._learn(data, indices, indptr, y, t)
+        if status != OK:
+            if before is None:
+                bits.advance(-draws.size)
+            else:
+                bits.state = before
+        return t_after, status
+
+    def _learn(self, data, indices, indptr, y, t):
+        """:meth:`__call__` with the step's draws made."""
         index_type = indices.dtype
         if index_type is not self.index_type or not (
                 data.dtype is _F64 and y.dtype is _F64 and indptr.dtype is index_type
@@ -273,7 +316,7 @@ class RowPath:
                     data.dtype is not _F64 or y.dtype is not _F64):
                 return t, NOT_HERE  # one index type per path
             self.index_type = index_type
-            return self(data, indices, indptr, y, t)
+            return self._learn(data, indices, indptr, y, t)
         step = self.step
         if self.entry is None:  # typed once per binding
             args = (*step.head, data, indices, indptr, y, _ORDER, *step.mid, t, *step.tail)
@@ -298,12 +341,14 @@ class RowPath:
         if status == MORE_SPACE:
             size = (int(indptr[1]) + self.undo.extra.shape[0]) * self.width
             self.undo = self.undo._replace(saved=np.empty(size))
-            return self(data, indices, indptr, y, t)
+            return self._learn(data, indices, indptr, y, t)
         # REBIND: a value the bound step depends on changed with the row, now observed
         found = self.spec.row_kernel(self.state, self.params)
         if found is None:
             self.restore(self.undo, indices, indptr)
             return t, NOT_HERE
+        if step.draws is not None:
+            found.draws[...] = step.draws  # the row's, drawn before the step was bound
         self._bind(found)
         step = self.step
         args = (*step.head, data, indices, indptr, y, _ORDER, *step.mid, t, *step.tail)

@@ -10,12 +10,14 @@ import numpy as np
 from .._kernels._checks import OK
 from .._kernels._state import view, zeros
 from .._kernels.oam import GRADIENT, SEQUENTIAL, OamState, oam_epoch
+from .._kernels.reservoir_rows import oam_keep, oam_row
 from ..utils._param_validation import Interval
 from ._buffer_weights import check_weights, unit_weights
 from ._calibrate import StepCalibration, regularised
 from ._memory import check_memory
 from ._params import SIZE, KernelScalars, Param, auto_step, common, precondition
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
@@ -257,6 +259,29 @@ def _runner(update: str):
     return run
 
 
+def _row_kernel(update: str):
+    code = {"sequential": SEQUENTIAL, "gradient": GRADIENT}[update]
+
+    def row_kernel(state: dict, params: dict) -> RowStep | None:
+        """Return ``run``'s call on one CSR row (see ``AlgorithmSpec.row_kernel``; None for
+        dense slots, which ``run`` converts first): :func:`~aucopt._kernels.reservoir_rows.oam_row`
+        with the row's coin and slot (``RowStep.draws``), keeping the iterate at the
+        columns of the other reservoir's rows and the slot it writes (``RowStep.own``)."""
+        buf, idx = state["buf"], state["buf_idx"]
+        if idx.shape[-1] != buf.shape[-1]:
+            return None
+        hp = auto_scaled(hyper(params), "C", AUTO_C[update], state)
+        capacity, width = buf.shape[1], buf.shape[2]
+        work = (np.empty(capacity), np.empty(0))
+        draws = np.empty((1, 2))
+        return RowStep(oam_row, (view(OamState, state), (buf, idx, state["buf_nnz"]), work),
+                       (draws, hp), (code, oam_keep(capacity, width)),
+                       watch=("data_sqmax",) if hp.auto_C else (), max_nnz=width,
+                       own=("w", "buf", "buf_idx", "buf_nnz", "buf_sq", "buf_w"), draws=draws)
+
+    return row_kernel
+
+
 def coef(state, params) -> np.ndarray:
     """Return the last iterate (OAM outputs the last iterate)."""
     return state["w"]
@@ -288,6 +313,7 @@ OAM_SEQ = register(
         id="oam-seq",
         name="OAM_seq",
         run=_runner("sequential"),
+        row_kernel=_row_kernel("sequential"),
         calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"], share=0.5),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
         "the other class's reservoir)",
@@ -305,6 +331,7 @@ OAM_GRA = register(
         id="oam-gra",
         name="OAM_gra",
         run=_runner("gradient"),
+        row_kernel=_row_kernel("gradient"),
         calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"], share=0.5),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "
         "over the other class's reservoir)",

@@ -22,6 +22,7 @@ from .._kernels.opauc import (
     opauc_epoch,
     opauc_sketch_epoch,
 )
+from .._kernels.opauc_rows import opauc_sketch_row, sketch_keep
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
@@ -285,6 +286,28 @@ def run_sketch(state, rows: RowData, y, order, params, t, learn, rng=None):
     return t, status
 
 
+def _gaussian_rows(rank: int):
+    def draw(rng, draws):
+        """Fill ``draws`` with ``run_sketch``'s sketch row: ``standard_normal / sqrt(rank)``."""
+        rng.standard_normal(out=draws)
+        draws /= np.sqrt(rank)
+
+    return draw
+
+
+def sketch_row_kernel(state: dict, params: dict) -> RowStep:
+    """Return the call of ``run_sketch`` on one row (see ``AlgorithmSpec.row_kernel``): the
+    row's Gaussian sketch row drawn by the row path (``RowStep.draws``), in
+    :func:`~aucopt._kernels.opauc_rows.opauc_sketch_row`, which keeps the class sketch at
+    the row's columns (``RowStep.own``)."""
+    rank = int(params["rank"])
+    draws = np.empty((1, rank))
+    width = state["w"].shape[0]
+    return RowStep(opauc_sketch_row, (view(OpaucSketchState, state), draws), (hyper(params),),
+                   (True, sketch_keep(rank, width)), max_nnz=width, own=("sketch_z",),
+                   draws=draws, draw=_gaussian_rows(rank))
+
+
 # ----------------------------------------------- opauc-f / opauc-rp / opauc-pca
 def _n_components(n_features: int, params: dict) -> int:
     k = params["n_components"]
@@ -440,6 +463,7 @@ OPAUC_R = register(AlgorithmSpec(
     params=(*R_PARAMS, precondition()),
     init_state=init_sketch_state,
     run=run_sketch,
+    row_kernel=sketch_row_kernel,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: rank = 50. Sketch rows r_t/sqrt(rank) "
                    "(notes.md#opaucr-sketch); "
     "centering='unbiased' (notes.md#opaucr-sketch) by default, 'paper' for the literal estimator.",

@@ -29,6 +29,7 @@ from .._kernels.pairwise_buffer_lazy import (
     fifo_lazy_fold,
     rsx_epoch_lazy,
 )
+from .._kernels.reservoir_rows import kar_keep, kar_row
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import drop_lazy_form, scaled_iterates
@@ -264,6 +265,26 @@ def _kar(state, rows: RowData, y, order, params, hp, t, rng):
     return run_in_blocks(order, s, rng, call, t)
 
 
+def _kar_row(state: dict, hp) -> RowStep | None:
+    """Return Kar's call of ``run`` on one CSR row: :func:`rsx_epoch_lazy` on sparse slots
+    (None: dense slots, which ``run`` converts first) with the row's ``s`` uniforms
+    (``RowStep.draws``), in :func:`~aucopt._kernels.reservoir_rows.kar_row`, which keeps
+    the slots the row is written to (``RowStep.own``). Its lazy pass writes ``w`` and
+    ``w_avg`` whole (O(d) per call, as ``run`` on a one-row chunk): the transaction saves
+    them whole."""
+    buf, idx = state["buf"], state["buf_idx"]
+    if idx.shape[-1] != buf.shape[-1] or not specialised(rsx_epoch_lazy):
+        return None
+    st = view(KarState, state)
+    slots = Buffer(buf, idx, state["buf_nnz"], st.buf_sq, st.buf_y)
+    s = st.buf_sq.shape[0]
+    work = PairWork(np.empty(s), np.empty((st.w.shape[0], 2)), _spare(slots, s))
+    draws = np.empty((1, s))
+    return RowStep(kar_row, (st, slots, work), (draws, hp), (kar_keep(s, buf.shape[1]),),
+                   watch=("data_sqmax",) if hp.auto_eta else (), max_nnz=buf.shape[1],
+                   own=("buf", "buf_idx", "buf_nnz", "buf_sq", "buf_y"), draws=draws)
+
+
 def _runner(algorithm_id: str, policy: int):
     def run(state, rows: RowData, y, order, params, t, learn, rng=None, before_dense=None):
         """One pass; Kar draws ``rng.random((len(order), s))`` (RS-x) block-wise, FIFO nothing.
@@ -276,13 +297,15 @@ def _runner(algorithm_id: str, policy: int):
         return _kar(state, rows, y, order, params, hp, t, rng)
 
     def row_kernel(state: dict, params: dict) -> RowStep | None:
-        """Return FIFO's call of ``run`` on one CSR row in the lazy form (see
-        ``AlgorithmSpec.row_kernel``; None when ``run`` would change forms first). It also
-        writes the columns of the stored previous row (:func:`fifo_columns`)."""
-        if policy != FIFO or not specialised(fifo_epoch_lazy) or "pack" not in state \
-                or state["prev_nnz"][0] < 0:
-            return None
+        """Return the call of ``run`` on one CSR row (see ``AlgorithmSpec.row_kernel``; None
+        when ``run`` would change forms first): FIFO's in the lazy form, which also writes
+        the columns of the stored previous row (:func:`fifo_columns`), or Kar's
+        (:func:`_kar_row`)."""
         hp = auto_scaled(hyper(params), "eta", AUTO_ETA[algorithm_id], state)
+        if policy == RSX:
+            return _kar_row(state, hp)
+        if not specialised(fifo_epoch_lazy) or "pack" not in state or state["prev_nnz"][0] < 0:
+            return None
         return RowStep(fifo_epoch_lazy, (view(FifoLazyState, state),), (0, hp), (),
                        watch=("data_sqmax",) if hp.auto_eta else (),
                        extra=("prev_idx", "prev_nnz"), max_nnz=state["prev_idx"].shape[0])

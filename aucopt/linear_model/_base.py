@@ -381,7 +381,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
                 transform, fixed = self._transform(params, rows, y, False, None)
                 row = rows if transform is None else transform_rows(rows, transform,
                                                                     self._centred(transform))
-            t, status = path(row.data, row.indices, row.indptr, y, fitted["t_"])
+            t, status = path(row.data, row.indices, row.indptr, y, fitted["t_"], fitted["_rng"])
             if fixed is not None and status != OK:
                 transform[SCALE_KEY][fixed] = 0.0  # the general path below sets them again
             if status == OK:
