@@ -66,11 +66,13 @@ def _slot(slots, keep, place, s, back):
 
 
 @njit(cache=True, nogil=True)
-def oam_row(st, slots, work, data, indices, indptr, y, order, draws, hp, t, update, keep):
+def oam_row(st, slots, work, data, indices, indptr, y, order, draws, hp, t, how):
     """OAM_seq or OAM_gra on one CSR row (``oam_epoch`` with ``order = [0]``, sparse slots,
-    ``draws`` of shape (1, 2)); a step that stops leaves ``w`` and the reservoirs' slots as
+    ``draws`` of shape (1, 2), ``how = (update, keep)``: the update rule and the scratch
+    :func:`oam_keep`); a step that stops leaves ``w`` and the reservoirs' slots as
     they were. Returns ``(t, status)``; ``NOT_HERE`` with nothing done for a row wider than
     the slots or more columns to keep than ``keep`` holds."""
+    update, keep = how
     bval, bidx, bnnz = slots
     capacity, width = bval.shape[1], bval.shape[2]
     nnz = indptr[1]

@@ -275,7 +275,7 @@ def _row_kernel(update: str):
         work = (np.empty(capacity), np.empty(0))
         draws = np.empty((1, 2))
         return RowStep(oam_row, (view(OamState, state), (buf, idx, state["buf_nnz"]), work),
-                       (draws, hp), (code, oam_keep(capacity, width)),
+                       (draws, hp), ((code, oam_keep(capacity, width)),),
                        watch=("data_sqmax",) if hp.auto_C else (), max_nnz=width,
                        own=("w", "buf", "buf_idx", "buf_nnz", "buf_sq", "buf_w"), draws=draws)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._kernels._state import view, zeros
 from .._kernels.opauc import (
@@ -29,6 +28,7 @@ from ._data import counts_as_weights
 from ._fast import one_blas_thread, select
 from ._memory import check_memory
 from ._params import POSITIVE, SIZE, KernelScalars, Param, auto_step, codes, common, precondition
+from ._pca import pca_components
 from ._registry import register
 from ._rowpath import BLAS_ROW_WIDTH, RowStep
 from ._spec import AlgorithmSpec, RowData
@@ -356,41 +356,6 @@ def init_pca_state(n_features, n_samples, params, rng=None):
     state["proj"] = np.zeros((k, n_features))
     state["pca_fitted"] = np.zeros(1, dtype=np.int64)
     return state
-
-
-def pca_components(rows: RowData, k: int, weights=None) -> np.ndarray:
-    """Return the top-``k`` principal axes of the rows as a (k, d) array (rows orthonormal).
-
-    The covariance (1/n) sum (x - m)(x - m)^T is formed (d x d, the memory
-    limit was checked for k <= d) and diagonalised; the sign of each axis is
-    fixed so that its largest-magnitude entry is positive (deterministic).
-    With sample ``weights`` ``v`` the mean and covariance are weighted,
-    ``sum v (x - m)(x - m)^T / sum v`` (integer weights: the PCA of repeated rows;
-    notes.md#sample-weights); all-ones weights take the unweighted path.
-    """
-    d = rows.n_features
-    if weights is not None and (weights == 1.0).all():
-        weights = None
-    X = rows.data
-    if rows.is_sparse:
-        X = sp.csr_matrix((rows.data, rows.indices, rows.indptr), shape=(rows.n_samples, d))
-    if weights is not None:
-        total = float(weights.sum())
-        mean = np.asarray(X.T @ weights).ravel() / total
-        gram = X.T @ (X.multiply(weights[:, None]) if rows.is_sparse else X * weights[:, None])
-        gram = np.asarray(gram.toarray() if sp.issparse(gram) else gram) / total
-    elif rows.is_sparse:
-        mean = np.asarray(X.mean(axis=0)).ravel()
-        gram = np.asarray((X.T @ X).toarray()) / rows.n_samples
-    else:
-        mean = X.mean(axis=0)
-        gram = X.T @ X / rows.n_samples
-    cov = gram - np.outer(mean, mean)
-    values, vectors = np.linalg.eigh((cov + cov.T) / 2)
-    top = vectors[:, ::-1][:, :k].T.copy()
-    signs = np.sign(top[np.arange(k), np.argmax(np.abs(top), axis=1)])
-    signs[signs == 0] = 1.0
-    return np.ascontiguousarray(top * signs[:, None])
 
 
 def coef_subset(state, params) -> np.ndarray:

@@ -272,7 +272,7 @@ def test_weighted_reduced_variants_match_the_reference_in_their_space(cls, germa
 
 def test_weighted_pca_equals_pca_of_repeated_rows(german, as_format):
     from aucopt.algorithms._data import as_rows
-    from aucopt.algorithms.opauc import pca_components
+    from aucopt.algorithms._pca import pca_components
 
     X = german[0][:150]
     sw = np.arange(150) % 3 + 1.0
