@@ -28,6 +28,7 @@ __all__ = [
     "reservoir_update",
     "reservoir_slot",
     "rsx_update",
+    "rsx_writes",
     "pair_loss_derivative",
     "pair_derivatives",
     "pair_step",
@@ -168,9 +169,20 @@ def rsx_update(buf, spare, size, seen, draws, label, data, indices, indptr, i):
                 buf.y[k] = spare.y[src]
         return size
     for k in range(capacity):
-        if draws[k] * seen < 1.0:
+        if rsx_writes(k, size, seen, draws[k], capacity):
             _store_labelled(buf, label, data, indices, indptr, i, k)
     return size
+
+
+@njit(inline="always")
+def rsx_writes(k, size, seen, u, capacity):
+    """Whether :func:`rsx_update` writes slot ``k`` when offered a row (``seen`` counting
+    it, ``size`` points stored before it) with the slot's uniform ``u``: the next free slot
+    while the buffer fills, every slot at the repopulation (``seen = s + 1``), afterwards
+    each slot whose uniform is below ``1 / seen``."""
+    if size < capacity:
+        return k == size
+    return seen == capacity + 1 or u * seen < 1.0
 
 
 @njit(inline="always")

@@ -21,7 +21,7 @@ iterate and average, which its lazy pass writes whole, and the data statistics).
 import numpy as np
 from numba import njit
 
-from ._buffers import reservoir_slot
+from ._buffers import reservoir_slot, rsx_writes
 from ._checks import OK
 from .oam import oam_epoch
 from .pairwise_buffer_lazy import rsx_epoch_lazy
@@ -99,15 +99,6 @@ def oam_row(st, slots, work, data, indices, indptr, y, order, draws, hp, t, how)
     return result
 
 
-@njit(inline="always")
-def _rsx_writes(k, size, seen, u, capacity):
-    """Whether :func:`aucopt._kernels._buffers.rsx_update` writes slot ``k`` when offered a
-    row (``seen`` counting it) with the slot's uniform ``u``."""
-    if size < capacity:
-        return k == size
-    return seen == capacity + 1 or u * seen < 1.0
-
-
 @njit(cache=True, nogil=True)
 def kar_row(st, buf, work, data, indices, indptr, y, order, draws, hp, t, keep):
     """Kar's OLP on one CSR row (``rsx_epoch_lazy`` with ``order = [0]``, sparse slots,
@@ -121,14 +112,14 @@ def kar_row(st, buf, work, data, indices, indptr, y, order, draws, hp, t, keep):
     slots = (buf.val, buf.idx, buf.nnz, buf.sq, buf.y)
     n = 0
     for k in range(capacity):
-        if _rsx_writes(k, size, seen, draws[0, k], capacity):
+        if rsx_writes(k, size, seen, draws[0, k], capacity):
             _slot(slots, keep, n, k, False)
             n += 1
     result = rsx_epoch_lazy(st, buf, work, data, indices, indptr, y, order, draws, hp, t)
     if result[1] != OK:
         n = 0
         for k in range(capacity):
-            if _rsx_writes(k, size, seen, draws[0, k], capacity):
+            if rsx_writes(k, size, seen, draws[0, k], capacity):
                 _slot(slots, keep, n, k, True)
                 n += 1
     return result
