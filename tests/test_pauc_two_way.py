@@ -285,34 +285,3 @@ def test_bad_min_tpr_refused(algorithm, value):
     X, y = _imbalanced(n=100)
     with pytest.raises(ValueError, match="min_tpr"):
         aucopt.make(algorithm, min_tpr=value).fit(X, y)
-
-
-def two_kinds_of_positives(seed, n=4000, d=10, easy=0.6):
-    """Rare positives (5%) of two kinds: ``easy`` of them far out along one feature (they
-    make the top of the ranking), the others shifted along two more (they decide the
-    ranking at high true-positive rates); return ``X, y``."""
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(n, d))
-    y = np.where(rng.random(n) < 0.05, 1, -1)
-    pos = rng.permutation(np.flatnonzero(y > 0))
-    cut = int(easy * len(pos))
-    X[pos[:cut], 0] += 3.0
-    X[pos[cut:], 1:3] += 2.0
-    return X, y
-
-
-def test_two_way_partial_auc_on_imbalanced_data():
-    # held-out two-way pAUC (TPR >= 0.5, FPR <= 0.1, normalised), hinge, eta="auto".
-    # Measured (seeds 0-3): pauc-1pmb min_tpr=0 0.258 0.233 0.335 0.083 (mean 0.227),
-    # min_tpr=0.5 0.277 0.257 0.270 0.125 (mean 0.232); no win is asserted, only no large loss
-    got = {}
-    for seed in range(4):
-        X, y = two_kinds_of_positives(seed)
-        for alpha in (0.0, 0.5):
-            est = PAUC1PMBClassifier(max_fpr=0.1, min_tpr=alpha, loss="hinge",
-                                     random_state=0).fit(X[:2500], y[:2500])
-            got.setdefault(alpha, []).append(two_way_partial_auc_score(
-                y[2500:], est.decision_function(X[2500:]), min_tpr=0.5, max_fpr=0.1,
-                normalized=True))
-    assert np.mean(got[0.5]) >= np.mean(got[0.0]) - 0.05, got
-    assert min(got[0.5]) > 0.05, got  # it learns: w = 0 (ties everywhere) gives 0
