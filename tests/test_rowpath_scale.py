@@ -159,6 +159,24 @@ def test_a_non_finite_value_at_a_new_feature_is_refused_and_changes_nothing():
     assert "c" not in model.columns
 
 
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "oam-seq"])
+def test_a_row_refused_after_its_new_features_got_a_scale_changes_nothing(algorithm):
+    """The one-call path sets the scale of the row's new features before the step; a row it
+    then cannot learn (a non-finite value at a known feature) must leave them unset: the
+    general path refuses the row with the model as it was."""
+    model = AUCClassifier(algorithm, seed=0)
+    rng = np.random.default_rng(5)
+    for i in range(60):
+        model.learn_one({"a": float(rng.normal()), "b": float(rng.normal())}, i % 2 == 0)
+    assert model.estimator._row_path.scales
+    before = copy.deepcopy(model.estimator._state)
+    with pytest.raises(ValueError):
+        model.learn_one({"a": float("inf"), "c": 2.0, "d": -1.0}, True)
+    for key, value in before.items():
+        np.testing.assert_array_equal(model.estimator._state[key], value, err_msg=key)
+    assert "c" not in model.columns and "d" not in model.columns
+
+
 def _reference_columns(names, width):
     return sorted({stable_hash(k) % width for k in names})
 

@@ -32,9 +32,10 @@ import numpy as np
 
 from .._kernels._checks import OK
 from .._kernels.fused_rows import FUSED, spam_lazy_row
+from .._kernels.row_lane import new_lane
 from .._kernels.row_scale import scale_row
 from .._kernels.row_step import MORE_SPACE, NOT_HERE, RowUndo, begin_row, undo_row
-from ._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, SHIFT_KEY
+from ._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, SHIFT_KEY, centred_columns
 
 __all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path", "scaled_row"]
 
@@ -46,6 +47,7 @@ _NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
 _NO_ZEROED = (np.zeros(0),)  # tuples numba can loop over, with nothing to do
 _NO_ROWS = (np.zeros((0, 0)),)
 _NO_WATCH = np.zeros(1)
+_NO_SCALING = (np.zeros(0), np.zeros(1), np.zeros(1), False)  # a lane that never scales
 _SCRATCH_ROWS = 64  # non-zeros a row may have before the saved values need a larger buffer
 # per-feature entries saved at the row's columns besides the spec's column_keys: the class
 # sums, and the preconditioner's scale and shift (set at the row's columns before the step,
@@ -183,6 +185,21 @@ def scaled_row(state: dict, rows, y: np.ndarray, auto: bool, centred: np.ndarray
     return row, (fixed[:count] if count else None)
 
 
+def _scaling(state: dict, valid_for: dict) -> tuple | None:
+    """Return ``(scale, shared, bound, auto)`` for fused calls that put the row under the
+    state's preconditioner themselves (as :func:`scaled_row` does), or None where they
+    cannot: no preconditioner, centred columns (set once, by ``fit`` or a stream's first
+    chunk), or entries of other types."""
+    scale, shared = state.get(SCALE_KEY), state.get(SHARED_KEY)
+    if scale is None or shared is None or scale.dtype != _F64 or scale.ndim != 1 or (
+            not scale.flags.writeable) or centred_columns(state).size:
+        return None
+    bound = state.get(BOUND_KEY)
+    precondition = valid_for.get("precondition")
+    return (scale, shared, np.zeros(1) if bound is None else bound,
+            isinstance(precondition, str) and precondition == "auto")
+
+
 def _transaction(state: dict, column_keys, own=()) -> tuple | None:
     """Return ``(by_rows, by_cols, whole)``: the views :func:`begin_row` saves (None: a
     state it cannot save exactly); the entries ``own`` are the kernel's to restore."""
@@ -236,7 +253,8 @@ class RowPath:
     """
 
     __slots__ = ("spec", "state", "params", "valid_for", "values", "undo", "width", "step",
-                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type", "rewind")
+                 "stats", "begin", "restore", "entry", "fused", "pre", "index_type", "rewind",
+                 "lane", "scales", "scaling")
 
     def __init__(self, spec, state, params, valid_for, step, by_rows, by_cols, whole):
         self.spec, self.state, self.params, self.valid_for = spec, state, params, valid_for
@@ -249,7 +267,11 @@ class RowPath:
                             *extra, np.zeros(1, dtype=np.int64), _NO_ZEROED, 0, _NO_WATCH,
                             np.zeros(1))
         self.begin = self.restore = self.pre = self.index_type = self.rewind = None
+        self.lane = None
+        self.scaling = _scaling(state, valid_for)
         self._bind(step)
+        # whether a call may hand the fused wrapper the row as given (``scale=True``)
+        self.scales = self.scaling is not None and self.fused is not None
 
     def _bind(self, step: RowStep) -> None:
         """Take ``step`` (a first binding, or a new one after a watched value changed)."""
@@ -258,8 +280,17 @@ class RowPath:
         if step.pre and self.fused is not spam_lazy_row:
             self.fused = None  # only that wrapper makes the pre calls itself
         watch = self.state[step.watch[0]] if step.watch else _NO_WATCH
-        self.undo = self.undo._replace(zeroed=step.zeroed or _NO_ZEROED, max_nnz=step.max_nnz,
-                                       watch=watch, watched=np.array([watch[0]], np.float64))
+        self._set_undo(self.undo._replace(zeroed=step.zeroed or _NO_ZEROED,
+                                          max_nnz=step.max_nnz, watch=watch,
+                                          watched=np.array([watch[0]], np.float64)))
+
+    def _set_undo(self, undo: RowUndo) -> None:
+        """Take ``undo`` and hold the fused wrapper's arguments in a new lane."""
+        self.undo, step = undo, self.step
+        if self.fused is not None:
+            scale, shared, bound, auto = self.scaling or _NO_SCALING
+            self.lane = new_lane(self.stats, undo, step.head, step.mid, step.tail, _ORDER,
+                                 scale, shared, bound, auto)
 
     def fits(self, state: dict, valid_for: dict) -> bool:
         """Whether the path is valid for ``state`` (the same dict holding the same arrays)
@@ -267,7 +298,7 @@ class RowPath:
         return (state is self.state and valid_for is self.valid_for
                 and len(state) == len(self.values) and all(map(is_, state.values(), self.values)))
 
-    def __call__(self, data, indices, indptr, y, t, rng=None):
+    def __call__(self, data, indices, indptr, y, t, rng=None, scale=False):
         """Learn the one-row CSR chunk ``(data, indices, indptr)`` with signed label ``y``.
 
         ``data`` and ``y`` must be float64, ``indices`` and ``indptr`` of one integer
@@ -280,7 +311,7 @@ class RowPath:
         """
         draws = self.step.draws
         if draws is None:
-            return self._learn(data, indices, indptr, y, t)
+            return self._learn(data, indices, indptr, y, t, scale)
         if rng is None:
             return t, NOT_HERE
         bits = rng.bit_generator
@@ -296,7 +327,7 @@ class RowPath:
             rng.random(out=draws)
         else:
             draw(rng, draws)
-        t_after, status = self._learn(data, indices, indptr, y, t)
+        t_after, status = self._learn(data, indices, indptr, y, t, scale)
         if status != OK:
             if before is None:
                 bits.advance(-draws.size)
@@ -304,7 +335,7 @@ class RowPath:
                 bits.state = before
         return t_after, status
 
-    def _learn(self, data, indices, indptr, y, t):
+    def _learn(self, data, indices, indptr, y, t, scale):
         """:meth:`__call__` with the step's draws made."""
         index_type = indices.dtype
         if index_type is not self.index_type or not (
@@ -316,7 +347,7 @@ class RowPath:
                     data.dtype is not _F64 or y.dtype is not _F64):
                 return t, NOT_HERE  # one index type per path
             self.index_type = index_type
-            return self._learn(data, indices, indptr, y, t)
+            return self._learn(data, indices, indptr, y, t, scale)
         step = self.step
         if self.entry is None:  # typed once per binding
             args = (*step.head, data, indices, indptr, y, _ORDER, *step.mid, t, *step.tail)
@@ -324,24 +355,24 @@ class RowPath:
             self.begin = compiled_entry(begin_row, begin)
             self.restore = compiled_entry(undo_row, (self.undo, indices, indptr))
             if self.fused is not None:
-                self.entry = compiled_entry(self.fused, (self.stats, self.undo, step.head,
-                                                         step.mid, step.tail, data, indices,
-                                                         indptr, y, _ORDER, t))
+                self.entry = compiled_entry(self.fused, (self.lane, data, indices, indptr, y,
+                                                         t, False))
             else:
                 self.entry = compiled_entry(step.kernel, args)
                 self.pre = tuple((compiled_entry(k, (*a, data, indices, indptr, y)), a)
                                  for k, a in step.pre)
         if self.fused is not None:
-            t_after, status = self.entry(self.stats, self.undo, step.head, step.mid, step.tail,
-                                         data, indices, indptr, y, _ORDER, t)
+            t_after, status = self.entry(self.lane, data, indices, indptr, y, t, scale)
+        elif scale:
+            return t, NOT_HERE  # only the fused wrappers scale the row
         else:
             t_after, status = self._two_calls(data, indices, indptr, y, t)
         if status == OK or status == NOT_HERE:
             return t_after, status
         if status == MORE_SPACE:
             size = (int(indptr[1]) + self.undo.extra.shape[0]) * self.width
-            self.undo = self.undo._replace(saved=np.empty(size))
-            return self._learn(data, indices, indptr, y, t)
+            self._set_undo(self.undo._replace(saved=np.empty(size)))
+            return self._learn(data, indices, indptr, y, t, scale)
         # REBIND: a value the bound step depends on changed with the row, now observed
         found = self.spec.row_kernel(self.state, self.params)
         if found is None:

@@ -17,6 +17,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from .._kernels._checks import OK
+from .._kernels.row_step import NOT_HERE
 from ..algorithms import _calibrate, get_algorithm
 from ..algorithms._calibrate import (
     AUTO_RETRIES,
@@ -372,23 +373,34 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
             state = fitted["_state"]
-            found = None if SCALE_KEY not in state else scaled_row(
-                state, rows, y, _is_auto(params.get("precondition")), self._centred(state))
-            if found is not None:  # one compiled call, the bits of the lines below
-                row, fixed = found
-                transform = state
-            else:
-                transform, fixed = self._transform(params, rows, y, False, None)
-                row = rows if transform is None else transform_rows(rows, transform,
-                                                                    self._centred(transform))
-            t, status = path(row.data, row.indices, row.indptr, y, fitted["t_"], fitted["_rng"])
-            if fixed is not None and status != OK:
-                transform[SCALE_KEY][fixed] = 0.0  # the general path below sets them again
+            t, status = fitted["t_"], NOT_HERE
+            if path.scales or SCALE_KEY not in state:  # one compiled call, the row as given
+                t, status = path(rows.data, rows.indices, rows.indptr, y, t, fitted["_rng"],
+                                 scale=path.scales)
+            if status != OK and SCALE_KEY in state:
+                t, status = self._scaled_path_row(path, state, params, rows, y)
             if status == OK:
                 fitted.update(t_=t, _fitted={})
                 return
         self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,
                        stream=True)
+
+    def _scaled_path_row(self, path, state, params, rows, y):
+        """Learn a row on ``path`` with the preconditioner applied here (rows the path
+        does not scale itself: centred columns, weights under ``"auto"``, a step to bind
+        again); returns ``(t, status)``, the state as it was unless ``OK``."""
+        found = scaled_row(state, rows, y, _is_auto(params.get("precondition")),
+                           self._centred(state))
+        if found is not None:  # one compiled call, the bits of the lines below
+            row, fixed = found
+            transform = state
+        else:
+            transform, fixed = self._transform(params, rows, y, False, None)
+            row = transform_rows(rows, transform, self._centred(transform))
+        t, status = path(row.data, row.indices, row.indptr, y, self.t_, self._rng)
+        if fixed is not None and status != OK:
+            transform[SCALE_KEY][fixed] = 0.0  # the general path sets them again
+        return t, status
 
     def _new_row_path(self, params):
         """Return the row path for the committed state and ``params`` (None: there is none)."""
