@@ -196,7 +196,9 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "a load above the core count inflates every figure, River's included).",
         "",
         "Reading: learn_one is about front-end alone + core. For 22 of the 24 streaming ids "
-        "the core is two compiled calls: the preconditioner's step for the row (a new "
+        "the core is one compiled call, whose arguments (the state's arrays and the step's "
+        "constants) are held in one numba structure built once, so that they cross from "
+        "Python as one pointer: the preconditioner's step for the row (a new "
         "feature's scale, the row divided by the scales and shortened to the row bound), then "
         "the transaction: the row's columns and the small state are saved (O(nnz) for "
         "per-feature entries), the row joins the data statistics, the algorithm's own "
