@@ -4,23 +4,31 @@ Row-by-row learning (River's ``learn_one``) spends most of its time around the k
 checks, an undo log, and numba's dispatch, which types every argument on every call
 (named tuples of arrays are typed in Python). A spec with a ``row_kernel`` binds the
 arguments of its one-pass kernel that stay the same from row to row (:class:`RowStep`);
-:class:`RowPath` then learns a row in two or three compiled calls made through the
-compiled functions numba chose for those argument types, without typing them again:
+:class:`RowPath` then learns a row through the compiled functions numba chose for those
+argument types, without typing them again. A kernel with a fused wrapper
+(:mod:`aucopt._kernels.fused_rows`: every family's) takes one call, its bound arguments
+held in one numba structure (:mod:`aucopt._kernels.row_lane`) so that the state crosses
+from Python as one pointer; in that call:
 
-1. :func:`aucopt._kernels.row_step.begin_row` (the same for every family): checks the
+1. (when the caller asks, ``scale=True``) the row under the state's preconditioner, as
+   :func:`scaled_row` makes it;
+2. :func:`aucopt._kernels.row_step.begin_row` (the same for every family): checks the
    row, saves what its update may change (O(nnz) for the per-feature entries the spec
    declares in ``column_keys``, the other writable entries whole, but for those the
    kernel restores itself, ``RowStep.own``) and adds it to the data statistics;
-2. the family's kernel on the row (``order = [0]``), after any ``pre`` calls;
-3. only if the kernel could not finish: :func:`aucopt._kernels.row_step.undo_row`, and
-   the estimator's general path learns the row from the unchanged state.
+3. the family's kernel on the row (``order = [0]``), after any ``pre`` step;
+4. only if the kernel could not finish: :func:`aucopt._kernels.row_step.undo_row` (and
+   the scales the call set are unset), and the estimator's general path learns the row
+   from the unchanged state.
 
-Safety: the path holds the state's arrays themselves (not their addresses), so none can
-be freed while it exists, and it is used only while the state holds exactly those
-arrays (:meth:`RowPath.fits`, checked on every row; a replaced, resized or reloaded
-array makes a new path). The arrays of the row are checked for the dtype, order and
-shape the compiled functions were chosen for, and the kernel checks the column indices
-against the width before it writes anything.
+A kernel without a wrapper takes the same steps as two or three compiled calls.
+
+Safety: the path and its lane hold the state's arrays themselves (not their addresses),
+so none can be freed while they exist, and the path is used only while the state holds
+exactly those arrays (:meth:`RowPath.fits`, checked on every row; a replaced, resized or
+reloaded array makes a new path). The arrays of the row are checked for the dtype, order
+and shape the compiled functions were chosen for, and the kernel checks the column
+indices against the width before it writes anything.
 """
 
 from __future__ import annotations
