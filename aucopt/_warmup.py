@@ -81,9 +81,33 @@ def _exercise(algorithm: str, sparse: bool) -> None:
                                     if "random_state" in est.get_params(deep=False) else {}))
         half = _ROWS // 2
         stream.partial_fit(X[:half], y[:half], classes=[-1, 1])
-        for i in range(half, half + 3):  # the one-row path
+        for i in range(half, half + 3):  # one-row chunks
             stream.partial_fit(X[i:i + 1], y[i:i + 1])
         stream.decision_function(X[:4])
+        _river_stream(algorithm)
+
+
+def _river_stream(algorithm: str) -> None:
+    """Score, then learn, a few dict rows with River's ``AUCClassifier`` (its one-row path,
+    O(nnz) score and name hashing are compiled functions of their own), with a growing
+    vocabulary (where the state can widen) and hashed into 64 columns. Nothing without
+    River."""
+    try:
+        from .river import AUCClassifier
+    except ImportError:  # no River: no learn_one to prepare
+        return
+    import numpy as np
+
+    rng = np.random.default_rng(1)
+    for n_features in (None, 64):
+        model = AUCClassifier(algorithm, n_features=n_features, seed=0)
+        try:
+            for i in range(_ROWS):
+                x = {f"x{j}": float(v) for j, v in enumerate(rng.normal(size=5))}
+                model.predict_proba_one(x)
+                model.learn_one(x, i % 3 == 0)
+        except ValueError:  # a state that cannot widen for new names: hashed only
+            continue
 
 
 def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True, jobs: int = 1) -> dict:

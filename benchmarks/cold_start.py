@@ -96,6 +96,29 @@ t3 = time.perf_counter()
 print(json.dumps({"import": t1 - t0, "first": t2 - t1, "second": t3 - t2}))
 """
 
+# River's test-then-train on 30 rows (the first rows take the general path, the next the
+# one-row path and the O(nnz) score: compiled functions of their own, which `aucopt
+# warmup` prepares too)
+_LEARN_ONE = """
+import json, random, time
+t0 = time.perf_counter()
+from aucopt.river import AUCClassifier
+t1 = time.perf_counter()
+r = random.Random(0)
+rows = [({{f"x{{j}}": r.gauss(0, 1) for j in range(5)}}, i % 3 == 0) for i in range(30)]
+times = []
+for _ in range(2):
+    model = AUCClassifier({algorithm!r}, seed=0)
+    start = time.perf_counter()
+    for x, y in rows:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    times.append(time.perf_counter() - start)
+print(json.dumps({{"import": t1 - t0, "first": times[0], "second": times[1]}}))
+"""
+# the ids whose River stream the report starts in a fresh process
+LEARN_ONE_IDS = ("spam-l2", "ftrl-auc", "oam-seq", "pauc-1pmb")
+
 
 def families() -> dict[str, str]:
     """The first registered id of each algorithm family (imports the registry here only)."""
@@ -146,6 +169,9 @@ def cases(folder: Path) -> dict:
     for family, algorithm in families().items():
         out[f"fit {algorithm} ({family})"] = lambda a=algorithm: _child(
             _FIT.format(algorithm=a))
+    for algorithm in LEARN_ONE_IDS:
+        out[f"learn_one {algorithm} (River, 30 rows)"] = lambda a=algorithm: _child(
+            _LEARN_ONE.format(algorithm=a))
     out["peer: scikit-learn LogisticRegression"] = lambda: _child(_SKLEARN)
     out["peer: River LogisticRegression.learn_one"] = lambda: _child(_RIVER)
     return out
@@ -206,7 +232,10 @@ def render(runs: dict, repeats: int, elapsed: float, provenance: str) -> str:
         "*import*: `import aucopt` (or the peer's import); *first fit*: the first `fit` of "
         "200 x 5 dense rows after it (aucopt: the estimator module, scikit-learn and the "
         "algorithm's kernels load here); *second fit*: the same fit again in the same process "
-        "(the work itself); *cold cost* = first - second.", "",
+        "(the work itself); *cold cost* = first - second. The `learn_one` rows: *import* is "
+        "`from aucopt.river import AUCClassifier` (River included), *first fit* 30 rows of "
+        "`predict_proba_one` then `learn_one` by a new model, *second fit* the same 30 rows "
+        "by another new model.", "",
         "| case | import | first fit | second fit | cold cost | import + first fit |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
