@@ -120,12 +120,12 @@ def test_weighted_rows_and_diverging_steps_as_partial_fit(algorithm):
     assert 10 <= errors <= 41, errors
 
 
-def _stopping(est, x, label):
+def _stopping(est, x, signed):
     """Run the general path's pass on a copy of ``est``'s state for the one-row chunk ``x``
-    (values at columns 0, 1, ...); return its status and the entries it wrote."""
+    (values at columns 0, 1, ...) of signed weight ``signed``; return its status and the
+    entries it wrote."""
     state, rng = copy.deepcopy(est._state), copy.deepcopy(est._rng)
     rows = _row(x)
-    signed = np.array([1.0 if label else -1.0])
     spec = est._spec()
     _, status = spec.run(state, rows, signed, identity_order(1), est._params(), est.t_, True,
                          rng)
@@ -137,20 +137,22 @@ def _row(x):
     return RowData(np.array(x, dtype=float), np.arange(len(x)), np.array([0, len(x)]), 1, 4)
 
 
-# (params, rows before: (values, label) after a first negative, the last row, what the
-# general path's pass writes before it stops on the last row): AOGD's global average with
+# (params, rows before: (values, label) after a first negative, the last row (values,
+# signed weight), what the general path's pass writes before it stops on the last row):
+# AOGD's global average with
 # a same-label representative takes one step of 1e308 (w overflows), then adds the row to
 # the mean and the representative before its final check; KOIL's shrink factor
 # 1 - eta lam = -1e9 overflows the coefficients on the 34th row, to which its full FIFO
 # buffer gave a slot of the support vectors and the Gram matrix
 AFTER_A_WRITE = {
     "aogd": ({"eta": 1e308, "averaging": "global", "q": 1.0, "n_components": 4,
-              "bandwidth": 1.0}, [], ([0.5, -1.0, 2.0, 1.0], False),
+              "bandwidth": 1.0}, [], ([0.5, -1.0, 2.0, 1.0], -2.0),
              {"w", "phi_mean", "rep"}),
     "projection-pp": ({"eta": 1e6, "lam": 1e3, "budget": 2, "replacement": "fifo",
                        "bandwidth": 1.0},
                       [([0.5 * k, -1.0, 2.0 - k, 1.0], k % 2 == 0) for k in range(1, 34)],
-                      ([17.0, -1.0, -32.0, 1.0], True), {"alpha", "sv", "sv_sq", "gram"}),
+                      ([17.0, -1.0, -32.0, 1.0], 2.0),
+                      {"alpha", "sv_w", "sv", "sv_sq", "gram"}),
 }
 
 
@@ -158,17 +160,17 @@ AFTER_A_WRITE = {
 def test_a_step_that_stops_after_writing_leaves_the_state_as_it_was(algorithm):
     """The row path's call itself returns ``NOT_HERE`` with the state and the generator as
     they were; ``_learn_row`` then raises the general path's DivergenceError."""
-    params, before, (values, label), writes = AFTER_A_WRITE[algorithm]
+    params, before, (values, weight), writes = AFTER_A_WRITE[algorithm]
     est = _estimator(algorithm, params, seed=0)
     est.partial_fit(sp.csr_matrix([[1.0, -1.0, 2.0, 1.0]]), [False], classes=[False, True])
     for x, y in before:
         est._learn_row(_row(x), np.array([1.0 if y else -1.0]))
-    status, written = _stopping(est, values, label)
+    row, signed = _row(values), np.array([weight])
+    status, written = _stopping(est, values, signed)
     assert status == DIVERGED and writes <= written, written  # what the row path withholds
     state, position, t = copy.deepcopy(est._state), _position(est._rng), est.t_
     path = est._new_row_path(est._params())
     assert path is not None
-    row, signed = _row(values), np.array([1.0 if label else -1.0])
     assert path(row.data, row.indices, row.indptr, signed, t, est._rng) == (t, NOT_HERE)
     assert _position(est._rng) == position
     for key, value in state.items():
