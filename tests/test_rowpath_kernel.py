@@ -13,13 +13,11 @@ path redoes the row from there.
 """
 
 import copy
-import json
 import pickle
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from numpy.testing import assert_allclose
 
 pytest.importorskip("river")
 
@@ -31,9 +29,14 @@ from aucopt.algorithms._spec import RowData  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river import AUCClassifier  # noqa: E402
 
-from ._jit_pair import compiled_output, interpreted_output
 from .test_rowpath import _assert_same_state, _counting, _csr_row, _learn_counting
-from .test_rowpath_oam import _learn_both, _position
+from .test_rowpath_oam import (
+    _learn_both,
+    _position,
+    assert_replayed_by_rows,
+    check_without_numba,
+    in_chunks,
+)
 
 IDS = ("aogd", "projection-pp")
 # small models (a buffer of a few support vectors: many replacements); an "auto" bandwidth
@@ -82,20 +85,12 @@ def test_learn_one_equals_partial_fit_by_rows_and_in_chunks(algorithm, params, d
     assert est.t_ > 200
     if algorithm == "projection-pp":  # the buffers were full and rows replaced others
         assert (est._state["seen"] > est._state["size"]).all()
-    rows = [_csr_row(model, x) for x, _ in data]
-    labels = [y for _, y in data]
-    by_rows = _estimator(algorithm, params)
-    for row, y in zip(rows, labels):
-        by_rows.partial_fit(row, [y], classes=[False, True])
-    _assert_same_state(est, by_rows)
-    assert _position(est._rng) == _position(by_rows._rng)
+    rows, labels = assert_replayed_by_rows(model, data, _estimator(algorithm, params))
     if "eta" not in params:
         return
-    chunks = _estimator(algorithm, params)
-    for start in range(0, len(rows), 37):
-        chunks.partial_fit(sp.vstack(rows[start:start + 37], format="csr"),
-                           labels[start:start + 37], classes=[False, True])
+    chunks = in_chunks(_estimator(algorithm, params), rows, labels)
     _assert_same_state(est, chunks)
+    assert _position(est._rng) == _position(chunks._rng)
     assert _position(est._rng) == _position(chunks._rng)
 
 
@@ -204,40 +199,6 @@ def test_a_reloaded_model_goes_back_to_the_row_path(algorithm):
     _assert_same_state(model.estimator, ref)
 
 
-_NOJIT_SCRIPT = """
-import json
-import numpy as np
-import scipy.sparse as sp
-import aucopt
-from aucopt.algorithms._spec import RowData
-
-X = sp.random(80, 6, density=0.6, random_state=0, format="csr")
-X.data = np.linspace(-2.0, 2.0, X.data.size)
-y = np.arange(80) % 3 == 0
-out = {}
-for a, params in (("aogd", {"n_components": 8, "eta": 0.1}),
-                  ("projection-pp", {"budget": 3, "eta": 0.2})):
-    by_path, by_fit = (aucopt.make(a, random_state=1, **params) for _ in range(2))
-    for i in range(80):
-        row = X[i]
-        if i:
-            by_path._learn_row(RowData(row.data, row.indices, row.indptr, 1, 6),
-                               np.array([1.0 if y[i] else -1.0]))
-        else:
-            by_path.partial_fit(row, y[:1], classes=[False, True])
-        by_fit.partial_fit(row, y[i:i + 1], classes=[False, True])
-    same = all(np.array_equal(by_path._state[k], by_fit._state[k]) for k in by_fit._state)
-    out[a] = [by_path.t_, by_path.__dict__.get("_row_path") is not None, same,
-              by_path.decision_function(X[:20].toarray()).tolist()]
-print(json.dumps(out))
-"""
-
-
 def test_learn_one_without_numba_equals_partial_fit_and_the_compiled_run():
-    """With and without numba: a row learnt on the row path gives the bits of partial_fit;
-    the two runs agree to rounding (numba's and NumPy's sin, cos and exp may differ)."""
-    runs = [json.loads(f(_NOJIT_SCRIPT)) for f in (compiled_output, interpreted_output)]
-    for a in IDS:
-        (t, on_path, same, scores), other = runs[0][a], runs[1][a]
-        assert on_path and same and t > 10 and other[:3] == [t, on_path, same], (a, other)
-        assert_allclose(scores, other[3], rtol=1e-10, atol=1e-12, err_msg=a)
+    check_without_numba([("aogd", {"n_components": 8, "eta": 0.1}),
+                         ("projection-pp", {"budget": 3, "eta": 0.2})])
