@@ -96,6 +96,25 @@ def _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i):
 
 
 @njit(inline="always")
+def _scores(out, alpha, gram, used, lo, hi):
+    """Write ``out[j] = sum_k alpha[k] gram[j, k]``, summed over the occupied slots ``k`` in
+    increasing order, for every ``j`` in ``[lo, hi)`` (unoccupied ones too).
+
+    The Gram matrix is symmetric (:func:`_store` writes both halves), so the sums run along
+    its rows ``gram[k, lo:hi]``: one vector operation serves many ``j``, each sum taking
+    its terms in the same order (the bits of one ``j`` at a time).
+    """
+    part = out[lo:hi]
+    part[:] = 0.0
+    for k in range(gram.shape[0]):
+        if used[k]:
+            a = alpha[k]
+            row = gram[k, lo:hi]
+            for j in range(part.shape[0]):
+                part[j] += a * row[j]
+
+
+@njit(inline="always")
 def _koil_update(st, work, inv2s2, data, indices, indptr, i, yi, draw, hp):
     """KOIL's update of row ``i`` (signed weight ``yi``, uniforms ``draw``) but for the
     writing of the row into its slot, which the caller makes afterwards (:func:`_store`:
@@ -119,16 +138,10 @@ def _koil_update(st, work, inv2s2, data, indices, indptr, i, yi, draw, hp):
     seen[own] += 1
     f_x = kernel_row(kt, sv, sv_sq, alpha, used, inv2s2, data, indices, indptr, i)
     # 1. violated pairs with the opposite buffer: 1 - y (f(x) - f(s)) > 0
+    _scores(fsv, alpha, gram, used, opp0, opp0 + budget)
     n_viol = 0
     for j in range(opp0, opp0 + budget):
-        if not used[j]:
-            continue
-        f_s = 0.0
-        for k in range(n_slots):
-            if used[k]:
-                f_s += alpha[k] * gram[j, k]
-        fsv[j] = f_s
-        if 1.0 - sign * (f_x - f_s) > 0.0:
+        if used[j] and 1.0 - sign * (f_x - fsv[j]) > 0.0:
             picked[n_viol] = j
             n_viol += 1
     # 2. gradient step: shrink, then the new weight and the k nearest violators
