@@ -195,7 +195,7 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         f"{', '.join(f'{v:.1f}' for v in os.getloadavg())} at the end of the run (shared; "
         "a load above the core count inflates every figure, River's included).",
         "",
-        "Reading: learn_one is about front-end alone + core. For 22 of the 24 streaming ids "
+        "Reading: learn_one is about front-end alone + core. For every streaming id "
         "the core is two compiled calls: the preconditioner's step for the row (a new "
         "feature's scale, the row divided by the scales and shortened to the row bound), then "
         "the transaction: the row's columns and the small state are saved (O(nnz) for "
@@ -212,9 +212,11 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "reservoir's columns and the slot the row takes (O(N K)), Kar's the slots the row "
         "takes; Kar's lazy pass is O(d) "
         "per call and its iterates are saved whole; `opauc-r` draws its Gaussian sketch row "
-        "the same way (the generator's state saved). `aogd` and `projection-pp` draw "
-        "random numbers per row: they take the general path "
-        "(`BaseAUCClassifier._fit_rows`) on every row. "
+        "the same way (the generator's state saved), `aogd` its Bernoulli uniform and "
+        "`projection-pp` its two reservoir uniforms; AOGD's kernel keeps its weights, means "
+        "and representatives (O(D)), KOIL's its coefficients and weights, and writes the row "
+        "into its slot of the support vectors and the Gram matrix only once the step has "
+        "finished. "
         "*predict_proba_one + learn_one*: spam-l2, ftrl-auc, solam, reg-solam, uni-squ, "
         "uni-exp and ogd-fifo score a row from the lazy state at its columns in one compiled "
         "call, with the intercept's class-mean scores kept as running sums updated around "
