@@ -234,7 +234,7 @@ rng = np.random.default_rng(0)
 rows = [({f"f{j}": float(v) for j, v in enumerate(r)}, bool(r[0] > 0))
         for r in rng.normal(size=(400, 5))]
 for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s",
-                  "oam-seq", "kar"):
+                  "oam-seq", "kar", "projection-pp"):
     m = AUCClassifier(algorithm, seed=0)
     for i, (x, y) in enumerate(rows):
         m.learn_one(x, y)
