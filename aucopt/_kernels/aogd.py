@@ -200,11 +200,12 @@ def aogd_keep(dim: int) -> np.ndarray:
 
 @njit(cache=True, nogil=True)
 def aogd_row(st, phi, keep, data, indices, indptr, y, order, coins, hp, t, learn):
-    """AOGD on one row (:func:`aogd_epoch` with ``order = [0]`` and one coin) for the row
-    path of ``learn_one`` (:mod:`aucopt.algorithms._rowpath`): ``w``, ``phi_mean`` and
-    ``rep`` are copied into ``keep`` (:func:`aogd_keep`) first and put back if the step
-    stops; the row path's transaction puts back the rest (counts, labels of the
-    representatives). Returns ``(t, status)``."""
+    """AOGD on one row (AlQuabeh et al. 2024, Algorithm 1: :func:`aogd_epoch` with
+    ``order = [0]`` and one coin) for the row path of ``learn_one``
+    (:mod:`aucopt.algorithms._rowpath`): ``w``, ``phi_mean`` and ``rep`` are copied into
+    ``keep`` (:func:`aogd_keep`) first and put back if the step stops; the row path's
+    transaction puts back the rest (counts, labels of the representatives). Returns
+    ``(t, status)``."""
     entries = (st.w, st.phi_mean.reshape(-1), st.rep.reshape(-1))
     keep_whole(entries, keep, False)
     result = aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn)

@@ -116,7 +116,8 @@ def _scores(out, alpha, gram, used, lo, hi):
 
 @njit(inline="always")
 def _koil_update(st, work, inv2s2, data, indices, indptr, i, yi, draw, hp):
-    """KOIL's update of row ``i`` (signed weight ``yi``, uniforms ``draw``) but for the
+    """KOIL's update of row ``i`` (Hu et al. 2015, KOIL_RS++ / KOIL_FIFO++ as in the
+    authors' nUpdateKernel4.m; signed weight ``yi``, uniforms ``draw``) but for the
     writing of the row into its slot, which the caller makes afterwards (:func:`_store`:
     ``sv``, ``sv_sq``, ``gram`` and ``used`` at that slot, which nothing here reads).
 
