@@ -167,10 +167,7 @@ def test_learn_one_without_numba_gives_the_same_bits():
 
 # Streaming ids whose rows always take the general path, and why. A new streaming id gets a
 # row path from its spec's row_kernel; one that cannot have it must be listed here.
-NO_ROW_PATH = {
-    "aogd": "draws a Bernoulli coin per row and fixes its bandwidth from the first rows",
-    "projection-pp": "draws from the estimator's generator per row (budget maintenance)",
-}
+NO_ROW_PATH: dict = {}
 FIXED_WIDTH = {"aogd", "fsauc", "opauc-f", "opauc-rp"}  # states that cannot grow with names
 STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
 
@@ -237,7 +234,7 @@ rng = np.random.default_rng(0)
 rows = [({f"f{j}": float(v) for j, v in enumerate(r)}, bool(r[0] > 0))
         for r in rng.normal(size=(400, 5))]
 for algorithm in ("spam-l2", "ftrl-auc", "ogd-fifo", "solam", "pauc-1pmb", "pauc-sopa-s",
-                  "oam-seq", "kar"):
+                  "oam-seq", "kar", "projection-pp"):
     m = AUCClassifier(algorithm, seed=0)
     for i, (x, y) in enumerate(rows):
         m.learn_one(x, y)

@@ -26,8 +26,10 @@ from numba import njit
 from ._checks import DIVERGED, OK, exploding
 from ._rows import _row_function
 from ._state import F64, D, Dim
+from .row_keep import keep_whole
 
-__all__ = ["PER_CLASS", "GLOBAL", "AOGDState", "rff_row", "rff_scores", "aogd_epoch"]
+__all__ = ["PER_CLASS", "GLOBAL", "AOGDState", "rff_row", "rff_scores", "aogd_epoch", "aogd_row",
+           "aogd_keep"]
 
 PER_CLASS = 0  # per-class running means and representatives (notes.md#aogd-averages, default)
 GLOBAL = 1  # one global running mean and one representative (Alg. 1 literally)
@@ -188,3 +190,25 @@ def aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn):
         if not np.isfinite(w[k]):
             return t, DIVERGED
     return t, OK
+
+
+def aogd_keep(dim: int) -> np.ndarray:
+    """Return the scratch of :func:`aogd_row` for ``dim`` random features: ``w``, then
+    ``phi_mean`` and ``rep`` (two rows each)."""
+    return np.empty(5 * dim)
+
+
+@njit(cache=True, nogil=True)
+def aogd_row(st, phi, keep, data, indices, indptr, y, order, coins, hp, t, learn):
+    """AOGD on one row (AlQuabeh et al. 2024, Algorithm 1: :func:`aogd_epoch` with
+    ``order = [0]`` and one coin) for the row path of ``learn_one``
+    (:mod:`aucopt.algorithms._rowpath`): ``w``, ``phi_mean`` and ``rep`` are copied into
+    ``keep`` (:func:`aogd_keep`) first and put back if the step stops; the row path's
+    transaction puts back the rest (counts, labels of the representatives). Returns
+    ``(t, status)``."""
+    entries = (st.w, st.phi_mean.reshape(-1), st.rep.reshape(-1))
+    keep_whole(entries, keep, False)
+    result = aogd_epoch(st, phi, data, indices, indptr, y, order, coins, hp, t, learn)
+    if result[1] != OK:
+        keep_whole(entries, keep, True)
+    return result

@@ -7,7 +7,8 @@ fixed number of stored points ``s_j`` (dense rows of ``sv``), with
 * ``projection_pp_epoch``: Hu, Yang, King, Lyu, So, "Kernelized online imbalanced learning with
   fixed budgets", AAAI 2015 (KOIL, the "Projection++" of AlQuabeh et al. 2024),
   transcribed from the authors' MATLAB code (nUpdateKernel4.m, nUpdateBudgetRSC.m,
-  nUpdateBudgetFIFOC.m).
+  nUpdateBudgetFIFOC.m); ``projection_pp_row``, the same on one row for ``learn_one``'s row
+  path, which writes the row into its slot only once the step has finished.
 * ``sparse_kernel_fit`` (:mod:`aucopt._kernels.sparse_kernel`): Kakkar, Shevade,
   Sundararajan, Garg, "A sparse non-linear classifier design using AUC optimization",
   SDM 2017: greedy basis addition for the kernel pairwise squared-hinge (rankSVM) objective.
@@ -22,9 +23,10 @@ from ._buffers import label_sign
 from ._checks import DIVERGED, OK, exploding
 from ._rows import row_dot, row_sqnorm, row_to_dense
 from ._state import BOOL, F64, I64, D, Dim
+from .row_keep import keep_whole
 
 __all__ = ["FIFO", "RESERVOIR", "ProjectionPPState", "kernel_row", "kernel_scores",
-           "projection_pp_epoch"]
+           "projection_pp_epoch", "projection_pp_row"]
 
 RESERVOIR = 0  # KOIL_RS++: reservoir sampling replacement, then compensation
 FIFO = 1  # KOIL_FIFO++: the oldest support vector is replaced, then compensation
@@ -93,6 +95,123 @@ def _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i):
     used[slot] = True
 
 
+@njit(inline="always")
+def _scores(out, alpha, gram, used, lo, hi):
+    """Write ``out[j] = sum_k alpha[k] gram[j, k]``, summed over the occupied slots ``k`` in
+    increasing order, for every ``j`` in ``[lo, hi)`` (unoccupied ones too).
+
+    The Gram matrix is symmetric (:func:`_store` writes both halves), so the sums run along
+    its rows ``gram[k, lo:hi]``: one vector operation serves many ``j``, each sum taking
+    its terms in the same order (the bits of one ``j`` at a time).
+    """
+    part = out[lo:hi]
+    part[:] = 0.0
+    for k in range(gram.shape[0]):
+        if used[k]:
+            a = alpha[k]
+            row = gram[k, lo:hi]
+            for j in range(part.shape[0]):
+                part[j] += a * row[j]
+
+
+@njit(inline="always")
+def _koil_update(st, work, inv2s2, data, indices, indptr, i, yi, draw, hp):
+    """KOIL's update of row ``i`` (Hu et al. 2015, KOIL_RS++ / KOIL_FIFO++ as in the
+    authors' nUpdateKernel4.m; signed weight ``yi``, uniforms ``draw``) but for the
+    writing of the row into its slot, which the caller makes afterwards (:func:`_store`:
+    ``sv``, ``sv_sq``, ``gram`` and ``used`` at that slot, which nothing here reads).
+
+    Returns ``(a_t, slot)``: the row's coefficient (exploding: the step diverged, and the
+    budget was not maintained) and the slot the row goes to (-1: none); ``alpha``,
+    ``sv_w`` and the counters are updated. ``work = (kt, fsv, picked)`` is scratch of
+    ``2 budget`` entries, each entry written before it is read.
+    """
+    alpha, sv_w, sv, sv_sq, gram, used = st.alpha, st.sv_w, st.sv, st.sv_sq, st.gram, st.used
+    size, head, seen = st.size, st.head, st.seen
+    # the row's kernel values, the support vectors' scores, the violated opposite ones
+    kt, fsv, picked = work
+    budget = hp.budget
+    n_slots = 2 * budget
+    sign = label_sign(yi)
+    own = 1 if yi > 0 else 0
+    opp = 1 - own
+    own0, opp0 = (budget if own == 0 else 0), (budget if opp == 0 else 0)
+    seen[own] += 1
+    f_x = kernel_row(kt, sv, sv_sq, alpha, used, inv2s2, data, indices, indptr, i)
+    # 1. violated pairs with the opposite buffer: 1 - y (f(x) - f(s)) > 0
+    _scores(fsv, alpha, gram, used, opp0, opp0 + budget)
+    n_viol = 0
+    for j in range(opp0, opp0 + budget):
+        if used[j] and 1.0 - sign * (f_x - fsv[j]) > 0.0:
+            picked[n_viol] = j
+            n_viol += 1
+    # 2. gradient step: shrink, then the new weight and the k nearest violators
+    shrink = 1.0 - hp.eta * hp.lam
+    for k in range(n_slots):
+        alpha[k] *= shrink
+    if size[opp] == 0 or (size[own] == 0 and n_viol == 0):
+        a_t = hp.eta * yi
+    elif n_viol == 0:
+        a_t = 0.0
+    else:
+        if n_viol > hp.n_neighbors:  # keep the k most similar (largest kernel value)
+            for a in range(hp.n_neighbors):
+                best = a
+                for b in range(a + 1, n_viol):
+                    if kt[picked[b]] > kt[picked[best]]:
+                        best = b
+                picked[a], picked[best] = picked[best], picked[a]
+            n_viol = hp.n_neighbors
+        pair_weight = 0.0  # n_viol with unit weights
+        for a in range(n_viol):
+            pair_weight += sv_w[picked[a]]
+            alpha[picked[a]] -= hp.eta * yi * sv_w[picked[a]]
+        a_t = hp.eta * pair_weight * yi
+    if exploding(a_t) or a_t == 0.0:
+        return a_t, -1
+    # 3. budget maintenance with compensation (the "++")
+    if size[own] < budget:
+        slot = own0 + size[own]
+        alpha[slot] = a_t
+        sv_w[slot] = abs(yi)
+        size[own] += 1
+        return a_t, slot
+    if hp.replacement == FIFO:
+        replace = True
+        slot = own0 + head[own]
+        head[own] = (head[own] + 1) % budget
+    else:
+        replace = draw[0] < budget / seen[own]
+        slot = own0 + min(int(draw[1] * budget), budget - 1)
+    if replace:  # the removed vector's weight goes to its most similar survivor
+        removed = alpha[slot]
+        for k in range(n_slots):  # k(s_removed, .): the slot is overwritten after the step
+            fsv[k] = gram[slot, k]
+        fsv[slot] = kt[slot]  # the new row then sits in that slot
+        alpha[slot] = a_t
+        sv_w[slot] = abs(yi)
+        sim = fsv
+    else:  # the new row is not stored: its weight goes to its most similar vector
+        removed = a_t
+        sim = kt
+        slot = -1
+    best = own0
+    for k in range(own0 + 1, own0 + budget):
+        if sim[k] > sim[best]:
+            best = k
+    alpha[best] += removed
+    return a_t, slot
+
+
+@njit(inline="always")
+def _finite(alpha, n_slots):
+    """Return whether ``alpha[:n_slots]`` is finite."""
+    for k in range(n_slots):
+        if not np.isfinite(alpha[k]):
+            return False
+    return True
+
+
 @njit(cache=True, nogil=True)
 def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, t):
     """Run KOIL (RS++ or FIFO++) over the rows in ``order``; update the state in place.
@@ -129,96 +248,42 @@ def projection_pp_epoch(st, inv2s2, data, indices, indptr, y, order, draws, hp, 
     t, status : int
         The number of examples processed after this call, and ``OK`` or ``DIVERGED``.
     """
-    alpha, sv_w, sv, sv_sq, gram, used = st.alpha, st.sv_w, st.sv, st.sv_sq, st.gram, st.used
-    size, head, seen = st.size, st.head, st.seen
-    slots = alpha.shape[0]
-    kt = np.zeros(slots)  # kernel values of the new row
-    fsv = np.zeros(slots)  # scores of the support vectors
-    picked = np.zeros(slots, dtype=np.int64)  # the violated opposite support vectors
-    budget = hp.budget
-    n_slots = 2 * budget
+    slots = st.alpha.shape[0]
+    work = (np.zeros(slots), np.zeros(slots), np.zeros(slots, dtype=np.int64))
     for pos in range(order.shape[0]):
         i = order[pos]
-        yi = y[i]
-        sign = label_sign(yi)
-        own = 1 if yi > 0 else 0
-        opp = 1 - own
-        own0, opp0 = (budget if own == 0 else 0), (budget if opp == 0 else 0)
-        seen[own] += 1
-        f_x = kernel_row(kt, sv, sv_sq, alpha, used, inv2s2, data, indices, indptr, i)
-        # 1. violated pairs with the opposite buffer: 1 - y (f(x) - f(s)) > 0
-        n_viol = 0
-        for j in range(opp0, opp0 + budget):
-            if not used[j]:
-                continue
-            f_s = 0.0
-            for k in range(n_slots):
-                if used[k]:
-                    f_s += alpha[k] * gram[j, k]
-            fsv[j] = f_s
-            if 1.0 - sign * (f_x - f_s) > 0.0:
-                picked[n_viol] = j
-                n_viol += 1
-        # 2. gradient step: shrink, then the new weight and the k nearest violators
-        shrink = 1.0 - hp.eta * hp.lam
-        for k in range(n_slots):
-            alpha[k] *= shrink
-        if size[opp] == 0 or (size[own] == 0 and n_viol == 0):
-            a_t = hp.eta * yi
-        elif n_viol == 0:
-            a_t = 0.0
-        else:
-            if n_viol > hp.n_neighbors:  # keep the k most similar (largest kernel value)
-                for a in range(hp.n_neighbors):
-                    best = a
-                    for b in range(a + 1, n_viol):
-                        if kt[picked[b]] > kt[picked[best]]:
-                            best = b
-                    picked[a], picked[best] = picked[best], picked[a]
-                n_viol = hp.n_neighbors
-            pair_weight = 0.0  # n_viol with unit weights
-            for a in range(n_viol):
-                pair_weight += sv_w[picked[a]]
-                alpha[picked[a]] -= hp.eta * yi * sv_w[picked[a]]
-            a_t = hp.eta * pair_weight * yi
+        a_t, slot = _koil_update(st, work, inv2s2, data, indices, indptr, i, y[i], draws[pos],
+                                 hp)
         t += 1
         if exploding(a_t):
             return t, DIVERGED
-        if a_t == 0.0:
-            continue
-        # 3. budget maintenance with compensation (the "++")
-        if size[own] < budget:
-            slot = own0 + size[own]
-            _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i)
-            alpha[slot] = a_t
-            sv_w[slot] = abs(yi)
-            size[own] += 1
-            continue
-        if hp.replacement == FIFO:
-            replace = True
-            slot = own0 + head[own]
-            head[own] = (head[own] + 1) % budget
-        else:
-            replace = draws[pos, 0] < budget / seen[own]
-            slot = own0 + min(int(draws[pos, 1] * budget), budget - 1)
-        if replace:  # the removed vector's weight goes to its most similar survivor
-            removed = alpha[slot]
-            for k in range(n_slots):  # k(s_removed, .) before the slot is overwritten
-                fsv[k] = gram[slot, k]
-            fsv[slot] = kt[slot]  # the new row now sits in that slot
-            _store(sv, sv_sq, gram, used, kt, slot, data, indices, indptr, i)
-            alpha[slot] = a_t
-            sv_w[slot] = abs(yi)
-            sim = fsv
-        else:  # the new row is not stored: its weight goes to its most similar vector
-            removed = a_t
-            sim = kt
-        best = own0
-        for k in range(own0 + 1, own0 + budget):
-            if sim[k] > sim[best]:
-                best = k
-        alpha[best] += removed
-    for k in range(n_slots):
-        if not np.isfinite(alpha[k]):
-            return t, DIVERGED
+        if slot >= 0:
+            _store(st.sv, st.sv_sq, st.gram, st.used, work[0], slot, data, indices, indptr, i)
+    if not _finite(st.alpha, 2 * hp.budget):
+        return t, DIVERGED
+    return t, OK
+
+
+@njit(cache=True, nogil=True)
+def projection_pp_row(st, inv2s2, work, data, indices, indptr, y, order, draws, hp, t, keep):
+    """KOIL on one row (:func:`projection_pp_epoch` with ``order = [0]``, ``draws`` of shape
+    (1, 2), ``work = (kt, fsv, picked)`` scratch of ``2 budget`` entries) for the row path
+    of ``learn_one`` (:mod:`aucopt.algorithms._rowpath`).
+
+    ``alpha`` and ``sv_w`` are copied into ``keep`` (``4 budget`` values) first and put
+    back if the step stops; the epoch's checks are made before the row is written into
+    its slot, so that a step that stops leaves ``sv``, ``sv_sq``, ``gram`` and ``used`` as
+    they were (the row path's transaction puts back the counters), and one that finishes
+    gives the epoch's bits. Returns ``(t, status)``.
+    """
+    i = order[0]
+    entries = (st.alpha, st.sv_w)
+    keep_whole(entries, keep, False)
+    a_t, slot = _koil_update(st, work, inv2s2, data, indices, indptr, i, y[i], draws[0], hp)
+    t += 1
+    if exploding(a_t) or not _finite(st.alpha, 2 * hp.budget):
+        keep_whole(entries, keep, True)
+        return t, DIVERGED
+    if slot >= 0:
+        _store(st.sv, st.sv_sq, st.gram, st.used, work[0], slot, data, indices, indptr, i)
     return t, OK

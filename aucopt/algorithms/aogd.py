@@ -10,7 +10,15 @@ from numbers import Real
 import numpy as np
 
 from .._kernels._state import view, zeros
-from .._kernels.aogd import GLOBAL, PER_CLASS, AOGDState, aogd_epoch, rff_scores
+from .._kernels.aogd import (
+    GLOBAL,
+    PER_CLASS,
+    AOGDState,
+    aogd_epoch,
+    aogd_keep,
+    aogd_row,
+    rff_scores,
+)
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
 from ._data import counts_as_weights
@@ -28,6 +36,7 @@ from ._params import (
     common,
 )
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
@@ -248,6 +257,24 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
                               y, order, coins, hyper(params), t, learn)
 
 
+def row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return ``run``'s call on one row (see ``AlgorithmSpec.row_kernel``; None until the
+    first call of ``run`` fixed the bandwidth and made the frequencies read-only).
+
+    The kernel is :func:`~aucopt._kernels.aogd.aogd_row` (``aogd_epoch`` on the one-row
+    chunk), with the row's Bernoulli uniform (``RowStep.draws``); it keeps the weights,
+    means and representatives itself (``RowStep.own``: O(D), as the step), the
+    transaction the counts; the frequencies are read-only.
+    """
+    if state["bandwidth"][0] <= 0 or state["freq"].flags.writeable:
+        return None
+    dim = state["w"].shape[0]
+    coins = np.empty(1)
+    return RowStep(aogd_row, (view(AOGDState, state), np.empty(dim), aogd_keep(dim)),
+                   (coins, hyper(params)), (True,), draws=coins,
+                   own=("w", "phi_mean", "rep"))
+
+
 def upgrade_state(state: dict) -> None:
     """Convert the int64 ``phi_count`` of files saved before sample weights to float64
     (the total weight averaged, the same number for an unweighted fit)."""
@@ -283,6 +310,7 @@ AOGD = register(
         cost="O(D nnz) per sample for the feature map + O(D) for the two steps",
         init_state=init_state,
         run=run,
+        row_kernel=row_kernel,
         coef=None,
         decision=rff_decision,
         mean_scores=mean_scores,

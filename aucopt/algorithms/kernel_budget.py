@@ -11,7 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._kernels._state import view, zeros
-from .._kernels.kernel_budget import FIFO, RESERVOIR, ProjectionPPState, projection_pp_epoch
+from .._kernels.kernel_budget import (
+    FIFO,
+    RESERVOIR,
+    ProjectionPPState,
+    projection_pp_epoch,
+    projection_pp_row,
+)
 from .._kernels.sparse_kernel import SparseKernelState
 from ..utils._param_validation import Options
 from . import _sparse_kernel as sparse
@@ -22,6 +28,7 @@ from ._memory import check_memory
 from ._objectives import pairwise_loss
 from ._params import NON_NEGATIVE, SIZE, KernelScalars, Param, auto_step, codes, common
 from ._registry import register
+from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
 
@@ -118,6 +125,27 @@ def projection_pp_run(state, rows: RowData, y, order, params, t, learn, rng=None
                                rows.indptr, y, order, draws, hyper(params), t)
 
 
+def projection_pp_row_kernel(state: dict, params: dict) -> RowStep | None:
+    """Return ``run``'s call on one row (see ``AlgorithmSpec.row_kernel``; None until the
+    first call of ``run`` fixed the bandwidth).
+
+    The kernel is :func:`~aucopt._kernels.kernel_budget.projection_pp_row`, with the row's
+    two uniforms (``RowStep.draws``). It keeps the coefficients and weights itself and
+    writes the support vectors and their Gram matrix only once the step has finished
+    (``RowStep.own``): the transaction saves the counters, not the O(budget d + budget^2)
+    support vectors and Gram matrix.
+    """
+    if state["bandwidth"][0] <= 0:
+        return None
+    slots = state["alpha"].shape[0]
+    work = (np.empty(slots), np.empty(slots), np.empty(slots, dtype=np.int64))
+    draws = np.empty((1, 2))
+    return RowStep(projection_pp_row, (view(ProjectionPPState, state),
+                                       inverse_width(state, None, params), work),
+                   (draws, hyper(params)), (np.empty(2 * slots),), zeroed=work[:2],
+                   draws=draws, own=("alpha", "sv_w", "sv", "sv_sq", "gram", "used"))
+
+
 def projection_pp_decision(state, params, rows: RowData) -> np.ndarray:
     """Return ``f(x) = sum_j alpha_j k(x, s_j)`` over the stored support vectors."""
     return expansion_scores(rows, state["sv"], state["sv_sq"], state["alpha"], state["used"],
@@ -178,6 +206,7 @@ PROJECTION_PP = register(
         upgrade_state=projection_pp_upgrade_state,
         weights="steps",
         run=projection_pp_run,
+        row_kernel=projection_pp_row_kernel,
         coef=None,
         decision=projection_pp_decision,
         mean_scores=projection_pp_mean_scores,
