@@ -198,7 +198,7 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "Reading: learn_one is about front-end alone + core. For every streaming id "
         "the core is one compiled call, whose arguments (the state's arrays and the step's "
         "constants) are held in one numba structure built once, so that they cross from "
-        "Python as one pointer (`aogd` and `projection-pp`: two calls, the same steps): "
+        "Python as one pointer: "
         "the preconditioner's step for the row (a new "
         "feature's scale, the row divided by the scales and shortened to the row bound), then "
         "the transaction: the row's columns and the small state are saved (O(nnz) for "

@@ -17,8 +17,10 @@ from numba import njit
 
 from ._checks import OK
 from .adaoam import adaoam_epoch
+from .aogd import aogd_row
 from .fsauc import fsauc_epoch
 from .ftrl_auc import ftrl_auc_epoch
+from .kernel_budget import projection_pp_row
 from .opauc import opauc_epoch
 from .opauc_rows import opauc_sketch_row
 from .pairwise_buffer_lazy import fifo_epoch_lazy
@@ -181,10 +183,23 @@ def opauc_sketch_fused_row(lane, data, indices, indptr, y, t, scale):
     return fused(opauc_sketch_row, _no_pre, lane, data, indices, indptr, y, t, scale)
 
 
+@njit(cache=True, nogil=True)
+def aogd_fused_row(lane, data, indices, indptr, y, t, scale):
+    """AOGD's step on the row's random features."""
+    return fused(aogd_row, _no_pre, lane, data, indices, indptr, y, t, scale)
+
+
+@njit(cache=True, nogil=True)
+def projection_pp_fused_row(lane, data, indices, indptr, y, t, scale):
+    """KOIL's step on its budget of support vectors (``projection-pp``)."""
+    return fused(projection_pp_row, _no_pre, lane, data, indices, indptr, y, t, scale)
+
+
 # family kernel -> its fused wrapper (a kernel not listed takes RowPath's two calls)
 FUSED = {spam_epoch_lazy: spam_lazy_row, spam_epoch: spam_row, ftrl_auc_epoch: ftrl_auc_row,
          univariate_epoch: univariate_row, solam_epoch_lazy: solam_lazy_row,
          solam_epoch: solam_row, fifo_epoch_lazy: fifo_lazy_row, adaoam_epoch: adaoam_row,
          opauc_epoch: opauc_row, fsauc_epoch: fsauc_row, pauc_row: pauc_fused_row,
          dro_row: dro_fused_row, oam_row: oam_fused_row, kar_row: kar_fused_row,
-         opauc_sketch_row: opauc_sketch_fused_row}
+         opauc_sketch_row: opauc_sketch_fused_row, aogd_row: aogd_fused_row,
+         projection_pp_row: projection_pp_fused_row}
