@@ -297,6 +297,28 @@ def test_sparse_samples_calibrate_on_their_own_columns_as_on_all(monkeypatch, al
     assert_allclose(list(trials.values()), list(full_trials.values()), rtol=1e-9)
 
 
+@pytest.mark.parametrize("d", [40, 10**6])
+def test_compact_columns_renumbers_the_used_columns_in_order(d):
+    """Both ways of renumbering (a table of the columns when the rows store at least d / 8
+    entries, a sort otherwise) give the used columns in order, as numpy.unique does; a
+    slice of rows whose pointers do not start at 0 included."""
+    from aucopt.algorithms._calibrate import compact_columns
+
+    rng = np.random.default_rng(4)
+    X = sp.random(60, d, density=min(0.3, 2000 / d), format="csr", random_state=rng)
+    X.data[::7] = 0.0  # stored zeros stay stored
+    whole = as_rows(X)
+    rows = whole._replace(indptr=whole.indptr[5:51], n_samples=45)  # pointers from > 0
+    got = compact_columns(rows)
+    stored = rows.indices[rows.indptr[0]:rows.indptr[-1]]
+    used, inverse = np.unique(stored, return_inverse=True)
+    assert (rows.n_features <= 8 * stored.size) == (d == 40)  # the path this case takes
+    assert got.n_features == used.size and got.n_samples == rows.n_samples
+    np.testing.assert_array_equal(got.indices, inverse)
+    np.testing.assert_array_equal(got.indptr, rows.indptr - rows.indptr[0])
+    np.testing.assert_array_equal(got.data, rows.data[rows.indptr[0]:rows.indptr[-1]])
+
+
 def test_spam_scores_held_out_rows_only_when_the_sample_is_every_row(monkeypatch):
     """With ``precondition="auto"`` SPAM's brief runs are scored on held-out rows when the
     calibration sample holds the whole training set (a few hundred rows), and on their own

@@ -20,6 +20,7 @@ from aucopt._kernels._precondition import (
     csr_affine_norms,
     csr_moments,
     csr_scale_clip,
+    csr_unit_counts,
 )
 from aucopt.algorithms import _precondition as pre
 from aucopt.algorithms._spec import RowData
@@ -187,7 +188,24 @@ def check_affine_clip(jit, index_type=np.int32, n=60):
         np.testing.assert_array_equal(indptr, expected[2])
 
 
-CHECKS = (check_moments, check_norms, check_scale_clip, check_affine_clip)
+def check_unit_counts(jit, index_type=np.int32):
+    """On binary rows the counts are each of csr_moments' three sums at unit weights, bit
+    for bit; a value other than 1 is refused (and a repeated column counts twice, as in
+    csr_moments)."""
+    rows, _, _ = _rows(index_type=index_type, long_row=True)
+    rows = rows._replace(data=np.ones_like(rows.data))
+    counts = np.zeros(D, dtype=index_type)
+    assert _kernel(csr_unit_counts, jit)(rows.data, rows.indices, rows.indptr, counts)
+    for expected in moments_reference(rows, np.ones(rows.n_samples)):
+        np.testing.assert_array_equal(counts.astype(np.float64), expected)
+    for value in (2.0, 0.0, np.nan):
+        data = rows.data.copy()
+        data[-5] = value
+        assert not _kernel(csr_unit_counts, jit)(data, rows.indices, rows.indptr,
+                                                  np.zeros(D, dtype=index_type))
+
+
+CHECKS = (check_moments, check_norms, check_scale_clip, check_affine_clip, check_unit_counts)
 
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
@@ -218,6 +236,22 @@ def test_the_cases_occur():
     merged = rows.data.size + rows.n_samples * CENTRED.size
     assert data.size < merged  # entries dropped: stored zeros, cancellations, repeats
     assert affine_reference(rows, scale, CENTRED, offset, 0.0)[0].tolist() != data.tolist()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binary_column_sums_equal_the_moments(weighted):
+    """The preconditioner's column sums of binary rows (the counts at unit weights, else the
+    moments pass) equal csr_moments' bit for bit, over all columns or some of them."""
+    rows, _, _ = _rows(n=200, seed=3)
+    rows = rows._replace(data=np.ones_like(rows.data))
+    weight = 1.0 + (np.arange(rows.n_samples) % 3 == 0) * weighted
+    sums = np.zeros((D, 4))
+    csr_moments(rows.data, rows.indices, rows.indptr, weight, sums)
+    for cols in (np.arange(D), np.arange(0, D, 2)):
+        got = pre._column_sums(rows, weight, cols)
+        for k in range(3):
+            np.testing.assert_array_equal(got[k], sums[cols, k])
+    assert (pre._unit_counts(rows, weight) is None) == weighted
 
 
 def test_decreasing_columns_are_refused():

@@ -262,20 +262,25 @@ plain_under_fastmath(row_dot3_unrolled, row_dot3)
 
 
 # rows ahead of the one stepped whose cache lines a lazy CSR pass (SPAM's) asks for: the row
-# start in indptr, then the row's stored values and columns, then its entries of pack (rows in a
-# shuffled order are scattered over X, and a wide pack does not stay in the caches). One
-# shuffled pass over 10^6 hashed rows (50 tokens, d = 2^20): the whole fit took 1.69 s of CPU
-# against 2.13 s without prefetching (medians of 7 fits; 8, 4, 2 ahead: 2.07 s)
-_START_AHEAD, _ROW_AHEAD, _PACK_AHEAD = 16, 8, 3
+# start in indptr and the row's label, then the row's stored values and columns, then its entries
+# of pack (rows in a shuffled order are scattered over X and y, and a wide pack does not stay in
+# the caches). One shuffled pass over 10^6 hashed rows (50 tokens, d = 2^20): the whole fit took
+# 1.69 s of CPU against 2.13 s without prefetching (medians of 7 fits; 8, 4, 2 ahead: 2.07 s).
+# The label and these distances then took the kernel's pass from 1.76 s to 1.23 s on a loaded
+# machine and from 0.99 s to 0.73-0.82 s on a quiet one (16, 8, 3 ahead without the label:
+# 1.49 s and 0.85-0.92 s; medians of 7 interleaved passes on the fit's own rows)
+_START_AHEAD, _ROW_AHEAD, _PACK_AHEAD = 32, 16, 6
 
 
 @njit(inline="always")
-def fetch_rows_ahead(flat, indices, indptr, order, data, idx):
+def fetch_rows_ahead(flat, indices, indptr, order, data, y, idx):
     """Prefetch, for the row at position ``idx`` of ``order``, the cache lines later rows
     will read (a hint: no value changes)."""
     m = order.shape[0]
     if idx + _START_AHEAD < m:
-        prefetch(indptr, order[idx + _START_AHEAD])
+        r = order[idx + _START_AHEAD]
+        prefetch(indptr, r)
+        prefetch(y, r)
     if idx + _ROW_AHEAD < m:
         r = order[idx + _ROW_AHEAD]
         for k in range(indptr[r], indptr[r + 1], 8):

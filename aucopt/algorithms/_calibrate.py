@@ -223,7 +223,14 @@ def compact_columns(rows: RowData) -> RowData:
     ``coef``. Used for the specs that declare it (``StepCalibration.narrow``) and whose
     ``init_state`` draws nothing.
     """
-    used, inverse = np.unique(rows.indices[rows.indptr[0]:rows.indptr[-1]], return_inverse=True)
+    stored = rows.indices[rows.indptr[0]:rows.indptr[-1]]
+    if rows.n_features <= 8 * stored.size:  # a table of the columns: O(d + nnz), no sort
+        mark = np.zeros(rows.n_features, dtype=bool)
+        mark[stored] = True
+        used = np.flatnonzero(mark)
+        inverse = (np.cumsum(mark, dtype=np.intp) - 1)[stored]
+    else:
+        used, inverse = np.unique(stored, return_inverse=True)
     X = sp.csr_matrix((rows.data[rows.indptr[0]:rows.indptr[-1]], inverse.astype(np.int32),
                        rows.indptr - rows.indptr[0]), shape=(rows.n_samples, max(used.size, 1)))
     return as_rows(X)
