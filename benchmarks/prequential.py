@@ -227,10 +227,14 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "write every weight (an l1 prox, an l1-ball projection, the average of a stage, a "
         "full-matrix step), score it from the state at its columns too, but form the "
         "class-mean scores afresh in the same compiled call (O(d), no more than their "
-        "`learn_one`); the other ids form `coef_` and `intercept_` in O(d) after every "
-        "update. What is left above River's step is Python around the compiled calls "
-        "(the checks that the state still holds the arrays the row path was made for, the "
-        "hyperparameters, the running sums): a few microseconds each.",
+        "`learn_one`); so do opauc-r, oam-seq, oam-gra, kar and pauc-1pmb (and pauc-sopa, "
+        "pauc-sopa-s and pauc-sota-s with `momentum=0`), whose steps write the weights whole "
+        "or at the stored rows' columns besides the row's; the other ids (the KL-DRO and "
+        "CVaR ids with momentum catch each weight up by a factor of its own) form `coef_` "
+        "and `intercept_` in O(d) after every update. What is left above River's step is "
+        "Python around the compiled calls (the checks that the state still holds the arrays "
+        "the row path was made for, the hyperparameters, the running sums): a few "
+        "microseconds each.",
         "",
     ]
     return "\n".join(lines)

@@ -28,18 +28,33 @@ from ._jit_pair import compiled_output, interpreted_output
 
 # streaming ids scored from their lazy form (with their default hyperparameters)
 FAST = ("spam-l2", "ftrl-auc", "solam", "reg-solam", "uni-squ", "uni-exp", "ogd-fifo")
-# ids whose steps write the weights whole (a prox, a projection, a stage's average): the
-# row scored at its features, the intercept's dots formed afresh after each update
-WHOLE = ("spam-net", "solam-l1", "fsauc", "adaoam", "opauc")
+# ids whose steps write the weights whole (a prox, a projection, a stage's average) or at
+# more columns than the row's (another reservoir's rows, a buffer's) without declaring them
+# by columns: the row scored at its features, the intercept's dots formed afresh after each
+# update
+WHOLE = ("spam-net", "solam-l1", "fsauc", "adaoam", "opauc", "opauc-r", "oam-seq", "oam-gra",
+         "kar", "pauc-1pmb-l2", "pauc-sopa-m0", "pauc-sopa-s-m0", "pauc-sota-s-m0")
 SCORED = FAST + WHOLE
-# ids that keep forming coef_ (no column form of their weights): same scores
-FORMED = ("opauc-r", "oam-gra")
+# ids that keep forming coef_ (no column form of their weights: the KL-DRO and CVaR ids
+# catch a coordinate up by a factor of its own, beta + ... + beta^gap): same scores
+FORMED = ("pauc-sopa", "pauc-sopa-s", "pauc-sota-s")
+# cases of the lists above that are an id with other hyperparameters: without momentum,
+# the KL-DRO and CVaR ids' iterate is the entry w; with an l2 weight, 1PMB's scale moves
+CASES = {"pauc-1pmb-l2": ("pauc-1pmb", {"lam": 0.05}),
+         **{f"{a}-m0": (a, {"momentum": 0.0})
+            for a in ("pauc-sopa", "pauc-sopa-s", "pauc-sota-s")}}
 
 
-def _growing(algorithm, width=32):
+def _classifier(case, **kwargs) -> AUCClassifier:
+    """The ``AUCClassifier`` of a case of the lists above."""
+    algorithm, params = CASES.get(case, (case, {}))
+    return AUCClassifier(algorithm, **kwargs, **params)
+
+
+def _growing(case, width=32):
     """``n_features=None`` where the state can widen for new names, else ``width``."""
     try:
-        probe_feature_axes(algorithm)
+        probe_feature_axes(CASES.get(case, (case,))[0])
     except ValueError:
         return width
     return None
@@ -93,7 +108,7 @@ def test_score_one_equals_decision_function(algorithm, n_features, precondition)
     data = _stream()
     if n_features is None:
         n_features = _growing(algorithm)
-    model = AUCClassifier(algorithm, n_features=n_features, seed=0, precondition=precondition)
+    model = _classifier(algorithm, n_features=n_features, seed=0, precondition=precondition)
     for x, y in data:
         if model._learned:
             ref, size = _reference(model, x)
@@ -122,7 +137,7 @@ def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
     weights whole (not by columns), it forms the dots once per update (O(d), compiled)."""
     made = _count_dots(monkeypatch)
     data = _stream(150, seed=3)
-    model = AUCClassifier(algorithm, n_features=64, seed=0)
+    model = _classifier(algorithm, n_features=64, seed=0)
     for x, y in data[:50]:
         model.learn_one(x, y)
     for x, y in data[50:]:
@@ -139,8 +154,8 @@ def test_test_then_train_never_forms_coef(algorithm, monkeypatch):
 @pytest.mark.parametrize("algorithm", SCORED)
 def test_after_a_refused_row_and_learn_many(algorithm):
     data = _stream(160, seed=5)
-    model = AUCClassifier(algorithm, n_features=_growing(algorithm), seed=0,
-                          precondition="auto")
+    model = _classifier(algorithm, n_features=_growing(algorithm), seed=0,
+                        precondition="auto")
     for x, y in data[:60]:
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -157,10 +172,11 @@ def test_after_a_refused_row_and_learn_many(algorithm):
     assert _fast_path_taken(model, data[0][0])
 
 
-@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "ogd-fifo", "spam-net"])
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc", "ogd-fifo", "spam-net",
+                                       "pauc-1pmb-l2", "kar"])
 def test_after_pickle_and_io_round_trip(algorithm, tmp_path):
     data = _stream(120, seed=7)
-    model = AUCClassifier(algorithm, n_features=48, seed=0, precondition="auto")
+    model = _classifier(algorithm, n_features=48, seed=0, precondition="auto")
     for x, y in data[:80]:
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -198,24 +214,25 @@ import numpy as np
 from aucopt.river import AUCClassifier
 rng = np.random.default_rng(0)
 out = {}
-for algorithm in sys.argv[1:]:
-    model = AUCClassifier(algorithm, n_features=40, seed=0)
+for case, algorithm, params in json.loads(sys.argv[1]):
+    model = AUCClassifier(algorithm, n_features=40, seed=0, **params)
     scores = []
     for i in range(60):
         x = {f"f{j}": float(rng.normal()) for j in rng.choice(12, 4, replace=False)}
         scores.append(model.score_one(x))
         model.learn_one(x, bool(x.get("f1", 0.0) > 0) != (i % 9 == 0))
     rows = model._map.row(x, model._width, grow=False)
-    out[algorithm] = [model.estimator._score_row(rows) is not None, scores]
+    out[case] = [model.estimator._score_row(rows) is not None, scores]
 json.dump(out, sys.stdout)
 """
 
 
 def test_jit_equals_numba_disable_jit():
     ids = ["spam-l2", "ftrl-auc", "uni-squ", "solam", "ogd-fifo", "spam-net", "solam-l1",
-           "fsauc"]
-    jit = json.loads(compiled_output(_SCRIPT, *ids))
-    nojit = json.loads(interpreted_output(_SCRIPT, *ids))
+           "fsauc", "oam-seq", "kar", "opauc-r", "pauc-1pmb-l2", "pauc-sopa-s-m0"]
+    cases = json.dumps([(case, *CASES.get(case, (case, {}))) for case in ids])
+    jit = json.loads(compiled_output(_SCRIPT, cases))
+    nojit = json.loads(interpreted_output(_SCRIPT, cases))
     for algorithm in ids:
         assert jit[algorithm][0] and nojit[algorithm][0], algorithm  # the O(nnz) path ran
         np.testing.assert_allclose(nojit[algorithm][1], jit[algorithm][1], rtol=1e-10,
@@ -259,7 +276,7 @@ def test_a_replaced_state_array_is_scored_from_the_new_one(algorithm):
     array (a copy with other values, the old one freed) or the hyperparameter dict is new,
     the scores are those of the state as it is now, and learning goes on from it."""
     data = _stream(140, seed=19)
-    model = AUCClassifier(algorithm, n_features=40, seed=0)
+    model = _classifier(algorithm, n_features=40, seed=0)
     for x, y in data[:60]:
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -359,7 +376,7 @@ def test_the_score_after_a_pending_update_is_the_two_calls():
         assert not added and np.isnan(score) and np.array_equal(got, dots)
 
 
-@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "reg-solam"])
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "reg-solam", "ogd-fifo"])
 def test_the_plain_form_of_a_lazy_id_is_scored_whole(algorithm):
     """Dense rows keep these ids' state in its plain form, whose steps write every weight:
     a score is then taken from the plain entries (a form not by columns), equal to
@@ -378,3 +395,20 @@ def test_the_plain_form_of_a_lazy_id_is_scored_whole(algorithm):
         assert score == pytest.approx(est.decision_function(row)[0], rel=1e-12, abs=1e-12)
         assert not est.__dict__["_score_path"].form.by_columns
         est.partial_fit(X[i:i + 1], y[i:i + 1])
+
+
+def test_a_batch_id_with_a_column_form_is_scored_from_its_state():
+    """pauc-2pmb (``fit`` only) shares 1PMB's iterate ``scale * v``: a row of the fitted
+    model is scored from it as ``decision_function``."""
+    from aucopt._api import estimator_class
+    from aucopt.algorithms._data import as_rows
+
+    rng = np.random.default_rng(43)
+    X = sp.random(300, 30, density=0.2, format="csr", random_state=43)
+    y = (X[:, 0].toarray().ravel() + 0.1 * rng.normal(size=300) > 0.05).astype(int)
+    est = estimator_class("pauc-2pmb")(random_state=0, max_iter=2, lam=0.01).fit(X, y)
+    assert est._state["scale"][0] != 1.0  # the scale is a coefficient of the form
+    for i in range(40):
+        row = X[i:i + 1]
+        score = est._score_row(as_rows(row))
+        assert score == pytest.approx(est.decision_function(row)[0], rel=1e-12, abs=1e-12)

@@ -254,13 +254,14 @@ def score_path(spec, state: dict, params: dict,
     return path
 
 
-def scaled_terms(state: dict, t_entry: int, average: bool) -> tuple | None:
+def scaled_terms(state: dict, t_entry: int, average: bool) -> tuple:
     """Return ``coef_terms`` of the lazy form ``w = s v``, ``w_avg = (acc + S v - b) / t``
     (``pack`` holding ``v`` and ``b``, ``lazy`` holding ``s``, ``S`` first and ``t`` at
-    ``t_entry``; SPAM-L2, OGD-FIFO: :func:`aucopt.algorithms._data.scaled_iterates`);
-    None for the plain form."""
+    ``t_entry``; SPAM-L2, OGD-FIFO: :func:`aucopt.algorithms._data.scaled_iterates`), or
+    of the plain form (no ``pack``: Kar's OLP, dense rows): the entry ``w_avg`` or ``w``
+    itself."""
     if "pack" not in state:
-        return None
+        return ((1.0, "w_avg" if average else "w", 0),)
     lazy = state["lazy"]
     if not average:
         return ((lazy[0], "pack", 0),)

@@ -287,6 +287,13 @@ def coef(state, params) -> np.ndarray:
     return state["w"]
 
 
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as the entry ``w`` (see ``AlgorithmSpec.coef_terms``; a row's steps
+    write it at the row's columns and those of the other reservoir's rows, a dense pass
+    whole)."""
+    return ((1.0, "w", 0),)
+
+
 _COMMON = dict(
     family="oam",
     paper=PAPER,
@@ -297,6 +304,7 @@ _COMMON = dict(
     "the longest row), O(N d) on dense rows",
     init_state=init_state,
     coef=coef,
+    coef_terms=coef_terms,
     params=(*PARAMS, precondition()),
     state=(OamState,),
     check_state=check_state,

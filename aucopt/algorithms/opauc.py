@@ -248,8 +248,8 @@ def coef(state, params) -> np.ndarray:
 
 
 def coef_terms(state, params) -> tuple:
-    """Return ``coef`` as the entry ``w`` (see ``AlgorithmSpec.coef_terms``; a step
-    writes it whole)."""
+    """Return ``coef`` as the entry ``w`` (see ``AlgorithmSpec.coef_terms``; a step of
+    OPAUC or OPAUCr writes it whole)."""
     return ((1.0, "w", 0),)
 
 
@@ -429,6 +429,7 @@ OPAUC_R = register(AlgorithmSpec(
     init_state=init_sketch_state,
     run=run_sketch,
     row_kernel=sketch_row_kernel,
+    coef_terms=coef_terms,
     notes=_NOTES + " Gao et al. 2013, Section 6.2: rank = 50. Sketch rows r_t/sqrt(rank) "
                    "(notes.md#opaucr-sketch); "
     "centering='unbiased' (notes.md#opaucr-sketch) by default, 'paper' for the literal estimator.",

@@ -319,8 +319,10 @@ def coef(state, params) -> np.ndarray:
     return w_avg if params["output"] == "average" else w
 
 
-def fifo_coef_terms(state, params) -> tuple | None:
-    """Return ``coef`` as terms of FIFO's lazy form (see ``AlgorithmSpec.coef_terms``)."""
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as terms of FIFO's lazy form (see ``AlgorithmSpec.coef_terms``), or
+    in the plain form (Kar's OLP, whose pass writes ``w`` and ``w_avg`` whole; FIFO on
+    dense rows) the entry itself."""
     return scaled_terms(state, LAZY_T, params["output"] == "average")
 
 
@@ -338,6 +340,7 @@ _COMMON = dict(
     streaming=True,
     sparse=True,
     coef=coef,
+    coef_terms=coef_terms,
     step_param="eta",
     warm_keys=("w",),
     warm_values=warm_values,
@@ -360,7 +363,6 @@ OGD_FIFO = register(
         state=(FifoState, FifoLazyState),
         column_keys=("pack", "acc", "buf"),
         extra_columns=fifo_columns,
-        coef_terms=fifo_coef_terms,
         lazy_form=_fresh_lazy,
         plain_form=plain_form,
         **_runner("ogd-fifo", FIFO),

@@ -262,6 +262,12 @@ def coef(state, params) -> np.ndarray:
     return state["v"] * state["scale"][0]
 
 
+def coef_terms(state, params) -> tuple:
+    """Return ``coef`` as ``scale`` times the entry ``v`` (see ``AlgorithmSpec.coef_terms``;
+    a step writes ``v`` at the columns of the stored rows, a fold of the scale whole)."""
+    return ((state["scale"][0], "v", 0),)
+
+
 def warm_values(state: dict) -> dict:
     """Return the entries ``warm_start=True`` reuses: the iterate, scale folded in."""
     return {"v": coef(state, None), "scale": np.ones(1)}
@@ -274,6 +280,7 @@ _SHARED = dict(
     sparse=True,
     init_state=init_state,
     coef=coef,
+    coef_terms=coef_terms,
     state=(PaucState,),
     check_state=check_state,
     grid={"eta": ETA_GRID, "lam": LAM_GRID},

@@ -258,6 +258,14 @@ def coef(state, params) -> np.ndarray:
     return settled(state)
 
 
+def coef_terms(state, params) -> tuple | None:
+    """Return ``coef`` as the entry ``w`` when the catch-up is nothing (the pending steps'
+    momentum ``lazy[1]`` is 0: :func:`settled` is ``w``), else None: a coordinate ``g``
+    steps behind is caught up by ``beta + ... + beta^g`` times its momentum, a factor of
+    its own, not a combination of the state's columns (see ``AlgorithmSpec.coef_terms``)."""
+    return ((1.0, "w", 0),) if state["lazy"][1] == 0.0 else None
+
+
 def warm_values(state: dict) -> dict:
     """Return the entries ``warm_start=True`` reuses: the caught-up iterate."""
     return {"w": settled(state)}
@@ -277,6 +285,7 @@ SHARED = dict(
     "O(d + B) per sample on dense rows",
     init_state=init_state,
     coef=coef,
+    coef_terms=coef_terms,
     state=(PaucDroState,),
     check_state=check_state,
     step_param="eta",
