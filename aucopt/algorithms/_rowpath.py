@@ -315,7 +315,8 @@ class RowPath:
         valid CSR row of the state's width (checked by the compiled code). ``rng`` is the
         estimator's generator, for a step that draws (``RowStep.draws``; None: such a
         step takes the general path); it is as before the call unless the status is
-        ``OK``.
+        ``OK``. ``scale``: the row is as given, and the call puts it under the state's
+        preconditioner itself (only where :attr:`scales`; else the caller has).
         """
         draws = self.step.draws
         if draws is None:
