@@ -184,9 +184,9 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
         "the feature dict into a one-row CSR (vocabulary lookup, values array); *front-end "
         "alone* is `learn_one` with the core call replaced by a no-op; *core* is the "
         "estimator's `_learn_row` on prebuilt rows (the row path: the algorithm's own kernel "
-        "on the row in one compiled call, or the general `_fit_rows` for the ids that draw "
-        "random numbers per row), timed separately. Ids whose state cannot grow with new "
-        "names hash the 20 names into 256 columns. "
+        "on the row in one compiled call; the general `_fit_rows` for a row it cannot take, "
+        "e.g. every row of the O(d^2) learners beyond 64 columns), timed separately. Ids "
+        "whose state cannot grow with new names hash the 20 names into 256 columns. "
         "Rerun with `python benchmarks/river_learn_one.py`.",
         "",
         river_learn_one.markdown(timing, args.learn_one_rows, args.repeats),
