@@ -84,30 +84,35 @@ def _exercise(algorithm: str, sparse: bool) -> None:
         for i in range(half, half + 3):  # one-row chunks
             stream.partial_fit(X[i:i + 1], y[i:i + 1])
         stream.decision_function(X[:4])
-        _river_stream(algorithm)
+        _row_stream(algorithm)
 
 
-def _river_stream(algorithm: str) -> None:
-    """Score, then learn, a few dict rows with River's ``AUCClassifier`` (its one-row path,
-    O(nnz) score and name hashing are compiled functions of their own), with a growing
-    vocabulary (where the state can widen) and hashed into 64 columns. Nothing without
-    River."""
-    try:
-        from .river import AUCClassifier
-    except ImportError:  # no River: no learn_one to prepare
-        return
+def _row_stream(algorithm: str) -> None:
+    """Score, then learn, rows one at a time as River's ``AUCClassifier`` does (a stream
+    started by one row, then the one-row path and the O(nnz) score, on rows of float64
+    values and int32 columns), and hash a row's names: compiled functions that ``fit`` and
+    ``partial_fit`` never call."""
     import numpy as np
+    import scipy.sparse as sp
 
+    from ._api import make
+    from .algorithms._data import RowData
+    from .algorithms._hashing import hashed_row_plan
+
+    hashed_row_plan(tuple(f"x{j}" for j in range(5)), 64, np.int32)
     rng = np.random.default_rng(1)
-    for n_features in (None, 64):
-        model = AUCClassifier(algorithm, n_features=n_features, seed=0)
-        try:
-            for i in range(_ROWS):
-                x = {f"x{j}": float(v) for j, v in enumerate(rng.normal(size=5))}
-                model.predict_proba_one(x)
-                model.learn_one(x, i % 3 == 0)
-        except ValueError:  # a state that cannot widen for new names: hashed only
-            continue
+    X = sp.csr_matrix(rng.normal(size=(_ROWS, 5)))
+    y = np.where(np.arange(_ROWS) % 3 == 0, 1.0, -1.0)
+    stream = make(algorithm)
+    if "random_state" in stream.get_params(deep=False):
+        stream.set_params(random_state=0)
+    stream.partial_fit(X[:1], y[:1], classes=[-1, 1])
+    for i in range(1, _ROWS):
+        row = X[i]
+        rows = RowData(row.data, row.indices.astype(np.int32), row.indptr.astype(np.int32),
+                       1, X.shape[1])
+        stream._score_row(rows)
+        stream._learn_row_scored(rows, y[i:i + 1])
 
 
 def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True, jobs: int = 1) -> dict:

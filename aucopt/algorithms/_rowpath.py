@@ -252,6 +252,15 @@ def compiled_entry(kernel, args):
     return kernel if found is None else found.entry_point
 
 
+def _typed(data, indices, indptr, y) -> bool:
+    """Whether a row's arrays are of the kind the compiled calls are typed for: float64
+    values and label, one-dimensional and C-ordered (the index type is checked apart)."""
+    return (data.dtype is _F64 and y.dtype is _F64 and indptr.dtype is indices.dtype
+            and data.ndim == indices.ndim == indptr.ndim == y.ndim == 1
+            and data.flags.c_contiguous and indices.flags.c_contiguous
+            and indptr.flags.c_contiguous and y.flags.c_contiguous)
+
+
 class RowPath:
     """A spec's :class:`RowStep` with the transaction around it: ``path(data, indices,
     indptr, y, t) -> (t, status)``.
@@ -262,7 +271,7 @@ class RowPath:
 
     __slots__ = ("spec", "state", "params", "valid_for", "values", "undo", "width", "step",
                  "stats", "begin", "restore", "entry", "fused", "pre", "index_type", "rewind",
-                 "lane", "scales", "scaling")
+                 "lane", "scales", "scaling", "quick", "direct", "preconditioned")
 
     def __init__(self, spec, state, params, valid_for, step, by_rows, by_cols, whole):
         self.spec, self.state, self.params, self.valid_for = spec, state, params, valid_for
@@ -280,10 +289,14 @@ class RowPath:
         self._bind(step)
         # whether a call may hand the fused wrapper the row as given (``scale=True``)
         self.scales = self.scaling is not None and self.fused is not None
+        # whether the state has a preconditioner, and whether :meth:`learn` takes the rows
+        # as given (else the caller scales them)
+        self.preconditioned = SCALE_KEY in state
+        self.direct = self.scales or not self.preconditioned
 
     def _bind(self, step: RowStep) -> None:
         """Take ``step`` (a first binding, or a new one after a watched value changed)."""
-        self.step, self.entry = step, None
+        self.step, self.entry, self.quick = step, None, False
         self.fused = FUSED.get(step.kernel)
         if step.pre and self.fused is not spam_lazy_row:
             self.fused = None  # only that wrapper makes the pre calls itself
@@ -305,6 +318,22 @@ class RowPath:
         and the hyperparameters ``valid_for``."""
         return (state is self.state and valid_for is self.valid_for
                 and len(state) == len(self.values) and all(map(is_, state.values(), self.values)))
+
+    def learn(self, rows, y, t, rng=None):
+        """Learn the one-row CSR ``rows`` (a ``RowData``) as given, where :attr:`direct`:
+        ``self(rows.data, rows.indices, rows.indptr, y, t, rng, scale=self.scales)``, with
+        the same checks in fewer Python steps once the call is typed (a step that draws
+        nothing). Returns ``(t, status)``."""
+        data, indices, indptr = rows.data, rows.indices, rows.indptr
+        index_type = self.index_type
+        if (self.quick and indices.dtype is index_type and indptr.dtype is index_type
+                and _typed(data, indices, indptr, y)):
+            scale = self.scales
+            t_after, status = self.entry(self.lane, data, indices, indptr, y, t, scale)
+            if status == OK or status == NOT_HERE:
+                return t_after, status
+            return self._settle(status, data, indices, indptr, y, t, scale)
+        return self(data, indices, indptr, y, t, rng, scale=self.scales)
 
     def __call__(self, data, indices, indptr, y, t, rng=None, scale=False):
         """Learn the one-row CSR chunk ``(data, indices, indptr)`` with signed label ``y``.
@@ -347,11 +376,7 @@ class RowPath:
     def _learn(self, data, indices, indptr, y, t, scale):
         """:meth:`__call__` with the step's draws made."""
         index_type = indices.dtype
-        if index_type is not self.index_type or not (
-                data.dtype is _F64 and y.dtype is _F64 and indptr.dtype is index_type
-                and data.ndim == indices.ndim == indptr.ndim == y.ndim == 1
-                and data.flags.c_contiguous and indices.flags.c_contiguous
-                and indptr.flags.c_contiguous and y.flags.c_contiguous):
+        if index_type is not self.index_type or not _typed(data, indices, indptr, y):
             if self.index_type is not None or index_type.kind not in "iu" or (
                     data.dtype is not _F64 or y.dtype is not _F64):
                 return t, NOT_HERE  # one index type per path
@@ -366,6 +391,7 @@ class RowPath:
             if self.fused is not None:
                 self.entry = compiled_entry(self.fused, (self.lane, data, indices, indptr, y,
                                                          t, False))
+                self.quick = step.draws is None
             else:
                 self.entry = compiled_entry(step.kernel, args)
                 self.pre = tuple((compiled_entry(k, (*a, data, indices, indptr, y)), a)
@@ -378,6 +404,13 @@ class RowPath:
             t_after, status = self._two_calls(data, indices, indptr, y, t)
         if status == OK or status == NOT_HERE:
             return t_after, status
+        return self._settle(status, data, indices, indptr, y, t, scale)
+
+    def _settle(self, status, data, indices, indptr, y, t, scale):
+        """Finish a row whose call asked for more scratch (``MORE_SPACE``: nothing done) or
+        observed a value the bound step depends on (``REBIND``: saved and observed, the
+        step not made); returns ``(t, status)`` as :meth:`__call__`."""
+        step = self.step
         if status == MORE_SPACE:
             size = (int(indptr[1]) + self.undo.extra.shape[0]) * self.width
             self._set_undo(self.undo._replace(saved=np.empty(size)))

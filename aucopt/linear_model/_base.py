@@ -372,15 +372,13 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         if path is None or not path.fits(fitted["_state"], params):
             path = fitted["_row_path"] = self._new_row_path(params)
         if path is not None and not fastmath():
-            state = fitted["_state"]
             t, status = fitted["t_"], NOT_HERE
-            if path.scales or SCALE_KEY not in state:  # one compiled call, the row as given
-                t, status = path(rows.data, rows.indices, rows.indptr, y, t, fitted["_rng"],
-                                 scale=path.scales)
-            if status != OK and SCALE_KEY in state:
-                t, status = self._scaled_path_row(path, state, params, rows, y)
+            if path.direct:  # one compiled call, the row as given
+                t, status = path.learn(rows, y, t, fitted["_rng"])
+            if status != OK and path.preconditioned:  # the rows scaled here
+                t, status = self._scaled_path_row(path, fitted["_state"], params, rows, y)
             if status == OK:
-                fitted.update(t_=t, _fitted={})
+                fitted["t_"], fitted["_fitted"] = t, {}
                 return
         self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,
                        stream=True)
