@@ -155,8 +155,12 @@ def plot_records(records, path: Path, window: int, title: str) -> None:
         axes[1].plot(n, [r["window_auc"] for r in mine], **style)
     axes[0].set_title("cumulative AUC")
     axes[1].set_title(f"AUC of the last {window:,} samples")
+    from matplotlib.ticker import MaxNLocator, StrMethodFormatter
+
     for ax in axes:
         ax.set_xlabel("samples seen")
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=5, integer=True))  # labels that fit
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("exact ROC AUC (test-then-train)")
     legend_outside(axes[1])
