@@ -55,6 +55,34 @@ def test_warmup_returns_the_seconds_per_algorithm():
         aucopt.warmup(["uni-squ", "spam"])
 
 
+def test_warmup_takes_rows_through_the_compiled_calls_river_uses(monkeypatch):
+    """River's learn_one and predict_proba_one run compiled functions that fit and
+    partial_fit never call (the one-row path's lane call, the O(nnz) score): the warmup
+    must call them, with the int32 rows River's column map makes, or a fresh process
+    compiles them on its first rows."""
+    from aucopt.algorithms._row_score import ScorePath
+    from aucopt.algorithms._rowpath import RowPath
+
+    seen = {"learn": [], "score": 0}
+    learn, score = RowPath.learn, ScorePath.score
+
+    def spy_learn(path, rows, y, t, rng=None):
+        out = learn(path, rows, y, t, rng)
+        seen["learn"].append((rows.indices.dtype.name, path.quick, out[1]))
+        return out
+
+    def spy_score(path, *args):
+        seen["score"] += 1
+        return score(path, *args)
+
+    monkeypatch.setattr(RowPath, "learn", spy_learn)
+    monkeypatch.setattr(ScorePath, "score", spy_score)
+    aucopt.warmup(["uni-squ"], sparse=False)
+    assert seen["score"] > 0
+    # rows learnt in the lane's compiled call (typed, OK), with River's column type
+    assert ("int32", True, 0) in seen["learn"]
+
+
 def test_warmup_in_processes_returns_every_algorithm_in_order():
     """``jobs=2``: two new processes compile interleaved shares; the seconds come back for
     every id, in the order asked."""
