@@ -27,6 +27,7 @@ from numba import njit
 
 from ._checks import OK, TINY_SQNORM
 from ._stats import accumulate_class_sums
+from .row_keep import copy_values
 
 __all__ = ["RowUndo", "begin_row", "end_row", "undo_row", "NOT_HERE", "MORE_SPACE", "REBIND"]
 
@@ -82,15 +83,6 @@ class RowUndo(NamedTuple):
     max_nnz: int
     watch: np.ndarray
     watched: np.ndarray
-
-
-@njit(inline="always")
-def _copy_bytes(source, target):
-    """``target[:] = source`` as a loop on two views of their own (which the compiler
-    vectorises: indexing one buffer at a running offset inside a loop over the entries
-    did not, about 1 ns per byte)."""
-    for k in range(source.shape[0]):
-        target[k] = source[k]
 
 
 @njit(cache=True, nogil=True)
@@ -172,7 +164,7 @@ def begin_row(stats, undo, data, indices, indptr, y):
                 at += 1
     at = 0
     for b in undo.whole:
-        _copy_bytes(b, saved_whole[at:at + b.shape[0]])
+        copy_values(b, saved_whole[at:at + b.shape[0]])
         at += b.shape[0]
     for z in undo.zeroed:
         z[:] = 0.0
@@ -202,7 +194,7 @@ def undo_row(undo, indices, indptr):
     saved, saved_whole, extra = undo.saved, undo.saved_whole, undo.extra
     at = 0
     for b in undo.whole:
-        _copy_bytes(saved_whole[at:at + b.shape[0]], b)
+        copy_values(saved_whole[at:at + b.shape[0]], b)
         at += b.shape[0]
     nnz, n_more = indptr[1], undo.used[0]
     at = 0

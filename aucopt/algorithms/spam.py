@@ -322,10 +322,7 @@ def coef_terms(state, params) -> tuple | None:
     """Return ``coef`` as terms of the lazy form (see ``AlgorithmSpec.coef_terms``), or in
     the plain form (SPAM-NET's prox, dense rows) the entry itself, which a step writes
     whole (:mod:`aucopt.algorithms._row_score`)."""
-    average = params["output"] == "average"
-    if "pack" not in state:
-        return ((1.0, "w_avg" if average else "w", 0),)
-    return scaled_terms(state, _LAZY_T, average)
+    return scaled_terms(state, _LAZY_T, params["output"] == "average")
 
 
 BETAS = tuple(10.0**k for k in range(-5, 6))
