@@ -18,9 +18,12 @@ from aucopt._kernels._precondition import (
     BLOCK,
     csr_affine_clip,
     csr_affine_norms,
+    csr_clip,
     csr_moments,
     csr_scale_clip,
     csr_unit_counts,
+    dense_clip_affine,
+    dense_moments,
 )
 from aucopt.algorithms import _precondition as pre
 from aucopt.algorithms._spec import RowData
@@ -205,7 +208,55 @@ def check_unit_counts(jit, index_type=np.int32):
                                                   np.zeros(D, dtype=index_type))
 
 
-CHECKS = (check_moments, check_norms, check_scale_clip, check_affine_clip, check_unit_counts)
+def check_dense_moments(jit, index_type=np.int32):
+    """The rows 0, stride, 2 stride, ... of a dense X: their weighted non-zero counts, sums
+    and sums of squares, as NumPy sums them row after row."""
+    X = _rows(index_type=index_type)[0]
+    X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.n_samples, D)).toarray()
+    weight = 1.0 + np.arange(X.shape[0]) % 3
+    for stride in (1, 3):
+        out = np.zeros(D), np.zeros(D), np.zeros(D)
+        _kernel(dense_moments, jit)(X, weight, stride, *out)
+        count, total, squares = np.zeros(D), np.zeros(D), np.zeros(D)
+        for i in range(0, X.shape[0], stride):
+            count += weight[i] * (X[i] != 0)
+            total += weight[i] * X[i]
+            squares += weight[i] * X[i] * X[i]
+        for got, want in zip(out, (count, total, squares)):
+            np.testing.assert_array_equal(got, want)
+
+
+def check_overflow_is_not_shortened(jit, index_type=np.int32):
+    """A row whose squared norm overflows is left as it is by every clipping kernel (a
+    factor bound / inf would turn it into zeros that no check refuses); the row beside it,
+    merely long, is shortened."""
+    with np.errstate(over="ignore"):  # (the squared norm, without numba)
+        _overflow_rows(jit, index_type)
+
+
+def _overflow_rows(jit, index_type):
+    big, long = 1e200, 10.0
+    data = np.array([big, big, long, long])
+    indices, indptr = np.array([0, 5, 1, 2], dtype=index_type), np.array([0, 2, 4], index_type)
+    got = data.copy()
+    _kernel(csr_clip, jit)(got, indptr, 2.0)
+    assert got[:2].tolist() == [big, big] and np.linalg.norm(got[2:]) == pytest.approx(2.0)
+    ones, none = np.ones(D), np.zeros(0, dtype=np.uint8)
+    out = np.empty(4)
+    _kernel(csr_scale_clip, jit)(data, indices, indptr, ones, none, 1.0, 2.0, out)
+    np.testing.assert_array_equal(out, got)
+    out, idx, ptr = np.empty(4), np.empty(4, dtype=index_type), np.empty(3, dtype=index_type)
+    _kernel(csr_affine_clip, jit)(data, indices, indptr, ones, none, 1.0, np.zeros(0, np.intp),
+                                  np.zeros(0), 2.0, out, idx, ptr)
+    np.testing.assert_array_equal(out, got)
+    X = np.array([[big, big], [long, long]])
+    dense = np.empty_like(X)
+    _kernel(dense_clip_affine, jit)(X, np.ones(2), np.zeros(2), 2.0, dense)
+    assert dense[0].tolist() == [big, big] and np.linalg.norm(dense[1]) == pytest.approx(2.0)
+
+
+CHECKS = (check_moments, check_norms, check_scale_clip, check_affine_clip, check_unit_counts,
+          check_dense_moments, check_overflow_is_not_shortened)
 
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])

@@ -13,6 +13,7 @@ import pytest
 import scipy.sparse as sp
 
 import aucopt
+from aucopt.algorithms import _precondition
 from aucopt.algorithms._precondition import (
     BOUND_KEY,
     DENSE_SHARE,
@@ -126,3 +127,58 @@ def test_defaults_within_the_bar_where_they_fell_short(algorithm_id, case, schem
     """Before: spdam -0.032 on outlier-rows (a few long rows set every column's scale),
     spam-l2 -0.017 on few-rows (its step chosen by the objective on the rows it learned)."""
     assert _gap(algorithm_id, case, scheme) > -robustness.bar(algorithm_id)
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_large_fit_reads_evenly_spaced_rows(fmt, weighted, monkeypatch):
+    """Above MEDIAN_ROWS rows the estimates read every ceil(n / MEDIAN_ROWS)-th row (here
+    every 4th of 400, one of the four long rows among them); a column non-zero only in
+    rows not read gets the shared scale. A stream's first chunk reads the same rows."""
+    monkeypatch.setattr(_precondition, "MEDIAN_ROWS", 100)
+    X, y = _mixed_long()
+    X = np.column_stack((X, np.zeros(len(y))))
+    X[[1, 2, 3], 3] = [0.5, 9.0, -4.0]  # rows 1, 2, 3: not read
+    weight = 1.0 + np.arange(len(y)) % 3 if weighted else np.ones(len(y))
+    data = X if fmt == "dense" else sp.csr_matrix(X)
+    est = aucopt.make("spam-l2", random_state=0).fit(data, y, sample_weight=weight)
+    state = est._state
+    shared, scale, shift, bound = expected_transform(X[::4, :3], weight[::4])
+    assert state[SHARED_KEY][0] == pytest.approx(shared, rel=1e-9)
+    np.testing.assert_allclose(state[SCALE_KEY], np.append(scale, shared), rtol=1e-9)
+    np.testing.assert_allclose(state[SHIFT_KEY], np.append(shift, 0.0), rtol=1e-9)
+    assert state[BOUND_KEY][0] == pytest.approx(bound, rel=1e-9)
+    first = aucopt.make("spam-l2", random_state=0).partial_fit(
+        data, y, classes=[-1, 1], sample_weight=weight)._state
+    for key in (SCALE_KEY, SHIFT_KEY, SHARED_KEY, BOUND_KEY):
+        np.testing.assert_array_equal(first[key], state[key])
+
+
+@pytest.mark.parametrize("fmt", ["dense", "csr"])
+@pytest.mark.parametrize("where", ["fit, a row not read", "fit, precondition None",
+                                   "a later chunk", "one row"])
+def test_a_row_whose_norm_overflows_is_refused(fmt, where, monkeypatch):
+    """A row of 1e200s (squared norm inf) used to be shortened to zeros by the row bound
+    and learnt silently after the first chunk; it is refused with its row number (not
+    the number it had in the step calibration's sample, as with precondition=None), and a
+    stream loses nothing."""
+    monkeypatch.setattr(_precondition, "MEDIAN_ROWS", 100)
+    X, y = _mixed_long()
+    X[[1, 7, 50, 300]] /= 40.0
+    as_data = (lambda A: A) if fmt == "dense" else sp.csr_matrix
+    est = aucopt.make("spam-l2", random_state=0,
+                      precondition=None if where.endswith("None") else "auto")
+    bad = X.copy()
+    if where.startswith("fit"):
+        bad[5] = 1e200
+        with pytest.raises(ValueError, match=r"row 5\b"):
+            est.fit(as_data(bad), y)
+        return
+    est.partial_fit(as_data(X[:200]), y[:200], classes=[-1, 1])
+    before = {k: v.copy() for k, v in est._state.items()}
+    rows = slice(200, 400) if where == "a later chunk" else slice(205, 206)
+    bad[205] = 1e200
+    with pytest.raises(ValueError, match=r"row 5\b" if where == "a later chunk" else r"row 0\b"):
+        est.partial_fit(as_data(bad[rows]), y[rows])
+    for key, value in before.items():
+        np.testing.assert_array_equal(est._state[key], value, err_msg=key)

@@ -7,6 +7,9 @@ give the bits of the NumPy/scipy expressions they replace (``numpy.bincount`` ov
 stored entries, scipy's sum of two CSR matrices, sums in the stored order); they form the
 per-entry values of a block of rows in one flat loop over slices, which vectorises its
 gathers (a loop per row of ~50 entries did not, at half the speed), then walk the rows.
+
+A row whose squared norm is not finite is never shortened (it would become zeros): it
+reaches the statistics pass as it is, which refuses it with the row's number.
 """
 
 import numpy as np
@@ -27,19 +30,22 @@ __all__ = ["dense_moments", "dense_clip_affine", "csr_clip", "dense_affine_norms
 
 
 @njit(cache=True, nogil=True)
-def dense_moments(X, weight, count, total, squares):
-    """Add the weighted non-zero count, sum and sum of squares of every column of ``X``.
+def dense_moments(X, weight, stride, count, total, squares):
+    """Add the weighted non-zero count, sum and sum of squares of every column of the rows
+    ``0, stride, 2 stride, ...`` of ``X``.
 
     Parameters
     ----------
     X : ndarray of shape (n, d), C-contiguous
     weight : ndarray of shape (n,)
         Row weights.
+    stride : int
+        Every ``stride``-th row is read (1: all of them).
     count, total, squares : ndarray of shape (d,)
         Accumulated in place.
     """
     n, d = X.shape
-    for i in range(n):  # branch-free, so that the inner loop vectorises
+    for i in range(0, n, stride):  # branch-free, so that the inner loop vectorises
         w = weight[i]
         for j in range(d):
             x = X[i, j]
@@ -61,7 +67,7 @@ def dense_clip_affine(X, inv, offset, bound, out):
             v = X[i, j] * inv[j] + offset[j]
             out[i, j] = v
             sq += v * v
-        if bound > 0.0 and sq > limit:
+        if bound > 0.0 and limit < sq < np.inf:
             f = bound / np.sqrt(sq)
             for j in range(d):
                 out[i, j] *= f
@@ -75,7 +81,7 @@ def csr_clip(data, indptr, bound):
         sq = 0.0
         for k in range(indptr[i], indptr[i + 1]):
             sq += data[k] * data[k]
-        if sq > limit:
+        if limit < sq < np.inf:
             f = bound / np.sqrt(sq)
             for k in range(indptr[i], indptr[i + 1]):
                 data[k] *= f
@@ -255,7 +261,7 @@ def _shorten(data, start, stop, limit, bound):
     sq = 0.0
     for k in range(start, stop):
         sq += data[k] * data[k]
-    if sq > limit:
+    if limit < sq < np.inf:
         f = bound / np.sqrt(sq)
         for k in range(start, stop):
             data[k] *= f
@@ -343,7 +349,7 @@ def csr_affine_clip(data, indices, indptr, scale, codes, common, centred, offset
                     out_indices[p] = j
                     sq += v * v
                     p += 1
-            if bound > 0.0 and sq > limit:
+            if bound > 0.0 and limit < sq < np.inf:
                 f = bound / np.sqrt(sq)
                 for k in range(first, p):
                     out_data[k] *= f

@@ -34,7 +34,13 @@ import scipy.sparse as sp
 
 from .._kernels._checks import OK
 from ._cutting_plane import as_matrix
-from ._data import as_rows, new_data_stats, observe_data
+from ._data import (
+    as_rows,
+    first_non_finite_row,
+    new_data_stats,
+    non_finite_message,
+    observe_data,
+)
 from ._fast import one_blas_thread
 from ._objectives import (
     MAX_SCALE,
@@ -240,12 +246,13 @@ def _mean_sq_norm(rows: RowData, y: np.ndarray) -> float:
     """Return the mean squared row norm, rows weighted by ``|y|`` (bit for bit the
     unweighted mean when every weight is 1)."""
     data, weights = rows.data, np.abs(y)
-    if rows.is_sparse:
-        data = data[rows.indptr[0]:rows.indptr[-1]]
-        weighted = data * np.repeat(weights, np.diff(rows.indptr))
-        total = data @ weighted
-    else:
-        total = np.einsum("ij,ij->", data, data * weights[:, None])
+    with np.errstate(over="ignore", invalid="ignore"):  # (inf: refused by the caller)
+        if rows.is_sparse:
+            data = data[rows.indptr[0]:rows.indptr[-1]]
+            weighted = data * np.repeat(weights, np.diff(rows.indptr))
+            total = data @ weighted
+        else:
+            total = np.einsum("ij,ij->", data, data * weights[:, None])
     return float(total) / float(np.sum(weights))
 
 
@@ -430,6 +437,7 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         params = spec.calibration.resolve(params, rows, y)
     # the sample holds every row the run will learn (a stream's chunk never does)
     whole = not stream and rows.n_samples <= round(spec.calibration.share * size)
+    given = rows
     rows, y = sample_rows(rows, y, round(spec.calibration.share * size))
     if spec.calibration.narrow and rows.is_sparse and not _draws(spec, params, rows.n_samples):
         rows = compact_columns(rows)
@@ -439,6 +447,9 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     if held_out > 0:
         (rows, y), scored = _hold_out(rows, y, held_out)
     scale = _mean_sq_norm(rows, y)
+    if not np.isfinite(scale) and first_non_finite_row(rows) >= 0:  # (not the weights')
+        # refused with its row of X, not of the sample
+        raise ValueError(non_finite_message(given, first_non_finite_row(given)))
     if not scale > 0:  # values so small that their squares underflow: no scale to centre on
         return None, {}
     brief = {**params, **(spec.calibration.brief or {})}

@@ -13,8 +13,9 @@ from .._kernels.spam import lazy_iterates
 from ._fast import select
 from ._spec import RowData
 
-__all__ = ["as_rows", "identity_order", "new_data_stats", "observe_data", "counts_as_weights",
-           "class_mean_scores", "scaled_iterates", "drop_lazy_form", "split_packed"]
+__all__ = ["as_rows", "first_non_finite_row", "identity_order", "new_data_stats", "observe_data",
+           "counts_as_weights", "class_mean_scores", "scaled_iterates", "drop_lazy_form",
+           "split_packed"]
 
 # identity orders are served from one cached arange up to this many rows (8 MB)
 _IDENTITY_CACHE_ROWS = 1 << 20
@@ -145,6 +146,20 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
             "aucopt.datasets.make_preprocessor('minmax') or "
             "sklearn.preprocessing.StandardScaler)."
         )
+
+
+def first_non_finite_row(rows: RowData) -> int:
+    """Return the first row whose squared norm is not finite, -1 if none (O(nnz): for
+    error paths)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        if rows.is_sparse:
+            lo, hi = rows.indptr[0], rows.indptr[-1]
+            at = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
+            norms = np.bincount(at, weights=rows.data[lo:hi] ** 2, minlength=rows.n_samples)
+        else:
+            norms = np.einsum("ij,ij->i", rows.data, rows.data)
+    bad = np.flatnonzero(~np.isfinite(norms))
+    return int(bad[0]) if bad.size else -1
 
 
 def non_finite_message(rows: RowData, row: int) -> str:

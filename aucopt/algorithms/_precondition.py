@@ -22,11 +22,11 @@ dominate the steps; scores are not clipped (``w . x`` on the rows as given).
 The scales, the shift, the shared sparse scale and the row bound are kept in the
 estimator's state (``feature_scale``, ``feature_shift``, ``sparse_scale``, ``row_bound``;
 a scale of 0 marks a feature not seen yet, a bound of 0 no bound), so that they are
-saved, loaded and reused by ``warm_start``. ``fit`` sets them on all its rows. A stream
-sets them on its first chunk, if it has enough rows of both classes (else every scale
-is 1 and there is no bound: the papers' steps); a feature first seen later
-gets the shared sparse scale of the first chunk. An entry never moves once set: the
-learner's state is in the transformed coordinates.
+saved, loaded and reused by ``warm_start``. ``fit`` sets them on its rows (at most
+``MEDIAN_ROWS`` of them, evenly spaced). A stream sets them on its first chunk, if it has
+enough rows of both classes (else every scale is 1 and there is no bound: the papers'
+steps); a feature first seen later gets the shared sparse scale of the first chunk. An
+entry never moves once set: the learner's state is in the transformed coordinates.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from .._kernels._precondition import (
     dense_moments,
 )
 from ._cutting_plane import as_matrix
-from ._data import as_rows, non_finite_message
+from ._data import as_rows, first_non_finite_row, non_finite_message
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
@@ -70,8 +70,9 @@ MIN_NONZEROS = 10.0
 # rows that set the scales is scaled down to that norm: a few rows of 100x the typical norm
 # then no longer dominate the steps (nor the calibration of an "auto" step)
 ROW_CLIP = 3.0
-# the median length is taken over this many rows at most (evenly spaced): 10^4 lengths
-# place a bound at 3 times the median well enough, without a pass over all the rows
+# the scales, shifts, shared scale and median length of a first chunk are estimated on
+# this many of its rows at most (evenly spaced): 10^4 rows give them to about 1%, without
+# sweeps over all the rows of a large fit
 MEDIAN_ROWS = 10_000
 # the compiled CSR passes read the shared scale from a table of one byte per feature when
 # the rows store at least 1 / SHARED_ROWS entries per feature (the table costs O(d))
@@ -99,9 +100,17 @@ def upgrade_transform(state: dict) -> None:
         state[BOUND_KEY] = np.zeros(1)
 
 
-def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
+def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray, stride: int = 1):
     """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
-    over ``rows`` (CSR: O(nnz); ``cols`` sorted); ``weight``: one per row."""
+    over the rows ``0, stride, 2 stride, ...`` of ``rows`` (CSR: O(their nnz); ``cols``
+    sorted); ``weight``: one per row of ``rows``."""
+    if stride > 1:
+        if not rows.is_sparse and cols.size == rows.n_features:  # read in place
+            out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
+            dense_moments(rows.data, np.ascontiguousarray(weight, dtype=np.float64), stride,
+                          *out)
+            return out
+        rows, weight = _rows_at(rows, np.arange(0, rows.n_samples, stride)), weight[::stride]
     if rows.is_sparse and cols.size * 8 >= rows.n_features:
         # many columns (fit, a first chunk): all of them, in one compiled pass
         counts = _unit_counts(rows, weight)
@@ -125,7 +134,7 @@ def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray):
                 np.bincount(at, weights=per * val * val, minlength=k))
     X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
     out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
-    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), *out)
+    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), 1, *out)
     return out
 
 
@@ -144,34 +153,27 @@ def _unit_counts(rows: RowData, weight: np.ndarray) -> np.ndarray | None:
     return counts.astype(np.float64)
 
 
-def _first_non_finite_row(rows: RowData) -> int:
-    """Return the first row whose squared norm is not finite (an error path only)."""
-    if rows.is_sparse:
-        bad = np.flatnonzero(~np.isfinite(rows.data * rows.data))
-        return int(np.searchsorted(rows.indptr, bad[0], side="right") - 1) if bad.size else 0
-    with np.errstate(over="ignore", invalid="ignore"):
-        norms = np.einsum("ij,ij->i", rows.data, rows.data)
-    bad = np.flatnonzero(~np.isfinite(norms))
-    return int(bad[0]) if bad.size else 0
-
-
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
               usable: bool) -> np.ndarray | None:
     """Set, in place, the scale (and on the ``first`` chunk the shift and the shared
     sparse scale) of the features not set yet that are non-zero in ``rows``; return the
     columns set (None: none).
 
-    ``first``: the rows are all of ``fit``, or the first chunk of a stream. If they are
-    ``usable`` (enough rows of both classes, :func:`aucopt.algorithms._calibrate.usable`),
-    the features non-zero in at least ``DENSE_SHARE`` of them are centred (their mean)
-    and scaled by their standard deviation (floored at ``RELATIVE_FLOOR`` times their
-    root mean square); every other feature gets the shared sparse scale, the root mean
-    square of all the non-zero values of those features (1 if there are fewer than
-    ``MIN_NONZEROS`` of them); the row bound is ``ROW_CLIP`` times the weighted median
-    length of the transformed rows. Rows that are not usable set every scale, shared one
-    included, to 1 (the papers' steps), and no bound. A feature first seen in a later
-    chunk gets the shared scale. Rows count with their sample weights ``|y|``
-    (notes.md#sample-weights). O(nnz) on CSR rows after the first chunk.
+    ``first``: the rows are all of ``fit``, or the first chunk of a stream; its estimates
+    read at most ``MEDIAN_ROWS`` of them, evenly spaced (every ``ceil(n / MEDIAN_ROWS)``-th
+    row: :func:`_sample_stride`). If the rows are ``usable`` (enough rows of both classes,
+    :func:`aucopt.algorithms._calibrate.usable`), the features non-zero in at least
+    ``DENSE_SHARE`` of the rows read are centred (their mean) and scaled by their standard
+    deviation (floored at ``RELATIVE_FLOOR`` times their root mean square); every other
+    feature gets the shared sparse scale, the root mean square of all the non-zero values
+    of those features (1 if there are fewer than ``MIN_NONZEROS`` of them); the row bound
+    is ``ROW_CLIP`` times the weighted median length of the transformed rows read. When
+    only some rows are read, every feature without a non-zero value in them gets the
+    shared scale (as a feature first seen later would). Rows that are not usable set every
+    scale, shared one included, to 1 (the papers' steps), and no bound. A feature first
+    seen in a later chunk gets the shared scale. Rows count with their sample weights
+    ``|y|`` (notes.md#sample-weights). O(d + the read rows' nnz) on a first chunk, O(nnz)
+    on CSR rows after it.
     """
     scale, shared = state[SCALE_KEY], state[SHARED_KEY]
     weight = np.abs(y)
@@ -187,36 +189,54 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         cols = np.flatnonzero(scale == 0.0)
     if cols.size == 0:
         return None
-    count, total, squares = _column_sums(rows, weight, cols)
+    stride = _sample_stride(rows, weight) if first else 1
+    n = float(weight[::stride].sum())
+    count, total, squares = _column_sums(rows, weight, cols, stride)
     if not (np.isfinite(squares).all() and np.isfinite(total).all()):
-        raise ValueError(non_finite_message(rows, _first_non_finite_row(rows)))
+        raise ValueError(non_finite_message(rows, max(first_non_finite_row(rows), 0)))
     seen = count > 0
+    every = cols  # the columns this call sets when it reads only some rows
     cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
     sets_shared = first and shared[0] == 0.0
     if sets_shared:
         shared[0] = 1.0
         if usable:
             _set_shared(shared, count, squares, n)
+    if stride > 1:  # a feature not in the rows read: as if first seen later
+        scale[every[~seen]] = shared[0]
     if cols.size == 0:
-        return None
+        return every if stride > 1 else None
     if not usable or not first:  # (a first chunk that is not usable: shared == 1)
         scale[cols] = shared[0] if shared[0] > 0 else 1.0
-        return cols
+        return every if stride > 1 else cols
     centred = count >= DENSE_SHARE * n  # centre the dense columns
     _set_affine(state, cols, centred, total, squares, n)
     if state[BOUND_KEY][0] == 0.0:
-        state[BOUND_KEY][0] = ROW_CLIP * _median_norm(rows, weight, state)
+        sq = _affine_norms(rows, state, centred_columns(state), stride)
+        state[BOUND_KEY][0] = ROW_CLIP * _median_norm(sq, weight[::stride])
         # the moments of the rows as the kernels see them (the long rows shortened), so
         # that a few long rows do not set the spread of every column (once: the moments
         # then hardly move, each shortened row being at most ROW_CLIP medians long)
-        clipped = _clipped_sums(rows, weight, state, cols, centred, total, squares)
+        clipped = _clipped_sums(rows, weight, state, cols, centred, total, squares, sq,
+                                stride)
         if clipped is not None:
             total, squares = clipped
             if sets_shared:
                 _set_shared(shared, count, squares, n)
+                if stride > 1:
+                    scale[every[~seen]] = shared[0]
             _set_affine(state, cols, centred, total, squares, n)
-            state[BOUND_KEY][0] = ROW_CLIP * _median_norm(rows, weight, state)
-    return cols
+            sq = _affine_norms(rows, state, centred_columns(state), stride)
+            state[BOUND_KEY][0] = ROW_CLIP * _median_norm(sq, weight[::stride])
+    return every if stride > 1 else cols
+
+
+def _sample_stride(rows: RowData, weight: np.ndarray) -> int:
+    """Return the stride of the rows a first chunk's estimates read: ``ceil(n /
+    MEDIAN_ROWS)`` (1 up to ``MEDIAN_ROWS`` rows, or if the rows read would weigh
+    nothing; notes.md#preconditioning)."""
+    stride = -(-rows.n_samples // MEDIAN_ROWS)
+    return stride if stride > 1 and weight[::stride].any() else 1
 
 
 def _set_shared(shared: np.ndarray, count: np.ndarray, squares: np.ndarray, n: float) -> None:
@@ -243,22 +263,24 @@ def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.nd
 
 
 def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarray,
-                  centred: np.ndarray, total: np.ndarray, squares: np.ndarray):
+                  centred: np.ndarray, total: np.ndarray, squares: np.ndarray, sq: np.ndarray,
+                  stride: int):
     """Return the weighted ``(sum, sum of squares)`` of the columns ``cols`` over the rows
-    shortened to the state's bound, in the original units, from those of the rows as given
-    (``total``, ``squares``), or None if no row is longer.
+    ``0, stride, ...`` shortened to the state's bound, in the original units, from those
+    of the same rows as given (``total``, ``squares``; ``sq``: their squared transformed
+    lengths), or None if none is longer.
 
     A row ``x`` shortened by ``f = min(1, B / |x'|)`` in the transformed coordinates is
     ``c + f (x - c)`` in the original ones (``c = 0`` on the columns not centred), so the
     sums change by weighted column sums of the long rows alone: one norm per row, then
     O(nnz) of the long rows.
     """
-    sq = _affine_norms(rows, state, centred_columns(state), 1)
     bound = state[BOUND_KEY][0]
     long = np.flatnonzero(sq > bound * bound) if bound > 0.0 else np.empty(0, np.intp)
     if long.size == 0:
         return None
-    f = bound / np.sqrt(sq[long])
+    sq, long = sq[long], long * stride  # (rows of ``rows``)
+    f = bound / np.sqrt(sq)
     w = weight[long]
     few = _rows_at(rows, long)
     at = np.arange(cols.size)
@@ -283,13 +305,9 @@ def _rows_at(rows: RowData, which: np.ndarray) -> RowData:
     return as_rows(as_matrix(rows)[which])
 
 
-def _median_norm(rows: RowData, weight: np.ndarray, state: dict) -> float:
-    """Return the weighted median of the lengths of the transformed ``rows`` (unclipped):
-    the smallest with at least half of the rows' weight at or below it, over every
-    ``ceil(n / MEDIAN_ROWS)``-th row (all of them up to ``MEDIAN_ROWS`` rows)."""
-    stride = -(-rows.n_samples // MEDIAN_ROWS)
-    sq = _affine_norms(rows, state, centred_columns(state), stride)
-    weight = weight[::stride]
+def _median_norm(sq: np.ndarray, weight: np.ndarray) -> float:
+    """Return the weighted median of the lengths whose squares are ``sq`` (of rows of
+    weights ``weight``): the smallest with at least half of the weight at or below it."""
     if weight.min() == weight.max():  # equal weights: a selection, no sort
         median = np.partition(sq, (sq.size + 1) // 2 - 1)[(sq.size + 1) // 2 - 1]
     else:
