@@ -182,3 +182,28 @@ def test_a_row_whose_norm_overflows_is_refused(fmt, where, monkeypatch):
         est.partial_fit(as_data(bad[rows]), y[rows])
     for key, value in before.items():
         np.testing.assert_array_equal(est._state[key], value, err_msg=key)
+
+
+def test_learn_one_refuses_a_row_whose_norm_overflows():
+    """River: after a first mini-batch set the transform and its bound, a row of 1e200s
+    is refused by learn_one (it used to be shortened to zeros and learnt), and the
+    learner is unchanged."""
+    import pandas as pd
+
+    from aucopt.river import AUCClassifier
+
+    X, y = _mixed_long()
+    frame = pd.DataFrame(X[:200], columns=["a", "b", "c"])
+    model = AUCClassifier("spam-l2", seed=0)
+    model.learn_many(frame, pd.Series(y[:200] > 0))
+    for i in range(200, 210):
+        model.learn_one(dict(zip("abc", X[i])), bool(y[i] > 0))
+    assert model.estimator._state[BOUND_KEY][0] > 0
+    before = {k: v.copy() for k, v in model.estimator._state.items()}
+    probe = dict(zip("abc", X[300]))
+    score = model.score_one(probe)
+    with pytest.raises(ValueError, match="infinity or a value too large"):
+        model.learn_one({"a": 1e200, "b": 1e200, "c": 1.0}, True)
+    for key, value in before.items():
+        np.testing.assert_array_equal(model.estimator._state[key], value, err_msg=key)
+    assert model.score_one(probe) == score
