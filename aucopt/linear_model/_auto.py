@@ -48,8 +48,8 @@ ONE_PASS_PARAMS = {"output": "last"}
 # large enough (the schedule eta0 / sqrt(t + t0) keeps its shape whatever the number of rows;
 # eta0 calibrated as usual). Over the rows as given (precondition=None) where the
 # preconditioner would be about one global factor, which the calibrated step takes up
-# (:func:`has_one_scale`): its statistics pass and transformed copy of X cost about a pass
-# of SPAM's O(nnz) steps there. Columns whose spreads differ by more than a rung of the
+# (:func:`has_one_scale`): its transformed copy of X costs more than half a pass of SPAM's
+# O(nnz) steps there (0.35-0.37 s on the hashed stream below). Columns whose spreads differ by more than a rung of the
 # calibration's ladder, or rows more than ROW_CLIP medians long, are what no calibrated step
 # replaces: such data keep precondition="auto". Measured on the peers report's hashed stream
 # (10^6 rows, d = 2^20, 10^5 test rows; medians of interleaved runs on a loaded machine):
