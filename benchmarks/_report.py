@@ -13,6 +13,8 @@ import numba
 import numpy as np
 import scipy
 import sklearn
+from _precondition_cost import table as precondition_table
+from _precondition_cost import target_rows as precondition_targets
 from _stamp import stamp  # benchmarks/ is on sys.path (run.py puts it there)
 
 import aucopt
@@ -410,9 +412,12 @@ def _setup_table(setup):
     return lines + [""]
 
 
-def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
+def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None,
+                 precondition=None):
     """Write docs/performance.md (``args.out``); ``o_nnz`` lists the O(nnz) CSR methods,
-    ``setup`` the setup/kernel split of :func:`run.setup_separated` by algorithm."""
+    ``setup`` the setup/kernel split of :func:`run.setup_separated` by algorithm,
+    ``precondition`` the ratios of :func:`_precondition_cost.measure` by workload."""
+    precondition = precondition or {}
     workloads = list(dict.fromkeys(c.workload for c in cells))
     lines = [
         "# Performance", "",
@@ -425,7 +430,8 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         "statistics included). Samples/s use the median time. Every run's raw times are in "
         f"`{Path(args.out).with_suffix('.json').name}`.", "",
         "## Targets", "", "| target | measured | status |", "| --- | --- | --- |",
-        *_target_rows(cells, memory, o_nnz, setup), "", *_target_notes(cells, setup), "",
+        *_target_rows(cells, memory, o_nnz, setup), *precondition_targets(precondition), "",
+        *_target_notes(cells, setup), "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
         "## Definitions", "",
         "- **times** are CPU seconds of the process (`time.process_time`) around one call: "
@@ -463,6 +469,7 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
         "Non-zeros in 10^4 active columns of the 10^6 (fixed at random; the memory touched per "
         "pass is about that of d=10^4, so this ratio isolates work that grows with d):", "",
         *_sparse_table(cells, o_nnz, SPARSE_ACTIVE), *_setup_table(setup),
+        *precondition_table(precondition),
         "## Per-sample speed (default config)", "", *_issue3_table(cells),
         "## Cold start", "",
         "What a fresh process pays before its first row (`import aucopt`, the first `fit` of "
@@ -484,4 +491,5 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None):
             "n_rows": c.n_rows, "note": c.note, "info": c.info, "times": c.times}
            for c in cells]
     Path(args.out).with_suffix(".json").write_text(json.dumps(
-        {"cells": raw, "setup": setup or {}}, indent=1, default=float))
+        {"cells": raw, "setup": setup or {}, "precondition": precondition}, indent=1,
+        default=float))

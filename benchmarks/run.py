@@ -13,7 +13,9 @@ validation included) is timed against, in the same run and interleaved (median o
 * on dense d=100, the kernel alone (the spec's ``run`` on prepared rows, exactly what
   ``fit`` calls), giving the ``fit`` overhead;
 * on CSR, for the O(nnz)-per-step methods, a ``fit`` on the first tenth of the rows, which
-  separates the marginal time per row from the per-fit O(d) cost (state, ``coef_``).
+  separates the marginal time per row from the per-fit O(d) cost (state, ``coef_``);
+* on dense d=100 and CSR d=1e6, the first-order ids' default ``fit`` and one pass with the
+  preconditioner against the same fits without it (``benchmarks/_precondition_cost.py``).
 
 Slow cells run on the first rows only (sized so that one run takes about ``--budget``
 seconds, at least ``--min-rows``) and are noted; a cell predicted (from warm-up fits on a few
@@ -44,6 +46,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _precondition_cost  # noqa: E402
 from _floors import dot_floor, symv_floors  # noqa: E402
 from _report import boundary_share, memory_test, write_report  # noqa: E402
 
@@ -359,7 +362,7 @@ def main(argv=None):
     blas_default = threadpool_info()
     algorithms = args.algorithms.split(",")
     fastmath = [a for a in args.fastmath.split(",") if a in algorithms]
-    cells, setup = [], {}
+    cells, setup, precondition = [], {}, {}
     keys = args.workloads.split(",")
     # the two CSR workloads are timed together, so that their ratio sees one machine load
     groups = [[k] for k in keys if WORKLOADS[k][3] is None] + [[k for k in keys
@@ -383,9 +386,14 @@ def main(argv=None):
                 if not dense and algorithm in SETUP_SEPARATED:
                     setup[algorithm] = setup_separated(algorithm, data, args.repeats)
                     print(f"{algorithm} setup/per-row: {setup[algorithm]}", flush=True)
+            for key in (k for k in group if k in _precondition_cost.WORKLOADS):
+                label, X, y = data[key]
+                precondition[label] = _precondition_cost.measure(X, y, _timed, args.repeats)
+                print(f"{label} preconditioner: {precondition[label]}", flush=True)
             del data
         memory = None if args.no_memory_test else memory_test(ROOT)
-    write_report(cells, args, blas_default, memory, time.time() - started, O_NNZ, setup)
+    write_report(cells, args, blas_default, memory, time.time() - started, O_NNZ, setup,
+                 precondition)
     print(f"wrote {args.out} in {(time.time() - started) / 60:.1f} min")
 
 
