@@ -246,7 +246,7 @@ def _mean_sq_norm(rows: RowData, y: np.ndarray) -> float:
     """Return the mean squared row norm, rows weighted by ``|y|`` (bit for bit the
     unweighted mean when every weight is 1)."""
     data, weights = rows.data, np.abs(y)
-    with np.errstate(over="ignore", invalid="ignore"):  # (inf: refused by the caller)
+    with np.errstate(over="ignore", invalid="ignore"):  # (the caller checks for inf)
         if rows.is_sparse:
             data = data[rows.indptr[0]:rows.indptr[-1]]
             weighted = data * np.repeat(weights, np.diff(rows.indptr))
