@@ -49,17 +49,17 @@ ONE_PASS_PARAMS = {"output": "last"}
 # eta0 calibrated as usual). Over the rows as given (precondition=None) where the
 # preconditioner would be about one global factor, which the calibrated step takes up
 # (:func:`has_one_scale`): its transformed copy of X costs more than half a pass of SPAM's
-# O(nnz) steps there (0.35-0.37 s on the hashed stream below). Columns whose spreads differ by more than a rung of the
-# calibration's ladder, or rows more than ROW_CLIP medians long, are what no calibrated step
-# replaces: such data keep precondition="auto". Measured on the peers report's hashed stream
-# (10^6 rows, d = 2^20, 10^5 test rows; medians of interleaved runs on a loaded machine):
-# one preconditioned pass 0.767 test AUC in 6.2 s (0.774 at the best step and t0 tried); two
-# passes with t0 a hundredth of the rows 0.793 preconditioned in 6.6 s (the choice there:
-# one token is in 99% of the rows, its spread 12 times below the other columns' scale) and
-# 0.788 over the rows as given in 5.2 s (t0=30: 0.775); Vowpal Wabbit's one pass 0.778 in
-# 4.4 s, scikit-learn's SGDClassifier 0.781 in 3.4 s. Rows as given, 2 x 10^5 rows
-# (t0 = 2,000): 0.778 against 0.753 for one preconditioned pass, 0.766 with t0 = 10^4;
-# 5 x 10^5 rows (t0 = 5,000): 0.777.
+# O(nnz) steps there (0.35-0.37 s on the hashed stream below). Columns whose spreads differ by
+# more than a rung of the calibration's ladder, or rows more than ROW_CLIP medians long, are
+# what no calibrated step replaces: such data keep precondition="auto". Measured on the peers
+# report's hashed stream (10^6 rows, d = 2^20, 10^5 test rows; medians of interleaved runs on
+# a loaded machine): one preconditioned pass 0.767 test AUC in 6.2 s (0.774 at the best step
+# and t0 tried); two passes with t0 a hundredth of the rows 0.793 preconditioned in 6.6 s (the
+# choice there: one token is in 99% of the rows, its spread 12 times below the other columns'
+# scale) and 0.788 over the rows as given in 5.2 s (t0=30: 0.775); Vowpal Wabbit's one pass
+# 0.778 in 4.4 s, scikit-learn's SGDClassifier 0.781 in 3.4 s. Rows as given, 2 x 10^5 rows
+# (t0 = 2,000): 0.778 against 0.753 for one preconditioned pass, 0.766 with t0 = 10^4; 5 x
+# 10^5 rows (t0 = 5,000): 0.777.
 WIDE_PARAMS = {"max_iter": 2, "precondition": None, **ONE_PASS_PARAMS}
 WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
