@@ -66,7 +66,7 @@ def performance_lines(report: str) -> list[str]:
     met = ", ".join(sgd_met) if sgd_met else "none of them"
     return [
         f"  - {', '.join(ONE_PASS.values())} run one pass with their defaults (the "
-        f"preconditioner's statistics pass and copy of `X` included) at {_span(floor)} a "
+        f"preconditioner's estimates and copy of `X` included) at {_span(floor)} a "
         f"one-dot-per-row floor at d=100 (target: at most 3x), which is {_span(sgd)} the time "
         f"of one scikit-learn `SGDClassifier` epoch (target: at most 0.5x, met by {met}).",
         f"  - OPAUC runs at {opauc['100']:.2f}x one symmetric matrix-vector product per sample "
