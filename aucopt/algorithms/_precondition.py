@@ -104,13 +104,9 @@ def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray, stride: in
     """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
     over the rows ``0, stride, 2 stride, ...`` of ``rows`` (CSR: O(their nnz); ``cols``
     sorted); ``weight``: one per row of ``rows``."""
-    if stride > 1:
-        if not rows.is_sparse and cols.size == rows.n_features:  # read in place
-            out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
-            dense_moments(rows.data, np.ascontiguousarray(weight, dtype=np.float64), stride,
-                          *out)
-            return out
+    if stride > 1 and (rows.is_sparse or cols.size < rows.n_features):  # (dense: in place)
         rows, weight = _rows_at(rows, np.arange(0, rows.n_samples, stride)), weight[::stride]
+        stride = 1
     if rows.is_sparse and cols.size * 8 >= rows.n_features:
         # many columns (fit, a first chunk): all of them, in one compiled pass
         counts = _unit_counts(rows, weight)
@@ -134,7 +130,7 @@ def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray, stride: in
                 np.bincount(at, weights=per * val * val, minlength=k))
     X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
     out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
-    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), 1, *out)
+    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), stride, *out)
     return out
 
 
