@@ -186,25 +186,29 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     if cols.size == 0:
         return None
     stride = _sample_stride(rows, weight) if first else 1
-    n = float(weight[::stride].sum())
+    sampled, n, given = stride > 1, float(weight[::stride].sum()), rows
+    if sampled and rows.is_sparse:  # the rows read, gathered once
+        rows = _rows_at(rows, np.arange(0, rows.n_samples, stride))
+        weight, stride = weight[::stride], 1
     count, total, squares = _column_sums(rows, weight, cols, stride)
     if not (np.isfinite(squares).all() and np.isfinite(total).all()):
-        raise ValueError(non_finite_message(rows, max(first_non_finite_row(rows), 0)))
-    seen = count > 0
-    every = cols  # the columns this call sets when it reads only some rows
-    cols, total, squares, count = cols[seen], total[seen], squares[seen], count[seen]
+        raise ValueError(non_finite_message(given, max(first_non_finite_row(given), 0)))
+    every, seen = cols, np.flatnonzero(count > 0)  # every: the columns this call sets
+    cols = seen if every.size == rows.n_features else every[seen]  # (every: all of them)
+    unset = every if every.size < scale.size else slice(None)  # (all: a fill)
+    total, squares, count = total[seen], squares[seen], count[seen]
     sets_shared = first and shared[0] == 0.0
     if sets_shared:
         shared[0] = 1.0
         if usable:
             _set_shared(shared, count, squares, n)
-    if stride > 1:  # a feature not in the rows read: as if first seen later
-        scale[every[~seen]] = shared[0]
+    if sampled:  # a feature not in the rows read: as if first seen later (those read are
+        scale[unset] = shared[0]  # set below)
     if cols.size == 0:
-        return every if stride > 1 else None
+        return every if sampled else None
     if not usable or not first:  # (a first chunk that is not usable: shared == 1)
         scale[cols] = shared[0] if shared[0] > 0 else 1.0
-        return every if stride > 1 else cols
+        return every if sampled else cols
     centred = count >= DENSE_SHARE * n  # centre the dense columns
     _set_affine(state, cols, centred, total, squares, n)
     if state[BOUND_KEY][0] == 0.0:
@@ -219,12 +223,12 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
             total, squares = clipped
             if sets_shared:
                 _set_shared(shared, count, squares, n)
-                if stride > 1:
-                    scale[every[~seen]] = shared[0]
+                if sampled:
+                    scale[unset] = shared[0]
             _set_affine(state, cols, centred, total, squares, n)
             sq = _affine_norms(rows, state, centred_columns(state), stride)
             state[BOUND_KEY][0] = ROW_CLIP * _median_norm(sq, weight[::stride])
-    return every if stride > 1 else cols
+    return every if sampled else cols
 
 
 def _sample_stride(rows: RowData, weight: np.ndarray) -> int:
