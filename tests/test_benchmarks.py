@@ -40,6 +40,13 @@ def test_benchmark_runner_writes_the_report(tmp_path):
               if line.startswith("| spam-l2: time per row at CSR d=10^6")]
     assert len(sparse) == 2 and all("per row" in line and "; per row x" not in line
                                     for line in sparse), sparse
+    # the preconditioner's cost: whole fits, and the default fit's passes apart, per workload
+    lines = [line for line in text.splitlines() if line.startswith("| preconditioner, ")]
+    assert len(lines) == 6 and sum("per row of its passes" in line for line in lines) == 2
+    section = text.split("## The preconditioner's cost")[1].split("\n## ")[0].splitlines()
+    cells = [line for line in section if line.startswith("| dense n=200k d=100 | ")]
+    assert len(cells) == 6 and all(line.count("|") == 13 and "nan" not in line
+                                   for line in cells), cells
 
 
 def test_streaming_chunks_writes_the_report(tmp_path):
