@@ -26,6 +26,7 @@ from ._state import BOOL, F64, I64, D, Dim
 from .row_keep import keep_whole
 
 __all__ = ["FIFO", "RESERVOIR", "ProjectionPPState", "kernel_row", "kernel_scores",
+           "support_mean_sums",
            "projection_pp_epoch", "projection_pp_row"]
 
 RESERVOIR = 0  # KOIL_RS++: reservoir sampling replacement, then compensation
@@ -112,6 +113,27 @@ def _scores(out, alpha, gram, used, lo, hi):
             row = gram[k, lo:hi]
             for j in range(part.shape[0]):
                 part[j] += a * row[j]
+
+
+@njit(cache=True, nogil=True)
+def support_mean_sums(gram, alpha, used, weight, budget):
+    """Return ``(sum of w f, sum of w, count)`` over the occupied positive slots
+    ``[0, budget)`` and then over the negative ones, ``f`` the score of each stored support
+    vector (:func:`_scores`: ``sum_k alpha_k gram[j, k]`` over the occupied slots ``k``) and
+    ``w`` its sample weight: the weighted mean scores of each class's support vectors, in
+    O(slots^2) without copying the Gram matrix."""
+    n = gram.shape[0]
+    f = np.empty(n)
+    _scores(f, alpha, gram, used, 0, n)
+    pos = np.zeros(3)
+    neg = np.zeros(3)
+    for j in range(n):
+        if used[j]:
+            part = pos if j < budget else neg
+            part[0] += weight[j] * f[j]
+            part[1] += weight[j]
+            part[2] += 1.0
+    return pos[0], pos[1], pos[2], neg[0], neg[1], neg[2]
 
 
 @njit(inline="always")

@@ -17,6 +17,7 @@ from .._kernels.kernel_budget import (
     ProjectionPPState,
     projection_pp_epoch,
     projection_pp_row,
+    support_mean_sums,
 )
 from .._kernels.sparse_kernel import SparseKernelState
 from ..utils._param_validation import Options
@@ -154,14 +155,19 @@ def projection_pp_decision(state, params, rows: RowData) -> np.ndarray:
 
 def projection_pp_mean_scores(state, params):
     """Return the mean score of the positive and of the negative support vectors, weighted by
-    their sample weights (notes.md#sample-weights)."""
-    used, budget, weight = state["used"], int(params["budget"]), state["sv_w"]
-    f_sv = state["gram"][:, used] @ state["alpha"][used]
-    pos, neg = used[:budget], used[budget:]
-    return (float(np.average(f_sv[:budget][pos], weights=weight[:budget][pos]))
-            if pos.any() else None,
-            float(np.average(f_sv[budget:][neg], weights=weight[budget:][neg]))
-            if neg.any() else None)
+    their sample weights (notes.md#sample-weights; None for a class with none stored), in
+    one compiled pass (:func:`~aucopt._kernels.kernel_budget.support_mean_sums`)."""
+    sums = support_mean_sums(state["gram"], state["alpha"], state["used"], state["sv_w"],
+                             int(params["budget"]))
+    return tuple(_weighted_mean(*sums[k:k + 3]) for k in (0, 3))
+
+
+def _weighted_mean(total: float, weight: float, count: float) -> float | None:
+    if count == 0:
+        return None
+    if weight == 0:
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")  # (numpy's)
+    return float(total / weight)
 
 
 def projection_pp_model_vector(state) -> np.ndarray:

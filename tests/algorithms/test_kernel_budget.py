@@ -7,6 +7,7 @@ from scipy.optimize import minimize
 
 import aucopt
 from aucopt._kernels.sparse_kernel import _pair_hessian, _pair_terms, _quad_form
+from aucopt.algorithms.kernel_budget import projection_pp_mean_scores
 from aucopt.kernel_model import ProjectionPPClassifier, SparseKernelClassifier
 
 from ..reference import kernel_budget as ref
@@ -64,6 +65,28 @@ def test_projection_pp_weighted_matches_weighted_reference(replacement, german, 
     assert not np.allclose(alpha, plain, rtol=1e-3)
     rows = [np.flatnonzero((X == s).all(axis=1))[0] for s in sv]  # the row of each vector
     assert_allclose(est._state["sv_w"], sw[rows], rtol=0)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_projection_pp_intercept_is_minus_the_mean_class_scores(weighted, german):
+    """``intercept_ = -(m+ + m-) / 2``, ``m+-`` the means of the scores of each class's stored
+    support vectors weighted by their sample weights, from the reference kernel (the
+    compiled sums of the state's Gram matrix give them without copying it)."""
+    X, y = german
+    X, y = X[:250], y[:250]
+    sw = positive_weights(len(y), seed=2) if weighted else None
+    est = ProjectionPPClassifier(budget=12, n_neighbors=3, eta=0.1, lam=0.3, bandwidth=2.5,
+                                 max_iter=2, random_state=4).fit(X, y, sample_weight=sw)
+    st = est._state
+    used = np.flatnonzero(st["used"])
+    scores = {j: sum(st["alpha"][k] * ref.gauss(st["sv"][j], st["sv"][k], 2.5) for k in used)
+              for j in used}
+    means = [np.average([scores[j] for j in part], weights=st["sv_w"][part])
+             for part in (used[used < 12], used[used >= 12])]
+    assert len(used[used < 12]) and len(used[used >= 12])
+    got = projection_pp_mean_scores(st, est._params())  # (positives, negatives)
+    assert got == pytest.approx(means, rel=1e-10, abs=1e-12)
+    assert est.intercept_[0] == pytest.approx(-(means[0] + means[1]) / 2, rel=1e-10, abs=1e-12)
 
 
 def test_projection_pp_auto_eta_is_calibrated_on_fit_and_recorded(german):
