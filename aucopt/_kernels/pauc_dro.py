@@ -69,7 +69,7 @@ from ._slots import class_slots, slot_axpy, slot_dot, with_sparse_twin
 from ._state import ANY, F64, I64, D, Dim
 from .pauc import NEG, POS, batch_length, store_row
 
-__all__ = ["PaucDroState", "dro_epoch", "lazy_factor"]
+__all__ = ["PaucDroState", "dro_epoch", "lazy_factor", "settled_weights"]
 
 N = Dim("buffer_size")
 
@@ -106,6 +106,24 @@ def lazy_factor(beta, steps):
     if steps == 1:  # the common case (rows read at every step): no power
         return beta
     return beta * (1.0 - beta**steps) / (1.0 - beta)
+
+
+@njit(cache=True, nogil=True)
+def settled_weights(w, mom, last, steps, eta, beta, out):
+    """Write to ``out`` every coordinate of ``w`` caught up with the ``steps`` taken:
+    ``w_k - eta m_k (beta + ... + beta^gap_k)``, ``gap_k = steps - last_k``, without writing
+    the state (the weights a score or ``coef_`` reads). The powers take a real exponent
+    (the C library's ``pow``, as Python's and numba's float power: the same bits with the
+    JIT on and off)."""
+    for k in range(w.shape[0]):
+        gap = steps - last[k]
+        pending = 0.0
+        if beta != 0.0:
+            if gap > 1:
+                pending = beta * (1.0 - beta ** float(gap)) / (1.0 - beta)
+            elif gap == 1:
+                pending = beta
+        out[k] = w[k] - eta * mom[k] * pending
 
 
 def _sparse_slot_catch_up(w, mom, last, target, eta, beta, bval, bidx, bnnz, j):

@@ -15,7 +15,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from .._kernels._state import view, zeros
-from .._kernels.pauc_dro import PaucDroState, dro_epoch
+from .._kernels.pauc_dro import PaucDroState, dro_epoch, settled_weights
 from .._kernels.pauc_rows import dro_row
 from ..utils._param_validation import Interval
 from ._calibrate import StepCalibration
@@ -166,19 +166,14 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
                          "must be finite")
 
 
-def _pending(state: dict) -> np.ndarray:
-    """Return, per coordinate, ``beta + ... + beta^gap`` of the steps it has not caught up."""
-    beta = state["lazy"][1]
-    gap = state["steps"][0] - state["last"]
-    if beta == 0.0:
-        return np.zeros(gap.shape)
-    many = beta * (1.0 - beta ** gap.astype(np.float64)) / (1.0 - beta)
-    return np.where(gap > 1, many, np.where(gap == 1, beta, 0.0))  # as the kernel's
-
-
 def settled(state: dict) -> np.ndarray:
-    """Return the iterate with every coordinate caught up with the steps taken (O(d))."""
-    return state["w"] - state["lazy"][0] * state["mom"] * _pending(state)
+    """Return the iterate with every coordinate caught up with the steps taken (O(d), one
+    compiled pass: :func:`~aucopt._kernels.pauc_dro.settled_weights`)."""
+    w = state["w"]
+    out = np.empty_like(w)
+    settled_weights(w, state["mom"], state["last"], int(state["steps"][0]),
+                    float(state["lazy"][0]), float(state["lazy"][1]), out)
+    return out
 
 
 def _settle(state: dict, eta: float, beta: float) -> None:

@@ -1,6 +1,8 @@
 """SOPA-s and SOTA-s (KL-DRO partial AUC) against their slow reference, on CSR and dense
 rows, with and without JIT; the objective against its DRO definition."""
 
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -99,6 +101,46 @@ def test_new_step_between_calls_settles_the_lazy_momentum():
                         **{**PARAMS, "eta": lambda rows: PARAMS["eta"] if rows <= 200 else 0.02})
     assert est.t_ == t
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
+
+
+def _settled(w, mom, last, steps, eta, beta):
+    """The lazy momentum caught up, coordinate by coordinate in Python floats:
+    ``w - eta m (beta + ... + beta^gap)``."""
+    out = []
+    for wk, mk, lk in zip(w.tolist(), mom.tolist(), last.tolist(), strict=True):
+        gap = steps - lk
+        pending = 0.0
+        if beta != 0.0 and gap > 1:
+            pending = beta * (1.0 - math.pow(beta, float(gap))) / (1.0 - beta)
+        elif beta != 0.0 and gap == 1:
+            pending = beta
+        out.append(wk - eta * mk * pending)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("jit", [True, False])
+def test_settled_weights_equal_the_transcription(jit):
+    """The weights a score reads (every coordinate caught up, the state untouched): the bits
+    of the coordinate-wise transcription (and within rounding of the NumPy expression), gaps
+    of 0, 1 and many steps, momentum 0 and not."""
+    from aucopt._kernels.pauc_dro import settled_weights
+
+    kernel = settled_weights if jit else settled_weights.py_func
+    rng = np.random.default_rng(3)
+    for beta in (0.0, 0.1, 0.9, 0.999):
+        w, mom = rng.normal(size=500), rng.normal(size=500)
+        mom[::7] = 0.0
+        last = rng.integers(0, 400, size=500)
+        last[::5] = 400  # caught up
+        last[1::5] = 399  # one step behind
+        out = np.empty_like(w)
+        kernel(w, mom, last, 400, 0.37, beta, out)
+        np.testing.assert_array_equal(out, _settled(w, mom, last, 400, 0.37, beta))
+        gap = 400 - last
+        many = beta * (1.0 - beta ** gap.astype(np.float64)) / (1.0 - beta) if beta else 0.0
+        pending = np.where(gap > 1, many, np.where(gap == 1, beta, 0.0))
+        np.testing.assert_allclose(out, w - 0.37 * mom * pending, rtol=1e-13, atol=1e-15)
+        assert (out != w).sum() > 100 if beta else (out == w).all()
 
 
 def test_two_way_with_infinite_lam_pos_is_one_way():
