@@ -172,14 +172,19 @@ def _report(args, results: dict, minutes: float, command: str) -> None:
 def merge(args) -> None:
     """One report of the results of several runs (e.g. cases run in parallel)."""
     parts = [json.loads(Path(p).read_text()) for p in args.merge.split(",")]
-    results = {"peers": parts[0]["peers"], "messages": sorted({m for p in parts
-                                                                for m in p["messages"]}),
+    names = dict.fromkeys(name for p in parts for name in p["peers"])
+    # a peer ran if it was installed for any of the runs (their cases show its rows)
+    results = {"peers": {name: any(p["peers"].get(name, False) for p in parts)
+                         for name in names},
+               "messages": sorted({m for p in parts for m in p["messages"]}),
                "cases": [c for p in parts for c in p["cases"]],
                "stream": next((p["stream"] for p in parts if p["stream"]), None),
                "one_pass": next((p["one_pass"] for p in parts if p["one_pass"]), None)}
-    # each part names the commit it ran at (a part run before the merged commit says so)
+    # each part names the commit it ran at (a part run before the merged commit says so; a
+    # merged part names those of its own parts already)
     _report(args, results, sum(p["minutes"] for p in parts),
-            " + ".join(f"{p['command']} [{p['stamp']}]" if "stamp" in p else p["command"]
+            " + ".join(f"{p['command']} [{p['stamp']}]"
+                       if "stamp" in p and "[aucopt " not in p["command"] else p["command"]
                        for p in parts))
 
 

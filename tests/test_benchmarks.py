@@ -79,6 +79,7 @@ def test_peers_benchmark_quick_run_writes_the_report(tmp_path):
     assert proc.returncode == 0, proc.stderr[-2000:]
     text = out.read_text()
     assert "no dataset mirror" in text and "## Results" in text
+    assert "Peers run: scikit-learn. Not installed here (skipped): " in text  # --no-peers
     summary = [line for line in text.splitlines() if line.startswith("| synthetic")
                or line.startswith("| hashed")]
     assert len(summary) == 3 and all(line.count("|") == 10 for line in summary), summary
@@ -95,3 +96,22 @@ def test_peers_benchmark_quick_run_writes_the_report(tmp_path):
         timeout=900, cwd=ROOT, env=env)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert f"--quick [{run['stamp']}]" in merged.read_text()
+    # merged with a run that had Vowpal Wabbit installed, and rows of LibAUC (a part whose
+    # flags say otherwise, as a run without torch merged with one that had it): both are
+    # named as run, River (in no run) as not installed, torch not at all (LibAUC ran on it);
+    # a merged part keeps the stamps its command names
+    other = {**run, "peers": {**run["peers"], "Vowpal Wabbit": True}}
+    other["cases"] = [{**case, "rows": [{**row, "tool": "LibAUC"} for row in case["rows"][:1]]}
+                      for case in run["cases"][:1]]
+    both = tmp_path / "both.json"
+    both.write_text(json.dumps(other))
+    again = tmp_path / "again" / "peers.md"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "peers.py"), "--merge",
+         f"{out.with_suffix('.json')},{both},{merged.with_suffix('.json')}", "--out", str(again)],
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    header = next(line for line in again.read_text().splitlines() if line.startswith("Peers run"))
+    assert header == ("Peers run: scikit-learn, Vowpal Wabbit, LibAUC. "
+                      "Not installed here (skipped): River."), header
+    assert again.read_text().count(f"[{run['stamp']}]") == 3  # not twice for the merged part
