@@ -45,7 +45,8 @@ from .._kernels.row_scale import scale_row
 from .._kernels.row_step import MORE_SPACE, NOT_HERE, RowUndo, begin_row, undo_row
 from ._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, SHIFT_KEY, centred_columns
 
-__all__ = ["BLAS_ROW_WIDTH", "RowPath", "RowStep", "row_path", "scaled_row"]
+__all__ = ["BLAS_ROW_WIDTH", "BY_COLUMNS", "RowPath", "RowStep", "row_path",
+           "scaled_row"]
 
 _F64 = np.dtype(np.float64)
 _PCG64 = np.random.PCG64
@@ -57,10 +58,11 @@ _NO_ROWS = (np.zeros((0, 0)),)
 _NO_WATCH = np.zeros(1)
 _NO_SCALING = (np.zeros(0), np.zeros(1), np.zeros(1), False)  # a lane that never scales
 _SCRATCH_ROWS = 64  # non-zeros a row may have before the saved values need a larger buffer
-# per-feature entries saved at the row's columns besides the spec's column_keys: the class
-# sums, and the preconditioner's scale and shift (set at the row's columns before the step,
-# written by no kernel): saved whole, they made every row O(d)
-_BY_COLUMNS = ("data_sum", SCALE_KEY, SHIFT_KEY)
+# per-feature entries saved at the rows' columns besides the spec's column_keys, by the row
+# path and by the undo log of a call: the class sums, and the preconditioner's scale and
+# shift (set at the rows' columns before the step, written by no kernel): saved whole, they
+# made every row or one-row call O(d)
+BY_COLUMNS = ("data_sum", SCALE_KEY, SHIFT_KEY)
 
 # The widest input for which a spec whose kernel makes BLAS calls per row (O(d^2) learners)
 # binds a row step: its general path runs under one_blas_thread(), too costly per row, and
@@ -218,7 +220,7 @@ def _transaction(state: dict, column_keys, own=()) -> tuple | None:
             continue  # read-only: nothing writes it; or the kernel restores it
         if not value.flags.c_contiguous:
             return None
-        if key in column_keys or key in _BY_COLUMNS:
+        if key in column_keys or key in BY_COLUMNS:
             if value.dtype != _F64 or value.ndim not in (1, 2):
                 return None
             if value.shape[0] == d:  # (d,) or (d, k): feature axis 0

@@ -42,7 +42,7 @@ from ..algorithms._precondition import (
     new_transform,
     transform_rows,
 )
-from ..algorithms._rowpath import row_path, scaled_row
+from ..algorithms._rowpath import BY_COLUMNS, row_path, scaled_row
 from ..algorithms._time_budget import deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
@@ -432,7 +432,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         if cols is not None and spec.extra_columns is not None:
             cols = np.concatenate((cols, spec.extra_columns(state)))
         plan = self._undo_plan = next_plan(self.__dict__.get("_undo_plan"), state,
-                                           spec.column_keys + ("data_sum",), rows.n_features)
+                                           spec.column_keys + BY_COLUMNS, rows.n_features)
         # runs of specs with column_keys draw nothing (see AlgorithmSpec.column_keys)
         undo = UndoLog(state, plan, cols, rng if shuffle or not spec.column_keys else None)
         return state, rng, self.t_, undo
