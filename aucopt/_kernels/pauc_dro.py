@@ -114,7 +114,8 @@ def settled_weights(w, mom, last, steps, eta, beta, out):
     ``w_k - eta m_k (beta + ... + beta^gap_k)``, ``gap_k = steps - last_k``, without writing
     the state (the weights a score or ``coef_`` reads). The powers take a real exponent
     (the C library's ``pow``, as Python's and numba's float power: the same bits with the
-    JIT on and off)."""
+    JIT on and off, and those of the NumPy expression this replaced up to NumPy's vector
+    ``power``); :func:`lazy_factor`, the kernels' catch-up, takes an integer one."""
     for k in range(w.shape[0]):
         gap = steps - last[k]
         pending = 0.0
