@@ -138,3 +138,29 @@ def test_one_budget_for_the_calibration_and_the_inner_loops_of_vrspam():
     assert len(budget_warnings) == 1, [str(w.message) for w in seen]
     assert est.t_ < 10**7
     assert np.isfinite(est.decision_function(X)).all()
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "aogd"])
+def test_the_step_calibration_stops_on_the_budget(algorithm, monkeypatch):
+    """The brief runs of an "auto" step share the fit's budget: once it is spent, no further
+    step is tried (before: the ladder was climbed whole, 7 brief runs of about 7 s each for
+    AOGD with 10^7 random features under max_time=20, a fit of 78 s)."""
+    import aucopt.algorithms._calibrate as calibrate
+
+    X, y = _data(n=300, d=6)
+    runs = []
+    brief_run = calibrate._brief_run
+
+    def counted(*args, **kwargs):
+        runs.append(1)
+        return brief_run(*args, **kwargs)
+
+    monkeypatch.setattr(calibrate, "_brief_run", counted)
+    aucopt.make(algorithm, random_state=0).fit(X, y)
+    assert len(runs) >= 3  # unlimited: the ladder is climbed
+    runs.clear()
+    est = aucopt.make(algorithm, random_state=0, max_time=1e-6)
+    with pytest.warns(ConvergenceWarning, match="max_time=1e-06"):
+        est.fit(X, y)
+    assert len(runs) == 1
+    assert np.isfinite(est.decision_function(X)).all()

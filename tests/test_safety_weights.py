@@ -152,3 +152,26 @@ def test_a_fit_on_features_of_1e_minus_150_saves_and_loads(algorithm, seed, weig
     np.testing.assert_array_equal(loaded.decision_function(X * 1e-150),
                                   est.decision_function(X * 1e-150))
     assert est.score(X * 1e-150, y) > 0.7
+
+
+@pytest.mark.parametrize(("algorithm", "scale", "weights"), [
+    ("spam-l2", 1e-160, None),
+    ("uni-squ", 1e-160, None),
+    ("solam", 1e-150, np.r_[1e15, np.ones(59)]),
+    ("oam-gra", 1e-150, np.r_[1e15, np.ones(59)]),
+    ("mba", 1e-150, np.r_[1e15, np.ones(59)]),
+])
+def test_a_preconditioned_fit_whose_coef_squares_overflow_saves_and_loads(algorithm, scale,
+                                                                          weights, tmp_path):
+    """coef_ of the raw columns beyond 1e154 (columns of 1e-160, or one row weighted 1e15 on
+    columns of 1e-150): the scores are finite, but load's bound on them took the norm of
+    coef_, whose squares overflow, and scored the class means of the preconditioned rows
+    with the coefficients of the raw ones: it refused the model, and so did save."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 6)) * scale
+    y = np.where(X[:, 0] + rng.normal(size=60) * scale > 0, 1, -1)
+    est = aucopt.make(algorithm, random_state=0).fit(X, y, sample_weight=weights)
+    assert np.abs(est.coef_).max() > 1e154 and np.isfinite(est.decision_function(X)).all()
+    aucopt.io.save(est, tmp_path / "m")
+    loaded = aucopt.io.load(tmp_path / "m")
+    np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))

@@ -50,6 +50,7 @@ from ._objectives import (
     univariate_loss,
 )
 from ._spec import RowData
+from ._time_budget import deadline_of
 
 __all__ = [
     "AUTO_RETRIES",
@@ -388,7 +389,9 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     The ladder is climbed from its smallest step and, unless the objective is
     ``scale_free``, left once the objective has risen twice past its minimum
     (:func:`_past_the_best`); then it is extended by up to
-    :data:`MAX_EXTEND` steps beyond an end while the best step is at that end.
+    :data:`MAX_EXTEND` steps beyond an end while the best step is at that end. Under
+    ``max_time`` (the budget of the estimator call in progress,
+    :func:`~aucopt.algorithms._time_budget.deadline_of`) no step is tried once it is spent.
 
     Parameters
     ----------
@@ -462,14 +465,18 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
 
     # a sample this small gains nothing from BLAS threads, which only wait when the
     # other cores are busy (OPAUC^pca's covariance: 50x slower with 2 threads on 2 busy cores)
+    # the fit's max_time covers the brief runs too: once it is spent no other step is tried
+    deadline = deadline_of(params)
     with np.errstate(all="ignore"), one_blas_thread():
         for step in spec.calibration.ladder(scale):
             trial(step)
-            if not _scale_free(spec) and _past_the_best(trials, spec.calibration.tolerance):
+            if deadline.passed() or (not _scale_free(spec)
+                                     and _past_the_best(trials, spec.calibration.tolerance)):
                 break
         for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
             best = min(trials, key=trials.get)
-            if not np.isfinite(trials[best]) or min(trials) < best < max(trials):
+            if (deadline.passed() or not np.isfinite(trials[best])
+                    or min(trials) < best < max(trials)):
                 break
             trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
     near = _near(trials, spec.calibration.tolerance)

@@ -34,7 +34,15 @@ import numpy as np
 
 from ..algorithms._data import new_data_stats
 from ..algorithms._distributed import STRATEGIES
-from ..algorithms._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, new_transform
+from ..algorithms._precondition import (
+    BOUND_KEY,
+    SCALE_KEY,
+    SHARED_KEY,
+    SHIFT_KEY,
+    intercept_shift,
+    new_transform,
+    rescaled,
+)
 from ..exceptions import ModelFileError
 from ..utils._param_validation import is_subnormal
 from ..utils._random import make_generator
@@ -277,13 +285,32 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
             _fail(where, str(exc))
 
 
+def _norm(v: np.ndarray) -> float:
+    """Return the Euclidean norm of ``v`` without overflow in its squares (inf only when an
+    entry is)."""
+    top = float(np.abs(v).max(initial=0.0))
+    return top * float(np.linalg.norm(v / top)) if 0.0 < top < math.inf else top
+
+
+def _original_rows(rows: np.ndarray, state: dict) -> np.ndarray:
+    """Map rows of the space the kernels learn in back to the original features: ``x' s + c``
+    where a preconditioner's scale is set (``notes.md#preconditioning``), as they are
+    elsewhere (the data statistics of a preconditioned state are those of ``x'``)."""
+    if SCALE_KEY not in state:
+        return rows
+    scale, shift = state[SCALE_KEY], state[SHIFT_KEY]
+    return np.where(scale > 0, rows * scale + shift, rows)
+
+
 def check_scores(where, estimator, state: dict) -> None:
     """Refuse a model whose scores are not finite where its training data lay.
 
     The probe rows are the origin and the mean of each class seen (from the
-    data statistics every state keeps); a linear model's ``coef_`` must also
-    satisfy ``|coef_|_2 * max_i |x_i|_2 + |intercept_|`` finite, a bound on its
-    scores over the rows it was fitted to. ``fit`` stops before its margins pass
+    data statistics every state keeps, in the original features); a linear model must
+    also satisfy ``|v|_2 * max_i |x'_i|_2 + |b'|`` finite, a bound on its scores over
+    the rows it was fitted to, with ``v``, ``x'`` and ``b'`` the weights, rows and
+    intercept of the space its kernels learnt in (``coef_``, the rows and
+    ``intercept_`` without a preconditioner). ``fit`` stops before its margins pass
     ``1e12``, so a model that fails either check was not written by a fit
     (a subnormal bandwidth, an edited state...).
     """
@@ -291,7 +318,7 @@ def check_scores(where, estimator, state: dict) -> None:
     rows = [np.zeros(sums.shape[1])] + [sums[c] / counts[c] for c in (0, 1) if counts[c] > 0]
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        probe = np.vstack(rows)
+        probe = _original_rows(np.vstack(rows), state)
         if not np.isfinite(probe).all():
             _fail(where, "the class means of the data statistics are not finite")
         try:
@@ -301,8 +328,9 @@ def check_scores(where, estimator, state: dict) -> None:
         coef = getattr(estimator, "coef_", None) if estimator._spec().coef is not None else None
         bound = 0.0
         if coef is not None:
-            bound = (float(np.linalg.norm(coef)) * math.sqrt(float(state["data_sqmax"][0]))
-                     + abs(float(estimator.intercept_[0])))
+            weights = rescaled(coef[0], state)
+            intercept = float(estimator.intercept_[0]) + intercept_shift(coef[0], state)
+            bound = _norm(weights) * math.sqrt(float(state["data_sqmax"][0])) + abs(intercept)
     if not np.isfinite(scores).all() or not math.isfinite(bound):
         _fail(where, "its scores overflow or are NaN on the data it was fitted to "
               f"(probe scores {scores.tolist()}, linear bound {bound:g}); its state or "
