@@ -83,8 +83,21 @@ def _damaged(case):
     return good, X
 
 
+def still_valid(X) -> bool:
+    """Whether a damaged CSR matrix is a valid one after all (e.g. ``indptr[2]`` set to 8
+    between ``indptr[1] = 5`` and ``indptr[3] = 10``: other rows, the same structure)."""
+    if X.data.shape != X.indices.shape:
+        return False
+    try:
+        sp.csr_matrix((X.data, X.indices, X.indptr), shape=X.shape).check_format(full_check=True)
+    except ValueError:
+        return False
+    return True
+
+
 def run_csr(case):
-    """fit / partial_fit / decision_function on a CSR matrix damaged after construction."""
+    """fit / partial_fit / decision_function on a CSR matrix damaged after construction
+    (a damage that leaves a valid matrix must be accepted, as any valid input)."""
     good, X = _damaged(case)
     y = np.where(np.arange(60) % 3 == 0, 1, -1)
     est = aucopt.make(case["algorithm"], random_state=0)
@@ -92,7 +105,7 @@ def run_csr(case):
         est.fit(good, y)
     call = getattr(est, case["call"])
     call(X) if case["call"] == "decision_function" else call(X, y)
-    return "an invalid CSR structure was accepted"
+    return None if still_valid(X) else "an invalid CSR structure was accepted"
 
 
 def run_sequence(case, folder: Path):

@@ -21,3 +21,20 @@ def test_small_input_fuzz_finds_nothing():
                                    "undocumented exceptions")}
     assert not any(bad.values()), (bad, summary["failures"])
     assert done.returncode == 0, done.stderr[-2000:]
+
+
+def test_a_damage_that_leaves_a_valid_matrix_is_not_counted_as_accepted():
+    """``indptr[2]`` set to 8 between 5 and 10 gives other rows of a valid matrix, which
+    every estimator must take: the fuzz counted it as an invalid structure accepted."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from _fuzz_inputs_worker import _damaged, run_csr, still_valid
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    case = {"kind": "csr", "algorithm": "uni-squ", "damage": "indptr", "position": 2,
+            "value": 8, "call": "decision_function", "seed": 2, "id": 241}
+    good, damaged = _damaged(case)
+    assert not (good.indptr == damaged.indptr).all() and still_valid(damaged)
+    assert run_csr(case) is None
+    case.update(damage="short_data")  # fewer values than indices: invalid, and refused
+    assert not still_valid(_damaged(case)[1])
