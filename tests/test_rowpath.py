@@ -277,3 +277,28 @@ print("ok")
                          env=child_env(), timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.strip() == "ok"
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "ftrl-auc", "uni-squ"])
+def test_a_step_set_after_the_calibration_is_the_step_the_row_path_takes(algorithm):
+    """A numeric step given by set_params after a stream calibrated its "auto" step: the
+    row path kept learning with the calibrated one (a user's number changed), the general
+    path took the user's."""
+    data = _rows(n=200)
+    model = AUCClassifier(algorithm, n_features=16, seed=3)
+    first = [x for x, _ in data[:100]]
+    ref = aucopt.make(algorithm, random_state=3)
+    ref.partial_fit(sp.vstack([_csr_row(model, x) for x in first], format="csr"),
+                    [y for _, y in data[:100]], classes=[False, True])
+    model.learn_many(__import__("pandas").DataFrame(first).fillna(0.0),
+                     __import__("pandas").Series([y for _, y in data[:100]]))
+    name = ref._spec().step_param
+    assert model.estimator.__dict__[name + "_"] == ref.__dict__[name + "_"] != 0.5
+    for est in (model.estimator, ref):
+        est.set_params(**{name: 0.5})
+    for x, y in data[100:]:
+        model.learn_one(x, y)
+        ref.partial_fit(_csr_row(model, x), [y])
+    assert model.estimator._row_path is not None
+    _assert_same_state(model.estimator, ref)
+    assert model.estimator.__dict__[name + "_"] == ref.__dict__[name + "_"] == 0.5

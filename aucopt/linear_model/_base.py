@@ -379,6 +379,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
                 t, status = self._scaled_path_row(path, fitted["_state"], params, rows, y)
             if status == OK:
                 fitted["t_"], fitted["_fitted"] = t, {}
+                fitted.update(fitted["_row_commit"])
                 return
         self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,
                        stream=True)
@@ -407,10 +408,17 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
         if spec.row_kernel is None:
             return None
         stepped, name = params, spec.step_param
-        # an "auto" step not calibrated yet stays "auto" (the spec's scale rule): a single
-        # row never calibrates (MIN_ROWS > 1), as on the general path
-        if spec.calibration is not None and self.__dict__.get(name + "_") is not None:
+        # an "auto" step takes the calibrated one; not calibrated yet, it stays "auto" (the
+        # spec's scale rule): a single row never calibrates (MIN_ROWS > 1), as on the general
+        # path. A number given since is the step (and the step_ the row leaves, as there)
+        if spec.calibration is not None and _is_auto(params.get(name)) and (
+                self.__dict__.get(name + "_") is not None):
             stepped = self._with_step(params, name, self.__dict__[name + "_"])
+        # the attributes a row learnt there leaves, as a one-row call of _fit_rows does
+        commit = {"n_iter_": 1} if spec.epochs_by_base else {}
+        if spec.calibration is not None:
+            commit[name + "_"] = None if isinstance(stepped[name], str) else stepped[name]
+        self._row_commit = commit
         return row_path(spec, self._state, stepped, valid_for=params)
 
     def _start_state(self, spec, params, rows, shuffle, reset, warm_from):
@@ -487,7 +495,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, FittedAttributes, Classifie
 
     def __getstate__(self):
         state = super().__getstate__()
-        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path",
+        for key in ("_undo_plan", "_params_cache", "_step_params", "_row_path", "_row_commit",
                     "_centred_cache"):
             state.pop(key, None)  # caches of one process; the undo plan holds views of the state
         return state
