@@ -13,6 +13,7 @@ from aucopt.algorithms._precondition import MIN_NONZEROS, SCALE_KEY, SHARED_KEY,
 from aucopt.io import load, save
 from aucopt.metrics import roc_auc_score
 
+from ._general_path import general
 from .test_precondition_moments import expected_transform
 
 
@@ -122,7 +123,7 @@ def test_a_later_chunk_logs_the_transform_by_its_columns(algorithm_id, monkeypat
     X, y = sparse_signal(n=1200, d=20000, nnz=20)
     est = aucopt.make(algorithm_id, random_state=0).partial_fit(X[:1000], y[:1000],
                                                                 classes=[-1, 1])
-    est.partial_fit(X[1000:1001], y[1000:1001])
+    general(est).partial_fit(X[1000:1001], y[1000:1001])  # the general path's undo log
     logged = dict(est._undo_plan.by_columns)
     assert SCALE_KEY in logged and SHIFT_KEY in logged
     assert SCALE_KEY not in est._undo_plan.copied and SHIFT_KEY not in est._undo_plan.copied

@@ -18,6 +18,8 @@ from aucopt.datasets import make_auc_problem  # noqa: E402
 from aucopt.river import AUCClassifier, ExactROCAUC, ExactRollingROCAUC  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
+from ._general_path import general  # noqa: E402
+
 STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
 # random values per input column or a width-dependent layout: no vocabulary growth
 NOT_GROWABLE = {"aogd", "opauc-f", "opauc-rp", "fsauc"}
@@ -89,7 +91,7 @@ def test_growing_vocabulary_equals_knowing_all_features(algorithm):
         model.learn_one(x, y)
     # the state started at 8 columns and doubled to 16 when the 9th name arrived
     assert len(model.columns) == 12 and model._width == 16
-    ref = aucopt.make(algorithm, random_state=0, **params)
+    ref = general(aucopt.make(algorithm, random_state=0, **params))
     for x, y in data:
         ref.partial_fit(_csr([x], model.columns, 16), [y], classes=[False, True])
     probe = [x for x, _ in _stream(n=10, seed=1)]
@@ -115,7 +117,7 @@ def test_learn_one_and_learn_many_equal_partial_fit(algorithm, n_features):
     many.learn_many(X.iloc[25:], y.iloc[25:])
     columns = dict(one.columns) if n_features is None else {
         f"f{j}": stable_hash(f"f{j}") % n_features for j in range(12)}
-    by_row, by_chunk = aucopt.make(algorithm), aucopt.make(algorithm)
+    by_row, by_chunk = general(aucopt.make(algorithm)), aucopt.make(algorithm)
     for x, y_ in data:
         by_row.partial_fit(_csr([x], columns, one._width), [y_], classes=[False, True])
     xs, width = [x for x, _ in data], many._width

@@ -22,6 +22,7 @@ from aucopt.river import AUCClassifier  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
 from ._child_env import child_env
+from ._general_path import general
 from ._jit_pair import compiled_output, interpreted_output
 
 
@@ -59,7 +60,7 @@ def _csr_row(model, x):
 
 def _replay(model, data, ref=None, **params):
     """``partial_fit`` on each row as a one-row CSR chunk, with ``model``'s columns."""
-    ref = aucopt.make("spam-l2", **params) if ref is None else ref
+    ref = general(aucopt.make("spam-l2", **params) if ref is None else ref)
     for x, y in data:
         ref.partial_fit(_csr_row(model, x), [y], classes=[False, True])
     return ref
@@ -196,7 +197,7 @@ def _learn_and_replay(algorithm, data, width=16, fused=True, monkeypatch=None):
     calls = _counting(model)
     for x, y in data[20:]:
         model.learn_one(x, y)
-    ref = aucopt.make(algorithm, random_state=3)
+    ref = general(aucopt.make(algorithm, random_state=3))
     for x, y in data:
         ref.partial_fit(_csr_row(model, x), [y], classes=[False, True])
     return model.estimator, ref, calls
@@ -287,7 +288,7 @@ def test_a_step_set_after_the_calibration_is_the_step_the_row_path_takes(algorit
     data = _rows(n=200)
     model = AUCClassifier(algorithm, n_features=16, seed=3)
     first = [x for x, _ in data[:100]]
-    ref = aucopt.make(algorithm, random_state=3)
+    ref = general(aucopt.make(algorithm, random_state=3))
     ref.partial_fit(sp.vstack([_csr_row(model, x) for x in first], format="csr"),
                     [y for _, y in data[:100]], classes=[False, True])
     model.learn_many(__import__("pandas").DataFrame(first).fillna(0.0),
@@ -302,3 +303,27 @@ def test_a_step_set_after_the_calibration_is_the_step_the_row_path_takes(algorit
     assert model.estimator._row_path is not None
     _assert_same_state(model.estimator, ref)
     assert model.estimator.__dict__[name + "_"] == ref.__dict__[name + "_"] == 0.5
+
+
+@pytest.mark.parametrize("algorithm", STREAMING)
+def test_a_one_row_csr_chunk_of_partial_fit_takes_the_row_path(algorithm):
+    """partial_fit on one CSR row of a started stream learns it on the row path of
+    learn_one (one compiled call), with the bits, step_ and n_iter_ of the general path."""
+    X = sp.random(240, 16, density=0.4, format="csr", random_state=5)
+    y = np.arange(240) % 3 == 0
+    ours, ref = aucopt.make(algorithm, random_state=3), general(aucopt.make(algorithm,
+                                                                            random_state=3))
+    for est in (ours, ref):
+        est.fit(X[:60], y[:60])  # n_iter_ of fit, then one per partial_fit call
+    calls = []
+    general_path = ours._fit_rows
+    ours._fit_rows = lambda *a, **k: calls.append(1) or general_path(*a, **k)
+    for i in range(60, 240):
+        ours.partial_fit(X[i], y[i:i + 1])
+        ref.partial_fit(X[i], y[i:i + 1])
+    assert ours.__dict__.get("_row_path") is not None and len(calls) < 30, len(calls)
+    _assert_same_state(ours, ref)
+    assert ours.n_iter_ == ref.n_iter_ == 1
+    name = ours._spec().step_param
+    assert ours.__dict__.get(f"{name}_") == ref.__dict__.get(f"{name}_")
+    np.testing.assert_array_equal(ours.decision_function(X), ref.decision_function(X))

@@ -29,6 +29,7 @@ from aucopt.algorithms._spec import RowData  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river import AUCClassifier  # noqa: E402
 
+from ._general_path import general
 from .test_rowpath import _assert_same_state, _counting, _csr_row, _learn_counting
 from .test_rowpath_oam import (
     _learn_both,
@@ -71,7 +72,7 @@ def _model(algorithm, params, data, warm=1, seed=7):
 
 
 def _estimator(algorithm, params, seed=7):
-    return aucopt.make(algorithm, random_state=seed, **params)
+    return general(aucopt.make(algorithm, random_state=seed, **params))
 
 
 @pytest.mark.parametrize("dense", [False, True], ids=["sparse", "dense"])

@@ -22,6 +22,7 @@ import aucopt  # noqa: E402
 from aucopt.algorithms._spec import RowData  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 
+from ._general_path import general
 from ._jit_pair import compiled_output, interpreted_output
 from .test_rowpath import _assert_same_state, _csr_row, _learn_counting
 from .test_rowpath_pauc import _rows  # rows of varying length, 12 names
@@ -53,7 +54,7 @@ def _position(rng) -> str:
 
 
 def _estimator(algorithm, params, seed=7):
-    return aucopt.make(algorithm, precondition=None, random_state=seed, **params)
+    return general(aucopt.make(algorithm, precondition=None, random_state=seed, **params))
 
 
 def assert_replayed_by_rows(model, data, ref):
@@ -244,6 +245,7 @@ y = np.arange(80) % 3 == 0
 out = {}
 for a, params in json.loads(sys.argv[1]):
     by_path, by_fit = (aucopt.make(a, random_state=1, **params) for _ in range(2))
+    by_fit._one_row_path = False  # the general path
     for i in range(80):
         row = X[i]
         if i:

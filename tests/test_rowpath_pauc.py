@@ -21,6 +21,7 @@ from aucopt.algorithms._spec import RowData  # noqa: E402
 from aucopt.exceptions import DivergenceError  # noqa: E402
 from aucopt.river._columns import stable_hash  # noqa: E402
 
+from ._general_path import general
 from ._jit_pair import compiled_output, interpreted_output
 from .test_rowpath import _assert_same_state, _csr_row, _learn_counting
 
@@ -55,7 +56,7 @@ def _model(algorithm, params, data, warm=20):
 
 
 def _estimator(algorithm, params):
-    return aucopt.make(algorithm, buffer_size=4, precondition=None, **params)
+    return general(aucopt.make(algorithm, buffer_size=4, precondition=None, **params))
 
 
 @pytest.mark.parametrize("algorithm, params", CASES)
@@ -183,6 +184,7 @@ out = {}
 for a in ("pauc-1pmb", "pauc-sopa-s"):
     m = AUCClassifier(a, buffer_size=2, eta=0.1, n_features=8)
     ref = aucopt.make(a, buffer_size=2, eta=0.1)
+    ref._one_row_path = False  # the general path
     for i in range(60):
         x = {"a": float(i % 7) - 3.0, "b": 1.0}
         if i % 4:

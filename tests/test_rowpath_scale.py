@@ -32,6 +32,8 @@ from aucopt.algorithms._rowpath import scaled_row  # noqa: E402
 from aucopt.river import AUCClassifier  # noqa: E402
 from aucopt.river._columns import ColumnMap, stable_hash  # noqa: E402
 
+from ._general_path import general  # noqa: E402
+
 _NONE = np.zeros(0, dtype=np.int64)
 
 
@@ -126,14 +128,14 @@ def test_a_stream_with_a_row_bound_learns_one_row_as_partial_fit(algorithm, monk
     rows, labels = _sparse_chunk(rng, 80, d)
     est = aucopt.make(algorithm, random_state=0)
     est.partial_fit(X0, y0, classes=[False, True])
-    ref = copy.deepcopy(est)
+    ref = general(copy.deepcopy(est))
     assert est._state[BOUND_KEY][0] > 0
     assert not est._state["feature_shift"].any()
     assert (est._state[SCALE_KEY][d // 2:] == 0).all()
     calls, learning = [], [False]
-    general = base_module.fix_scale
+    original = base_module.fix_scale
     monkeypatch.setattr(base_module, "fix_scale",
-                        lambda *a, **k: calls.append(learning[0]) or general(*a, **k))
+                        lambda *a, **k: calls.append(learning[0]) or original(*a, **k))
     for i in range(rows.shape[0]):
         learning[0] = True
         est._learn_row(as_rows(rows[i]), np.array([1.0 if labels[i] else -1.0]))

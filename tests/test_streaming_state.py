@@ -16,6 +16,7 @@ from aucopt.io import load, save
 from aucopt.linear_model import SPAML2Classifier
 from aucopt.linear_model._undo import UndoLog, next_plan
 
+from ._general_path import general
 from .reference import spam as ref
 
 STREAMING = [a for a in aucopt.list_algorithms() if aucopt.algorithm_info(a)["streaming"]]
@@ -68,7 +69,8 @@ def test_failed_call_leaves_state_as_before(algorithm, params, one_row_calls):
     # the papers' steps: precondition="auto" shortens the huge rows below, which then do not
     # diverge (tests/test_precondition_rows.py)
     params = {"precondition": None, **params}
-    est, twin = (aucopt.make(algorithm, random_state=0, **params) for _ in range(2))
+    # the general path's one-row calls (the row path logs nothing: tests/test_rowpath.py)
+    est, twin = (general(aucopt.make(algorithm, random_state=0, **params)) for _ in range(2))
     for model in (est, twin):
         model.partial_fit(X[:100], y[:100], classes=[-1, 1])
         for i in range(100 - one_row_calls, 100):  # rows seen twice: fine for this test
