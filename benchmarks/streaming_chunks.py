@@ -188,13 +188,16 @@ def main(argv=None):
         "touch, and form `coef_` and `intercept_` only when they are read, so a call costs "
         "about the same at d=10^4 and d=10^6, but for the features a call meets for the "
         "first time (at d=10^6 most of a row's): the preconditioner (`precondition=\"auto\"`, "
-        "the default) gives them a scale, O(their number). What remains per call is Python: "
-        "input checks, the preconditioner's step for the chunk (its new features, the rows "
-        "scaled), the undo log, the kernel dispatch, tens of microseconds in all (River's "
-        "`learn_one` makes the same step in one compiled call). Calls of 10^4 rows or "
-        "more (more non-zeros than d/4) copy the state instead of logging entries: O(d) per "
-        "call, small per row. Kar and OAM (not measured here) still copy their O(d) state "
-        "in every call.", "",
+        "the default) gives them a scale, O(their number). A one-row CSR call takes the row "
+        "path of River's `learn_one`: the row's preconditioner step, the saving of the entries "
+        "at its columns and the algorithm's step in one compiled call, with the bits of the "
+        "general path below (which learns what that call cannot: a fold of the lazy scales, "
+        "a divergence); what remains is the input checks. A call of several rows pays in "
+        "Python the preconditioner's step for the chunk (its new features, the rows scaled), "
+        "the undo log and the kernel dispatch, tens of microseconds in all. Calls of 10^4 "
+        "rows or more (more non-zeros than d/4) copy the state instead of logging entries: "
+        "O(d) per call, small per row. Kar (not measured here) still copies its O(d) "
+        "iterates in every call, and OAM in every call of several rows.", "",
         "## Per row by chunk size", "",
         f"The first {args.rows:,} rows learned by one `fit` pass and by `partial_fit` calls "
         "of each chunk size (taking each chunk out of X is timed here). \"Extra per call\" "
