@@ -43,7 +43,12 @@ STREAMING_STRUCTURAL = [(a, n) for a, n in STRUCTURAL if get_algorithm(a).stream
 
 
 def _other_value(algorithm, name):
-    return max(int(aucopt.make(algorithm).get_params()[name] or 1) // 2, 2) + 1
+    default = aucopt.make(algorithm).get_params()[name]
+    if isinstance(default, str):  # another of the declared options
+        declared = next(p for p in get_algorithm(algorithm).params if p.name == name)
+        options = next(c.options for c in declared.constraints if hasattr(c, "options"))
+        return sorted(options - {default})[0]
+    return max(int(default or 1) // 2, 2) + 1
 
 
 @pytest.fixture(scope="module")

@@ -116,7 +116,9 @@ PARAMS = (
         ``"per_class"``: per-class running means and representatives; only
         opposite-class pairs contribute (notes.md#aogd-averages). ``"global"``: one global
         mean and one representative, Algorithm 1 literally (a same-label
-        representative is skipped).""", kernel=codes(AVERAGING)),
+        representative is skipped). It decides what the state's means and representatives
+        are, so a fitted model keeps the value it was fitted with until the next ``fit``.""",
+          kernel=codes(AVERAGING), structural=True),
     max_memory_gb("the (d, D/2) frequencies and the D-dimensional weights, means and "
                   "representatives"),
     *with_docs(common(max_iter=1, max_iter_doc="""

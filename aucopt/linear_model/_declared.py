@@ -134,6 +134,13 @@ class DeclaredParams:
     def _structure(self) -> dict:
         return {name: getattr(self, name) for name in self._structural()}
 
+    def _state_params(self) -> dict:
+        """Return the hyperparameters the committed state is read with: :meth:`_params`, with
+        the structural values it was built with where ``set_params`` changed them since (the
+        next ``fit`` takes the new ones)."""
+        built = self.__dict__.get("_built_with")
+        return self._params() if not built else {**self._params(), **built}
+
     def _check_structure(self) -> None:
         """Raise ValueError if a structural hyperparameter changed since the state was built.
 

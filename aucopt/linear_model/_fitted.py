@@ -48,7 +48,7 @@ class FittedAttributes:
         fitted = self.__dict__.setdefault("_fitted", {})
         if "intercept_" in fitted:
             return fitted
-        spec, params = self._spec(), self._params()
+        spec, params = self._spec(), self._state_params()
         raw = None  # the weights of the scaled features (notes.md#preconditioning)
         if spec.coef is not None and "coef_" not in fitted:
             raw = np.array(spec.coef(self._state, params), dtype=np.float64)
@@ -161,7 +161,7 @@ class FittedAttributes:
     def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()
         if spec.decision is not None:
-            return spec.decision(self._state, self._params(), as_rows(X))
+            return spec.decision(self._state, self._state_params(), as_rows(X))
         return np.asarray(X @ self.coef_[0]).ravel()
 
     def _warn_constant_model(self) -> None:

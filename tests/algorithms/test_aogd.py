@@ -182,3 +182,28 @@ def test_uncalibrated_auto_eta_is_the_former_constant(german):
             est.partial_fit(X[i:i + 1], y[i:i + 1], classes=[-1, 1])
     assert auto.eta_ is None and auto.t_ == fixed.t_ > 100
     np.testing.assert_array_equal(auto._state["w"], fixed._state["w"])
+
+
+def test_averaging_set_after_a_fit_is_structural(tmp_path):
+    """``averaging`` decides what the state's means and representatives are (per class, or
+    one for all): set after a fit, a stream continued on per-class means read as global ones,
+    and a save wrote the new value with the old state, whose loaded scores differed (by 0.17
+    on the fuzz's case); now partial_fit refuses, the model scores as fitted, and a save and
+    load give the same scores."""
+    import aucopt.io
+
+    X, y = make_nonlinear_problem(120, kind="circles", random_state=7)
+    est = AOGDClassifier(random_state=0).fit(X, y)
+    before = est.decision_function(X)
+    est.set_params(averaging="global")
+    assert np.array_equal(est.decision_function(X), before)
+    with pytest.raises(ValueError, match="averaging was changed from 'per_class'"):
+        est.partial_fit(X, y)
+    aucopt.io.save(est, tmp_path / "m")
+    loaded = aucopt.io.load(tmp_path / "m")
+    assert np.array_equal(loaded.decision_function(X), before)
+    assert loaded.averaging == "per_class"
+    est._set_coef()  # formed again from the state: with the values it was built with
+    assert np.array_equal(est.decision_function(X), before)
+    est.fit(X, y)  # fit restarts with the new value
+    assert est._state is not None and np.isfinite(est.decision_function(X)).all()
