@@ -17,7 +17,7 @@ sum that the fastmath twins use).
 
 import inspect
 
-from numba import njit, types
+from numba import types
 from numba.extending import overload
 
 from ._lanes import add4, lane, load4, mul4, prefetch, splat4, store4
@@ -272,10 +272,14 @@ plain_under_fastmath(row_dot3_unrolled, row_dot3)
 _START_AHEAD, _ROW_AHEAD, _PACK_AHEAD = 32, 16, 6
 
 
-@njit(inline="always")
-def fetch_rows_ahead(flat, indices, indptr, order, data, y, idx):
+def _dense_fetch_ahead(flat, stride, order, y, data, indices, indptr, idx):
+    """Nothing (dense rows are read in order from one array)."""
+
+
+def _csr_fetch_ahead(flat, stride, order, y, data, indices, indptr, idx):
     """Prefetch, for the row at position ``idx`` of ``order``, the cache lines later rows
-    will read (a hint: no value changes)."""
+    will read: their start in ``indptr`` and label, their stored values and columns, and
+    the entries ``flat[stride * column]`` of their columns (a hint: no value changes)."""
     m = order.shape[0]
     if idx + _START_AHEAD < m:
         r = order[idx + _START_AHEAD]
@@ -289,4 +293,8 @@ def fetch_rows_ahead(flat, indices, indptr, order, data, y, idx):
     if idx + _PACK_AHEAD < m:
         r = order[idx + _PACK_AHEAD]
         for k in range(indptr[r], indptr[r + 1]):
-            prefetch(flat, 4 * indices[k])
+            prefetch(flat, stride * indices[k])
+
+
+# the rows ahead of position idx of a pass: what a lazy pass over shuffled CSR rows reads next
+fetch_rows_ahead = inline_row_function(_dense_fetch_ahead, _csr_fetch_ahead, "fetch_rows_ahead")

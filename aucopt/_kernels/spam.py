@@ -420,7 +420,7 @@ def spam_epoch_lazy(st, counts, sqmax, data, indices, indptr, y, order, start, h
     idx = start
     while idx < m:
         i = order[idx]
-        fetch_rows_ahead(flat, indices, indptr, order, data, y, idx)
+        fetch_rows_ahead(flat, 4, order, y, data, indices, indptr, idx)
         idx += 1
         positive = y[i] > 0
         c = 1 if positive else 0

@@ -18,7 +18,14 @@ from numba import njit
 
 from ._buffers import all_finite
 from ._checks import DIVERGED, OK, exploding
-from ._rows import inline_row_function, row_axpy, row_axpy_dot, row_dot, row_sqnorm
+from ._rows import (
+    fetch_rows_ahead,
+    inline_row_function,
+    row_axpy,
+    row_axpy_dot,
+    row_dot,
+    row_sqnorm,
+)
 from ._schedules import step_size
 from ._state import F64, D
 
@@ -114,6 +121,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
     idx = 0
     while idx < m:
         i = order[idx]
+        fetch_rows_ahead(w, 1, order, y, data, indices, indptr, idx)  # shuffled CSR rows
         idx += 1
         yt = 1.0 if y[i] > 0 else -1.0
         c = 1 if yt > 0 else 0
