@@ -37,7 +37,7 @@ from sklearn.linear_model import SGDClassifier  # noqa: E402
 import aucopt  # noqa: E402
 from aucopt.datasets import make_auc_problem  # noqa: E402
 from aucopt.linear_model import choose  # noqa: E402
-from aucopt.linear_model._auto import raw_rows_safe  # noqa: E402
+from aucopt.linear_model._auto import WIDE_ALGORITHM, WIDE_PARAMS, raw_rows_safe  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ONE_PASS_REPEATS = 3
@@ -49,7 +49,8 @@ def warm_up() -> None:
     for data in (X, sp.csr_matrix(X)):
         for algorithm, params in (("spam-l2", {}), ("spam-l2", {"stats": "online",
                                                                  "decay": 1e-3}),
-                                  ("uni-log-batch", {})):
+                                  ("uni-log-batch", {}), (WIDE_ALGORITHM, WIDE_PARAMS),
+                                  (WIDE_ALGORITHM, {**WIDE_PARAMS, "precondition": "auto"})):
             est = aucopt.make(algorithm, random_state=0, **params).fit(data, y)
             est.decision_function(data)
             if hasattr(est, "partial_fit"):
