@@ -48,6 +48,8 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
     ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
     ((500, 20, 10_000), True, ("spam-l2", {"output": "last"})),
+    ((500, 2**20, 25_000), True, ("uni-exp", {"max_iter": 1, "schedule": "constant",
+                                              "precondition": None})),
 ])
 def test_choose_follows_the_table(shape, streaming, expected):
     assert choose(*shape, streaming=streaming) == expected
@@ -140,6 +142,17 @@ def test_partial_fit_streams_with_spam_and_equals_it():
         est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
         direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
     assert est.algorithm_ == "spam-l2"
+    np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
+
+
+def test_a_wide_stream_takes_the_wide_choice_and_equals_it(monkeypatch):
+    X, y = _wide_problem(monkeypatch)
+    est = AUCClassifier(random_state=0)
+    direct = aucopt.make(WIDE_ALGORITHM, random_state=0, **WIDE_PARAMS)
+    for lo in range(0, 300, 100):
+        est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
+        direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
+    assert est.algorithm_ == WIDE_ALGORITHM and est.estimator_.schedule == "constant"
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
 
 
