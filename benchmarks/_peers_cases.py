@@ -109,15 +109,18 @@ def imbalanced(positive_rate: float, n: int, d: int = 50) -> Case:
                 "training rows", tune_rows=50_000)
 
 
-def hashed_rows(n: int, d: int, nnz: int, rng) -> sp.csr_matrix:
-    """Binary rows of ``nnz`` tokens drawn from a Zipf law and hashed into ``d`` columns."""
-    tokens = rng.zipf(1.1, size=(n, nnz)).astype(np.uint64)
+def hashed_rows(n: int, d: int, nnz: int, rng, zipf: float = 1.1,
+                binary: bool = True) -> sp.csr_matrix:
+    """Binary rows of ``nnz`` tokens drawn from a Zipf law (exponent ``zipf``) and hashed
+    into ``d`` columns (``binary=False``: each column's count of tokens)."""
+    tokens = rng.zipf(zipf, size=(n, nnz)).astype(np.uint64)
     cols = ((tokens * np.uint64(2654435761)) % np.uint64(d)).astype(np.int32)
     cols.sort(axis=1)
     X = sp.csr_matrix((np.ones(n * nnz), cols.ravel(), np.arange(0, n * nnz + 1, nnz)),
                       shape=(n, d))
     X.sum_duplicates()
-    X.data[:] = 1.0  # a token present or not (repeats of frequent tokens merged)
+    if binary:
+        X.data[:] = 1.0  # a token present or not (repeats of frequent tokens merged)
     return X
 
 

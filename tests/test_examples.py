@@ -121,6 +121,7 @@ SMOKE = {
     "csr_check_cost.py": ["--rows", "400", "--features", "1000", "--nnz", "5", "--repeats", "1",
                           "--chunk", "100"],
     "hashed_step.py": ["--rows", "400", "--repeats", "1", "--algorithms", "spam-l2"],
+    "wide_choice.py": ["--smoke", "--out", "{out}"],
 }
 # what the stdout of a script without a report file must name
 PRINTS = {"bench_solam.py": "fsauc", "river_learn_one.py": 'AUCClassifier("spam-l2")',

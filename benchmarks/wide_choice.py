@@ -1,0 +1,231 @@
+"""The wide-data choice of ``make("auto")`` on hashed sparse streams of several kinds.
+
+Writes docs/wide_choice.md: on synthetic hashed token streams (a Zipf law of tokens hashed
+into ``d`` columns, labels from a logistic ground truth over the tokens present) of nine
+kinds (Zipf exponents, tokens per row, positive rates, binary, count, tf-idf and
+Pareto-tailed values, flipped labels, a few long rows), the test AUC and fit time of
+
+- ``make("auto")``, and the algorithm it chose (``aucopt.linear_model.choose``);
+- two preconditioned passes of ``spam-l2`` with ``t0`` a hundredth of the rows and its last
+  iterate (SPAM, Natole, Ying and Lyu, ICML 2018), a step scale that decays for every
+  column alike;
+- one constant-step pass of ``uni-exp`` (online Uni-Exp, Kotlowski et al., ICML 2011) over
+  the rows as given and preconditioned, the two forms the wide choice takes
+  (``aucopt.linear_model.raw_rows_safe`` decides).
+
+A second table learns the peers report's hashed stream chunk by chunk (``partial_fit``),
+as a stream one cannot store.
+
+Usage: python benchmarks/wide_choice.py [--rows 330000] [--stream-rows 1000000] [--smoke]
+           [--out docs/wide_choice.md]
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+import aucopt
+from aucopt.exceptions import DivergenceError
+from aucopt.linear_model import choose
+from aucopt.linear_model._auto import WIDE_ALGORITHM, WIDE_PARAMS, raw_rows_safe
+from aucopt.metrics import roc_auc_score
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _peers_cases import hashed_rows, hashed_stream  # noqa: E402
+from _stamp import stamp  # noqa: E402
+
+logger = logging.getLogger("wide_choice")
+
+SEED = 7
+TEST_SHARE = 0.1
+CHUNK = 10_000  # rows per partial_fit call of the stream table
+# name: (Zipf exponent, tokens per row, positive rate, values, rows changed after the labels)
+STREAMS = {
+    "Zipf 1.1, 50 tokens, 20% positives, binary": (1.1, 50, 0.2, "binary", None),
+    "same, 1% positives": (1.1, 50, 0.01, "binary", None),
+    "same, 2% positives": (1.1, 50, 0.02, "binary", None),
+    "Zipf 1.5, 10 tokens, 20%": (1.5, 10, 0.2, "binary", None),
+    "Zipf 1.2, 30 tokens, 10%, tf-idf rows": (1.2, 30, 0.1, "tfidf", None),
+    "Zipf 1.1, 5% of the labels flipped": (1.1, 50, 0.2, "binary", "flips"),
+    "Zipf 1.1, token counts": (1.1, 50, 0.2, "counts", None),
+    "Zipf 1.1, 1% of the rows with 20x the tokens": (1.1, 50, 0.2, "binary", "long"),
+    "Zipf 1.1, Pareto(1.5) values": (1.1, 50, 0.2, "pareto", None),
+}
+
+
+def _values(X, kind: str, rng) -> sp.csr_matrix:
+    """The stored values of token rows ``X`` for ``kind``: as they are (binary, or the
+    counts), tf-idf rows of unit length, or Pareto-tailed values."""
+    X = X.copy()
+    if kind == "tfidf":
+        df = np.bincount(X.indices, minlength=X.shape[1]) + 1.0
+        X.data = np.log1p(X.data) * np.log(X.shape[0] / df)[X.indices]
+        norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
+        X = sp.csr_matrix(sp.diags(1.0 / np.maximum(norms, 1e-12)) @ X)
+    elif kind == "pareto":
+        X.data = rng.pareto(1.5, X.data.size) + 1.0
+    return X
+
+
+def make_stream(n: int, d: int, spec: tuple, seed: int = SEED):
+    """Return ``(X_train, y_train, X_test, y_test)`` of one kind of stream (see STREAMS)."""
+    zipf, nnz, positives, values, change = spec
+    rng = np.random.default_rng(seed)
+    counts = hashed_rows(n, d, nnz, rng, zipf=zipf, binary=False)
+    tokens = counts.copy()
+    tokens.data[:] = 1.0  # which tokens a row has
+    margin = np.asarray(tokens @ rng.normal(size=d)).ravel() / np.sqrt(nnz)
+    z = margin + rng.logistic(size=n) * 0.3
+    y = np.where(z > np.quantile(z, 1.0 - positives), 1, -1)
+    X = _values(counts if values == "counts" else tokens, values, rng)
+    if change == "flips":
+        y = np.where(rng.random(n) < 0.05, -y, y)
+    elif change == "long":  # 1% of the rows get 20 x nnz more tokens anywhere
+        long = np.sort(rng.choice(n, n // 100, replace=False))
+        extra = sp.csr_matrix((np.ones(long.size * 20 * nnz),
+                               rng.integers(0, d, long.size * 20 * nnz),
+                               np.arange(0, long.size * 20 * nnz + 1, 20 * nnz)),
+                              shape=(long.size, d))
+        lift = sp.csr_matrix((np.ones(long.size), (long, np.arange(long.size))),
+                             shape=(n, long.size))
+        X = sp.csr_matrix(X + lift @ extra)
+        X.data[:] = 1.0
+    split = int(n * (1.0 - TEST_SHARE))
+    return X[:split], y[:split], X[split:], y[split:]
+
+
+def learners(n_train: int) -> dict:
+    """The fits compared: name -> (registry id, hyperparameters)."""
+    return {
+        "make(\"auto\")": ("auto", {}),
+        "spam-l2, two preconditioned passes": (
+            "spam-l2", {"max_iter": 2, "output": "last", "precondition": "auto",
+                        "t0": 0.01 * n_train}),
+        f"{WIDE_ALGORITHM}, one constant-step pass, rows as given": (WIDE_ALGORITHM,
+                                                                     dict(WIDE_PARAMS)),
+        f"{WIDE_ALGORITHM}, one constant-step pass, preconditioned": (
+            WIDE_ALGORITHM, {**WIDE_PARAMS, "precondition": "auto"}),
+    }
+
+
+def _fit(algorithm, params, X, y, Xt, yt, chunks: int = 0):
+    """Return ``(test AUC or None when it diverged, seconds, estimator)``."""
+    est = aucopt.make(algorithm, random_state=0, **params)
+    start = time.perf_counter()
+    try:
+        if chunks:
+            for lo in range(0, X.shape[0], chunks):
+                est.partial_fit(X[lo:lo + chunks], y[lo:lo + chunks], classes=[-1, 1])
+        else:
+            est.fit(X, y)
+    except DivergenceError:
+        return None, time.perf_counter() - start, est
+    seconds = time.perf_counter() - start
+    return roc_auc_score(yt, est.decision_function(Xt)), seconds, est
+
+
+def _cell(auc, seconds) -> str:
+    return "diverged" if auc is None else f"{auc:.4f} ({seconds:.2f} s)"
+
+
+def run_streams(rows: int, d: int) -> list[str]:
+    """The table of the nine kinds of streams."""
+    names = list(learners(1))
+    lines = ["| stream | rows as given safe | choice | " + " | ".join(names) + " |",
+             "| --- | --- | --- | " + " | ".join("---" for _ in names) + " |"]
+    for name, spec in STREAMS.items():
+        X, y, Xt, yt = make_stream(rows, d, spec)
+        cells, choice = [], ""
+        for label, (algorithm, params) in learners(X.shape[0]).items():
+            auc, seconds, est = _fit(algorithm, params, X, y, Xt, yt)
+            cells.append(_cell(auc, seconds))
+            choice = choice or getattr(est, "algorithm_", "")
+            logger.info("%s | %s: %s", name, label, cells[-1])
+        chosen = choose(*X.shape, X.nnz, raw_safe=raw_rows_safe(X))
+        params = ", ".join(f"{k}={v!r}" for k, v in chosen[1].items())
+        lines.append(f"| {name} | {'yes' if raw_rows_safe(X) else 'no'} | `{choice}` "
+                     f"({params}) | " + " | ".join(cells) + " |")
+    return lines
+
+
+def run_chunks(rows: int, d: int) -> list[str]:
+    """The peers report's hashed stream learnt by ``partial_fit`` in chunks of CHUNK rows."""
+    X, y, Xt, yt = next(hashed_stream(rows, max(rows // 10, 1_000), d=d).splits())
+    lines = ["| learner | test AUC (fit time) |", "| --- | --- |"]
+    for label, algorithm, params in (
+            ("make(\"auto\") by partial_fit", "auto", {}),
+            (f"{WIDE_ALGORITHM}, constant step, rows as given", WIDE_ALGORITHM, WIDE_PARAMS),
+            (f"{WIDE_ALGORITHM}, constant step, preconditioned", WIDE_ALGORITHM,
+             {**WIDE_PARAMS, "precondition": "auto"}),
+            ("spam-l2, last iterate (the choice on narrow streams)", "spam-l2",
+             {"output": "last"})):
+        auc, seconds, _ = _fit(algorithm, params, X, y, Xt, yt, chunks=CHUNK)
+        lines.append(f"| {label} | {_cell(auc, seconds)} |")
+        logger.info("chunks | %s: %s", label, _cell(auc, seconds))
+    return lines
+
+
+def warm_up() -> None:
+    """Compile the kernels of every fit compared (dense rows apart), outside the timers."""
+    X, y, _, _ = make_stream(2_000, 2**10, STREAMS[next(iter(STREAMS))])
+    for algorithm, params in learners(X.shape[0]).values():
+        if algorithm != "auto":
+            aucopt.make(algorithm, **params).fit(X, y)
+            aucopt.make(algorithm, **params).partial_fit(X, y, classes=[-1, 1])
+
+
+def main(argv=None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", type=int, default=330_000, help="rows per stream (10%% test)")
+    p.add_argument("--stream-rows", type=int, default=1_000_000,
+                   help="training rows of the chunked stream")
+    p.add_argument("--smoke", action="store_true", help="tiny sizes (checks the script runs)")
+    p.add_argument("--out", type=Path, default=ROOT / "docs" / "wide_choice.md")
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    warnings.filterwarnings("ignore")
+    rows, stream_rows, d = (3_000, 3_000, 2**12) if args.smoke else (
+        args.rows, args.stream_rows, 2**20)
+    start = time.perf_counter()
+    warm_up()
+    streams = run_streams(rows, d)
+    chunks = run_chunks(stream_rows, d)
+    minutes = (time.perf_counter() - start) / 60
+    command = "python benchmarks/wide_choice.py" + (" --smoke" if args.smoke else "")
+    text = "\n".join([
+        "# The wide-data choice on hashed sparse streams", "",
+        f"{stamp()}. Generated by `{command}` in {minutes:.1f} min (one fit per cell on a "
+        "shared machine: times are indicative).", "",
+        "`make(\"auto\")` takes one pass of online Uni-Exp with a constant step on `fit` data of "
+        "more than 10^4 columns from 2 x 10^5 rows on, and on a stream whose first chunk has "
+        "more than 10^4 columns; over the rows as given where `raw_rows_safe` finds no column "
+        "or row far larger than the rest, else preconditioned (the "
+        "[choosing page](user_guide/choosing.md)).", "",
+        "## Nine kinds of hashed streams", "",
+        f"{rows:,} rows each ({TEST_SHARE:.0%} test, the last ones), d = {d:,}, seed {SEED}; "
+        "test AUC and fit time. Tokens are drawn from a Zipf law and hashed into the "
+        "columns; the label thresholds a linear score of the tokens present plus logistic "
+        "noise at the positive rate. *rows as given safe*: `raw_rows_safe` on the training "
+        "rows.", "", *streams, "",
+        "## A hashed stream learnt chunk by chunk", "",
+        f"The peers report's hashed stream ({stream_rows:,} training rows, d = {d:,}) by "
+        f"`partial_fit` in chunks of {CHUNK:,} rows; test AUC and the time of all the "
+        "calls.", "", *chunks, "",
+        "Rerun: `python benchmarks/wide_choice.py` (about two minutes; `--rows` and "
+        "`--stream-rows` change the sizes).", ""])
+    args.out.write_text(text)
+    logger.info("wrote %s in %.1f min", args.out, minutes)
+
+
+if __name__ == "__main__":
+    main()
