@@ -37,7 +37,7 @@ from sklearn.linear_model import SGDClassifier  # noqa: E402
 import aucopt  # noqa: E402
 from aucopt.datasets import make_auc_problem  # noqa: E402
 from aucopt.linear_model import choose  # noqa: E402
-from aucopt.linear_model._auto import WIDE_ALGORITHM, WIDE_PARAMS, raw_rows_safe  # noqa: E402
+from aucopt.linear_model._auto import has_one_scale  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 ONE_PASS_REPEATS = 3
@@ -49,8 +49,7 @@ def warm_up() -> None:
     for data in (X, sp.csr_matrix(X)):
         for algorithm, params in (("spam-l2", {}), ("spam-l2", {"stats": "online",
                                                                  "decay": 1e-3}),
-                                  ("uni-log-batch", {}), (WIDE_ALGORITHM, WIDE_PARAMS),
-                                  (WIDE_ALGORITHM, {**WIDE_PARAMS, "precondition": "auto"})):
+                                  ("uni-log-batch", {})):
             est = aucopt.make(algorithm, random_state=0, **params).fit(data, y)
             est.decision_function(data)
             if hasattr(est, "partial_fit"):
@@ -114,7 +113,7 @@ def one_pass_race(case, peers: dict, log) -> dict:
     VowpalWabbit.clear()
     for r in results.values():
         r["median"] = statistics.median(r["times"])
-    algorithm, params = choose(*Xtr.shape, Xtr.nnz, raw_safe=raw_rows_safe(Xtr))
+    algorithm, params = choose(*Xtr.shape, Xtr.nnz, one_scale=has_one_scale(Xtr))
     note = (f"{Xtr.shape[0]:,} training rows, {Xte.shape[0]:,} test rows, d = {Xtr.shape[1]:,}; "
             f"{ONE_PASS_REPEATS} interleaved runs each. aucopt and scikit-learn fit the CSR "
             "matrix in memory; Vowpal Wabbit reads its own text file (its fastest input path). "

@@ -18,9 +18,9 @@ from aucopt.linear_model._auto import (
     ONE_PASS_PARAMS,
     ONE_PASS_ROWS,
     STREAM_ALGORITHM,
-    WIDE_ALGORITHM,
     WIDE_PARAMS,
-    raw_rows_safe,
+    WIDE_T0_PER_ROW,
+    has_one_scale,
 )
 
 
@@ -41,15 +41,13 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
 @pytest.mark.parametrize("shape, streaming, expected", [
     ((1000, 20, 20_000), False, ("uni-log-batch", {"class_weight": None})),
     ((10**5, 100, 10**7), False, ("uni-log-batch", {"class_weight": None})),
-    ((10**6, 2**20, 5 * 10**7), False, ("uni-exp", {"max_iter": 1, "schedule": "constant",
-                                                    "precondition": None})),
+    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 2, "precondition": None,
+                                                    "output": "last", "t0": 10_000.0})),
     ((10**6, 1000, 10**9), False, ("spam-l2", {"max_iter": 1, "output": "last"})),
     ((100_000, 1000, 10**8), False, ("spam-l2", {})),
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
     ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
     ((500, 20, 10_000), True, ("spam-l2", {"output": "last"})),
-    ((500, 2**20, 25_000), True, ("uni-exp", {"max_iter": 1, "schedule": "constant",
-                                              "precondition": None})),
 ])
 def test_choose_follows_the_table(shape, streaming, expected):
     assert choose(*shape, streaming=streaming) == expected
@@ -61,9 +59,7 @@ def test_choose_boundaries():
     assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES, BATCH_MAX_NONZEROS + 1) == (
         "spam-l2", {"max_iter": 1, "output": "last"})
     assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES + 1, BATCH_MAX_NONZEROS) == (
-        WIDE_ALGORITHM, WIDE_PARAMS)
-    assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES + 1, BATCH_MAX_NONZEROS, raw_safe=False) == (
-        WIDE_ALGORITHM, {**WIDE_PARAMS, "precondition": "auto"})
+        "spam-l2", {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * ONE_PASS_ROWS})
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -92,15 +88,15 @@ def test_large_data_gets_one_pass_of_spam(monkeypatch):
     assert est.estimator_.n_iter_ == 1
 
 
-def test_wide_data_get_one_constant_step_pass_of_uni_exp_on_the_rows_as_given(monkeypatch):
+def test_wide_data_get_two_passes_of_spam_on_the_rows_as_given(monkeypatch):
     # the thresholds lowered so that a small sparse problem takes the wide-data branch
     X, y = _wide_problem(monkeypatch)
     est = AUCClassifier(random_state=0).fit(X, y)
-    assert est.algorithm_ == "uni-exp" and est.estimator_.n_iter_ == 1
-    assert est.estimator_.precondition is None and est.estimator_.schedule == "constant"
-    direct = aucopt.make("uni-exp", random_state=0, **WIDE_PARAMS).fit(X, y)
+    assert est.algorithm_ == "spam-l2" and est.estimator_.n_iter_ == 2
+    assert est.estimator_.precondition is None and est.estimator_.t0 == 3.0
+    direct = aucopt.make("spam-l2", random_state=0, t0=3.0, **WIDE_PARAMS).fit(X, y)
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
-    assert est.estimator_.eta_ == direct.eta_
+    assert est.estimator_.eta0_ == direct.eta0_
 
 
 def _wide_problem(monkeypatch):
@@ -113,25 +109,22 @@ def _wide_problem(monkeypatch):
     return sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0)), y
 
 
-def test_wide_data_keep_the_preconditioner_where_a_column_or_a_row_is_far_larger(monkeypatch):
+def test_wide_data_keep_the_preconditioner_where_it_is_more_than_one_factor(monkeypatch):
     X, y = _wide_problem(monkeypatch)
-    assert raw_rows_safe(X) and not raw_rows_safe(X.toarray())
-    rms = np.sqrt(np.mean(X.data ** 2))
-    rng = np.random.default_rng(0)
-    # columns non-zero in every row, of the others' size or far smaller (a token in almost
-    # every row of binary data): safe, they are learnt more slowly at worst
-    for size in (1.0, 0.01):
-        column = rng.normal(0.0, size * rms, size=(300, 1))
-        assert raw_rows_safe(sp.hstack([X, sp.csr_matrix(column)]).tocsr())
-    # such a column far larger than the others (its offset counts: the rows are not centred)
+    assert has_one_scale(X) and not has_one_scale(X.toarray())
+    # a column non-zero in every row whose spread is that of the others: still one scale
+    spread = np.sqrt(np.mean(X.data ** 2))
+    column = np.random.default_rng(0).normal(0.0, spread, size=(300, 1))
+    assert has_one_scale(sp.hstack([X, sp.csr_matrix(column)]).tocsr())
+    # a column non-zero in every row (centred and scaled on its own by the preconditioner)
     dense_column = sp.hstack([X, sp.csr_matrix(1000.0 + np.arange(300.0)[:, None])]).tocsr()
     # a few rows ten times longer than the others (shortened by the preconditioner)
     long_rows = sp.diags(np.where(np.arange(300) % 50 == 0, 10.0, 1.0)) @ X
     for Z in (dense_column, sp.csr_matrix(long_rows)):
-        assert not raw_rows_safe(Z)
+        assert not has_one_scale(Z)
         est = AUCClassifier(random_state=0).fit(Z, y)
-        assert est.algorithm_ == WIDE_ALGORITHM and est.estimator_.precondition == "auto"
-        assert est.estimator_.n_iter_ == 1
+        assert est.estimator_.n_iter_ == 2 and est.estimator_.precondition == "auto"
+        assert est.estimator_.t0 == WIDE_T0_PER_ROW * 300
 
 
 def test_partial_fit_streams_with_spam_and_equals_it():
@@ -142,17 +135,6 @@ def test_partial_fit_streams_with_spam_and_equals_it():
         est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
         direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
     assert est.algorithm_ == "spam-l2"
-    np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
-
-
-def test_a_wide_stream_takes_the_wide_choice_and_equals_it(monkeypatch):
-    X, y = _wide_problem(monkeypatch)
-    est = AUCClassifier(random_state=0)
-    direct = aucopt.make(WIDE_ALGORITHM, random_state=0, **WIDE_PARAMS)
-    for lo in range(0, 300, 100):
-        est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
-        direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
-    assert est.algorithm_ == WIDE_ALGORITHM and est.estimator_.schedule == "constant"
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
 
 
@@ -203,8 +185,7 @@ def test_choosing_page_table_is_the_code():
     assert choose(10, 10, 100)[1] == BATCH_PARAMS
     assert f"`{STREAM_ALGORITHM}`, one pass" in large and _power_of_ten(ONE_PASS_ROWS) in large
     assert stream.startswith("| `partial_fit`") and f"`{STREAM_ALGORITHM}`" in stream
-    assert f"`{WIDE_ALGORITHM}`" in large and "`precondition=None`" in large
-    assert all(f"`{name}={value!r}`".replace("'", '"') in large
-               for name, value in WIDE_PARAMS.items())
+    assert (f"`max_iter={WIDE_PARAMS['max_iter']}`" in large and "`precondition=None`" in large
+            and f"`t0` = {WIDE_T0_PER_ROW:g} x" in large)
     for name, value in ONE_PASS_PARAMS.items():
         assert f'`{name}="{value}"`' in large and f'`{name}="{value}"`' in stream

@@ -3,9 +3,9 @@
 The rules are the decision table of the user guide's *Choosing an algorithm* page, as code
 (:func:`choose`): an l2 logistic regression solved exactly (``uni-log-batch`` with
 ``class_weight=None``; an AUC-consistent surrogate, Agarwal, JMLR 2014) while the data are
-small enough for a batch solver, SPAM (Natole, Ying, Lyu, ICML 2018, Algorithm 1) over the
-rows otherwise and on a stream, and one pass of online Uni-Exp (Kotlowski et al., ICML 2011)
-with a constant step on wide sparse data such as hashed text. This
+small enough for a batch solver, and SPAM
+(Natole, Ying, Lyu, ICML 2018, Algorithm 1) over the rows otherwise (two passes on wide
+sparse data such as hashed text) and on a stream. This
 estimator is the scikit-learn one; :class:`aucopt.river.AUCClassifier` is the River learner
 (``learn_one`` on dict features) and picks nothing.
 """
@@ -22,8 +22,8 @@ from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
 from ._declared import ESTIMATORS
 
 __all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "BATCH_PARAMS",
-           "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_ALGORITHM", "WIDE_PARAMS", "choose",
-           "raw_rows_safe"]
+           "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_PARAMS", "WIDE_T0_PER_ROW", "choose",
+           "has_one_scale"]
 
 # the batch solver while X has at most this many stored values (dense: n x d): its L-BFGS
 # iterations each read X twice, which stays within seconds up to here on one core
@@ -43,24 +43,25 @@ STREAM_ALGORITHM = "spam-l2"
 # positives) and 0.866 against 0.870 (30%); one pass over the hashed stream 0.753 against
 # 0.745 test AUC (2 x 10^5 rows) and 0.767 against 0.760 (10^6 rows)
 ONE_PASS_PARAMS = {"output": "last"}
-# ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text): one
-# pass of online Uni-Exp with a constant step (calibrated as usual), over the rows as given
-# unless a column or a row is far larger than the rest (:func:`raw_rows_safe`). A step scale
-# that decays as 1 / sqrt(t) for every column alike, as SPAM's, leaves the rare columns of such
-# data, each met a few times in the whole pass, almost unlearnt; a constant one does not.
-# Measured on the peers report's hashed stream (10^6 rows, d = 2^20, 10^5 test rows, quiet
-# machine): 0.787 test AUC in 0.9-1.0 s (Vowpal Wabbit's one pass 0.778 in 1.5 s; two
-# preconditioned SPAM passes 0.793 in 2.7 s); on nine streams of 3.3 x 10^5
-# rows (Zipf laws of 1.1 to 1.5, 10 to 50 tokens, 1% to 20% positives, binary, count and tf-idf
-# values, 5% of the labels flipped, 1% of the rows with 20 times as many tokens, Pareto-tailed
-# values) above two SPAM passes on seven (by 0.0001 to 0.012), below on two (0.007 with the
-# long rows, 0.008 with the Pareto values). The preconditioner took 0.002-0.022 off the binary
-# and tf-idf rows (it scales up their columns set in most rows); without it the Pareto-tailed
-# rows made the pass diverge, and it added 0.0035 on rows of token counts. A stream of such
-# rows (partial_fit, whose first chunk decides) takes the same: the hashed stream in chunks of
-# 10^4 rows 0.788 test AUC in 1.3 s, against 0.742 in 3.4 s with SPAM's last iterate.
-WIDE_ALGORITHM = "uni-exp"
-WIDE_PARAMS = {"max_iter": 1, "schedule": "constant", "precondition": None}
+# ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text):
+# two passes, with t0 in proportion to the rows so that the steps of the second pass stay
+# large enough (the schedule eta0 / sqrt(t + t0) keeps its shape whatever the number of rows;
+# eta0 calibrated as usual). Over the rows as given (precondition=None) where the
+# preconditioner would be about one global factor, which the calibrated step takes up
+# (:func:`has_one_scale`): its transformed copy of X costs more than half a pass of SPAM's
+# O(nnz) steps there (0.35-0.37 s on the hashed stream below). Columns whose spreads differ by
+# more than a rung of the calibration's ladder, or rows more than ROW_CLIP medians long, are
+# what no calibrated step replaces: such data keep precondition="auto". Measured on the peers
+# report's hashed stream (10^6 rows, d = 2^20, 10^5 test rows; medians of interleaved runs on
+# a loaded machine): one preconditioned pass 0.767 test AUC in 6.2 s (0.774 at the best step
+# and t0 tried); two passes with t0 a hundredth of the rows 0.793 preconditioned in 6.6 s (the
+# choice there: one token is in 99% of the rows, its spread 12 times below the other columns'
+# scale) and 0.788 over the rows as given in 5.2 s (t0=30: 0.775); Vowpal Wabbit's one pass
+# 0.778 in 4.4 s, scikit-learn's SGDClassifier 0.781 in 3.4 s. Rows as given, 2 x 10^5 rows
+# (t0 = 2,000): 0.778 against 0.753 for one preconditioned pass, 0.766 with t0 = 10^4; 5 x
+# 10^5 rows (t0 = 5,000): 0.777.
+WIDE_PARAMS = {"max_iter": 2, "precondition": None, **ONE_PASS_PARAMS}
+WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
 # class-balanced loss ranked worse (0.1% positives: 0.856 against 0.869 test AUC; the
 # choosing page's measurements), elsewhere both were level within 0.004
@@ -68,21 +69,20 @@ BATCH_PARAMS = {"class_weight": None}
 
 
 def _wide(n_samples: int, n_features: int, streaming: bool) -> bool:
-    """Whether :func:`choose` gives such data the wide choice (``WIDE_PARAMS``): more than
-    ``BATCH_MAX_FEATURES`` columns, on a stream or from ``ONE_PASS_ROWS`` rows on."""
-    return (streaming or n_samples >= ONE_PASS_ROWS) and n_features > BATCH_MAX_FEATURES
+    """Whether :func:`choose` gives such data the wide choice (``WIDE_PARAMS``)."""
+    return not streaming and n_samples >= ONE_PASS_ROWS and n_features > BATCH_MAX_FEATURES
 
 
-def raw_rows_safe(X) -> bool:
-    """Whether a calibrated step over the rows of sparse ``X`` as given keeps every step in
-    range, so that the wide choice may leave out the preconditioner
-    (``precondition=None``): in a sample of at most ``MEDIAN_ROWS`` evenly spaced rows, no
-    column non-zero in ``DENSE_SHARE`` of the rows has a root mean square above
-    ``sqrt(LADDER_RATIO)`` times that of the other columns' non-zero values (one rung of
-    the calibration's ladder), and no row is longer than ``ROW_CLIP`` times their median
-    length. Columns smaller than the rest are learnt more slowly without the
-    preconditioner, but cannot make a step diverge; larger ones can. Dense ``X``: False.
-    O(sampled non-zeros + n_features).
+def has_one_scale(X) -> bool:
+    """Whether the preconditioner (``precondition="auto"``) would only divide sparse ``X``
+    by about one factor, which the calibrated step takes up: in a sample of at most
+    ``MEDIAN_ROWS`` evenly spaced rows, the scales it would set (the spread of each column
+    non-zero in ``DENSE_SHARE`` of the rows, the root mean square of the other columns'
+    non-zero values) lie within ``sqrt(LADDER_RATIO)`` of one another, so that its steps
+    along every column lie within one rung of the calibration's ladder, and no row is
+    longer than ``ROW_CLIP`` times their median length (none would be shortened). The
+    centring of the dense columns is left out: it changes no difference of two rows.
+    Dense ``X``: False. O(sampled non-zeros + n_features).
     """
     if not sp.issparse(X) or X.shape[0] == 0:
         return False
@@ -91,20 +91,20 @@ def raw_rows_safe(X) -> bool:
     m = rows.shape[0]
     if rows.nnz == 0:
         return False
-    counts, squares = (np.bincount(rows.indices, weights=w, minlength=X.shape[1])
-                       for w in (None, rows.data ** 2))
+    counts, sums, squares = (np.bincount(rows.indices, weights=w, minlength=X.shape[1])
+                             for w in (None, rows.data, rows.data ** 2))
     dense = counts >= DENSE_SHARE * m
-    if counts[~dense].sum() == 0:
-        return False
-    scale = np.sqrt(squares[~dense].sum() / counts[~dense].sum())
-    if not scale > 0 or np.any(np.sqrt(squares[dense] / m) > np.sqrt(LADDER_RATIO) * scale):
+    scales = np.sqrt(np.maximum(squares[dense] / m - (sums[dense] / m) ** 2, 0.0))
+    if counts[~dense].sum() > 0:
+        scales = np.append(scales, np.sqrt(squares[~dense].sum() / counts[~dense].sum()))
+    if not scales.min() > 0 or scales.max() > np.sqrt(LADDER_RATIO) * scales.min():
         return False
     lengths = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
     return bool(lengths.max() <= ROW_CLIP * np.median(lengths))
 
 
 def choose(n_samples: int, n_features: int, n_nonzeros: int,
-           streaming: bool = False, raw_safe: bool = True) -> tuple[str, dict]:
+           streaming: bool = False, one_scale: bool = True) -> tuple[str, dict]:
     """Return the registry id and hyperparameters ``AUCClassifier`` uses for such data.
 
     Parameters
@@ -115,9 +115,9 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
         Stored values of ``X`` (``n_samples * n_features`` when dense).
     streaming : bool, default=False
         Whether the rows arrive in chunks (``partial_fit``): only a one-pass learner fits.
-    raw_safe : bool, default=True
-        Whether a calibrated step over the rows as given is safe (:func:`raw_rows_safe`);
-        if not, the wide choice keeps ``precondition="auto"``.
+    one_scale : bool, default=True
+        Whether the preconditioner would only rescale ``X`` by one factor
+        (:func:`has_one_scale`); if not, the wide choice keeps ``precondition="auto"``.
 
     Returns
     -------
@@ -133,19 +133,19 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
     >>> choose(10**6, 1000, 5 * 10**8)
     ('spam-l2', {'max_iter': 1, 'output': 'last'})
     >>> choose(10**6, 2**20, 5 * 10**7)
-    ('uni-exp', {'max_iter': 1, 'schedule': 'constant', 'precondition': None})
-    >>> choose(10**6, 2**20, 5 * 10**7, raw_safe=False)[1]["precondition"]
+    ('spam-l2', {'max_iter': 2, 'precondition': None, 'output': 'last', 't0': 10000.0})
+    >>> choose(10**6, 2**20, 5 * 10**7, one_scale=False)[1]["precondition"]
     'auto'
     """
-    if _wide(n_samples, n_features, streaming):
-        params = dict(WIDE_PARAMS)
-        if not raw_safe:
-            params["precondition"] = "auto"
-        return WIDE_ALGORITHM, params
     if streaming:
         return STREAM_ALGORITHM, dict(ONE_PASS_PARAMS)
     if n_nonzeros <= BATCH_MAX_NONZEROS and n_features <= BATCH_MAX_FEATURES:
         return "uni-log-batch", dict(BATCH_PARAMS)
+    if _wide(n_samples, n_features, streaming):
+        params = {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * n_samples}
+        if not one_scale:
+            params["precondition"] = "auto"
+        return STREAM_ALGORITHM, params
     if n_samples >= ONE_PASS_ROWS:
         return STREAM_ALGORITHM, {"max_iter": 1, **ONE_PASS_PARAMS}
     return STREAM_ALGORITHM, {}
@@ -160,11 +160,10 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     shows this surrogate consistent for the AUC), while ``X`` holds at most
     ``BATCH_MAX_NONZEROS`` values in at most ``BATCH_MAX_FEATURES`` columns; SPAM with the
     l2 penalty (``spam-l2``, Natole, Ying and Lyu, ICML 2018) above that, one pass from
-    ``ONE_PASS_ROWS`` rows on; on wider data one pass of online Uni-Exp (Kotlowski et al.,
-    ICML 2011) with a constant step, over the rows as given where that is safe
-    (``WIDE_PARAMS``, :func:`raw_rows_safe`). ``partial_fit``
-    learns a stream with ``spam-l2`` (with Uni-Exp as above when its first chunk is wider
-    than ``BATCH_MAX_FEATURES``); a single pass and a stream score with SPAM's last
+    ``ONE_PASS_ROWS`` rows on (on wider data, two passes with ``t0`` a hundredth of the
+    rows, without the preconditioner where it would be about one factor: ``WIDE_PARAMS``,
+    :func:`has_one_scale`). ``partial_fit``
+    learns a stream with ``spam-l2``; a single pass and a stream score with SPAM's last
     iterate (``ONE_PASS_PARAMS``). The choice is in ``algorithm_`` and the fitted
     estimator in ``estimator_``.
 
@@ -232,7 +231,7 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
         n, d = (tuple(shape) + (1, 1))[:2]  # other shapes: the estimator's own error follows
         nnz = int(X.nnz) if sp.issparse(X) else n * d
         wide = _wide(n, d, streaming)
-        return choose(n, d, nnz, streaming, raw_safe=raw_rows_safe(X) if wide else True)
+        return choose(n, d, nnz, streaming, one_scale=has_one_scale(X) if wide else True)
 
     def _adopt(self, estimator) -> None:
         self.estimator_ = estimator
