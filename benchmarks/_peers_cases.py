@@ -16,7 +16,8 @@ from sklearn.model_selection import StratifiedKFold, train_test_split
 
 from aucopt.datasets import make_auc_problem, make_preprocessor
 
-__all__ = ["Case", "hashed_stream", "imbalanced", "real_cases", "MIRROR_DATASETS", "TUNE_ROWS"]
+__all__ = ["Case", "hashed_stream", "token_labels", "imbalanced", "real_cases",
+           "MIRROR_DATASETS", "TUNE_ROWS"]
 
 MIRROR_DATASETS = ("diabetes", "german.numer", "splice", "sylva", "mnist5k", "shuttle", "a9a")
 SMALL = 5_000  # datasets up to this many rows are split into OUTER_FOLDS folds, others held out
@@ -124,6 +125,15 @@ def hashed_rows(n: int, d: int, nnz: int, rng, zipf: float = 1.1,
     return X
 
 
+def token_labels(tokens, nnz: int, positives: float, rng) -> np.ndarray:
+    """Labels in {-1, +1} of binary token rows: a Gaussian weight per column, the rows'
+    scores over ``sqrt(nnz)`` plus logistic noise (scale 0.3), thresholded so that a share
+    ``positives`` of the rows is positive."""
+    margin = np.asarray(tokens @ rng.normal(size=tokens.shape[1])).ravel() / np.sqrt(nnz)
+    z = margin + rng.logistic(size=margin.size) * 0.3
+    return np.where(z > np.quantile(z, 1.0 - positives), 1, -1)
+
+
 def hashed_stream(n_train: int, n_test: int, d: int = 2**20, nnz: int = 50,
                   tune_rows: int = 100_000) -> Case:
     """A hashed sparse stream: Zipf tokens, a logistic ground truth, 20% positives.
@@ -135,11 +145,7 @@ def hashed_stream(n_train: int, n_test: int, d: int = 2**20, nnz: int = 50,
     def splits():
         rng = np.random.default_rng(SEED + 7)
         X = hashed_rows(n_train + n_test, d, nnz, rng)
-        truth = rng.normal(size=d)
-        margin = np.asarray(X @ truth).ravel() / np.sqrt(nnz)
-        noise = rng.logistic(size=margin.size) * 0.3
-        z = margin + noise
-        y = np.where(z > np.quantile(z, 0.8), 1, -1)
+        y = token_labels(X, nnz, 0.2, rng)
         yield X[:n_train], y[:n_train], X[n_train:], y[n_train:]
 
     return Case(f"hashed sparse stream d=2^{int(np.log2(d))}", splits,

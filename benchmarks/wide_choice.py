@@ -39,7 +39,7 @@ from aucopt.metrics import roc_auc_score
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _peers_cases import hashed_rows, hashed_stream  # noqa: E402
+from _peers_cases import hashed_rows, hashed_stream, token_labels  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 logger = logging.getLogger("wide_choice")
@@ -84,9 +84,7 @@ def make_stream(n: int, d: int, spec: tuple, seed: int = SEED):
     counts = hashed_rows(n, d, nnz, rng, zipf=zipf, binary=False)
     tokens = counts.copy()
     tokens.data[:] = 1.0  # which tokens a row has
-    margin = np.asarray(tokens @ rng.normal(size=d)).ravel() / np.sqrt(nnz)
-    z = margin + rng.logistic(size=n) * 0.3
-    y = np.where(z > np.quantile(z, 1.0 - positives), 1, -1)
+    y = token_labels(tokens, nnz, positives, rng)
     X = _values(counts if values == "counts" else tokens, values, rng)
     if change == "flips":
         y = np.where(rng.random(n) < 0.05, -y, y)
