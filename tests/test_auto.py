@@ -18,8 +18,8 @@ from aucopt.linear_model._auto import (
     ONE_PASS_PARAMS,
     ONE_PASS_ROWS,
     STREAM_ALGORITHM,
+    WIDE_ALGORITHM,
     WIDE_PARAMS,
-    WIDE_T0_PER_ROW,
     has_one_scale,
 )
 
@@ -41,8 +41,7 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
 @pytest.mark.parametrize("shape, streaming, expected", [
     ((1000, 20, 20_000), False, ("uni-log-batch", {"class_weight": None})),
     ((10**5, 100, 10**7), False, ("uni-log-batch", {"class_weight": None})),
-    ((10**6, 2**20, 5 * 10**7), False, ("spam-l2", {"max_iter": 2, "precondition": None,
-                                                    "output": "last", "t0": 10_000.0})),
+    ((10**6, 2**20, 5 * 10**7), False, ("uni-log", {"max_iter": 1, "precondition": None})),
     ((10**6, 1000, 10**9), False, ("spam-l2", {"max_iter": 1, "output": "last"})),
     ((100_000, 1000, 10**8), False, ("spam-l2", {})),
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
@@ -59,7 +58,8 @@ def test_choose_boundaries():
     assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES, BATCH_MAX_NONZEROS + 1) == (
         "spam-l2", {"max_iter": 1, "output": "last"})
     assert choose(ONE_PASS_ROWS, BATCH_MAX_FEATURES + 1, BATCH_MAX_NONZEROS) == (
-        "spam-l2", {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * ONE_PASS_ROWS})
+        WIDE_ALGORITHM, WIDE_PARAMS)
+    assert choose(ONE_PASS_ROWS - 1, BATCH_MAX_FEATURES + 1, BATCH_MAX_NONZEROS) == ("spam-l2", {})
 
 
 @pytest.mark.parametrize("sparse", [False, True])
@@ -88,15 +88,15 @@ def test_large_data_gets_one_pass_of_spam(monkeypatch):
     assert est.estimator_.n_iter_ == 1
 
 
-def test_wide_data_get_two_passes_of_spam_on_the_rows_as_given(monkeypatch):
+def test_wide_data_get_one_pass_of_uni_log_on_the_rows_as_given(monkeypatch):
     # the thresholds lowered so that a small sparse problem takes the wide-data branch
     X, y = _wide_problem(monkeypatch)
     est = AUCClassifier(random_state=0).fit(X, y)
-    assert est.algorithm_ == "spam-l2" and est.estimator_.n_iter_ == 2
-    assert est.estimator_.precondition is None and est.estimator_.t0 == 3.0
-    direct = aucopt.make("spam-l2", random_state=0, t0=3.0, **WIDE_PARAMS).fit(X, y)
+    assert est.algorithm_ == "uni-log" and est.estimator_.n_iter_ == 1
+    assert est.estimator_.precondition is None
+    direct = aucopt.make("uni-log", random_state=0, **WIDE_PARAMS).fit(X, y)
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
-    assert est.estimator_.eta0_ == direct.eta0_
+    assert est.estimator_.eta_ == direct.eta_
 
 
 def _wide_problem(monkeypatch):
@@ -123,8 +123,8 @@ def test_wide_data_keep_the_preconditioner_where_it_is_more_than_one_factor(monk
     for Z in (dense_column, sp.csr_matrix(long_rows)):
         assert not has_one_scale(Z)
         est = AUCClassifier(random_state=0).fit(Z, y)
-        assert est.estimator_.n_iter_ == 2 and est.estimator_.precondition == "auto"
-        assert est.estimator_.t0 == WIDE_T0_PER_ROW * 300
+        assert est.algorithm_ == WIDE_ALGORITHM and est.estimator_.n_iter_ == 1
+        assert est.estimator_.precondition == "auto"
 
 
 def test_partial_fit_streams_with_spam_and_equals_it():
@@ -185,7 +185,7 @@ def test_choosing_page_table_is_the_code():
     assert choose(10, 10, 100)[1] == BATCH_PARAMS
     assert f"`{STREAM_ALGORITHM}`, one pass" in large and _power_of_ten(ONE_PASS_ROWS) in large
     assert stream.startswith("| `partial_fit`") and f"`{STREAM_ALGORITHM}`" in stream
-    assert (f"`max_iter={WIDE_PARAMS['max_iter']}`" in large and "`precondition=None`" in large
-            and f"`t0` = {WIDE_T0_PER_ROW:g} x" in large)
+    assert (f"`{WIDE_ALGORITHM}`, one pass (`max_iter={WIDE_PARAMS['max_iter']}`)" in large
+            and "`precondition=None`" in large)
     for name, value in ONE_PASS_PARAMS.items():
         assert f'`{name}="{value}"`' in large and f'`{name}="{value}"`' in stream

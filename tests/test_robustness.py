@@ -59,6 +59,23 @@ def test_objectives_match_brute_force():
     squ = [np.mean((1 - s[y > 0] - b) ** 2) + np.mean((1 + s[y < 0] + b) ** 2) for b in biases]
     assert_allclose(univariate_loss(s, y, "exp"), min(exp), rtol=1e-6)
     assert_allclose(univariate_loss(s, y, "square"), min(squ), rtol=1e-6)
+    log = [np.mean(np.log1p(np.exp(-(s[y > 0] + b)))) + np.mean(np.log1p(np.exp(s[y < 0] + b)))
+           for b in biases]
+    assert_allclose(univariate_loss(s, y, "logistic"), min(log), rtol=1e-8)
+
+
+def test_logistic_objective_at_the_best_bias_on_separated_and_weighted_scores():
+    """Scores far from 0 (the root is bracketed 40 beyond them) and weights as duplicates."""
+    s = np.array([300.0, 302.0, 305.0, 290.0, 296.0, 301.0])
+    y = np.array([1.0, 1.0, 1.0, -1.0, -1.0, -1.0])
+    biases = np.linspace(-320, -280, 400001)
+    log = [np.mean(np.logaddexp(0, -(s[y > 0] + b))) + np.mean(np.logaddexp(0, s[y < 0] + b))
+           for b in biases]
+    assert_allclose(univariate_loss(s, y, "logistic"), min(log), rtol=1e-8)
+    weighted = univariate_loss(s, np.where(y > 0, 2.0, -1.0) * [1, 3, 1, 1, 2, 1], "logistic")
+    duplicated = univariate_loss(np.repeat(s, [1, 3, 1, 1, 2, 1]),
+                                 np.repeat(y, [1, 3, 1, 1, 2, 1]), "logistic")
+    assert_allclose(weighted, duplicated, rtol=1e-9)
 
 
 @pytest.mark.parametrize("algorithm_id", CALIBRATED)

@@ -1,5 +1,5 @@
 """Online weighted univariate losses for bipartite ranking (Kotlowski et al. 2011; Gao et al. 2013,
-Section 6).
+Section 6): exponential, square and logistic.
 
 W. Kotlowski, K. Dembczynski, E. Huellermeier, "Bipartite ranking through
 minimization of univariate loss", ICML 2011; online variants as compared in
@@ -29,15 +29,16 @@ from ._rows import (
 from ._schedules import step_size
 from ._state import F64, D
 
-__all__ = ["EXPONENTIAL", "SQUARE", "NEEDS_FOLD", "UnivariateState", "univariate_derivative",
-           "univariate_epoch", "univariate_fold"]
+__all__ = ["EXPONENTIAL", "SQUARE", "LOGISTIC", "NEEDS_FOLD", "UnivariateState",
+           "univariate_derivative", "univariate_epoch", "univariate_fold"]
 
 EXPONENTIAL = 0  # l(m) = exp(-m)
 SQUARE = 1  # l(m) = (1 - m)^2
+LOGISTIC = 2  # l(m) = log(1 + exp(-m))
 
 
 class UnivariateState(NamedTuple):
-    """The state of online Uni-Exp and Uni-Squ (:func:`univariate_epoch`)."""
+    """The state of online Uni-Exp, Uni-Squ and Uni-Log (:func:`univariate_epoch`)."""
 
     w: F64[D]  # weights up to their scale
     scale: F64[1]  # the weights are scale * w: the l2 prox only shrinks the scalar
@@ -48,9 +49,15 @@ class UnivariateState(NamedTuple):
 
 @njit(cache=True, nogil=True)
 def univariate_derivative(loss, margin):
-    """Return ``l'(margin)``: ``-exp(-m)`` or ``-2 (1 - m)``."""
+    """Return ``l'(margin)``: ``-exp(-m)``, ``-2 (1 - m)`` or ``-1 / (1 + exp(m))`` (the
+    logistic one in a form whose exponential cannot overflow)."""
     if loss == EXPONENTIAL:
         return -np.exp(-margin)
+    if loss == LOGISTIC:
+        if margin > 0.0:
+            e = np.exp(-margin)
+            return -e / (1.0 + e)
+        return -1.0 / (1.0 + np.exp(margin))
     return -2.0 * (1.0 - margin)
 
 
@@ -96,7 +103,7 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
         (:data:`aucopt.algorithms.univariate.hyper`); with ``auto_eta`` the step
         scale is ``eta / (M^2 + 1)``.
     loss : int
-        ``EXPONENTIAL`` or ``SQUARE``.
+        ``EXPONENTIAL``, ``SQUARE`` or ``LOGISTIC``.
     t : int
         Steps done before this call.
     learn : bool

@@ -9,7 +9,8 @@ weights the unweighted one bit for bit. :func:`regularised` builds a spec's obje
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import minimize_scalar
+from scipy.optimize import brentq, minimize_scalar
+from scipy.special import expit
 
 __all__ = ["MAX_SCALE", "best_scale_loss", "pairwise_loss", "regularised", "univariate_loss"]
 
@@ -78,18 +79,36 @@ def univariate_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
     """Return the class-balanced univariate loss at the best bias (closed form).
 
     ``"exp"``: ``mean+ e^-(s+b) + mean- e^(s+b)``, minimised at ``2 sqrt(A B)``;
-    ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``. The means are weighted
-    by ``w`` (``y = ±w``).
+    ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``; ``"logistic"``:
+    ``mean+ log(1 + e^-(s+b)) + mean- log(1 + e^(s+b))`` at the root of its derivative in
+    ``b`` (:func:`_logistic_at_best_bias`). The means are weighted by ``w`` (``y = ±w``).
     """
     if loss == "square":
         gap, vp, vn = _class_gap(scores, y)
         return float(0.5 * (2.0 - gap) ** 2 + vp + vn)
     (pos, wp), (neg, wn) = _classes(scores, y)
+    if loss == "logistic":
+        return _logistic_at_best_bias(pos, wp / np.sum(wp), neg, wn / np.sum(wn))
     shift = 0.5 * (pos.min() + neg.max())  # the bias does not change the minimum
     with np.errstate(over="ignore"):
         a = np.sum(wp * np.exp(shift - pos)) / np.sum(wp)
         b = np.sum(wn * np.exp(neg - shift)) / np.sum(wn)
     return float(2.0 * np.sqrt(a * b))
+
+
+def _logistic_at_best_bias(pos, wp, neg, wn) -> float:
+    """Return ``min over b of sum wp log(1 + e^-(s+ + b)) + sum wn log(1 + e^(s- + b))``
+    (``wp``, ``wn``: weights summing to 1 each). The derivative in ``b``,
+    ``-sum wp sigma(-(s+ + b)) + sum wn sigma(s- + b)``, rises from -1 to 1, so its root is
+    bracketed by the biases that put every score 40 below or above 0."""
+    def slope(b):
+        return float(np.sum(wn * expit(neg + b)) - np.sum(wp * expit(-(pos + b))))
+
+    low = -max(pos.max(), neg.max()) - 40.0
+    high = -min(pos.min(), neg.min()) + 40.0
+    b = brentq(slope, low, high, xtol=1e-10 * max(1.0, abs(low), abs(high)))
+    return float(np.sum(wp * np.logaddexp(0.0, -(pos + b)))
+                 + np.sum(wn * np.logaddexp(0.0, neg + b)))
 
 
 def best_scale_loss(scores: np.ndarray, y: np.ndarray, loss: str,

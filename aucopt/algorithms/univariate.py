@@ -1,4 +1,5 @@
-"""Online Uni-Exp and Uni-Squ: state, hyperparameters, kernel call (Kotlowski et al. 2011)."""
+"""Online Uni-Exp, Uni-Squ and Uni-Log: state, hyperparameters, kernel call (Kotlowski et al.
+2011)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels._state import view, zeros
 from .._kernels.univariate import (
     EXPONENTIAL,
+    LOGISTIC,
     NEEDS_FOLD,
     SQUARE,
     UnivariateState,
@@ -22,7 +24,8 @@ from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
 
-__all__ = ["PARAMS", "UnivariateHyper", "AUTO_ETA", "LOSSES", "UNI_EXP", "UNI_SQU", "hyper"]
+__all__ = ["PARAMS", "UnivariateHyper", "AUTO_ETA", "LOSSES", "UNI_EXP", "UNI_SQU", "UNI_LOG",
+           "hyper"]
 
 PAPER = (
     "W. Kotlowski, K. Dembczynski, E. Huellermeier. Bipartite ranking through minimization "
@@ -34,8 +37,8 @@ PAPER = (
 # AUTO_ETA[loss] / (m2 + 1), m2 the mean squared row norm of the sample; until partial_fit has a
 # chunk to calibrate on, the kernel uses AUTO_ETA[loss] / (M^2 + 1), M^2 the largest squared row
 # norm seen (+1: the bias).
-AUTO_ETA = {"exp": 0.5, "squ": 1.0}
-LOSSES = {"exp": EXPONENTIAL, "squ": SQUARE}
+AUTO_ETA = {"exp": 0.5, "squ": 1.0, "log": 1.0}
+LOSSES = {"exp": EXPONENTIAL, "squ": SQUARE, "log": LOGISTIC}
 SCHEDULES = {"inv_sqrt": INV_SQRT, "constant": CONSTANT}
 ETA_GRID = tuple(2.0**k for k in range(-12, 11))  # Gao et al. 2013: learning rates 2^[-12:10]
 
@@ -171,8 +174,7 @@ def _register(loss: str, measure: str, **fields) -> AlgorithmSpec:
         **_runner(loss),
         calibration=StepCalibration(regularised(measure, kind="univariate", l2="lam"),
                                     unit=AUTO_ETA[loss], offset=1.0),
-        **fields,
-        **_COMMON,
+        **{**_COMMON, **fields},
     ))
 
 
@@ -190,4 +192,16 @@ UNI_SQU = _register(
     id="uni-squ",
     name="online Uni-Squ",
     quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
+)
+
+# the logistic loss of Kotlowski et al. (their batch form is ``uni-log-batch``) learnt online as
+# the other two: its derivative is bounded by 1, so a large step or a mislabelled row moves the
+# weights by at most the step times the row (the exponential loss's by e^-margin)
+UNI_LOG = _register(
+    "log", "logistic",
+    id="uni-log",
+    name="online Uni-Log",
+    source="Kotlowski, Dembczynski, Huellermeier, ICML 2011 (online form of the batch Uni-Log "
+    "of Gao et al.)",
+    quick_grid={"eta": ("auto", 2.0**-6, 2.0**-4, 2.0**-2)},
 )

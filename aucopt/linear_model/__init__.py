@@ -23,7 +23,7 @@ from ._pauc_sopa import SOPAClassifier
 from ._solam import RegSOLAMClassifier, SOLAMClassifier, SOLAML1Classifier
 from ._spam import SPAML2Classifier, SPAMNetClassifier
 from ._spdam import SPDAMClassifier
-from ._univariate import UniExpClassifier, UniSquClassifier
+from ._univariate import UniExpClassifier, UniLogClassifier, UniSquClassifier
 from ._vrspam import VRSPAML2Classifier, VRSPAMNetClassifier
 
 __all__ = [
@@ -60,6 +60,7 @@ __all__ = [
     "SPAMNetClassifier",
     "SPDAMClassifier",
     "UniExpClassifier",
+    "UniLogClassifier",
     "UniSquClassifier",
     "VRSPAML2Classifier",
     "VRSPAMNetClassifier",

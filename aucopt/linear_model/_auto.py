@@ -3,9 +3,9 @@
 The rules are the decision table of the user guide's *Choosing an algorithm* page, as code
 (:func:`choose`): an l2 logistic regression solved exactly (``uni-log-batch`` with
 ``class_weight=None``; an AUC-consistent surrogate, Agarwal, JMLR 2014) while the data are
-small enough for a batch solver, and SPAM
-(Natole, Ying, Lyu, ICML 2018, Algorithm 1) over the rows otherwise (two passes on wide
-sparse data such as hashed text) and on a stream. This
+small enough for a batch solver, one pass of online Uni-Log (Kotlowski et al., ICML 2011) on
+larger wide sparse data such as hashed text, and SPAM (Natole, Ying, Lyu, ICML 2018,
+Algorithm 1) over the rows otherwise and on a stream. This
 estimator is the scikit-learn one; :class:`aucopt.river.AUCClassifier` is the River learner
 (``learn_one`` on dict features) and picks nothing.
 """
@@ -22,7 +22,7 @@ from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
 from ._declared import ESTIMATORS
 
 __all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "BATCH_PARAMS",
-           "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_PARAMS", "WIDE_T0_PER_ROW", "choose",
+           "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_ALGORITHM", "WIDE_PARAMS", "choose",
            "has_one_scale"]
 
 # the batch solver while X has at most this many stored values (dense: n x d): its L-BFGS
@@ -32,7 +32,7 @@ BATCH_MAX_NONZEROS = 20_000_000
 # (30 s for 6,000 rows of 50 tokens in 2^16 columns, docs/peers.md's smoke run), where SPAM's
 # O(nnz) steps take a fraction of a second
 BATCH_MAX_FEATURES = 10_000
-# above the batch size, one pass of SPAM from this many rows on (two on wide data: WIDE_PARAMS;
+# above the batch size, one pass from this many rows on (of Uni-Log on wide data: WIDE_PARAMS;
 # a tenth of the time of the default ten passes)
 ONE_PASS_ROWS = 200_000
 STREAM_ALGORITHM = "spam-l2"
@@ -43,25 +43,24 @@ STREAM_ALGORITHM = "spam-l2"
 # positives) and 0.866 against 0.870 (30%); one pass over the hashed stream 0.753 against
 # 0.745 test AUC (2 x 10^5 rows) and 0.767 against 0.760 (10^6 rows)
 ONE_PASS_PARAMS = {"output": "last"}
-# ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text):
-# two passes, with t0 in proportion to the rows so that the steps of the second pass stay
-# large enough (the schedule eta0 / sqrt(t + t0) keeps its shape whatever the number of rows;
-# eta0 calibrated as usual). Over the rows as given (precondition=None) where the
-# preconditioner would be about one global factor, which the calibrated step takes up
-# (:func:`has_one_scale`): its transformed copy of X costs more than half a pass of SPAM's
-# O(nnz) steps there (0.35-0.37 s on the hashed stream below). Columns whose spreads differ by
-# more than a rung of the calibration's ladder, or rows more than ROW_CLIP medians long, are
-# what no calibrated step replaces: such data keep precondition="auto". Measured on the peers
-# report's hashed stream (10^6 rows, d = 2^20, 10^5 test rows; medians of interleaved runs on
-# a loaded machine): one preconditioned pass 0.767 test AUC in 6.2 s (0.774 at the best step
-# and t0 tried); two passes with t0 a hundredth of the rows 0.793 preconditioned in 6.6 s (the
-# choice there: one token is in 99% of the rows, its spread 12 times below the other columns'
-# scale) and 0.788 over the rows as given in 5.2 s (t0=30: 0.775); Vowpal Wabbit's one pass
-# 0.778 in 4.4 s, scikit-learn's SGDClassifier 0.781 in 3.4 s. Rows as given, 2 x 10^5 rows
-# (t0 = 2,000): 0.778 against 0.753 for one preconditioned pass, 0.766 with t0 = 10^4; 5 x
-# 10^5 rows (t0 = 5,000): 0.777.
-WIDE_PARAMS = {"max_iter": 2, "precondition": None, **ONE_PASS_PARAMS}
-WIDE_T0_PER_ROW = 0.01  # t0 of the wide choice, per training row
+# ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text): one
+# pass of online Uni-Log (Kotlowski et al., ICML 2011: the class-balanced logistic loss, steps
+# eta / sqrt(t), eta calibrated as usual). SPAM's steps eta0 / sqrt(t + t0) decay for every
+# column alike and most columns of such data are met a few times in a pass: one SPAM pass ranked
+# 0.751 where one Uni-Log pass ranked 0.773 (docs/wide_choice.md's first stream), and two SPAM
+# passes, which SPAM needs there, take twice the time. The logistic loss's derivative is bounded,
+# so mislabelled rows do not take over the steps as with the exponential loss, whose constant-step
+# pass was faster still but lost 0.09 test AUC with 5% of the labels flipped (the report above).
+# Over the rows as given (precondition=None) where the preconditioner would be about one global
+# factor, which the calibrated step takes up (:func:`has_one_scale`): its transformed copy of X
+# costs about half a pass of these O(nnz) steps. Columns whose spreads differ by more than a rung
+# of the calibration's ladder, or rows more than ROW_CLIP medians long, are what no calibrated
+# step replaces: such data keep precondition="auto". On the peers report's hashed stream (10^6
+# rows, d = 2^20, one token in 99% of the rows: preconditioned) it ranked 0.783 in 1.2 s, against
+# 0.772 for the rows as given, 0.793 for two SPAM passes in 2.7 s and Vowpal Wabbit's one pass
+# 0.778 (docs/peers.md).
+WIDE_ALGORITHM = "uni-log"
+WIDE_PARAMS = {"max_iter": 1, "precondition": None}
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
 # class-balanced loss ranked worse (0.1% positives: 0.856 against 0.869 test AUC; the
 # choosing page's measurements), elsewhere both were level within 0.004
@@ -133,7 +132,7 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
     >>> choose(10**6, 1000, 5 * 10**8)
     ('spam-l2', {'max_iter': 1, 'output': 'last'})
     >>> choose(10**6, 2**20, 5 * 10**7)
-    ('spam-l2', {'max_iter': 2, 'precondition': None, 'output': 'last', 't0': 10000.0})
+    ('uni-log', {'max_iter': 1, 'precondition': None})
     >>> choose(10**6, 2**20, 5 * 10**7, one_scale=False)[1]["precondition"]
     'auto'
     """
@@ -142,10 +141,10 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
     if n_nonzeros <= BATCH_MAX_NONZEROS and n_features <= BATCH_MAX_FEATURES:
         return "uni-log-batch", dict(BATCH_PARAMS)
     if _wide(n_samples, n_features, streaming):
-        params = {**WIDE_PARAMS, "t0": WIDE_T0_PER_ROW * n_samples}
+        params = dict(WIDE_PARAMS)
         if not one_scale:
             params["precondition"] = "auto"
-        return STREAM_ALGORITHM, params
+        return WIDE_ALGORITHM, params
     if n_samples >= ONE_PASS_ROWS:
         return STREAM_ALGORITHM, {"max_iter": 1, **ONE_PASS_PARAMS}
     return STREAM_ALGORITHM, {}
@@ -160,8 +159,9 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     shows this surrogate consistent for the AUC), while ``X`` holds at most
     ``BATCH_MAX_NONZEROS`` values in at most ``BATCH_MAX_FEATURES`` columns; SPAM with the
     l2 penalty (``spam-l2``, Natole, Ying and Lyu, ICML 2018) above that, one pass from
-    ``ONE_PASS_ROWS`` rows on (on wider data, two passes with ``t0`` a hundredth of the
-    rows, without the preconditioner where it would be about one factor: ``WIDE_PARAMS``,
+    ``ONE_PASS_ROWS`` rows on; on wider data from that many rows, one pass of the
+    class-balanced logistic loss (``uni-log``, online Uni-Log, Kotlowski et al., ICML 2011),
+    without the preconditioner where it would be about one factor (``WIDE_PARAMS``,
     :func:`has_one_scale`). ``partial_fit``
     learns a stream with ``spam-l2``; a single pass and a stream score with SPAM's last
     iterate (``ONE_PASS_PARAMS``). The choice is in ``algorithm_`` and the fitted

@@ -1,4 +1,4 @@
-"""Online Uni-Exp / Uni-Squ against the slow reference and the batch minimisers."""
+"""Online Uni-Exp / Uni-Squ / Uni-Log against the slow reference and the batch minimisers."""
 
 import numpy as np
 import pytest
@@ -9,11 +9,11 @@ from aucopt._kernels.univariate import SQUARE, UnivariateState, univariate_epoch
 from aucopt.algorithms.univariate import UnivariateHyper
 from aucopt.datasets import make_auc_problem
 from aucopt.exceptions import DivergenceError
-from aucopt.linear_model._univariate import UniExpClassifier, UniSquClassifier
+from aucopt.linear_model._univariate import UniExpClassifier, UniLogClassifier, UniSquClassifier
 
 from ..reference import univariate as ref
 
-CLASSES = {"exp": UniExpClassifier, "squ": UniSquClassifier}
+CLASSES = {"exp": UniExpClassifier, "squ": UniSquClassifier, "log": UniLogClassifier}
 
 
 def _orders(seed, n, passes):
@@ -22,7 +22,7 @@ def _orders(seed, n, passes):
 
 
 @pytest.mark.parametrize("weights", ["train", "online"])
-@pytest.mark.parametrize("loss", ["exp", "squ"])
+@pytest.mark.parametrize("loss", ["exp", "squ", "log"])
 def test_matches_reference_same_order(loss, weights, german, as_format):
     X, y = german
     X, y = X[:300], y[:300]
@@ -36,7 +36,7 @@ def test_matches_reference_same_order(loss, weights, german, as_format):
 
 
 @pytest.mark.parametrize("weights", ["train", "online"])
-@pytest.mark.parametrize("loss", ["exp", "squ"])
+@pytest.mark.parametrize("loss", ["exp", "squ", "log"])
 def test_weighted_steps_match_reference_same_order(loss, weights, german, as_format):
     """notes.md#sample-weights: the class weights n / (2 n_y) come from weight sums and a
     row's step is scaled by its weight. (Refused before weights.)"""
@@ -67,7 +67,7 @@ def test_weighted_proximal_steps_fold_like_the_reference(as_format):
 
 
 @pytest.mark.parametrize("lam", [1e-6, 50.0])  # 50: the lazy l2 scale is folded often
-@pytest.mark.parametrize("loss", ["exp", "squ"])
+@pytest.mark.parametrize("loss", ["exp", "squ", "log"])
 def test_constant_schedule_matches_reference(loss, lam, as_format):
     X, y = make_auc_problem(200, 5, pos_rate=0.25, random_state=3)
     est = CLASSES[loss](eta=0.01, lam=lam, schedule="constant", shuffle=False, max_iter=2)
@@ -78,7 +78,7 @@ def test_constant_schedule_matches_reference(loss, lam, as_format):
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
 
 
-@pytest.mark.parametrize("loss", ["exp", "squ"])
+@pytest.mark.parametrize("loss", ["exp", "squ", "log"])
 def test_converges_to_the_balanced_minimiser(loss):
     """Many passes reach the minimiser of the balanced univariate objective (Kotlowski et al. 2011;
     Gao et al. 2013, Section 6)."""
@@ -86,7 +86,7 @@ def test_converges_to_the_balanced_minimiser(loss):
     X = X / np.abs(X).max()
     lam = 1e-2
     w_star, b_star = ref.minimiser(X, y, loss, lam)
-    eta = {"exp": 0.5, "squ": 0.2}[loss]  # the last iterate still moves: a noise floor
+    eta = {"exp": 0.5, "squ": 0.2, "log": 1.0}[loss]  # the last iterate still moves: a noise floor
     est = CLASSES[loss](eta=eta, lam=lam, max_iter=300, random_state=0).fit(X, y)
     w, b = est.coef_[0], est._state["b"][0]
     f_star = ref.objective(X, y, w_star, b_star, loss, lam)
@@ -114,7 +114,7 @@ def test_first_step_uses_the_balanced_weight(counts, learn, weight):
 
 def test_default_does_not_diverge_on_unscaled_data(german_raw):
     X, y = german_raw
-    for cls in (UniExpClassifier, UniSquClassifier):
+    for cls in (UniExpClassifier, UniSquClassifier, UniLogClassifier):
         est = cls(random_state=0).fit(X, y)
         assert np.all(np.isfinite(est.coef_)) and est.score(X, y) > 0.6
 
@@ -129,3 +129,17 @@ def test_exponential_loss_divergence_names_eta_and_keeps_the_model(german_raw):
         est.partial_fit(X[100:], y[100:])
     for key, value in before.items():
         np.testing.assert_array_equal(est._state[key], value)
+
+
+def test_logistic_derivative_is_bounded_and_never_overflows():
+    """l'(m) = -1 / (1 + e^m): in (-1, 0), finite at any margin (no e^m of a large m)."""
+    from scipy.special import expit
+
+    from aucopt._kernels.univariate import LOGISTIC, univariate_derivative
+
+    margins = np.array([-1e4, -700.0, -30.0, -1.0, 0.0, 1.0, 30.0, 700.0, 1e4])
+    with np.errstate(over="raise"):
+        got = np.array([univariate_derivative(LOGISTIC, m) for m in margins])
+    expected = -expit(-margins)  # = -1 / (1 + e^m), accurate at every margin
+    assert_allclose(got, expected, rtol=1e-14, atol=1e-300)
+    assert got[0] == -1.0 and got[-1] == -0.0 and np.all(got <= 0) and np.all(got >= -1)

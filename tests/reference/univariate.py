@@ -1,5 +1,5 @@
-"""Slow NumPy transcription of online Uni-Exp / Uni-Squ (Kotlowski et al. 2011; Gao et al. 2013,
-Section 6, balanced weights).
+"""Slow NumPy transcription of online Uni-Exp / Uni-Squ / Uni-Log (Kotlowski et al. 2011; Gao et
+al. 2013, Section 6, balanced weights).
 
 One loop per sample, class counts recomputed from the samples seen, dense only.
 """
@@ -32,7 +32,7 @@ def univariate(X, y, orders, *, loss, eta, auto=None, schedule="inv_sqrt", lam=0
             n_y = n_pos if y[i] > 0 else seen_w.sum() - n_pos
             weight = seen_w.sum() / (2.0 * n_y)
             m = y[i] * (w @ X[i] + b)
-            dl = -np.exp(-m) if loss == "exp" else -2.0 * (1.0 - m)
+            dl = _derivative(loss, m)
             g = weight * dl * y[i] * sw[i]
             t += 1
             m2 = max(X[j] @ X[j] for j in seen)
@@ -43,10 +43,19 @@ def univariate(X, y, orders, *, loss, eta, auto=None, schedule="inv_sqrt", lam=0
     return w, b, t
 
 
+def _derivative(loss, m):
+    """``l'(m)`` of the exponential, square or logistic loss."""
+    if loss == "exp":
+        return -np.exp(-m)
+    if loss == "log":
+        return -1.0 / (1.0 + np.exp(m))
+    return -2.0 * (1.0 - m)
+
+
 def objective(X, y, w, b, loss, lam):
     """Balanced univariate objective (lam/2)||w||^2 + mean_+ l(s)/2 + mean_- l(-s)/2."""
     m = y * (X @ w + b)
-    values = np.exp(-m) if loss == "exp" else (1.0 - m) ** 2
+    values = {"exp": np.exp(-m), "log": np.log1p(np.exp(-m)), "squ": (1.0 - m) ** 2}[loss]
     return 0.5 * lam * w @ w + 0.5 * values[y > 0].mean() + 0.5 * values[y < 0].mean()
 
 
