@@ -240,6 +240,23 @@ def test_load_rejects_a_negative_scale(tmp_path):
         load(tmp_path / "m")
 
 
+@pytest.mark.parametrize("key", [SCALE_KEY, "sparse_scale", "row_bound"])
+def test_load_rejects_scales_stored_as_strings(tmp_path, key):
+    """The type of a scale is checked before its sign (a string array once reached
+    ``< 0`` and raised numpy's UFuncTypeError instead of the loader's error)."""
+    from ._model_files import resign
+
+    X, y = _data(n=100)
+    save(aucopt.make("spam-net", random_state=0).fit(X, y), tmp_path / "m")
+    npz = next(tmp_path.glob("m*.npz"))
+    arrays = dict(np.load(npz))
+    arrays["state__" + key] = arrays["state__" + key].astype("U3")
+    np.savez(npz, **arrays)
+    resign(tmp_path / "m")
+    with pytest.raises(ModelFileError, match=f"state entry '{key}' is <U3"):
+        load(tmp_path / "m")
+
+
 def test_one_row_is_transformed_as_it_is_in_a_block():
     """A single CSR row (River's ``learn_one``, ``partial_fit`` row by row) takes a shorter
     path than a block; both give the same columns and bits, centred columns, explicit

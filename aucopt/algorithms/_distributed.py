@@ -42,7 +42,7 @@ _EXPLICIT = {
 # partition's pass ends inside the first stage with no stage output (measured on a9a in 8
 # partitions: AUC 0.5); it is trained "sequential"
 _MIXABLE = ("solam", "solam-l1", "reg-solam", "ftrl-auc", "ogd-fifo", "spam-l2", "spam-net",
-            "uni-exp", "uni-squ")
+            "uni-exp", "uni-squ", "uni-log")
 
 # state entries that describe "the previous example" rather than a model: "average" keeps
 # the last partition's instead of mixing them

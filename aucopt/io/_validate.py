@@ -253,9 +253,6 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
     reference.update(new_data_stats(n_features))
     if SCALE_KEY in state:  # a preconditioned model's feature scale (0: not seen) and shift
         reference.update(new_transform(n_features))
-        for key in (SCALE_KEY, SHARED_KEY, BOUND_KEY):
-            if key in state and (np.asarray(state[key]) < 0).any():
-                _fail(where, f"state entry {key!r} holds negative scales")
     if set(reference) != set(state) and spec.lazy_form is not None:
         spec.lazy_form(reference, params)  # a state saved between CSR partial_fit calls
     missing, extra = sorted(set(reference) - set(state)), sorted(set(state) - set(reference))
@@ -274,6 +271,9 @@ def check_state(where, spec, state: dict, params: dict, n_features: int) -> None
             _fail(where, f"state entry {key!r} holds NaN or infinite values")
         if value.dtype.kind == "i" and key not in spec.signed_state and (value < 0).any():
             _fail(where, f"state entry {key!r} holds negative counts or indices")
+    for key in (SCALE_KEY, SHARED_KEY, BOUND_KEY):  # (their type checked above)
+        if key in state and (state[key] < 0).any():
+            _fail(where, f"state entry {key!r} holds negative scales")
     if (state["data_count"] < 0).any():
         _fail(where, "state entry 'data_count' holds negative sample weights")
     if (state["data_sqmax"] < 0).any():
