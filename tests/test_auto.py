@@ -47,6 +47,7 @@ def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
     ((10_000, 2**20, 10**6), False, ("spam-l2", {})),
     ((6_000, 2**16, 300_000), False, ("spam-l2", {})),
     ((500, 20, 10_000), True, ("spam-l2", {"output": "last"})),
+    ((10_000, 2**20, 500_000), True, ("uni-log", {})),
 ])
 def test_choose_follows_the_table(shape, streaming, expected):
     assert choose(*shape, streaming=streaming) == expected
@@ -135,6 +136,16 @@ def test_partial_fit_streams_with_spam_and_equals_it():
         est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
         direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
     assert est.algorithm_ == "spam-l2"
+    np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
+
+
+def test_a_wide_stream_is_learnt_with_uni_log_and_equals_it(monkeypatch):
+    X, y = _wide_problem(monkeypatch)
+    est, direct = AUCClassifier(random_state=0), aucopt.make(WIDE_ALGORITHM, random_state=0)
+    for lo in range(0, 300, 100):
+        est.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
+        direct.partial_fit(X[lo:lo + 100], y[lo:lo + 100], classes=[-1, 1])
+    assert est.algorithm_ == "uni-log"
     np.testing.assert_array_equal(est.decision_function(X), direct.decision_function(X))
 
 

@@ -172,8 +172,10 @@ def _register(loss: str, measure: str, **fields) -> AlgorithmSpec:
     :func:`aucopt.algorithms._calibrate.regularised`)."""
     return register(AlgorithmSpec(
         **_runner(loss),
+        # narrow: a step moves the weights at its row's columns only (the l2 prox shrinks
+        # one scalar), from zero: brief runs on a sparse sample's columns are exact
         calibration=StepCalibration(regularised(measure, kind="univariate", l2="lam"),
-                                    unit=AUTO_ETA[loss], offset=1.0),
+                                    unit=AUTO_ETA[loss], offset=1.0, narrow=True),
         **{**_COMMON, **fields},
     ))
 

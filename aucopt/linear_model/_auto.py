@@ -59,6 +59,9 @@ ONE_PASS_PARAMS = {"output": "last"}
 # rows, d = 2^20, one token in 99% of the rows: preconditioned) it ranked 0.783 in 1.2 s, against
 # 0.772 for the rows as given, 0.793 for two SPAM passes in 2.7 s and Vowpal Wabbit's one pass
 # 0.778 (docs/peers.md).
+# A wide stream (a first chunk of more than BATCH_MAX_FEATURES columns) is learnt with Uni-Log
+# too: the peers report's hashed stream by partial_fit in chunks of 10^4 rows ranked 0.771 in
+# 2.5 s against 0.742 in 3.2 s for spam-l2 (docs/wide_choice.md).
 WIDE_ALGORITHM = "uni-log"
 WIDE_PARAMS = {"max_iter": 1, "precondition": None}
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
@@ -137,6 +140,8 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
     'auto'
     """
     if streaming:
+        if n_features > BATCH_MAX_FEATURES:  # a wide stream: Uni-Log, chunk by chunk
+            return WIDE_ALGORITHM, {}
         return STREAM_ALGORITHM, dict(ONE_PASS_PARAMS)
     if n_nonzeros <= BATCH_MAX_NONZEROS and n_features <= BATCH_MAX_FEATURES:
         return "uni-log-batch", dict(BATCH_PARAMS)
