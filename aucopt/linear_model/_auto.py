@@ -46,22 +46,23 @@ ONE_PASS_PARAMS = {"output": "last"}
 # ... except on wide data (more than BATCH_MAX_FEATURES columns: sparse, e.g. hashed text): one
 # pass of online Uni-Log (Kotlowski et al., ICML 2011: the class-balanced logistic loss, steps
 # eta / sqrt(t), eta calibrated as usual). SPAM's steps eta0 / sqrt(t + t0) decay for every
-# column alike and most columns of such data are met a few times in a pass: one SPAM pass ranked
-# 0.751 where one Uni-Log pass ranked 0.773 (docs/wide_choice.md's first stream), and two SPAM
-# passes, which SPAM needs there, take twice the time. The logistic loss's derivative is bounded,
-# so mislabelled rows do not take over the steps as with the exponential loss, whose constant-step
-# pass was faster still but lost 0.09 test AUC with 5% of the labels flipped (the report above).
+# column alike and most columns of such data are met a few times in a pass: on the first stream of
+# docs/wide_choice.md one SPAM pass ranked 0.751 where one Uni-Log pass ranked 0.773, and two SPAM
+# passes (0.777 there), which SPAM needs on such data, take twice the time. The logistic loss's
+# derivative is bounded, so mislabelled rows do not take over the steps as with the exponential
+# loss, whose constant-step pass was faster still but lost 0.09 test AUC with 5% of the labels
+# flipped (that report).
 # Over the rows as given (precondition=None) where the preconditioner would be about one global
 # factor, which the calibrated step takes up (:func:`has_one_scale`): its transformed copy of X
 # costs about half a pass of these O(nnz) steps. Columns whose spreads differ by more than a rung
 # of the calibration's ladder, or rows more than ROW_CLIP medians long, are what no calibrated
 # step replaces: such data keep precondition="auto". On the peers report's hashed stream (10^6
-# rows, d = 2^20, one token in 99% of the rows: preconditioned) it ranked 0.783 in 1.2 s, against
-# 0.772 for the rows as given, 0.793 for two SPAM passes in 2.7 s and Vowpal Wabbit's one pass
-# 0.778 (docs/peers.md).
+# rows, d = 2^20, one token in 99% of the rows: preconditioned) it ranked 0.783 in 1.5-1.9 s
+# (medians of interleaved runs), against 0.772 for the rows as given, 0.793 for two SPAM passes in
+# 2.7 s, and Vowpal Wabbit's one pass 0.778 in 1.4-3.1 s (docs/peers.md).
 # A wide stream (a first chunk of more than BATCH_MAX_FEATURES columns) is learnt with Uni-Log
 # too: the peers report's hashed stream by partial_fit in chunks of 10^4 rows ranked 0.771 in
-# 2.5 s against 0.742 in 3.2 s for spam-l2 (docs/wide_choice.md).
+# 2.0 s against 0.742 in 3.0 s for spam-l2 (docs/wide_choice.md).
 WIDE_ALGORITHM = "uni-log"
 WIDE_PARAMS = {"max_iter": 1, "precondition": None}
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
