@@ -41,7 +41,7 @@ TOLERANCE = {
                      "vrspam-l2", "vrspam-net", "spdam", "mba", "b-ls-svm", "uni-log-batch",
                      "uni-squ-batch"], 0.01),
     **dict.fromkeys(["b-svm-or", "svm-perf"], 0.015),
-    **dict.fromkeys(["oam-seq", "oam-gra", "uni-exp", "uni-squ", "ogd-fifo", "kar",
+    **dict.fromkeys(["oam-seq", "oam-gra", "uni-exp", "uni-squ", "uni-log", "ogd-fifo", "kar",
                      "ftrl-auc"], 0.03),
 }
 
