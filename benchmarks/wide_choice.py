@@ -183,19 +183,48 @@ def verdict(results: list[tuple]) -> str:
                    f"{max(g for _, g in const):+.4f} against it, and {gap:+.4f} on *{name}*.")
 
 
+# the learners of a stream learnt chunk by chunk: label, registry id, hyperparameters
+STREAM_LEARNERS = (
+    ("make(\"auto\") by partial_fit (uni-log: chunks of more than 10^4 columns)", "auto", {}),
+    ("spam-l2 by partial_fit (last iterate: make(\"auto\")'s on narrower chunks)", "spam-l2",
+     {"output": "last"}),
+    (f"{CONSTANT}, constant step, rows as given", CONSTANT, CONSTANT_PARAMS))
+
+
 def run_chunks(rows: int, d: int) -> list[str]:
     """The peers report's hashed stream learnt by ``partial_fit`` in chunks of CHUNK rows."""
     X, y, Xt, yt = next(hashed_stream(rows, max(rows // 10, 1_000), d=d).splits())
     lines = ["| learner | test AUC (fit time) |", "| --- | --- |"]
-    for label, algorithm, params in (
-            ("make(\"auto\") by partial_fit (uni-log: chunks of more than 10^4 columns)",
-             "auto", {}),
-            ("spam-l2 by partial_fit (last iterate: make(\"auto\")'s on narrower chunks)",
-             "spam-l2", {"output": "last"}),
-            (f"{CONSTANT}, constant step, rows as given", CONSTANT, CONSTANT_PARAMS)):
+    for label, algorithm, params in STREAM_LEARNERS:
         auc, seconds, _ = _fit(algorithm, params, X, y, Xt, yt, chunks=CHUNK)
         lines.append(f"| {label} | {_cell(auc, seconds)} |")
         logger.info("chunks | %s: %s", label, _cell(auc, seconds))
+    return lines
+
+
+def run_drift(rows: int, d: int, nnz: int = 50) -> list[str]:
+    """A hashed stream whose concept changes halfway (new token weights), test-then-train
+    by chunks of CHUNK rows: the mean AUC of each chunk before it is learnt, before and
+    after the change, and over the last five chunks."""
+    rng = np.random.default_rng(SEED)
+    X = hashed_rows(rows, d, nnz, rng)
+    half = rows // 2
+    y = np.concatenate([token_labels(X[:half], nnz, 0.2, rng),
+                        token_labels(X[half:], nnz, 0.2, rng)])
+    lines = ["| learner | before the change | after it | last five chunks | time (s) |",
+             "| --- | --- | --- | --- | --- |"]
+    for label, algorithm, params in STREAM_LEARNERS:
+        est = aucopt.make(algorithm, random_state=0, **params)
+        scores, start = ([], []), time.perf_counter()
+        for lo in range(0, rows, CHUNK):
+            Xc, yc = X[lo:lo + CHUNK], y[lo:lo + CHUNK]
+            if lo:  # (tested, then learnt)
+                scores[lo >= half].append(roc_auc_score(yc, est.decision_function(Xc)))
+            est.partial_fit(Xc, yc, classes=[-1, 1])
+        seconds = time.perf_counter() - start
+        lines.append(f"| {label} | {np.mean(scores[0]):.4f} | {np.mean(scores[1]):.4f} | "
+                     f"{np.mean(scores[1][-5:]):.4f} | {seconds:.2f} |")
+        logger.info("drift | %s", lines[-1])
     return lines
 
 
@@ -226,6 +255,7 @@ def main(argv=None) -> None:
     warm_up()
     streams, results = run_streams(rows, d)
     chunks = run_chunks(stream_rows, d)
+    drift = run_drift(max(stream_rows * 3 // 5, 4 * CHUNK), d)
     minutes = (time.perf_counter() - start) / 60
     command = "python benchmarks/wide_choice.py" + (" --smoke" if args.smoke else "")
     text = "\n".join([
@@ -251,6 +281,10 @@ def main(argv=None) -> None:
         f"The peers report's hashed stream ({stream_rows:,} training rows, d = {d:,}) by "
         f"`partial_fit` in chunks of {CHUNK:,} rows; test AUC and the time of all the "
         "calls.", "", *chunks, "",
+        "## A hashed stream whose concept changes", "",
+        f"{max(stream_rows * 3 // 5, 4 * CHUNK):,} rows of the same kind (20% positives, d = "
+        f"{d:,}) whose token weights are drawn anew halfway; each chunk of {CHUNK:,} rows is "
+        "scored (test AUC) before `partial_fit` learns it.", "", *drift, "",
         "Rerun: `python benchmarks/wide_choice.py` (about two minutes; `--rows` and "
         "`--stream-rows` change the sizes).", ""])
     args.out.write_text(text)
