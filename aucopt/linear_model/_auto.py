@@ -62,7 +62,8 @@ ONE_PASS_PARAMS = {"output": "last"}
 # 2.7 s, and Vowpal Wabbit's one pass 0.778 in 1.4-3.1 s (docs/peers.md).
 # A wide stream (a first chunk of more than BATCH_MAX_FEATURES columns) is learnt with Uni-Log
 # too: the peers report's hashed stream by partial_fit in chunks of 10^4 rows ranked 0.771 in
-# 2.0 s against 0.742 in 3.0 s for spam-l2 (docs/wide_choice.md).
+# 2.0 s against 0.742 in 3.2 s for spam-l2, and after a change of concept halfway 0.702 against
+# 0.661 (docs/wide_choice.md).
 WIDE_ALGORITHM = "uni-log"
 WIDE_PARAMS = {"max_iter": 1, "precondition": None}
 # the batch solver's rows weigh the same (plain logistic regression): with rare positives the
