@@ -76,7 +76,8 @@ class _HingePairs:
 
 
 def univariate_loss(scores: np.ndarray, y: np.ndarray, loss: str) -> float:
-    """Return the class-balanced univariate loss at the best bias (closed form).
+    """Return the class-balanced univariate loss at the best bias (closed forms; a root
+    search in one variable for the logistic loss).
 
     ``"exp"``: ``mean+ e^-(s+b) + mean- e^(s+b)``, minimised at ``2 sqrt(A B)``;
     ``"square"``: ``mean+ (1 - s - b)^2 + mean- (1 + s + b)^2``; ``"logistic"``:
