@@ -55,7 +55,12 @@ def _derivative(loss, m):
 def objective(X, y, w, b, loss, lam):
     """Balanced univariate objective (lam/2)||w||^2 + mean_+ l(s)/2 + mean_- l(-s)/2."""
     m = y * (X @ w + b)
-    values = {"exp": np.exp(-m), "log": np.log1p(np.exp(-m)), "squ": (1.0 - m) ** 2}[loss]
+    if loss == "exp":
+        values = np.exp(-m)
+    elif loss == "log":
+        values = np.logaddexp(0.0, -m)
+    else:
+        values = (1.0 - m) ** 2
     return 0.5 * lam * w @ w + 0.5 * values[y > 0].mean() + 0.5 * values[y < 0].mean()
 
 
