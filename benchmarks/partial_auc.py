@@ -6,8 +6,10 @@ test pAUC at FPR <= 0.05 and <= 0.1 (McClish's standardisation, as
 ``sklearn.metrics.roc_auc_score(max_fpr=)``), the full test AUC and the fit time of every
 partial-AUC id (trained with ``max_fpr=0.1``) against full-AUC ids and scikit-learn's
 ``LogisticRegression``. Every model has its default hyperparameters (steps ``"auto"``).
-A nonlinear case (positives on a ring, ``_partial_auc_cases.py``) adds the same learners on
-random Fourier features.
+The synthetic cases (``_partial_auc_mixture.py``) also get their frontier: the best
+pAUC@0.1 that any scorer on the two directions they are built from reaches while its full
+AUC stays within 0.01 of the best full-AUC id's. A nonlinear case (positives on a ring,
+``_partial_auc_cases.py``) adds the same learners on random Fourier features.
 
 Usage: python benchmarks/partial_auc.py [--seeds 3] [--quick | --smoke] [--out docs/partial_auc.md]
 """
@@ -34,6 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _partial_auc_cases import RFF, kernel_models, nonlinear_verdict, ring  # noqa: E402
+from _partial_auc_mixture import frontier, mixture, room  # noqa: E402
 from _stamp import stamp  # noqa: E402
 
 PAUC_IDS = ("pauc-1pmb", "pauc-2pmb", "pauc-sopa", "pauc-sopa-s", "pauc-sota-s", "svm-pauc")
@@ -43,74 +46,20 @@ TARGET = 0.1  # the max_fpr the partial-AUC ids are trained for
 MIRRORED = ("german.numer", "diabetes", "splice", "sylva", "shuttle", "a9a")
 
 
-DECOYS, TOP = 0.08, 0.4  # share of decoys among the negatives, of far positives
-
-
-def _kinds(n, pos_rate, rng):
-    """Labels and row kinds: 0 plain negative, 1 decoy negative (DECOYS of the negatives),
-    2 positive far along u1 (TOP of the positives), 3 positive mildly along u2."""
-    n_pos = max(2, round(pos_rate * n))
-    y = -np.ones(n, dtype=np.int64)
-    y[rng.choice(n, n_pos, replace=False)] = 1
-    kind = np.where(y > 0, np.where(rng.random(n) < TOP, 2, 3),
-                    np.where(rng.random(n) < DECOYS, 1, 0))
-    return y, kind
-
-
-SHIFTS = {1: ("u2", 3.0), 2: ("u1", 4.0), 3: ("u2", 1.5)}
-
-
-def mixture(n, pos_rate, *, sparse=False, seed=0):
-    """Imbalanced data whose top of the ranking and bulk want different directions.
-
-    Negatives are standard normal, except 8% "decoys" shifted by 3 along a direction
-    ``u2``; positives are of two kinds: 40% far along ``u1`` (shift 4, they make the top
-    of a good ranking) and 60% mildly along ``u2`` (shift 1.5: much of the full AUC, but
-    the decoys outrank them, and any weight on ``u2`` lifts the decoys into the top 8%).
-    A full-AUC scorer leans on ``u2`` for the bulk; at low FPR ``u1`` matters. Dense:
-    d = 20, ``u1``, ``u2`` two coordinates each (unit vectors).
-    Sparse (CSR): d = 2,000, 60 non-zeros per row, N(0, 1) at random features; a shifted
-    row has 10 of them in the 100 features of its direction, with the shift added.
-    """
-    rng = np.random.default_rng(seed)
-    y, kind = _kinds(n, pos_rate, rng)
-    if not sparse:
-        X = rng.standard_normal((n, 20))
-        direction = {"u1": np.r_[1.0, 1.0, np.zeros(18)] / np.sqrt(2),
-                     "u2": np.r_[0.0, 0.0, 1.0, 1.0, np.zeros(16)] / np.sqrt(2)}
-        for k, (name, shift) in SHIFTS.items():
-            X[kind == k] += shift * direction[name]
-        return X, y
-    d, nnz, block = 2000, 60, {"u1": 0, "u2": 100}
-    cols = np.empty((n, nnz), dtype=np.int64)
-    vals = rng.standard_normal((n, nnz))
-    for i in range(n):
-        cols[i] = rng.choice(np.arange(200, d), nnz, replace=False)
-    for k, (name, shift) in SHIFTS.items():
-        rows = np.flatnonzero(kind == k)
-        for i in rows:
-            cols[i, :10] = block[name] + rng.choice(100, 10, replace=False)
-        vals[rows, :10] += shift
-    order = np.argsort(cols, axis=1)
-    cols, vals = np.take_along_axis(cols, order, 1), np.take_along_axis(vals, order, 1)
-    X = sp.csr_matrix((vals.ravel(), cols.ravel(), np.arange(0, n * nnz + 1, nnz)), shape=(n, d))
-    return X, y
-
-
 def synthetic_cases(scale):
     for rate, n in ((0.01, 50_000), (0.001, 250_000)):
         for sparse in (False, True):
             m = int(n * scale)
             name = f"mixture {rate:.1%} {'sparse' if sparse else 'dense'}"
             yield name, True, (lambda m=m, rate=rate, sparse=sparse, s=0:
-                               mixture(m, rate, sparse=sparse, seed=s))
+                               mixture(m, rate, sparse=sparse, seed=s)), True
 
 
 def mirror_cases():
     if not os.environ.get("AUCOPT_DATA_MIRROR"):
         return
     for name in MIRRORED:
-        yield name, False, (lambda name=name: fetch(name))
+        yield name, False, (lambda name=name: fetch(name)), False
 
 
 def _target(algorithm):
@@ -134,14 +83,17 @@ def score(est, X):
     return est.predict_proba(X)[:, 1]
 
 
-def run_case(load, seeds, extra=dict):
+def run_case(load, seeds, extra=dict, front=False):
     """Mean (pAUC@0.05, pAUC@0.1, AUC, fit seconds) per model over ``seeds`` splits; the
-    models are those of :func:`models` and the dict that ``extra()`` returns."""
+    models are those of :func:`models` and the dict that ``extra()`` returns. ``front``:
+    also the mean over the splits of the mixture's frontier on the test part (else None)."""
     X, y = load()
-    cells = {}
+    cells, fronts = {}, []
     for seed in range(seeds):
         train, test = train_test_split(np.arange(len(y)), test_size=0.3, stratify=y,
                                        random_state=seed)
+        if front:
+            fronts.append(frontier(X[test], y[test], max_fpr=TARGET))
         scaler = make_preprocessor("minmax").fit(X[train])
         Xtr, Xte = scaler.transform(X[train]), scaler.transform(X[test])
         for name, est in {**models(X), **extra()}.items():
@@ -156,18 +108,23 @@ def run_case(load, seeds, extra=dict):
                 partial_roc_auc_score(y[test], s, max_fpr=0.1),
                 roc_auc_score(y[test], s), seconds))
             print(f"  {name}: {np.round(cells[name][-1], 4).tolist()}", flush=True)
-    return X, y, {k: np.mean(v, axis=0) for k, v in cells.items()}
+    return (X, y, {k: np.mean(v, axis=0) for k, v in cells.items()},
+            np.mean(fronts, axis=0) if front else None)
 
 
-def verdict(cells):
+def verdict(cells, front=None):
     """The best one-pass pAUC id; whether its pAUC@0.1 beats every full-AUC id's, and
-    scikit-learn's logistic regression's; its full-AUC gap to the best full-AUC id."""
+    scikit-learn's logistic regression's; its full-AUC gap to the best full-AUC id; and
+    (NaN without ``front``) the frontier's best pAUC@0.1 within 0.01 of the best full-AUC
+    id's AUC, and its margin over the best full-AUC id's pAUC@0.1 (:func:`room`)."""
     best = max(ONE_PASS_PAUC, key=lambda a: cells[a][1])
     full = [k for k in FULL_IDS if k in cells]
     beats = all(cells[best][1] > cells[k][1] for k in full)
     beats_logistic = cells[best][1] > cells["logistic (sklearn)"][1]
-    gap = max(cells[k][2] for k in full) - cells[best][2]
-    return best, beats, beats_logistic, gap
+    best_auc = max(cells[k][2] for k in full)
+    reach = (room(front, best_auc, max(cells[k][1] for k in full)) if front is not None
+             else (float("nan"), float("nan")))
+    return best, beats, beats_logistic, best_auc - cells[best][2], *reach
 
 
 def _tag(model):
@@ -176,6 +133,11 @@ def _tag(model):
     if bare in PAUC_IDS or bare in FULL_IDS:
         return f"{prefix}{sep}`{bare}`{' (pAUC)' if bare in PAUC_IDS else ''}"
     return model
+
+
+def _cell(value, spec):
+    """A number of the verdict's table (a dash for NaN: no frontier on real data)."""
+    return "-" if np.isnan(value) else format(value, spec)
 
 
 def section(name, X, y, cells):
@@ -195,8 +157,8 @@ def nonlinear_case(scale, seeds):
     """The ring case: the linear models and their RFF pipelines; its section's text."""
     n = max(600, int(5000 * scale))
     print("ring (nonlinear)", flush=True)
-    X, y, cells = run_case(lambda: ring(n, 0.03, seed=0), seeds,
-                           extra=lambda: kernel_models(TARGET))
+    X, y, cells, _ = run_case(lambda: ring(n, 0.03, seed=0), seeds,
+                              extra=lambda: kernel_models(TARGET))
     return [
         "## A nonlinear case: random Fourier features", "",
         "Rare positives on a circle of radius 3 around standard normal negatives (`ring` in "
@@ -227,20 +189,24 @@ def main():
     if args.smoke:
         args.seeds = 1
     cases = [*synthetic_cases(scale), *(() if args.smoke else mirror_cases())]
-    for name, imbalanced, load in cases:
+    for name, imbalanced, load, synthetic in cases:
         print(name, flush=True)
-        X, y, cells = run_case(load, args.seeds)
+        X, y, cells, front = run_case(load, args.seeds, front=synthetic)
         sections.append(section(name, X, y, cells))
         if imbalanced or np.mean(y > 0) <= 0.1:
-            verdicts.append((name, *verdict(cells)))
+            verdicts.append((name, *verdict(cells, front)))
     nonlinear = nonlinear_case(scale, args.seeds)
     wins = sum(v[2] for v in verdicts)
     ok = sum(v[2] and v[4] <= 0.01 for v in verdicts)
     summary = ["| imbalanced case | best one-pass pAUC id | pAUC@0.1 above every full-AUC id | "
-               "above logistic regression | its AUC below the best full-AUC id |",
-               "| --- | --- | --- | --- | --- |"]
-    summary += [f"| {n} | `{b}` | {'yes' if w else 'no'} | {'yes' if lw else 'no'} | {g:+.4f} |"
-                for n, b, w, lw, g in verdicts]
+               "above logistic regression | its AUC below the best full-AUC id | frontier: "
+               "best pAUC@0.1 within 0.01 of that AUC | its margin over every full-AUC id |",
+               "| --- | --- | --- | --- | --- | --- | --- |"]
+    summary += [f"| {n} | `{b}` | {'yes' if w else 'no'} | {'yes' if lw else 'no'} | {g:+.4f} | "
+                f"{_cell(top, '.4f')} | {_cell(margin, '+.4f')} |"
+                for n, b, w, lw, g, top, margin in verdicts]
+    margins = [v[6] for v in verdicts if not np.isnan(v[6])]
+    window = sum(m > 0 for m in margins)
     text = [
         "# Partial AUC at low false-positive rates", "",
         f"{stamp()}. Generated by `python benchmarks/partial_auc.py --seeds {args.seeds}"
@@ -258,16 +224,30 @@ def main():
         "Full-AUC models: "
         f"{', '.join(f'`{a}`' for a in FULL_IDS)} and scikit-learn's `LogisticRegression` "
         "(`b-ls-svm` skipped on the 2,000-feature CSR data).", "",
-        "The synthetic data (`mixture` in the script) are built so that the top of the "
-        "ranking and the bulk want different directions (rare positives of two kinds, and "
-        "negative decoys that outrank the mild kind): the situation partial-AUC learning is "
-        "for. On data where one linear direction is best everywhere (Gaussian classes with a "
-        "shared covariance) a full-AUC learner is already optimal at every FPR.", "",
+        "The synthetic data (`mixture` in `benchmarks/_partial_auc_mixture.py`) are built so "
+        "that the top of the ranking and the bulk want different directions (rare positives "
+        "of two kinds, and negative decoys that outrank the mild kind): the situation "
+        "partial-AUC learning is for; the sparse ones are the dense ones spread over "
+        "2,000 sparse features (the same projections on the two directions). On data where "
+        "one linear direction is best everywhere (Gaussian classes with a shared covariance) "
+        "a full-AUC learner is already optimal at every FPR.", "",
+        "**The frontier** of a synthetic case is what a linear scorer can reach at all: the "
+        "scorers `cos(a) p1 + sin(a) p2` on the rows' coordinates `p1`, `p2` along the two "
+        "directions the data are built from, for angles `a` from -10 to 100 degrees in steps "
+        "of 0.5, scored on the same test parts. Its column below is the best pAUC@0.1 among "
+        "those of them whose full AUC is within 0.01 of the best full-AUC id's, and the "
+        "margin of that over the best full-AUC id's pAUC@0.1: where the margin is small or "
+        "negative, no linear learner can beat every full-AUC id at pAUC@0.1 by more than "
+        "that while keeping its full AUC within 0.01 (a dash: none of them is that close to "
+        "the best full-AUC id, or the case is not synthetic).", "",
         "## Verdict on the imbalanced cases", "",
         f"The best one-pass partial-AUC id beats every full-AUC id at pAUC@0.1 on {wins} "
         f"of {len(verdicts)} imbalanced cases, {ok} of them with a full AUC within 0.01 of "
         "the best full-AUC id's. The gain at low FPR is paid in full AUC where the top of the "
-        "ranking and the bulk disagree (the mixtures); on the real data the models mostly tie.",
+        "ranking and the bulk disagree (the mixtures); on the real data the models mostly tie. "
+        f"On {window} of the {len(margins)} synthetic cases the frontier leaves room for "
+        "both conditions at once"
+        + (f", at most {max(margins):+.4f} of pAUC@0.1" if margins else "") + ".",
         "",
         *summary, "",
         "## Results", "",
