@@ -23,7 +23,7 @@ import scipy.sparse as sp
 
 from aucopt.metrics import partial_roc_auc_score, roc_auc_score
 
-__all__ = ["SHIFTS", "frontier", "mixture", "projections", "room"]
+__all__ = ["SHIFTS", "excess_loss", "frontier", "mixture", "projections", "room"]
 
 DECOYS, TOP = 0.08, 0.4  # share of decoys among the negatives, of far positives
 #: row kind -> (its direction, its shift along it); kind 0 (plain negatives) is not shifted
@@ -110,3 +110,11 @@ def room(front: np.ndarray, best_auc: float, best_pauc: float, allowed: float = 
         return float("nan"), float("nan")
     top = float(front[within, 0].max())
     return top, top - best_pauc
+
+
+def excess_loss(front: np.ndarray, pauc: float, auc: float) -> float:
+    """Return how much full AUC a model with test ``(pauc, auc)`` gives up beyond the trade-off
+    itself: the frontier's best AUC among its scorers with a pAUC@0.1 of at least ``pauc``,
+    minus ``auc`` (NaN if no scorer of the frontier reaches ``pauc``)."""
+    reach = front[:, 0] >= pauc
+    return float(front[reach, 1].max() - auc) if reach.any() else float("nan")

@@ -11,7 +11,14 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
-from _partial_auc_mixture import ANGLES, frontier, mixture, projections, room  # noqa: E402
+from _partial_auc_mixture import (  # noqa: E402
+    ANGLES,
+    excess_loss,
+    frontier,
+    mixture,
+    projections,
+    room,
+)
 
 N, RATE = 40_000, 0.01
 
@@ -64,3 +71,10 @@ def test_room_is_the_best_top_within_the_allowed_loss():
     assert room(front, 0.83, 0.65) == pytest.approx((0.68, 0.03))  # 0.80 is 0.03 below
     assert room(front, 0.84, 0.65)[0] == pytest.approx(0.60)  # only the last
     assert all(np.isnan(room(front, 0.90, 0.65)))
+
+
+def test_excess_loss_is_measured_from_the_frontier_at_the_same_top():
+    front = np.array([[0.70, 0.80], [0.68, 0.82], [0.60, 0.83]])  # (pAUC@0.1, AUC)
+    assert excess_loss(front, 0.69, 0.75) == pytest.approx(0.05)  # only 0.70 reaches 0.69
+    assert excess_loss(front, 0.65, 0.82) == pytest.approx(0.0)  # on the frontier
+    assert np.isnan(excess_loss(front, 0.71, 0.75))  # above every scorer of the frontier
