@@ -8,11 +8,13 @@
    parameter (``"decay" in est.get_params()``); otherwise the report says so.
 2. Runs River's own ``ConceptDriftStream`` (two ``Agrawal`` concepts) test-then-train in
    Python, as a River user would (``benchmarks/_prequential_river.py``).
-3. Times ``learn_one`` against River's ``LogisticRegression.learn_one``
+3. Runs bag-of-words dict streams test-then-train (``benchmarks/_prequential_tokens.py``).
+4. Times ``learn_one`` against River's ``LogisticRegression.learn_one``
    (``benchmarks/river_learn_one.py``).
 
 Usage: python benchmarks/prequential.py [--rows 20000] [--window 1000] [--decay 0.001]
-           [--river-rows 20000] [--learn-one-rows 20000] [--repeats 5] [--out docs/prequential.md]
+           [--river-rows 20000] [--token-rows 40000] [--learn-one-rows 20000] [--repeats 5]
+           [--out docs/prequential.md]
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import river_learn_one  # noqa: E402
 from _prequential_river import river_drift_records, river_drift_section  # noqa: E402
+from _prequential_tokens import token_records, token_section  # noqa: E402
 from _stamp import stamp  # noqa: E402
 from sklearn.datasets import dump_svmlight_file  # noqa: E402
 
@@ -92,7 +95,7 @@ def _f(value) -> str:
         else f"{value:.3f}"
 
 
-def report(args, by_learner, without, seconds, timing, river) -> str:
+def report(args, by_learner, without, seconds, timing, river, tokens) -> str:
     drift = args.rows // 2
     lines = [
         "# Prequential evaluation: AUC over time on a drifting stream",
@@ -176,6 +179,7 @@ def report(args, by_learner, without, seconds, timing, river) -> str:
             "",
         ]
     lines += river_drift_section(*river, args.river_rows, args.window)
+    lines += token_section(*tokens, args.token_rows)
     lines += [
         "## Cost of `learn_one`",
         "",
@@ -247,6 +251,8 @@ def main(argv=None):
     parser.add_argument("--decay", type=float, default=1e-3)
     parser.add_argument("--river-rows", type=int, default=20_000,
                         help="rows of River's ConceptDriftStream (drift half-way)")
+    parser.add_argument("--token-rows", type=int, default=40_000,
+                        help="rows of each bag-of-words stream")
     parser.add_argument("--learn-one-rows", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--learn-one-algorithms", default=river_learn_one.ALGORITHMS,
@@ -264,9 +270,10 @@ def main(argv=None):
         by_learner = read_records(Path(tmp) / "drift.csv")
         args.figure.write_bytes((Path(tmp) / "drift.png").read_bytes())
     river = river_drift_records(args.river_rows, args.window, max(args.window // 10, 1))
+    tokens = token_records(args.token_rows)
     timing = river_learn_one.measure(river_learn_one.streaming_ids(args.learn_one_algorithms),
                                      args.learn_one_rows, args.repeats)
-    args.out.write_text(report(args, by_learner, without, seconds, timing, river))
+    args.out.write_text(report(args, by_learner, without, seconds, timing, river, tokens))
     print(f"wrote {args.out} and {args.figure}")
 
 

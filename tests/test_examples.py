@@ -109,7 +109,7 @@ SMOKE = {
                      "--out", "{out}"],
     "river_learn_one.py": ["--rows", "300", "--repeats", "1", "--algorithms", "spam-l2"],
     "prequential.py": ["--rows", "600", "--window", "100", "--river-rows", "600",
-                       "--learn-one-rows", "200",
+                       "--token-rows", "300", "--learn-one-rows", "200",
                        "--repeats", "1", "--learn-one-algorithms", "spam-l2,ftrl-auc",
                        "--out", "{out}"],
     "distributed_training.py": ["--smoke", "--out", "{out}"],
