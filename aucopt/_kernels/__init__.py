@@ -24,4 +24,11 @@ The arguments most kernels share:
 ``t``
     Number of updates before the call; kernels return the new count and a status
     (``OK``, ``DIVERGED``, ...).
+
+The cached machine code of a kernel is stamped with its file and every file of this package
+that it imports (:mod:`._cache`), so that a change to a helper compiles its callers again.
 """
+
+from ._cache import install as _install_cache
+
+_install_cache()  # before any kernel is declared: they are declared by their modules' import
