@@ -15,16 +15,17 @@ every file of this package it imports, directly or through others (``from .x imp
 stamp. ``NUMBA_CACHE_LOCATOR_CLASSES`` set by the user takes precedence, as numba's rule.
 """
 
-from __future__ import annotations
-
 import functools
 import hashlib
+import logging
 import os
 import re
 
 from numba.core import caching
 
 __all__ = ["dependency_stamp", "install", "locators"]
+
+logger = logging.getLogger(__name__)
 
 _IMPORTS = re.compile(r"^\s*from \.(\w+) import|^\s*from \. import ([\w ,]+)", re.M)
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -85,20 +86,32 @@ def locators(folder: str) -> tuple[type, ...]:
                 return None
             return super().from_function(py_func, py_file)
 
-    bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator,
-             caching.UserWideCacheLocator)
-    return tuple(type(f"Stamped{base.__name__}", (_Stamped, base), {}) for base in bases)
+    bases = [_numba(name) for name in ("UserProvidedCacheLocator", "InTreeCacheLocator",
+                                       "UserWideCacheLocator")]
+    return tuple(type(f"Stamped{base.__name__.lstrip('_')}", (_Stamped, base),
+                      {"folder": folder}) for base in bases)
+
+
+def _numba(name: str):
+    """numba's caching class ``name`` (public since numba 0.60; ``_name`` before)."""
+    found = getattr(caching, name, None) or getattr(caching, "_" + name, None)
+    if found is None:
+        raise AttributeError(f"numba.core.caching has no {name}")
+    return found
 
 
 def install(folder: str = _HERE) -> tuple[type, ...]:
     """Put :func:`locators` of ``folder`` first in numba's locator list (once per folder);
     return them."""
-    classes = caching.CacheImpl._locator_classes
+    try:
+        classes = _numba("CacheImpl")._locator_classes
+        made = locators(folder)
+    except AttributeError as exc:  # another numba: its own stamps (only the function's file)
+        logger.warning("aucopt's kernel cache stamps are not installed: %s", exc)
+        return ()
     mine = [c for c in classes if getattr(c, "folder", None) == os.path.abspath(folder)]
     if mine:
         return tuple(mine)
-    made = locators(folder)
     for cls in reversed(made):
-        cls.folder = os.path.abspath(folder)
         classes.insert(0, cls)
     return made
