@@ -28,7 +28,7 @@ def test_performance_lines_are_generated_from_the_report():
     expected = "\n".join(_readme.performance_lines(report))
     assert _readme.readme_block(_readme_text()) == expected, (
         "README's performance lines are stale: run `python benchmarks/_readme.py`")
-    assert "5.08–5.35x" in expected and "1.21–1.31x" in expected  # the committed report
+    assert "5.05–5.21x" in expected and "1.22–1.30x" in expected  # the committed report
 
 
 def _bullets():
