@@ -7,7 +7,6 @@ an online Uni-Log model learnt row by row with another loss). Each test process 
 new directory, so that numba's cache is the test's own.
 """
 
-import os
 import shutil
 import subprocess
 import sys
@@ -77,4 +76,3 @@ def test_a_stamp_changes_with_the_files_imported_and_only_with_them(tmp_path):
         path.write_text(path.read_text() + "\n# changed\n")
         assert _cache.dependency_stamp(fused) != before, name
         before = _cache.dependency_stamp(fused)
-    assert os.path.basename(fused) == "fused_rows.py"

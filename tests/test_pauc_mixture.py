@@ -54,6 +54,12 @@ def test_projections_follow_the_construction(sparse):
     if not sparse:
         u1 = np.r_[1.0, 1.0, np.zeros(X.shape[1] - 2)] / np.sqrt(2)
         np.testing.assert_allclose(p1, X @ u1, rtol=1e-12, atol=1e-12)
+    else:  # the block sums, by brute force on the dense rows
+        dense = X.toarray()
+        np.testing.assert_allclose(p1, dense[:, :100].sum(1) / np.sqrt(10), atol=1e-12)
+        np.testing.assert_allclose(p2, dense[:, 100:200].sum(1) / np.sqrt(10), atol=1e-12)
+        assert (np.diff(X.indptr) == 60).all()
+        assert ((X.indices < 100).reshape(-1, 60).sum(1) == 10).all()  # 10 in each block
 
 
 def test_frontier_scores_each_angle_of_the_plane():
