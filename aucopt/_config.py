@@ -17,10 +17,12 @@ change another thread's settings.
 
 from __future__ import annotations
 
+import os
 import threading
 from contextlib import contextmanager
+from pathlib import Path
 
-__all__ = ["get_config", "set_config", "config_context"]
+__all__ = ["get_config", "set_config", "config_context", "cache_home"]
 
 _DEFAULTS = {"fastmath": False, "data_home": None}
 _local = threading.local()
@@ -60,6 +62,24 @@ def set_config(*, fastmath: bool | None = None, data_home: str | None = None) ->
         settings["fastmath"] = fastmath
     if data_home is not None:
         settings["data_home"] = str(data_home)
+
+
+def cache_home(data_home=None) -> Path:
+    """Return aucopt's cache directory (not created): ``data_home`` if given, else the
+    ``data_home`` setting, else ``$AUCOPT_DATA``, else ``~/.cache/aucopt``.
+
+    Parameters
+    ----------
+    data_home : str or Path, optional
+        Explicit directory.
+
+    Returns
+    -------
+    Path
+    """
+    raw = data_home if data_home is not None else get_config()["data_home"]
+    raw = raw if raw is not None else os.environ.get("AUCOPT_DATA")
+    return Path(raw).expanduser() if raw else Path.home() / ".cache" / "aucopt"
 
 
 @contextmanager

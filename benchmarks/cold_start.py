@@ -41,6 +41,9 @@ from _stamp import stamp  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 AUCOPT = str(Path(PYTHON).with_name("aucopt"))
+# a command is "instant" when it adds at most this to the interpreter's own start-up (about
+# the delay a person notices)
+INSTANT = 0.3
 
 _PROBLEM = """
 import numpy as np
@@ -260,8 +263,10 @@ def _verdict(runs: dict) -> list[str]:
     fits = {name: value for name, value in runs.items() if name.startswith("fit ")}
     peer = runs.get("peer: scikit-learn LogisticRegression")
     imported = runs.get("import aucopt")
+    commands = [_command_line(runs, name) for name in ("aucopt --help", "aucopt algorithms")]
+    commands = [line for line in commands if line]
     if not fits or peer is None or imported is None:
-        return []
+        return ["", "## Targets", "", *commands] if commands else []
     floor = _median(peer, "import") + _median(peer, "first")
     first = {name: _median(value, "first") for name, value in fits.items()}
     total = {name: _median(value, "import") + first[name] for name, value in fits.items()}
@@ -277,7 +282,19 @@ def _verdict(runs: dict) -> list[str]:
         f"- Import + first fit within scikit-learn's own import + first fit ({floor:.3f} s) "
         f"plus 1 s: {near} of {len(total)} families (slowest: {worst}, {total[worst]:.3f} s, "
         f"{total[worst] - floor:+.3f} s beyond scikit-learn's).",
+        *commands,
     ]
+
+
+def _command_line(runs: dict, name: str) -> str:
+    """The target of a command that should be instant: within ``INSTANT`` seconds of a bare
+    ``python -c pass`` (interpreter start-up), its tables read from their cache."""
+    if name not in runs or "python -c pass" not in runs:
+        return ""
+    took, bare = _median(runs[name], "process"), _median(runs["python -c pass"], "process")
+    met = "met" if took - bare <= INSTANT else "NOT MET"
+    return (f"- `{name}` instant (within {INSTANT} s of `python -c pass`): {took:.3f} s, "
+            f"{took - bare:+.3f} s ({met}).")
 
 
 def main(argv=None):

@@ -116,13 +116,16 @@ SMOKE = {
     "robustness.py": ["--algorithms", "spam-l2", "--datasets", "lognormal", "--no-grid",
                       "--out", "{out}"],
     "partial_auc.py": ["--smoke", "--out", "{out}"],
-    "cold_start.py": ["--repeats", "1", "--no-fill", "--cases", "pass,import aucopt,small.svm",
+    "cold_start.py": ["--repeats", "1", "--no-fill", "--cases",
+                      "pass,import aucopt,small.svm,algorithms",
                       "--out", "{out}"],
     "csr_check_cost.py": ["--rows", "400", "--features", "1000", "--nnz", "5", "--repeats", "1",
                           "--chunk", "100"],
     "hashed_step.py": ["--rows", "400", "--repeats", "1", "--algorithms", "spam-l2"],
     "wide_choice.py": ["--smoke", "--out", "{out}"],
 }
+# what the report of a script must hold besides its stamp
+REPORTS = {"cold_start.py": "- `aucopt algorithms` instant (within"}
 # what the stdout of a script without a report file must name
 PRINTS = {"bench_solam.py": "fsauc", "river_learn_one.py": 'AUCClassifier("spam-l2")',
           "csr_check_cost.py": "partial_fit: with check",
@@ -143,5 +146,6 @@ def test_benchmark_smoke(script, tmp_path):
     if "{out}" in SMOKE[script]:
         text = out.read_text()
         assert text.startswith("# ") and "aucopt " in text.splitlines()[2]  # the stamp line
+        assert REPORTS.get(script, "") in text
     else:
         assert PRINTS[script] in stdout

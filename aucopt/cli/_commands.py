@@ -131,9 +131,11 @@ def warmup(
     """Compile every kernel into numba's on-disk cache, so that later first fits only load it."""
     from .._warmup import kernel_cache_dir
     from .._warmup import warmup as warm
+    from ._tables import cached_tables
 
     start = time.perf_counter()
     seconds = warm(split_list(algorithms), jobs=jobs)
+    cached_tables()  # and `aucopt algorithms`' tables
     slowest = max(seconds, key=seconds.get)
     typer.echo(f"{len(seconds)} algorithms ready in {time.perf_counter() - start:.1f} s "
                f"(slowest {slowest}: {seconds[slowest]:.1f} s); kernel cache: "
@@ -147,12 +149,13 @@ def algorithms_(
     markdown: bool = typer.Option(False, "--markdown", help="Markdown table."),
 ):
     """List the registered algorithms, or the hyperparameters of one (for --param)."""
-    from ._tables import algorithms_markdown, algorithms_text, hyperparameters_text
+    from ._tables import cached_tables, hyperparameters_text
 
-    if algorithm:
-        typer.echo(hyperparameters_text(algorithm))
+    tables = cached_tables()  # (no registry import while the sources are unchanged)
+    if algorithm:  # an unknown id: the registry's error, with close matches
+        typer.echo(tables["params"].get(algorithm) or hyperparameters_text(algorithm))
     else:
-        typer.echo(algorithms_markdown() if markdown else algorithms_text())
+        typer.echo(tables["markdown"] if markdown else tables["text"])
 
 
 @datasets_app.command("list")

@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from .._config import get_config
+from .._config import cache_home
 from ._preprocessing import as_output, file_labels, sparse_flag
 from ._registry import _manifest_entry, _suggest, dataset_info, list_datasets
 
@@ -71,9 +71,7 @@ def get_data_home(data_home=None) -> Path:
     -------
     Path
     """
-    raw = data_home if data_home is not None else get_config()["data_home"]
-    raw = raw if raw is not None else os.environ.get("AUCOPT_DATA")
-    path = Path(raw).expanduser() if raw else Path.home() / ".cache" / "aucopt"
+    path = cache_home(data_home)
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
