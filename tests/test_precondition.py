@@ -19,7 +19,13 @@ from numpy.testing import assert_allclose
 import aucopt
 from aucopt.algorithms import get_algorithm, list_algorithms
 from aucopt.algorithms._calibrate import MIN_ROWS
-from aucopt.algorithms._precondition import DENSE_SHARE, SCALE_KEY, SHARED_KEY, SHIFT_KEY
+from aucopt.algorithms._precondition import (
+    BOUND_KEY,
+    DENSE_SHARE,
+    SCALE_KEY,
+    SHARED_KEY,
+    SHIFT_KEY,
+)
 from aucopt.exceptions import ModelFileError
 from aucopt.io import load, save
 
@@ -291,3 +297,20 @@ def test_one_row_is_transformed_as_it_is_in_a_block():
             np.testing.assert_array_equal(one.indices, block.indices[lo:hi])
             np.testing.assert_array_equal(one.data, block.data[lo:hi])
             assert one.indices.dtype == block.indices.dtype
+
+
+def test_the_partial_auc_svm_is_preconditioned_without_shortening_rows():
+    """``svm-pauc`` (``clip_rows=False``) fits the rows only centred and scaled: its scores
+    equal the papers' solver on those rows, long rows included (a bound would reshape the
+    top-scored negatives its loss is about); ``svm-perf`` shortens them."""
+    X, y = _data(n=240)
+    X[:6] *= 40.0  # rows far beyond 3 median lengths
+    est = aucopt.make("svm-pauc").fit(X, y)
+    state = est._state
+    assert state[BOUND_KEY][0] == 0.0 and np.all(state[SCALE_KEY] > 0)
+    centred = state[SHIFT_KEY] != 0.0
+    moved = (X - np.where(centred, state[SHIFT_KEY], 0.0)) / state[SCALE_KEY]
+    plain = aucopt.make("svm-pauc", precondition=None).fit(moved, y)
+    s1, s2 = est.decision_function(X), plain.decision_function(moved)
+    assert_allclose(s1 - s1.mean(), s2 - s2.mean(), rtol=1e-7, atol=1e-9 * np.abs(s1).max())
+    assert aucopt.make("svm-perf").fit(X, y)._state[BOUND_KEY][0] > 0.0

@@ -17,7 +17,8 @@ root mean square of all their non-zero values, so that the relative sizes of spa
 features (a word's count, a shifted signal) are kept and only the block's units go.
 A transformed row longer than ``ROW_CLIP`` times the median length of the rows that set
 the scales is shortened to that length (O(nnz)), so that a few very long rows do not
-dominate the steps; scores are not clipped (``w . x`` on the rows as given).
+dominate the steps (unless the spec declares ``clip_rows=False``); scores are not clipped
+(``w . x`` on the rows as given).
 
 The scales, the shift, the shared sparse scale and the row bound are kept in the
 estimator's state (``feature_scale``, ``feature_shift``, ``sparse_scale``, ``row_bound``;
@@ -151,7 +152,7 @@ def _unit_counts(rows: RowData, weight: np.ndarray) -> np.ndarray | None:
 
 
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
-              usable: bool) -> np.ndarray | None:
+              usable: bool, clip: bool = True) -> np.ndarray | None:
     """Set, in place, the scale (and on the ``first`` chunk the shift and the shared
     sparse scale) of the features not set yet that are non-zero in ``rows``; return the
     columns set (None: none).
@@ -164,7 +165,8 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     deviation (floored at ``RELATIVE_FLOOR`` times their root mean square); every other
     feature gets the shared sparse scale, the root mean square of all the non-zero values
     of those features (1 if there are fewer than ``MIN_NONZEROS`` of them); the row bound
-    is ``ROW_CLIP`` times the weighted median length of the transformed rows read. When
+    is ``ROW_CLIP`` times the weighted median length of the transformed rows read (none
+    unless ``clip``: ``AlgorithmSpec.clip_rows``). When
     only some rows are read, every feature without a non-zero value in them gets the
     shared scale (as a feature first seen later would). Rows that are not usable set every
     scale, shared one included, to 1 (the papers' steps), and no bound. A feature first
@@ -214,7 +216,7 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         return every if sampled else cols
     centred = count >= DENSE_SHARE * n  # centre the dense columns
     _set_affine(state, cols, centred, total, squares, n)
-    if state[BOUND_KEY][0] == 0.0:
+    if clip and state[BOUND_KEY][0] == 0.0:
         sq = _affine_norms(rows, state, centred_columns(state), stride)
         state[BOUND_KEY][0] = ROW_CLIP * _median_norm(sq, weight[::stride])
         # the moments of the rows as the kernels see them (the long rows shortened), so

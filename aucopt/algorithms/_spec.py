@@ -165,6 +165,13 @@ class AlgorithmSpec:
         ``extra_columns(state) -> ndarray``: further columns a ``run`` on CSR rows writes
         in the ``column_keys`` entries besides those of its rows (e.g. of a row stored by
         an earlier call), taken before the call.
+    clip_rows : bool
+        Whether ``precondition="auto"`` shortens the training rows longer than
+        ``ROW_CLIP`` times their median length (:mod:`aucopt.algorithms._precondition`), which
+        keeps a few long rows from dominating stochastic steps. False for a solver whose
+        objective is decided by the extreme rows (the partial-AUC SVM: its loss is on the
+        negatives scored highest, which the bound would reshape): its rows are only centred
+        and scaled (notes.md#preconditioning).
     coef_terms : callable or None
         ``coef_terms(state, params) -> ((c, key, col), ...) | None``: ``coef`` of ``state``
         as ``sum c * state[key][:, col]`` (``col`` 0 for a ``(d,)`` entry, or the first
@@ -219,6 +226,7 @@ class AlgorithmSpec:
     weights: str | None = None
     row_kernel: Callable[..., tuple | None] | None = None
     exact_blocks: bool = True
+    clip_rows: bool = True
     coef_terms: Callable[..., tuple | None] | None = None
 
     def __post_init__(self):

@@ -66,7 +66,7 @@ import numpy as np
 from .._kernels._state import zeros
 from ..utils._param_validation import Interval, Options
 from ._batch import BATCH, batch_common, spread_lam
-from ._params import POSITIVE, KernelScalars, Param
+from ._params import POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from .batch_pairwise import (
@@ -304,7 +304,8 @@ SVM_PAUC = register(AlgorithmSpec(
     family="pauc_svm",
     paper=PAPER,
     source="Narasimhan & Agarwal, ICML 2013 and KDD 2013",
-    params=PARAMS,
+    params=(*PARAMS, precondition()),
+    clip_rows=False,  # the loss is on the top-scored negatives, the rows a bound would shorten
     memory="O(k d) (k cutting planes) + data",
     cost="O(nnz + n log n + k d) per cut, k cuts",
     init_state=_init_state,

@@ -352,7 +352,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                 return None, None
         # enough rows counted with their weights (integer weights are duplicated rows)
         enough = float(np.abs(y).sum()) >= MIN_ROWS and (y > 0).any() and (y < 0).any()
-        fixed = fix_scale(transform, rows, y, first=reset, usable=enough) if auto else None
+        fixed = fix_scale(transform, rows, y, first=reset, usable=enough,
+                          clip=self._spec().clip_rows) if auto else None
         return transform, fixed
 
     def _centred(self, transform) -> np.ndarray:

@@ -285,5 +285,6 @@ class SVMPAUCClassifier(FittedLam, BaseAUCClassifier):
         warm_start=False,
         verbose=0,
         max_time=None,
+        precondition="auto",
     ):
         self._store(locals())
