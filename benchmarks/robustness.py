@@ -57,10 +57,10 @@ NOTES: dict[str, str] = {
     "below the best; on 1% positives and on few-rows (245 training rows) it ends 0.02-0.026 "
     "short, where steps 10-40x smaller do better on some cases and worse on others "
     "(german.numer, counts)",
-    "svm-pauc": "a batch solver without the preconditioner: its `lam=\"auto\"` follows the "
-    "columns' units (german.numer: 1.35 standardised, 65 unscaled) and its partial AUC "
-    "moves erratically with `lam` (german.numer standardised: -0.028 with auto, -0.038 to "
-    "-0.12 at `lam` = 2^-8 ... 8)",
+    "svm-pauc": "its partial AUC moves erratically with `lam` (german.numer standardised: "
+    "-0.028 with auto, -0.038 to -0.12 at `lam` = 2^-8 ... 8); unscaled, german.numer's "
+    "binary columns share one scale under the preconditioner (as for `pauc-sota-s`) and it "
+    "ends 0.13 short there",
     "pauc-1pmb": "overfits its surrogate on a few hundred rows (the top 10% of 490 training "
     "negatives on german.numer): more passes move it further (german.numer standardised "
     "-0.029 after 5 passes, -0.051 after 20), and a penalty `lam` up to 0.1 does not close "
