@@ -70,7 +70,9 @@ def test_the_cache_is_built_stored_and_read_back(tmp_path):
 
 def test_a_bad_or_foreign_file_is_rebuilt(tmp_path):
     stored = tmp_path / "algorithms-s1.json"
-    for bad in ("{not json", json.dumps(["a list"]), json.dumps({"stamp": "s0", "text": "x"})):
+    for bad in ("{not json", json.dumps(["a list"]), json.dumps({"stamp": "s0", "text": "x"}),
+                json.dumps({"stamp": "s1", "text": "x"}),
+                json.dumps({"stamp": "s1", "text": "x", "markdown": "y", "params": []})):
         stored.write_text(bad)
         assert cached_tables(folders=[tmp_path], stamp="s1")["text"] == algorithms_text()
         assert json.loads(stored.read_text())["stamp"] == "s1"

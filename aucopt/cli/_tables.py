@@ -60,7 +60,7 @@ def cached_tables(folders: list[Path] | None = None, stamp: str | None = None) -
             tables = json.loads((folder / name).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(tables, dict) and tables.get("stamp") == stamp:
+        if _complete(tables, stamp):
             return tables
     tables = build_tables()
     tables["stamp"] = stamp
@@ -68,6 +68,13 @@ def cached_tables(folders: list[Path] | None = None, stamp: str | None = None) -
         if _store(folder, name, tables):
             break
     return tables
+
+
+def _complete(tables, stamp: str) -> bool:
+    """Whether ``tables`` (a file's JSON) are whole tables of the sources of ``stamp``."""
+    return (isinstance(tables, dict) and tables.get("stamp") == stamp
+            and isinstance(tables.get("text"), str) and isinstance(tables.get("markdown"), str)
+            and isinstance(tables.get("params"), dict))
 
 
 def build_tables() -> dict:
