@@ -16,9 +16,8 @@ their own standard deviation; all the other ("sparse") columns share one scale, 
 root mean square of all their non-zero values, so that the relative sizes of sparse
 features (a word's count, a shifted signal) are kept and only the block's units go.
 A transformed row longer than ``ROW_CLIP`` times the median length of the rows that set
-the scales is shortened to that length (O(nnz)), so that a few very long rows do not
-dominate the steps (unless the spec declares ``clip_rows=False``); scores are not clipped
-(``w . x`` on the rows as given).
+the scales is shortened to it (O(nnz); not for a spec with ``clip_rows=False``), so that a
+few very long rows do not dominate the steps; scores are ``w . x`` on the rows as given.
 
 The scales, the shift, the shared sparse scale and the row bound are kept in the
 estimator's state (``feature_scale``, ``feature_shift``, ``sparse_scale``, ``row_bound``;
@@ -164,10 +163,9 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     ``DENSE_SHARE`` of the rows read are centred (their mean) and scaled by their standard
     deviation (floored at ``RELATIVE_FLOOR`` times their root mean square); every other
     feature gets the shared sparse scale, the root mean square of all the non-zero values
-    of those features (1 if there are fewer than ``MIN_NONZEROS`` of them); the row bound
-    is ``ROW_CLIP`` times the weighted median length of the transformed rows read (none
-    unless ``clip``: ``AlgorithmSpec.clip_rows``). When
-    only some rows are read, every feature without a non-zero value in them gets the
+    of those features (1 if there are fewer than ``MIN_NONZEROS`` of them); with ``clip``,
+    the row bound is ``ROW_CLIP`` times the weighted median length of the transformed rows
+    read. When only some rows are read, every feature without a non-zero value in them gets the
     shared scale (as a feature first seen later would). Rows that are not usable set every
     scale, shared one included, to 1 (the papers' steps), and no bound. A feature first
     seen in a later chunk gets the shared scale. Rows count with their sample weights
