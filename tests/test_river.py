@@ -159,6 +159,12 @@ def test_bad_labels_and_values_raise_and_lose_nothing():
         model.learn_one({"f0": "red"}, True)
     with pytest.raises(TypeError, match="numbers"):
         model.learn_one({"f0": "1.5", "f1": 2.0}, True)  # a string is not a number
+    for seq in ({"f0": np.ones(3)}, {"f0": [1.0, 2.0], "f1": 2.0}, {"f0": np.ones(2),
+                                                                     "f1": np.ones(3)}):
+        with pytest.raises(TypeError, match="numbers"):  # nor is an array or a list
+            model.learn_one(seq, True)
+        with pytest.raises(TypeError, match="numbers"):
+            model.predict_proba_one(seq)
     with pytest.raises(ValueError, match="NaN"):
         model.learn_one({"new": float("nan"), "f0": 1.0}, True)
     with pytest.raises(ValueError, match="True/False"):

@@ -5,7 +5,9 @@ River passes each sample as a dict ``{name: value}``; the kernels take CSR rows
 other with a dict from name to column (a vocabulary) or one compiled call that hashes
 a row's names (hashed columns, no memo: every name costs the same however many were
 seen), and a one-entry cache of the last key set, so a stream with a fixed schema pays
-one ``tuple(x)`` comparison and one value conversion per call. :func:`feature_axes` and
+one ``tuple(x)`` comparison and one value conversion per call; the row made last is kept
+too, so that ``learn_one(x, y)`` after ``predict_proba_one(x)`` on the same unchanged dict
+(a test-then-train step) does not convert it again. :func:`feature_axes` and
 :func:`grow_state` let a vocabulary model widen its estimator's state when new names
 arrive.
 """
@@ -59,16 +61,23 @@ class ColumnMap:
     """
 
     max_features = None  # (maps pickled before the bound existed)
+    _last_row = None  # (and before the last row was kept)
 
     def __init__(self, n_features, max_features=None):
         self.n_features, self.max_features = n_features, max_features
         self.columns = {}  # name -> column (a vocabulary; empty when hashing)
         self._last_keys = None
         self._last_plan = None
+        self._last_row = None  # (the dict, the list of its values, its row): not pickled
         # int32 indices like aucopt.algorithms._data.as_rows, so rows from learn_one and
         # from partial_fit take the same compiled kernels
         wide = n_features is not None and n_features >= np.iinfo(np.int32).max
         self._index_type = np.int64 if wide else np.int32
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_last_row"] = None  # the caller's last dict is not part of the model
+        return state
 
     @property
     def size(self) -> int:
@@ -133,14 +142,34 @@ class ColumnMap:
         RowData
         """
         keys = tuple(x)
+        listed = None
         if keys == self._last_keys:
+            last = self._last_row
+            # the same dict with the same values (compared one by one, the same objects
+            # first) and the same width: the row made from it last, every name known then
+            if last is not None and last[0] is x:
+                listed = list(x.values())
+                try:
+                    if listed == last[1] and last[2].n_features == width:
+                        return last[2]
+                except (TypeError, ValueError):  # an array put in since: refused below
+                    pass
             cols, indptr, order, inverse = self._last_plan
+            complete = True
         else:
             plan, complete = self._plan(keys, grow)
             cols, indptr, order, inverse = plan
             if complete:
                 self._last_keys, self._last_plan = keys, plan
-        values = np.array(list(x.values()))
+        if listed is None:
+            listed = list(x.values())
+        try:
+            values = np.array(listed)
+        except ValueError:  # sequences of different lengths among the values
+            values = None
+        if values is None or values.ndim != 1:  # arrays or lists among the values
+            raise TypeError(f"feature values must be numbers; got {listed[:3]!r}. "
+                            f"{_NUMERIC_HINT}")
         if values.dtype.kind != "f":  # strings (even '1.5') and objects are not numbers
             if values.dtype.kind not in "biu":
                 raise TypeError(f"feature values must be numbers; got {values.dtype} values "
@@ -152,7 +181,9 @@ class ColumnMap:
             values = values[order]
         if inverse is not None:
             values = np.bincount(inverse, weights=values, minlength=cols.size)
-        return _new_tuple(RowData, (values, cols, indptr, 1, width))
+        row = _new_tuple(RowData, (values, cols, indptr, 1, width))
+        self._last_row = (x, listed, row) if complete else None
+        return row
 
     def frame_rows(self, X, width: int, *, grow: bool) -> RowData:
         """Return the CSR rows of a pandas DataFrame (columns are feature names).
@@ -191,7 +222,7 @@ class ColumnMap:
         """Remove ``names`` from the vocabulary (undo of a failed learning call)."""
         for name in names:
             self.columns.pop(name, None)
-        self._last_keys = self._last_plan = None
+        self._last_keys = self._last_plan = self._last_row = None
 
 
 def feature_axes(states: dict[int, dict]) -> dict[str, tuple[int, ...]]:
