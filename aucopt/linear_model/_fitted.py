@@ -151,11 +151,12 @@ class FittedAttributes:
                     at = at if path.add(at, -1.0) else None
         if path is not None:
             path.dots_for = None  # until the row is committed
-        self._learn_row(rows, y)
-        if at is None or not (fitted.get("_row_path") is not None
+        on_path = self._learn_row(rows, y)
+        if at is None or not (on_path or fitted.get("_row_path") is not None
                               or fitted.get("_by_columns", False)):
             return
-        if path.fits(fitted["_state"], path.params):  # the columns are where they were
+        # the columns are where they were: the row path writes the arrays it was given
+        if on_path or path.fits(fitted["_state"], path.params):
             path.defer(at, fitted.setdefault("_fitted", {}))  # added by the next score
 
     def _raw_scores(self, X) -> np.ndarray:

@@ -27,12 +27,13 @@ def is_auto(value) -> bool:
 class RowLearning:
     """Mixin of :class:`~aucopt.linear_model._base.BaseAUCClassifier`: the row path."""
 
-    def _learn_row(self, rows, y) -> None:
+    def _learn_row(self, rows, y) -> bool:
         """Learn one CSR row of a stream already started (``partial_fit`` on it, in effect).
 
         The spec's fused row kernel when it has one (:mod:`aucopt.algorithms._rowpath`); what
         it cannot do (fastmath, a divergence, a fold) goes through :meth:`_fit_rows` from the
-        unchanged state.
+        unchanged state. Returns whether the row path learnt it (the state's dict then
+        holds the same arrays as before).
         """
         fitted, params = self.__dict__, self._params()
         path = fitted.get("_row_path")
@@ -47,9 +48,10 @@ class RowLearning:
             if status == OK:
                 fitted["t_"], fitted["_fitted"] = t, {}
                 fitted.update(fitted["_row_commit"])
-                return
+                return True
         self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,
                        stream=True)
+        return False
 
     def _scaled_path_row(self, path, state, params, rows, y):
         """Learn a row on ``path`` with the preconditioner applied here (rows the path
