@@ -235,7 +235,9 @@ def report(args, by_learner, without, seconds, timing, river, tokens) -> str:
         "pauc-sopa-s and pauc-sota-s with `momentum=0`), whose steps write the weights whole "
         "or at the stored rows' columns besides the row's; the other ids (the KL-DRO and "
         "CVaR ids with momentum catch each weight up by a factor of its own) form `coef_` "
-        "and `intercept_` in O(d) after every update. What is left above River's step is "
+        "and `intercept_` in O(d) after every update. The dict is converted once per step: "
+        "`learn_one` takes the row `predict_proba_one` made when it gets the same dict with "
+        "the same values. What is left above River's step is "
         "Python around the compiled calls (the checks that the state still holds the arrays "
         "the row path was made for, the hyperparameters, the running sums): a few "
         "microseconds each.",
