@@ -167,6 +167,12 @@ def test_bad_labels_and_values_raise_and_lose_nothing():
             model.predict_proba_one(seq)
     with pytest.raises(ValueError, match="NaN"):
         model.learn_one({"new": float("nan"), "f0": 1.0}, True)
+    for value, message in ((float("nan"), "NaN"), (float("inf"), "infinity")):
+        for score in (model.predict_proba_one, model.score_one, model.predict_one):
+            with pytest.raises(ValueError, match=message):  # not a NaN probability
+                score({"f0": value, "f1": 1.0})
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict_proba_many(pd.DataFrame({"f0": [1.0, -np.inf]}))
     with pytest.raises(ValueError, match="True/False"):
         model.learn_many(pd.DataFrame({"f0": [1.0]}), pd.Series(["no"]))
     assert model.columns == before[0]

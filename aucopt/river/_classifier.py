@@ -11,7 +11,7 @@ import scipy.sparse as sp
 from river import base
 
 from .._api import algorithm_info, list_algorithms, make
-from ..algorithms._data import as_rows
+from ..algorithms._data import as_rows, first_non_finite_row, non_finite_message
 from ._columns import ColumnMap, feature_axes, grow_state
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
@@ -251,12 +251,15 @@ class AUCClassifier(base.MiniBatchClassifier):
         Returns
         -------
         dict
+
+        Raises
+        ------
+        ValueError
+            If a known feature's value is NaN or infinite (as :meth:`learn_one` does).
         """
         if not self._learned:
             return {False: 0.5, True: 0.5}
-        rows = self._map.row(x, self._width, grow=False)
-        score = self.estimator._score_row(rows)  # None: no O(nnz) score of this model
-        p = _probability(self._formed_score(rows) if score is None else score)
+        p = _probability(self._row_score(x))
         return {False: 1.0 - p, True: p}
 
     def predict_one(self, x: dict) -> bool:
@@ -288,12 +291,15 @@ class AUCClassifier(base.MiniBatchClassifier):
         Returns
         -------
         float
+
+        Raises
+        ------
+        ValueError
+            If a known feature's value is NaN or infinite (as :meth:`learn_one` does).
         """
         if not self._learned:
             return 0.0
-        rows = self._map.row(x, self._width, grow=False)
-        score = self.estimator._score_row(rows)  # None: no O(nnz) score of this model
-        return self._formed_score(rows) if score is None else score
+        return self._row_score(x)
 
     def predict_proba_many(self, X: pd.DataFrame) -> pd.DataFrame:
         """Return the columns ``False`` and ``True`` of :meth:`predict_proba_one` for each row.
@@ -392,6 +398,17 @@ class AUCClassifier(base.MiniBatchClassifier):
             raw = X @ est.coef_[0]
         return raw + est.intercept_[0]
 
+    def _row_score(self, x: dict) -> float:
+        """Ranking score of one feature dict; ValueError (learn_one's message) if the score
+        is not finite because the row is not (a NaN or an infinity among its values)."""
+        rows = self._map.row(x, self._width, grow=False)
+        score = self.estimator._score_row(rows)  # None: no O(nnz) score, or not finite
+        if score is None:
+            score = self._formed_score(rows)
+            if not math.isfinite(score) and first_non_finite_row(rows) == 0:
+                raise ValueError(non_finite_message(rows, 0))
+        return score
+
     def _linear_score(self, rows) -> float:
         """Ranking score of one kernel row of a linear model: O(nnz) from the lazy form where
         the spec has one, else from ``coef_`` and ``intercept_`` (formed in O(d))."""
@@ -411,7 +428,13 @@ class AUCClassifier(base.MiniBatchClassifier):
     def _frame_scores(self, X) -> np.ndarray:
         if not self._learned or len(X) == 0:
             return np.zeros(len(X))
-        return self._scores(self._map.frame_rows(X, self._width, grow=False))
+        rows = self._map.frame_rows(X, self._width, grow=False)
+        scores = self._scores(rows)
+        if not np.isfinite(scores).all():  # NaN values are absent features: infinities
+            bad = first_non_finite_row(rows)
+            if bad >= 0:
+                raise ValueError(non_finite_message(rows, bad))
+        return scores
 
 
 def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
