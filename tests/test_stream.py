@@ -144,3 +144,19 @@ def test_cli_stream_takes_registered_names_and_flags_constant_scores(tmp_path):
     assert good.exit_code == 0 and "constant" not in good.output, good.output
     bad = runner.invoke(app, [*args, "--scale", "standard"])
     assert bad.exit_code == 1 and "constant scores" in bad.output, bad.output
+
+
+def test_cli_stream_refuses_a_stream_of_one_class(tmp_path):
+    """No AUC without both classes: a clear error (exit 1), not NaN and a scaling warning."""
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+
+    path = tmp_path / "positives.svm"
+    path.write_text("".join(f"1 1:{i / 10} 2:1\n" for i in range(30)))
+    result = CliRunner().invoke(app, ["stream", str(path), "--no-progress",
+                                      "--out", str(tmp_path / "p")])
+    assert result.exit_code == 1, result.output
+    assert "one class only in its 30 samples" in result.output
+    assert "nan" not in result.output and "scaling" not in result.output
+    assert not (tmp_path / "p.csv").exists()

@@ -228,6 +228,10 @@ def stream(
                           progress=progress, total=total)
     if not records:
         raise ValueError(f"{data} holds no samples.")
+    if all(math.isnan(r["cumulative_auc"]) for r in records if r["n"] == records[-1]["n"]):
+        raise ValueError(f"{data} holds one class only in its {records[-1]['n']:,} samples: "
+                         "AUC ranks positives above negatives and needs both (a stream "
+                         "sorted by label? shuffle it, or take more with --limit).")
     out.parent.mkdir(parents=True, exist_ok=True)
     csv_path, png_path = out.with_suffix(".csv"), out.with_suffix(".png")
     write_csv(records, csv_path)
