@@ -161,7 +161,7 @@ def test_all_tied_scores_give_exactly_one_half_for_large_n():
 @pytest.mark.parametrize(
     ("y_true", "y_score", "error", "match"),
     [
-        ([0, 1, 1], [0.1, np.nan, 0.3], ValueError, "NaN or infinity"),
+        ([0, 1, 1], [0.1, np.nan, 0.3], ValueError, "contains NaN"),
         ([0, 1, 1], [0.1, 0.2], ValueError, "different lengths"),
         ([], [], ValueError, "empty"),
         ([1, 1, 1], [0.1, 0.2, 0.3], ValueError, "AUC is undefined when y_true has only one"),
@@ -176,6 +176,13 @@ def test_all_tied_scores_give_exactly_one_half_for_large_n():
 def test_input_errors(func, y_true, y_score, error, match):
     with pytest.raises(error, match=match):
         func(y_true, y_score)
+
+
+def test_a_nan_score_is_named_alone_where_infinite_scores_are_ranked():
+    for func in (roc_auc_score, roc_curve):
+        with pytest.raises(ValueError, match=r"contains NaN \(infinite scores have a rank"):
+            func([0, 1, 1], [0.1, np.nan, 0.3])
+    assert roc_auc_score([0, 1, 1], [0.1, np.inf, 0.3]) == 1.0
 
 
 def test_pairwise_loss_rejects_infinite_scores():

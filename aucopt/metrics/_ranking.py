@@ -59,8 +59,10 @@ def _as_score_array(y_score, name="y_score", allow_inf=False):
     bad = np.isnan(arr) if allow_inf else ~np.isfinite(arr)
     if bad.any():
         where = np.flatnonzero(bad)
+        what = "NaN (infinite scores have a rank, NaN has none)" if allow_inf else (
+            "NaN or infinity")
         raise ValueError(
-            f"{name} contains NaN or infinity at {where.size} position(s) "
+            f"{name} contains {what} at {where.size} position(s) "
             f"(first: {where[:5].tolist()}). Remove or impute these scores before "
             "computing the AUC."
         )
