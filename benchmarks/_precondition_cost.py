@@ -24,7 +24,8 @@ import numpy as np
 import aucopt
 from aucopt.linear_model._base import BaseAUCClassifier
 
-__all__ = ["ALGORITHMS", "BOUND", "WORKLOADS", "measure", "table", "target_rows"]
+__all__ = ["ALGORITHMS", "BOUND", "WORKLOADS", "TimeInside", "measure", "table",
+           "target_rows"]
 
 # the first-order ids of the report's targets (issue #26 lists them among the preconditioned)
 ALGORITHMS = ("spam-l2", "solam", "uni-exp", "uni-squ", "ogd-fifo", "ftrl-auc")
@@ -33,31 +34,33 @@ MODES = {"default fit": {}, "one pass": {"max_iter": 1, "shuffle": False}}
 BOUND = 1.15  # auto / None
 
 
-class _Passes:
-    """While active: the CPU seconds spent in the passes of every fit (``_run_epochs``)."""
+class TimeInside:
+    """While active: the CPU seconds spent inside ``BaseAUCClassifier.<method>`` by every fit
+    (``_run_epochs``: the passes over the rows; ``_auto_step``: the step calibration)."""
 
-    seconds = 0.0
+    def __init__(self, method: str = "_run_epochs"):
+        self.method, self.seconds = method, 0.0
 
     def __enter__(self):
-        self._original = original = BaseAUCClassifier._run_epochs
+        self._original = original = getattr(BaseAUCClassifier, self.method)
 
-        def run_epochs(est, *args, **kwargs):
+        def inside(est, *args, **kwargs):
             start = time.process_time()
             try:
                 return original(est, *args, **kwargs)
             finally:
                 self.seconds += time.process_time() - start
 
-        BaseAUCClassifier._run_epochs = run_epochs
+        setattr(BaseAUCClassifier, self.method, inside)
         return self
 
     def __exit__(self, *exc):
-        BaseAUCClassifier._run_epochs = self._original
+        setattr(BaseAUCClassifier, self.method, self._original)
 
 
 def _split(timed, est, X, y) -> tuple[float, float]:
     """Return the seconds of ``est.fit(X, y)`` and of its passes."""
-    with _Passes() as passes:
+    with TimeInside() as passes:
         total = timed(est.fit, X, y)
     return total, passes.seconds
 

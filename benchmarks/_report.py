@@ -13,6 +13,7 @@ import numba
 import numpy as np
 import scipy
 import sklearn
+from _calibration_cost import target_rows as calibration_targets
 from _precondition_cost import table as precondition_table
 from _precondition_cost import target_rows as precondition_targets
 from _stamp import stamp  # benchmarks/ is on sys.path (run.py puts it there)
@@ -413,10 +414,11 @@ def _setup_table(setup):
 
 
 def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None,
-                 precondition=None):
+                 precondition=None, calibration=None):
     """Write docs/performance.md (``args.out``); ``o_nnz`` lists the O(nnz) CSR methods,
     ``setup`` the setup/kernel split of :func:`run.setup_separated` by algorithm,
-    ``precondition`` the ratios of :func:`_precondition_cost.measure` by workload."""
+    ``precondition`` the ratios of :func:`_precondition_cost.measure` by workload,
+    ``calibration`` the shares of :func:`_calibration_cost.measure` by workload."""
     precondition = precondition or {}
     workloads = list(dict.fromkeys(c.workload for c in cells))
     lines = [
@@ -430,7 +432,8 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None,
         "statistics included). Samples/s use the median time. Every run's raw times are in "
         f"`{Path(args.out).with_suffix('.json').name}`.", "",
         "## Targets", "", "| target | measured | status |", "| --- | --- | --- |",
-        *_target_rows(cells, memory, o_nnz, setup), *precondition_targets(precondition), "",
+        *_target_rows(cells, memory, o_nnz, setup), *precondition_targets(precondition),
+        *calibration_targets(calibration or {}), "",
         *_target_notes(cells, setup), "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
         "## Definitions", "",
@@ -491,5 +494,5 @@ def write_report(cells, args, blas_default, memory, elapsed, o_nnz, setup=None,
             "n_rows": c.n_rows, "note": c.note, "info": c.info, "times": c.times}
            for c in cells]
     Path(args.out).with_suffix(".json").write_text(json.dumps(
-        {"cells": raw, "setup": setup or {}, "precondition": precondition}, indent=1,
-        default=float))
+        {"cells": raw, "setup": setup or {}, "precondition": precondition,
+         "calibration": calibration or {}}, indent=1, default=float))

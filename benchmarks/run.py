@@ -46,6 +46,7 @@ from threadpoolctl import threadpool_info, threadpool_limits
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _calibration_cost  # noqa: E402
 import _precondition_cost  # noqa: E402
 from _floors import dot_floor, symv_floors  # noqa: E402
 from _report import boundary_share, memory_test, write_report  # noqa: E402
@@ -362,7 +363,7 @@ def main(argv=None):
     blas_default = threadpool_info()
     algorithms = args.algorithms.split(",")
     fastmath = [a for a in args.fastmath.split(",") if a in algorithms]
-    cells, setup, precondition = [], {}, {}
+    cells, setup, precondition, calibration = [], {}, {}, {}
     keys = args.workloads.split(",")
     # the two CSR workloads are timed together, so that their ratio sees one machine load
     groups = [[k] for k in keys if WORKLOADS[k][3] is None] + [[k for k in keys
@@ -386,14 +387,18 @@ def main(argv=None):
                 if not dense and algorithm in SETUP_SEPARATED:
                     setup[algorithm] = setup_separated(algorithm, data, args.repeats)
                     print(f"{algorithm} setup/per-row: {setup[algorithm]}", flush=True)
-            for key in (k for k in group if k in _precondition_cost.WORKLOADS):
+            for key in group:
                 label, X, y = data[key]
-                precondition[label] = _precondition_cost.measure(X, y, _timed, args.repeats)
-                print(f"{label} preconditioner: {precondition[label]}", flush=True)
+                if key in _precondition_cost.WORKLOADS:
+                    precondition[label] = _precondition_cost.measure(X, y, _timed, args.repeats)
+                    print(f"{label} preconditioner: {precondition[label]}", flush=True)
+                if key in _calibration_cost.WORKLOADS:
+                    calibration[label] = _calibration_cost.measure(X, y, _timed, args.repeats)
+                    print(f"{label} step calibration: {calibration[label]}", flush=True)
             del data
         memory = None if args.no_memory_test else memory_test(ROOT)
     write_report(cells, args, blas_default, memory, time.time() - started, O_NNZ, setup,
-                 precondition)
+                 precondition, calibration)
     print(f"wrote {args.out} in {(time.time() - started) / 60:.1f} min")
 
 

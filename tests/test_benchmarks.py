@@ -40,6 +40,10 @@ def test_benchmark_runner_writes_the_report(tmp_path):
               if line.startswith("| spam-l2: time per row at CSR d=10^6")]
     assert len(sparse) == 2 and all("per row" in line and "; per row x" not in line
                                     for line in sparse), sparse
+    # the step calibration's share of a default fit, on the dense and the CSR d=10^6 workload
+    shares = [line for line in text.splitlines() if line.startswith("| step calibration, ")]
+    assert len(shares) == 2 and all(line.rstrip(" |").endswith(("met", "NOT MET"))
+                                    and " of " in line for line in shares), shares
     # the preconditioner's cost: whole fits, and the default fit's passes apart, per workload
     lines = [line for line in text.splitlines() if line.startswith("| preconditioner, ")]
     assert len(lines) == 6 and sum("per row of its passes" in line for line in lines) == 2
