@@ -1,4 +1,4 @@
-"""The step calibration's share of a default fit, for docs/performance.md (issue #27: at
+"""The step calibration's share of a default fit, for docs/performance.md (the target: at
 most 15% of a default SPAM-L2 fit on the dense d=100 and on the CSR d=10^6 workloads).
 
 The default ``fit`` of SPAM-L2 (``eta0="auto"``, ten shuffled passes) calibrates its step
