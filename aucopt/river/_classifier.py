@@ -83,7 +83,8 @@ class AUCClassifier(base.MiniBatchClassifier):
     Labels are River's binary convention: ``True`` (or 1) is the positive class,
     ``False`` (0, or -1 as in scikit-learn) the negative one; other labels raise
     ``ValueError`` (map them, e.g. ``y == "yes"``). Values must be numbers (a string such
-    as ``"1.5"`` is refused), and the hyperparameters are checked when the model is made.
+    as ``"1.5"`` is refused) and finite (NaN and infinities raise ``ValueError`` in learning
+    and in predictions alike), and the hyperparameters are checked when the model is made.
     A stream whose first ``1000`` rows are all of one class raises an
     ``OrderedStreamWarning`` (once): shuffle a stream sorted by label.
 
