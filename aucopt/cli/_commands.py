@@ -222,7 +222,8 @@ def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
 @app.command()
 @friendly_errors
 def fit(
-    algorithm: str = typer.Argument(..., help="Registry id."),
+    algorithm: str = typer.Argument(..., help="Registry id, or auto: aucopt.AUCClassifier "
+                                    "picks one from the data (saved as the one it picked)."),
     data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
     param: list[str] = typer.Option(None, "--param", "-p", help="Hyperparameter key=value."),
     out: Path = typer.Option(Path("model"), help="Base path of the saved model."),
@@ -260,7 +261,11 @@ def fit(
     if stream and preprocess != "none":
         raise typer.BadParameter("--preprocess needs the whole data set (its statistics); "
                                  "with --stream, scale the file beforehand.")
-    params = _parse_params(param, algorithm)
+    auto = algorithm == "auto"
+    if auto and distributed:
+        raise typer.BadParameter("auto picks its learner from the whole data in one process; "
+                                 "with --distributed, name a registry id (aucopt algorithms).")
+    params = _parse_params(param, None if auto else algorithm)
     est = make(algorithm, **params)
     _apply_cli_options(est, seed, explicit=params)
     start = time.perf_counter()
@@ -285,7 +290,7 @@ def fit(
         from ._data import load_data
 
         X, y, name = load_data(data, label_column=label_column)
-        if preprocess == "none":
+        if preprocess == "none" and not auto:  # auto: once it has picked (below)
             _warn_unscaled(est, X, algorithm)
         warm_up(est, X, y)  # compile the kernels outside the reported time
         start = time.perf_counter()
@@ -295,6 +300,10 @@ def fit(
             _fit_scaled(est, X, y, preprocess)
         seconds = time.perf_counter() - start
         summary = f"training AUC {est.score(X, y):.4f}"
+        if preprocess == "none" and auto:
+            _warn_unscaled(est.estimator_, X, est.algorithm_)
+    if auto:
+        algorithm = f"auto ({est.algorithm_})"
     json_path, _ = save(est, out)
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
 
@@ -334,6 +343,7 @@ def _fit_scaled(est, X, y, scheme):
     import scipy.sparse as sp
 
     from ..datasets import make_preprocessor
+    from ..linear_model import AUCClassifier
 
     if sp.issparse(X) and X.shape[0] * X.shape[1] <= 5e7:
         X = X.toarray()  # the dense formula of the scheme (CSR "minmax" is max-abs scaling)
@@ -343,14 +353,17 @@ def _fit_scaled(est, X, y, scheme):
     scale = np.asarray(_dense(scaler.transform(np.ones((1, d))))).ravel() - offset
     probe = np.random.default_rng(0).normal(size=(1, d))
     affine = np.allclose(_dense(scaler.transform(probe)).ravel(), scale * probe.ravel() + offset)
-    if not affine or not hasattr(est, "coef_") and est._spec().coef is None:
+    linear = isinstance(est, AUCClassifier) or hasattr(est, "coef_") or (
+        est._spec().coef is not None)  # auto picks linear learners only
+    if not affine or not linear:
         raise ValueError(f"--preprocess {scheme} cannot be folded into a saved "
                          f"{type(est).__name__}: use minmax, standard or robust with a linear "
                          "model, or scale the data file yourself.")
     est.fit(scaler.transform(X), y)
-    w = est.coef_[0]
-    est.intercept_ = est.intercept_ + float(w @ offset)
-    est.coef_ = (w * scale)[None, :]
+    model = est.estimator_ if isinstance(est, AUCClassifier) else est  # what is saved
+    w = model.coef_[0]
+    model.intercept_ = model.intercept_ + float(w @ offset)
+    model.coef_ = (w * scale)[None, :]
 
 
 def _dense(M):
@@ -385,6 +398,7 @@ def _check_both_classes(est, path, seen: int) -> None:
     """Refuse to save a streamed model that has not seen rows of both classes."""
     if not seen:
         raise ValueError(f"{path} holds no data rows; nothing to fit (no model saved).")
+    est = getattr(est, "estimator_", est)  # auto: the estimator it chose
     counts = est._state["data_count"]  # total weight per class: negative, positive
     missing = [est.classes_[c] for c in (0, 1) if not counts[c] > 0]
     if missing:

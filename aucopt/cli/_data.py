@@ -47,6 +47,8 @@ def load_data(source: str, n_features: int | None = None,
         from sklearn.datasets import load_svmlight_file
 
         X, y = load_svmlight_file(str(path))
+        if X.shape[0] == 0:
+            raise ValueError(f"{path.name} holds no data rows.")
         if n_features is not None and X.shape[1] < n_features:  # pad: no copy of the values
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
         return X, y, path.name

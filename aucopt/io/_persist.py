@@ -32,6 +32,7 @@ from ..algorithms import get_algorithm, list_algorithms
 from ..algorithms._data import counts_as_weights
 from ..algorithms._precondition import upgrade_transform
 from ..exceptions import ModelFileError
+from ..linear_model._auto import AUCClassifier
 from ..utils._random import generator_state, restore_generator
 from ._files import Transaction, open_regular, pending_files, read_regular, same_file, sha256_file
 from ._validate import (
@@ -126,8 +127,10 @@ def save(estimator, path) -> tuple[Path, Path]:
 
     Parameters
     ----------
-    estimator : BaseAUCClassifier
-        A fitted estimator.
+    estimator : BaseAUCClassifier or aucopt.AUCClassifier
+        A fitted estimator. An :class:`aucopt.AUCClassifier` (``make("auto")``) is
+        saved as the estimator it chose (``estimator_``, of the id ``algorithm_``):
+        :func:`load` returns that estimator, which scores the same.
     path : str or Path
         Base path; a ``.json`` or ``.npz`` suffix is dropped. Missing parent
         directories are created.
@@ -157,6 +160,10 @@ def save(estimator, path) -> tuple[Path, Path]:
     the temporary files are removed (a killed save leaves hidden
     ``.NAME.*.tmp`` / ``.old`` files, removed by the next save of ``NAME``).
     """
+    if isinstance(estimator, AUCClassifier):  # make("auto"): the estimator it chose
+        if "estimator_" not in estimator.__dict__:
+            raise ValueError("AUCClassifier is not fitted; call fit before save.")
+        estimator = estimator.estimator_
     if not hasattr(estimator, "_algorithm"):
         raise TypeError(
             f"aucopt.io.save stores one aucopt estimator; got a {type(estimator).__name__}. "
