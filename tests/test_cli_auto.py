@@ -1,4 +1,5 @@
-"""``aucopt fit auto``, saving ``make("auto")``, and an empty LIBSVM file on the command line.
+"""``aucopt fit auto``, saving ``make("auto")``, and files too small for a command (empty, or
+with too few rows of a class for the inner folds that tune the grid).
 
 ``aucopt.make("auto")`` (an :class:`aucopt.AUCClassifier`) is the library's recommended
 start; the command line takes it as ``auto`` and the saved model is the estimator it picked,
@@ -86,3 +87,16 @@ def test_an_empty_libsvm_file_is_named(tmp_path, toy, command):
     result = runner.invoke(app, [*args[:at], str(empty), *args[at:]])
     assert result.exit_code == 1 and "empty.svm holds no data rows" in result.output, (
         result.output)
+
+
+def test_compare_names_a_class_too_small_for_the_inner_folds(tmp_path):
+    path = tmp_path / "six.svm"
+    path.write_text("1 1:0.5 2:1\n-1 1:0.2\n1 1:0.9\n-1 2:0.1\n1 1:0.7 2:0.3\n-1 1:0.1 2:0.2\n")
+    args = ["compare", str(path), "--algorithms", "spam-l2", "--folds", "2", "--n-jobs", "1",
+            "--out", str(tmp_path / "c")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1, result.output
+    assert "holds 1 sample(s) of its smaller class, fewer than the 3 inner folds" in (
+        result.output)
+    result = runner.invoke(app, [*args, "--grid", "none"])  # fixed hyperparameters: runs
+    assert result.exit_code == 0, result.output

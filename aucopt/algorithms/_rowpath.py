@@ -45,8 +45,8 @@ from .._kernels.row_scale import scale_row
 from .._kernels.row_step import MORE_SPACE, NOT_HERE, RowUndo, begin_row, undo_row
 from ._precondition import BOUND_KEY, SCALE_KEY, SHARED_KEY, SHIFT_KEY, centred_columns
 
-__all__ = ["BLAS_ROW_WIDTH", "BY_COLUMNS", "RowPath", "RowStep", "row_path",
-           "scaled_row"]
+__all__ = ["BLAS_ROW_WIDTH", "BY_COLUMNS", "FEATURES_LAST", "RowPath", "RowStep",
+           "feature_axis", "row_path", "scaled_row"]
 
 _F64 = np.dtype(np.float64)
 _PCG64 = np.random.PCG64
@@ -63,6 +63,9 @@ _SCRATCH_ROWS = 64  # non-zeros a row may have before the saved values need a la
 # shift (set at the rows' columns before the step, written by no kernel): saved whole, they
 # made every row or one-row call O(d)
 BY_COLUMNS = ("data_sum", SCALE_KEY, SHIFT_KEY)
+# per-feature entries laid out (k, d), the features on their last axis whatever k: at d = 2
+# the class sums are square, and their shape alone would take their rows for features
+FEATURES_LAST = ("data_sum",)
 
 # The widest input for which a spec whose kernel makes BLAS calls per row (O(d^2) learners)
 # binds a row step: its general path runs under one_blas_thread(), too costly per row, and
@@ -223,9 +226,10 @@ def _transaction(state: dict, column_keys, own=()) -> tuple | None:
         if key in column_keys or key in BY_COLUMNS:
             if value.dtype != _F64 or value.ndim not in (1, 2):
                 return None
-            if value.shape[0] == d:  # (d,) or (d, k): feature axis 0
+            axis = feature_axis(key, value, d)
+            if axis == 0:  # (d,) or (d, k)
                 by_rows.append(value.reshape(d, -1))
-            elif value.ndim == 2 and value.shape[1] == d:
+            elif axis == 1:  # (k, d)
                 by_cols.append(value)
             else:
                 return None
@@ -233,7 +237,17 @@ def _transaction(state: dict, column_keys, own=()) -> tuple | None:
             whole.append(value.reshape(-1).view(np.uint8))
     if any(np.shares_memory(a, w) for a in by_rows + by_cols for w in whole):
         return None  # an entry saved whole and by columns: the undo would not be exact
-    return tuple(by_rows) or _NO_ROWS, tuple(by_cols), tuple(whole)
+    return tuple(by_rows) or _NO_ROWS, tuple(by_cols) or _NO_ROWS, tuple(whole)
+
+
+def feature_axis(key: str, value: np.ndarray, d: int) -> int | None:
+    """Return the axis of a per-feature state entry that runs over the ``d`` features: 0 for
+    ``(d,)`` and ``(d, k)`` entries, 1 for ``(k, d)`` ones (always for
+    :data:`FEATURES_LAST`, else when the first axis is not of length ``d``); None if
+    no axis fits."""
+    if key not in FEATURES_LAST and value.shape[0] == d:
+        return 0
+    return 1 if value.ndim == 2 and value.shape[1] == d else None
 
 
 def compiled_entry(kernel, args):

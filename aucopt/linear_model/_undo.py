@@ -20,6 +20,8 @@ from operator import is_
 
 import numpy as np
 
+from ..algorithms._rowpath import feature_axis
+
 __all__ = ["UndoLog", "UndoPlan", "next_plan", "touched_columns", "warm_copy"]
 
 # Below this width a full copy of the state costs less than finding the columns.
@@ -105,7 +107,7 @@ class UndoPlan:
 
     def __init__(self, state, column_keys, n_features, *, arena):
         self.state, self.keys, self.values = state, tuple(state), tuple(state.values())
-        self.by_columns = tuple((key, value.shape[0] == n_features)
+        self.by_columns = tuple((key, feature_axis(key, value, n_features) == 0)
                                 for key, value in state.items() if key in column_keys)
         self.copied = tuple(key for key, value in state.items()
                             if key not in column_keys and value.flags.writeable)

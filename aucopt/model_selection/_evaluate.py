@@ -237,6 +237,12 @@ def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val,
     partial-AUC scorer); failures score NaN."""
     cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     X_search, y_search = X_train, y_train
+    fewest = int(np.unique(y_train, return_counts=True)[1].min())
+    if X_val is None and fewest < inner_folds:
+        raise ValueError(
+            f"a training part holds {fewest} sample(s) of its smaller class, fewer than the "
+            f"{inner_folds} inner folds that tune the grid: use more data or fewer outer "
+            "folds, or fixed hyperparameters (grid='none', --grid none).")
     if X_val is not None:
         X_search = (sp.vstack([X_train, X_val], format="csr") if sp.issparse(X_train)
                     else np.vstack([X_train, X_val]))
