@@ -9,7 +9,7 @@ from .algorithms import get_algorithm
 from .algorithms import list_algorithms as _list_ids
 from .algorithms._distributed import distributed_strategies
 
-__all__ = ["list_algorithms", "make", "algorithm_info", "estimator_class"]
+__all__ = ["list_algorithms", "make", "algorithm_info", "estimator_class", "picked"]
 
 
 def list_algorithms() -> list[str]:
@@ -79,6 +79,24 @@ def make(algorithm_id: str, **params):
             f"its parameters are {accepted}."
         )
     return cls(**params)
+
+
+def picked(estimator):
+    """Return the estimator an :class:`aucopt.AUCClassifier` (``make("auto")``) picked when
+    it was fitted (its ``estimator_``), or ``estimator`` itself if it is not one.
+
+    Raises
+    ------
+    ValueError
+        If ``estimator`` is an unfitted :class:`aucopt.AUCClassifier`.
+    """
+    from .linear_model import AUCClassifier
+
+    if not isinstance(estimator, AUCClassifier):
+        return estimator
+    if "estimator_" not in estimator.__dict__:
+        raise ValueError("AUCClassifier is not fitted; call fit before save.")
+    return estimator.estimator_
 
 
 def algorithm_info(algorithm_id: str) -> dict:

@@ -342,6 +342,7 @@ def _fit_scaled(est, X, y, scheme):
     import numpy as np
     import scipy.sparse as sp
 
+    from .._api import picked
     from ..datasets import make_preprocessor
     from ..linear_model import AUCClassifier
 
@@ -360,7 +361,7 @@ def _fit_scaled(est, X, y, scheme):
                          f"{type(est).__name__}: use minmax, standard or robust with a linear "
                          "model, or scale the data file yourself.")
     est.fit(scaler.transform(X), y)
-    model = est.estimator_ if isinstance(est, AUCClassifier) else est  # what is saved
+    model = picked(est)  # what is saved (auto: the estimator it chose)
     w = model.coef_[0]
     model.intercept_ = model.intercept_ + float(w @ offset)
     model.coef_ = (w * scale)[None, :]
@@ -398,7 +399,9 @@ def _check_both_classes(est, path, seen: int) -> None:
     """Refuse to save a streamed model that has not seen rows of both classes."""
     if not seen:
         raise ValueError(f"{path} holds no data rows; nothing to fit (no model saved).")
-    est = getattr(est, "estimator_", est)  # auto: the estimator it chose
+    from .._api import picked
+
+    est = picked(est)  # auto: the estimator it chose
     counts = est._state["data_count"]  # total weight per class: negative, positive
     missing = [est.classes_[c] for c in (0, 1) if not counts[c] > 0]
     if missing:

@@ -26,13 +26,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .._api import make
+from .._api import make, picked
 from .._version import __version__
 from ..algorithms import get_algorithm, list_algorithms
 from ..algorithms._data import counts_as_weights
 from ..algorithms._precondition import upgrade_transform
 from ..exceptions import ModelFileError
-from ..linear_model._auto import AUCClassifier
 from ..utils._random import generator_state, restore_generator
 from ._files import Transaction, open_regular, pending_files, read_regular, same_file, sha256_file
 from ._validate import (
@@ -160,10 +159,7 @@ def save(estimator, path) -> tuple[Path, Path]:
     the temporary files are removed (a killed save leaves hidden
     ``.NAME.*.tmp`` / ``.old`` files, removed by the next save of ``NAME``).
     """
-    if isinstance(estimator, AUCClassifier):  # make("auto"): the estimator it chose
-        if "estimator_" not in estimator.__dict__:
-            raise ValueError("AUCClassifier is not fitted; call fit before save.")
-        estimator = estimator.estimator_
+    estimator = picked(estimator)  # make("auto"): the estimator it chose
     if not hasattr(estimator, "_algorithm"):
         raise TypeError(
             f"aucopt.io.save stores one aucopt estimator; got a {type(estimator).__name__}. "
