@@ -87,16 +87,12 @@ def picked(estimator):
 
     Raises
     ------
-    ValueError
-        If ``estimator`` is an unfitted :class:`aucopt.AUCClassifier`.
+    sklearn.exceptions.NotFittedError
+        (a ``ValueError``) If ``estimator`` is an unfitted :class:`aucopt.AUCClassifier`.
     """
     from .linear_model import AUCClassifier
 
-    if not isinstance(estimator, AUCClassifier):
-        return estimator
-    if "estimator_" not in estimator.__dict__:
-        raise ValueError("AUCClassifier is not fitted; call fit before save.")
-    return estimator.estimator_
+    return estimator._chosen_estimator() if isinstance(estimator, AUCClassifier) else estimator
 
 
 def algorithm_info(algorithm_id: str) -> dict:
