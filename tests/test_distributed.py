@@ -523,3 +523,38 @@ def test_a_dask_dataframe_with_a_label_column(client):
         ad.fit(aucopt.make("b-ls-svm"), ddf, "target")
     with pytest.raises(ValueError, match=r"feature columns must be numeric; \['name'\]"):
         ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(frame.assign(name="a"), 2), "label")
+
+
+def test_fit_then_auc_on_parts_sends_each_key_one_task(client, tmp_path):
+    """The training AUC after a fit on read parts (as ``aucopt fit --distributed`` computes it)
+    reuses the keys of the fit's graph with the same tasks: Dask warns of a different
+    ``run_spec`` for a key (which "can cause failures and deadlocks") otherwise."""
+    import logging
+
+    X, y = _problem(n=180, d=6, seed=11, sparse=True)
+    Xd, yd = ad.read_svmlight(_write_parts(tmp_path, X, y, 3), n_features=6)
+    seen = []
+    handler = logging.Handler(logging.WARNING)
+    handler.emit = lambda record: seen.append(record.getMessage())
+    scheduler = logging.getLogger("distributed.scheduler")
+    scheduler.addHandler(handler)
+    try:
+        model = ad.fit(aucopt.make("spam-l2"), Xd, yd, client=client)
+        auc = ad.roc_auc_score(yd, ad.decision_function(model, Xd), client=client)
+    finally:
+        scheduler.removeHandler(handler)
+    assert auc == exact_auc(y, model.decision_function(X))
+    assert not [m for m in seen if "run_spec" in m], seen
+
+
+def test_the_command_line_keeps_dask_quiet_after_importing_it():
+    """``_dask_logs(0)`` sets Dask's loggers after the import of ``distributed``, which sets
+    their levels from its configuration (INFO): set before it, they printed every line."""
+    import subprocess
+
+    code = ("import logging\nfrom aucopt.cli._distributed import _dask_logs\n"
+            "with _dask_logs(0):\n    import distributed.scheduler\n"
+            "    print(logging.getLogger('distributed.scheduler').getEffectiveLevel())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert int(out.stdout.split()[-1]) == 40, out  # logging.ERROR

@@ -301,3 +301,17 @@ def test_evaluate_plot_and_stream_figures_are_readable(tmp_path, readable):
                for n in (100, 200, 300)]
     plot_records(records, tmp_path / "stream.png", 100, "synthetic: prequential exact AUC")
     assert len(readable) == 2 and (tmp_path / "stream.png").read_bytes()[:8] == PNG
+
+
+def test_a_dataset_that_cannot_be_had_is_a_row_of_the_figure_data(tmp_path, monkeypatch):
+    """A figure's dataset that is not available (no mirror, no download) is recorded as such
+    beside the runs of the others (its row has no algorithm: it once broke the CSV's sort)."""
+    monkeypatch.delenv("AUCOPT_DATA_MIRROR", raising=False)
+    monkeypatch.setenv("AUCOPT_DATA", str(tmp_path / "cache"))
+    text = TINY.replace('label = "german"\n', 'label = "german"\n[[datasets]]\nname = "w8a"\n')
+    out = tmp_path / "figs"
+    make_figures(_config(tmp_path, text + FIGURES), out, names=["spam-beta"],
+                 max_grid_points=2, download=False)
+    rows = _rows(out / "tiny-spam-beta.csv")
+    assert [r["status"] for r in rows if r["dataset"] == "w8a"] == ["dataset-unavailable"]
+    assert {r["status"] for r in rows if r["dataset"] == "german.numer"} == {"ok"}

@@ -115,7 +115,9 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
     t : int
         Steps done after this call.
     status : int
-        ``OK``, ``DIVERGED`` or ``NEEDS_FOLD``.
+        ``OK``, ``DIVERGED`` (a step or, for ``LOGISTIC``, a margin beyond
+        :data:`~aucopt._kernels._checks.EXPLODE_LIMIT`; non-finite iterates) or
+        ``NEEDS_FOLD``.
     position : int
         Position in ``order`` after the last row handled.
     """
@@ -149,7 +151,8 @@ def univariate_epoch(st, counts, sqmax, data, indices, indptr, y, order, hp, los
             dot = row_dot(w, data, indices, indptr, i)
         margin = yt * (v_scale * dot + b[0])
         g = weight * univariate_derivative(loss, margin) * yt * sample_weight
-        if exploding(g):
+        # the logistic derivative is bounded, so its g never explodes: its margins tell
+        if exploding(g) or (loss == LOGISTIC and exploding(margin)):
             status = DIVERGED
             break
         t += 1

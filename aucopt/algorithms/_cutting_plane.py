@@ -173,7 +173,10 @@ def simplex_qp(Q, b, alpha0, max_steps=None):
         ratios = np.full(m, np.inf)
         ratios[shrink] = alpha[idx][shrink] / -step[shrink]
         t = min(1.0, float(ratios.min()))
-        alpha[idx] += t * step
+        # a singular system (all cuts zero: X = 0) gives infinite z and t = 0; the NaN of
+        # 0 * inf leaves the working set below and the restart at a vertex follows
+        with np.errstate(invalid="ignore"):
+            alpha[idx] += t * step
         hit = idx[ratios <= t]
         alpha[hit] = 0.0
         alpha[alpha < 0] = 0.0

@@ -78,9 +78,9 @@ MEDIAN_ROWS = 10_000
 # the rows store at least 1 / SHARED_ROWS entries per feature (the table costs O(d))
 SHARED_ROWS = 4
 _NO_CODES = np.zeros(0, dtype=np.uint8)
-# a centred column's standard deviation is floored at this share of its root mean square,
-# so that a (nearly) constant column is not blown up into its rounding noise
-RELATIVE_FLOOR = 1e-3
+# a centred column's standard deviation is floored at this share of its root mean square: a
+# constant column is not blown up into rounding noise; one 10^5 spreads from 0 keeps its own
+RELATIVE_FLOOR = 1e-6
 
 
 def new_transform(n_features: int) -> dict[str, np.ndarray]:

@@ -33,9 +33,10 @@ def register(spec: AlgorithmSpec) -> AlgorithmSpec:
     return spec
 
 
-def unknown_algorithm_message(algorithm_id: object) -> str:
-    """Return the error message for an unknown id, with close matches."""
-    known = sorted(_REGISTRY)
+def unknown_algorithm_message(algorithm_id: object, others: tuple = ()) -> str:
+    """Return the error message for an unknown id, with close matches (among the ids and
+    the names ``others`` a caller accepts beside them, e.g. ``aucopt compare``'s baselines)."""
+    known = sorted(_REGISTRY) + sorted(others)
     close = difflib.get_close_matches(str(algorithm_id), known, n=3)
     hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
     return (

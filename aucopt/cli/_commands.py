@@ -55,7 +55,7 @@ def demo(
 
     if all_ and algorithms:
         raise typer.BadParameter("give --algorithms or --all, not both")
-    ids = split_list(algorithms) or (
+    ids = split_list(algorithms) if algorithms is not None else (
         [*list_algorithms(), "logreg"] if all_ else list(DEMO_ALGORITHMS))
     X, y = load("german.numer")
     typer.echo(f"german.numer: {X.shape[0]} samples x {X.shape[1]} features, "
@@ -99,7 +99,8 @@ def compare(
     progress: bool = typer.Option(None, "--progress/--no-progress",
                                   help="Progress bar on stderr (default: on a terminal)."),
     metric: str = typer.Option("auc", help="auc | pauc: select and rank by the (partial) AUC."),
-    max_fpr: float = typer.Option(0.1, min=0.0, max=1.0, help="FPR bound of --metric pauc."),
+    max_fpr: float = typer.Option(None, help="FPR bound of --metric pauc: 0 < x <= 1, "
+                                  "0.1 if not given."),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV (writes report.html)."""
     from ._compare import describe_run, run_comparison, text_table
@@ -107,6 +108,11 @@ def compare(
 
     if metric not in ("auc", "pauc"):
         raise typer.BadParameter(f"--metric must be auc or pauc, got {metric!r}.")
+    if max_fpr is not None and metric != "pauc":
+        raise typer.BadParameter("--max-fpr bounds the partial AUC: give --metric pauc too.")
+    max_fpr = 0.1 if max_fpr is None else max_fpr
+    if not 0.0 < max_fpr <= 1.0:
+        raise typer.BadParameter(f"--max-fpr must be in (0, 1], got {max_fpr:g}.")
     X, y, name = load_data(data, label_column=label_column)
     command = (f"aucopt compare {data} --algorithms {algorithms} --folds {folds} "
                f"--repeats {repeats} --seed {seed} --grid {grid} --preprocess {preprocess} "
@@ -117,7 +123,8 @@ def compare(
         seed=seed, n_jobs=n_jobs, grid=grid, preprocessing=preprocess, out=out,
         progress=progress, command=command, max_fpr=max_fpr if metric == "pauc" else None)
     typer.echo(describe_run(X, y, name, folds=folds, repeats=repeats, seed=seed, grid=grid,
-                            preprocessing=preprocess))
+                            preprocessing=preprocess,
+                            max_fpr=max_fpr if metric == "pauc" else None))
     typer.echo(text_table(summary))
     _echo_written(written)
 
@@ -317,11 +324,23 @@ def _warn_unscaled(est, X, algorithm) -> None:
     if own not in (None, False, "none", "off"):
         return
     why = unscaled_features(X)
-    if why:
-        typer.echo(f"warning: {why}; {algorithm} steps by the scale of the features and can "
-                   "stop far from the best AUC. Add --preprocess minmax (bounded features) or "
-                   "--preprocess standard (heavy tails); the saved model still takes the raw "
-                   "features.", err=True)
+    if not why:
+        return
+    advice = ("Add --preprocess minmax (bounded features) or --preprocess standard (heavy "
+              "tails); the saved model still takes the raw features." if _linear(est) else
+              "Scale the data file first (min-max for bounded features, standardisation for "
+              "heavy tails): a non-linear model cannot take --preprocess into the model it "
+              "saves.")  # (_fit_scaled refuses it)
+    typer.echo(f"warning: {why}; {algorithm} steps by the scale of the features and can "
+               f"stop far from the best AUC. {advice}", err=True)
+
+
+def _linear(est) -> bool:
+    """Whether ``est`` scores by ``coef_`` (a scaling of the features folds into it)."""
+    from ..linear_model import AUCClassifier
+
+    return isinstance(est, AUCClassifier) or hasattr(est, "coef_") or (
+        est._spec().coef is not None)  # auto picks linear learners only
 
 
 def _apply_cli_options(est, seed, *, explicit: dict) -> None:
@@ -344,7 +363,6 @@ def _fit_scaled(est, X, y, scheme):
 
     from .._api import picked
     from ..datasets import make_preprocessor
-    from ..linear_model import AUCClassifier
 
     if sp.issparse(X) and X.shape[0] * X.shape[1] <= 5e7:
         X = X.toarray()  # the dense formula of the scheme (CSR "minmax" is max-abs scaling)
@@ -354,12 +372,14 @@ def _fit_scaled(est, X, y, scheme):
     scale = np.asarray(_dense(scaler.transform(np.ones((1, d))))).ravel() - offset
     probe = np.random.default_rng(0).normal(size=(1, d))
     affine = np.allclose(_dense(scaler.transform(probe)).ravel(), scale * probe.ravel() + offset)
-    linear = isinstance(est, AUCClassifier) or hasattr(est, "coef_") or (
-        est._spec().coef is not None)  # auto picks linear learners only
-    if not affine or not linear:
+    if not _linear(est):
         raise ValueError(f"--preprocess {scheme} cannot be folded into a saved "
-                         f"{type(est).__name__}: use minmax, standard or robust with a linear "
-                         "model, or scale the data file yourself.")
+                         f"{type(est).__name__}: it is not a linear model; scale the data "
+                         "file yourself.")
+    if not affine:
+        raise ValueError(f"--preprocess {scheme} cannot be folded into a saved model: use "
+                         "minmax, standard or robust (a scale and an offset per feature), or "
+                         "scale the data file yourself.")
     est.fit(scaler.transform(X), y)
     model = picked(est)  # what is saved (auto: the estimator it chose)
     w = model.coef_[0]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import numpy as np
 
+from ..utils._atomic import replaced_on_success, write_atomic
+
 logger = logging.getLogger(__name__)
 
 
@@ -41,13 +43,25 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
 
-    from .._api import algorithm_info
+    from .._api import list_algorithms
+    from ..algorithms._registry import unknown_algorithm_message
     from ..model_selection import evaluate_fold, fold_splits
+    from ..model_selection._evaluate import check_grid
 
-    for a in algorithms:
-        if a not in BASELINES:
-            algorithm_info(a)  # unknown ids fail before any work
+    if not algorithms:
+        raise ValueError("No algorithm to compare: give registry ids (and 'logreg'), "
+                         "e.g. --algorithms spam-l2,logreg.")
+    known = set(list_algorithms())
+    for a in algorithms:  # unknown ids fail before any work
+        if a not in BASELINES and a not in known:
+            raise ValueError(unknown_algorithm_message(a, tuple(BASELINES)))
+    if len(set(algorithms)) < len(algorithms):
+        raise ValueError(f"An algorithm is named twice: {', '.join(algorithms)}.")
+    check_grid(grid)
     splits = fold_splits(y, folds=folds, repeats=repeats, random_state=seed)
+    if out.exists() and not out.is_dir():
+        raise NotADirectoryError(f"--out {out} is a file: give a directory for the results.")
+    out.mkdir(parents=True, exist_ok=True)  # (an --out that cannot be made: before any work)
     if n_jobs != 1:
         compile_once(algorithms, X, y, splits[0][2], preprocessing, seed)
     tasks = [
@@ -69,19 +83,18 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     summary = sort_by_auc(summarise(results, algorithms))
     if max_fpr is not None:  # ranked by the partial AUC, best first
         summary.sort(key=lambda row: -np.nan_to_num(row["pauc_mean"], nan=-np.inf))
-    out.mkdir(parents=True, exist_ok=True)
     write_csv(results, out / "results.csv")
     described = describe_run(X, y, dataset, folds=folds, repeats=repeats, seed=seed, grid=grid,
-                             preprocessing=preprocessing)
-    (out / "results.md").write_text(markdown_table(summary, dataset, described, max_fpr))
+                             preprocessing=preprocessing, max_fpr=max_fpr)
+    write_atomic(out / "results.md", markdown_table(summary, dataset, described, max_fpr))
     written = [out / "results.csv", out / "results.md"]
     figures = write_plots(results, out, dataset, ranked=[r["algorithm"] for r in summary])
     written += figures
     from ._html import write_html_report
 
     written.append(write_html_report(
-        out / "report.html", title=f"AUC on {dataset}", description=described,
-        summary=summary, figures=figures, command=command, files=written))
+        out / "report.html", title=run_title(dataset, max_fpr), description=described,
+        summary=summary, figures=figures, command=command, files=written, max_fpr=max_fpr))
     return results, summary, written
 
 
@@ -196,7 +209,7 @@ def write_csv(results, path: Path) -> None:
     """Write tidy rows, one per (algorithm, repeat, fold)."""
     rows = [r.row() for r in results]
     columns = list(dict.fromkeys(k for row in rows for k in row))
-    with path.open("w", newline="") as fh:
+    with replaced_on_success(path) as tmp, tmp.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns)
         writer.writeheader()
         writer.writerows(rows)
@@ -212,8 +225,16 @@ _GRIDS = {"quick": "each algorithm's quick grid (at most 9 points) tuned by inne
           "none": "the estimators' default hyperparameters, no tuning"}
 
 
-def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) -> str:
-    """Return one paragraph saying what a comparison ran: data, protocol, tuning, timing."""
+def run_title(dataset, max_fpr=None) -> str:
+    """Return the title of a comparison's reports: what it ranks by, on which data."""
+    return (f"AUC on {dataset}" if max_fpr is None else
+            f"Partial AUC (FPR <= {max_fpr:g}, McClish) on {dataset}")
+
+
+def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing,
+                 max_fpr=None) -> str:
+    """Return one paragraph saying what a comparison ran: data, protocol, tuning, timing
+    (with ``max_fpr``: selected and ranked by the partial AUC over FPR in [0, max_fpr])."""
     import datetime
 
     from .. import __version__
@@ -225,7 +246,10 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing) ->
         f"{dataset}: {X.shape[0]} samples x {X.shape[1]} features ({kind}), {positives} "
         f"positives. {repeats} x {folds}-fold stratified CV (seed {seed}); features scaled "
         f"with '{preprocessing}' fitted on each training part; "
-        f"{_GRIDS.get(grid, f'grid {grid!r}')}, then refitted on the training part. AUC on "
+        f"{_GRIDS.get(grid, f'grid {grid!r}')}"
+        f"{'' if max_fpr is None or grid == 'none' else f' (selected by pAUC@{max_fpr:g})'}"
+        ", then refitted on the training part. AUC"
+        f"{'' if max_fpr is None else f' and partial AUC over FPR <= {max_fpr:g}'} on "
         "the test part; fit seconds = that refit alone, after a warm-up fit that compiles "
         f"the kernels. aucopt {__version__}, {now}."
     )
@@ -243,8 +267,7 @@ def markdown_table(summary, dataset, description: str = "", max_fpr=None) -> str
     the partial AUC at ``max_fpr`` when given)."""
     head = f"pAUC@{max_fpr:g} mean | pAUC@{max_fpr:g} std | " if max_fpr is not None else ""
     lines = [
-        f"# AUC on {dataset}" if max_fpr is None else
-        f"# Partial AUC (FPR <= {max_fpr:g}, McClish) on {dataset}",
+        f"# {run_title(dataset, max_fpr)}",
         "",
         *([description, ""] if description else []),
         f"| algorithm | {head}AUC mean | AUC std | fit seconds | most chosen parameters |",

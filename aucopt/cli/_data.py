@@ -32,11 +32,7 @@ def load_data(source: str, n_features: int | None = None,
     from ..datasets import dataset_info, fetch, list_datasets
 
     path = Path(source)
-    registered = {info.name for info in list_datasets()}
-    if source not in registered and not path.exists() and _looks_like_a_path(source):
-        raise FileNotFoundError(
-            f"no such file: {path} (DATA is a dataset name from 'aucopt datasets list' or the "
-            "path of a LIBSVM or CSV file).")
+    refuse_missing(source, {info.name for info in list_datasets()})
     if path.exists():
         if path.suffix.lower() == ".csv":
             X, y = read_csv(path, label_column)
@@ -46,7 +42,15 @@ def load_data(source: str, n_features: int | None = None,
                              "first on every line.")
         from sklearn.datasets import load_svmlight_file
 
-        X, y = load_svmlight_file(str(path))
+        try:
+            X, y = load_svmlight_file(str(path))
+        except ValueError as exc:  # name the file, and the line where iter_svmlight can
+            from ..datasets import iter_svmlight
+
+            for _ in iter_svmlight(path, chunk_size=10_000):
+                pass
+            raise ValueError(f"{path.name} is not a valid LIBSVM file ({exc}); a CSV file "
+                             "needs the .csv suffix.") from None
         if X.shape[0] == 0:
             raise ValueError(f"{path.name} holds no data rows.")
         if n_features is not None and X.shape[1] < n_features:  # pad: no copy of the values
@@ -57,6 +61,19 @@ def load_data(source: str, n_features: int | None = None,
     dataset_info(source)  # raises a helpful error for unknown names
     X, y = fetch(source)
     return X, y, source
+
+
+def refuse_missing(source: str, registered: set) -> None:
+    """Refuse a DATA argument that names a directory, or looks like a file path (a separator
+    or a file suffix) and is neither a file nor one of the ``registered`` dataset names."""
+    path = Path(source)
+    if path.is_dir():
+        raise IsADirectoryError(f"{path} is a directory: DATA is a dataset name from 'aucopt "
+                                "datasets list' or the path of a file.")
+    if source not in registered and not path.exists() and _looks_like_a_path(source):
+        raise FileNotFoundError(
+            f"no such file: {path} (DATA is a dataset name from 'aucopt datasets list' or the "
+            "path of a file).")
 
 
 _FILE_SUFFIXES = (".csv", ".svm", ".libsvm", ".txt", ".dat", ".bz2", ".gz", ".xz")

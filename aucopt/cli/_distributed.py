@@ -17,6 +17,8 @@ def is_glob(data: str) -> bool:
 @contextmanager
 def _dask_logs(verbose: int):
     """Dask's own log lines at WARNING and above with ``-v``, errors only without it."""
+    import distributed  # noqa: F401  (its import sets its loggers' levels: set ours after it)
+
     level = logging.INFO if verbose else logging.ERROR
     saved = {name: logging.getLogger(name).level for name in DASK_LOGGERS}
     for name in DASK_LOGGERS:

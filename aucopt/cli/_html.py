@@ -11,6 +11,8 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+from ..utils._atomic import write_atomic
+
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
        max-width: 70em; padding: 0 1em; color: #222; line-height: 1.45; }
@@ -40,7 +42,7 @@ def _params(params: dict) -> str:
 
 
 def write_html_report(path, *, title, description, summary, figures, command=None,
-                      files=()) -> Path:
+                      files=(), max_fpr=None) -> Path:
     """Write the HTML report of a comparison and return its path.
 
     Parameters
@@ -60,6 +62,9 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
         The command line that reruns the comparison.
     files : sequence of Path
         The other files written beside the report, listed with links.
+    max_fpr : float, optional
+        The rows are ranked by the partial AUC over FPR in [0, max_fpr] (their
+        ``pauc_mean`` and ``pauc_std``, shown before the AUC).
 
     Returns
     -------
@@ -67,9 +72,12 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
     """
     path = Path(path)
     esc = html.escape
+    partial = max_fpr is not None
     rows = "\n".join(
         f"<tr><td class=num>{k}</td><td>{esc(r['algorithm'])}</td>"
-        f"<td class=num>{r['auc_mean']:.4f}</td><td class=num>{r['auc_std']:.4f}</td>"
+        + (f"<td class=num>{r['pauc_mean']:.4f}</td><td class=num>{r['pauc_std']:.4f}</td>"
+           if partial else "")
+        + f"<td class=num>{r['auc_mean']:.4f}</td><td class=num>{r['auc_std']:.4f}</td>"
         f"<td class=num>{r['fit_seconds']:.4f}</td><td>{esc(_params(r['params']))}</td></tr>"
         for k, r in enumerate(summary, 1))
     images = "\n".join(
@@ -83,6 +91,12 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
                        for f in files)
     rerun = (f"<pre>{esc(command)}</pre>" if command else
              "<p>Rerun with the same command and options (the seed fixes the splits).</p>")
+    ranked = f"pAUC@{max_fpr:g}" if partial else "AUC"
+    partial_head = (f"<th>pAUC@{max_fpr:g} mean</th><th>pAUC@{max_fpr:g} std</th>"
+                    if partial else "")
+    partial_note = (f" pAUC@{max_fpr:g}: the partial AUC over false-positive rates in "
+                    f"[0, {max_fpr:g}], standardised (McClish) as scikit-learn's "
+                    f"<code>roc_auc_score(max_fpr={max_fpr:g})</code>." if partial else "")
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -94,15 +108,16 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
 <body>
 <h1>{esc(title)}</h1>
 <p>{esc(description)}</p>
-<h2>Results, best AUC first</h2>
+<h2>Results, best {ranked} first</h2>
 <div class="scroll"><table>
-<thead><tr><th>rank</th><th>algorithm</th><th>AUC mean</th><th>AUC std</th>
+<thead><tr><th>rank</th><th>algorithm</th>{partial_head}<th>AUC mean</th><th>AUC std</th>
 <th>fit seconds</th><th>most chosen parameters</th></tr></thead>
 <tbody>
 {rows}
 </tbody></table></div>
 <p>AUC: area under the ROC curve on the held-out fold (mean and standard deviation over the
-folds). Fit seconds: one refit on the training part, after the kernels were compiled.</p>
+folds).{partial_note} Fit seconds: one refit on the training part, after the kernels were
+compiled.</p>
 <h2>Figures</h2>
 {images}
 <h2>How to rerun</h2>
@@ -114,5 +129,4 @@ folds). Fit seconds: one refit on the training part, after the kernels were comp
 </body>
 </html>
 """
-    path.write_text(page, encoding="utf-8")
-    return path
+    return write_atomic(path, page)

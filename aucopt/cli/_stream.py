@@ -8,6 +8,7 @@ from pathlib import Path
 
 import typer
 
+from ..utils._atomic import replaced_on_success
 from ._app import app, friendly_errors, split_list
 from ._commands import _parse_params
 
@@ -28,12 +29,20 @@ def _libsvm_rows(path: Path):
 
     from ..datasets import iter_svmlight
 
+    start = 0  # the data rows before the chunk
     for X, y in iter_svmlight(path, chunk_size=1000):
         odd = np.setdiff1d(y, (-1.0, 0.0, 1.0))
         if odd.size:
             raise ValueError(f"{path.name}: aucopt stream reads labels -1/+1 or 0/1 (label > 0 "
                              f"is positive); got {odd[:3].tolist()}. Relabel the file first "
                              "(the positive class to 1, the other to 0 or -1).")
+        bad = np.flatnonzero(~np.isfinite(X.data))  # (a scaler in front would hide them)
+        if bad.size:
+            row = start + int(np.searchsorted(X.indptr, bad[0], side="right"))
+            raise ValueError(f"{path.name}: data row {row} (counted from 1) holds "
+                             f"{X.data[bad[0]]}; impute or drop the missing and infinite "
+                             "values first.")
+        start += X.shape[0]
         for i in range(X.shape[0]):
             lo, hi = X.indptr[i], X.indptr[i + 1]
             yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
@@ -134,7 +143,7 @@ def _learners(algorithms, baselines, n_features, scaler):
 
 def write_csv(records, path: Path) -> None:
     """Write the prequential records (one row per learner and point)."""
-    with open(path, "w", newline="") as fh:
+    with replaced_on_success(path) as tmp, open(tmp, "w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=["n", "learner", "cumulative_auc", "window_auc"],
                                 extrasaction="ignore")
         writer.writeheader()
@@ -210,12 +219,15 @@ def stream(
 
     from ..datasets import list_datasets
     from ..river import prequential
+    from ._data import refuse_missing
 
     path = Path(data)
-    sparse = True
+    sparse, registered = True, {info.name for info in list_datasets()}
+    refuse_missing(data, registered)
+    out.parent.mkdir(parents=True, exist_ok=True)  # (before the stream is read)
     if path.is_file():
         rows, total, title = _libsvm_rows(path), None, path.name
-    elif data in {info.name for info in list_datasets()}:
+    elif data in registered:
         (rows, total), title = _registered_rows(data), data
     else:
         (rows, total), title, sparse = _river_rows(data), data, False
@@ -232,7 +244,6 @@ def stream(
         raise ValueError(f"{data} holds one class only in its {records[-1]['n']:,} samples: "
                          "AUC ranks positives above negatives and needs both (a stream "
                          "sorted by label? shuffle it, or take more with --limit).")
-    out.parent.mkdir(parents=True, exist_ok=True)
     csv_path, png_path = out.with_suffix(".csv"), out.with_suffix(".png")
     write_csv(records, csv_path)
     plot_records(records, png_path, window, f"{title}: prequential exact AUC")

@@ -106,15 +106,42 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
         source = (line for line in fh if line.strip() and not line.lstrip().startswith(b"#"))
         if shuffle_buffer:
             source = shuffled_lines(source, shuffle_buffer, random_state)
+        start = 0  # the data lines before the chunk
         while True:
             lines = _read_lines(source, chunk_size, path)
             if not lines:
                 return
             if zero_based == "auto":  # decide once, on the first chunk
                 zero_based = _looks_zero_based(lines)
-            X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features,
-                                      zero_based=zero_based, dtype=np.float64)
+            try:
+                X, y = load_svmlight_file(io.BytesIO(b"".join(lines)), n_features=n_features,
+                                          zero_based=zero_based, dtype=np.float64)
+            except ValueError as exc:
+                raise ValueError(_parse_error(path, lines, None if shuffle_buffer else start,
+                                              n_features, zero_based, exc)) from None
+            start += len(lines)
             yield X, y
+
+
+def _parse_error(path: Path, lines: list, start, n_features, zero_based,
+                 exc: Exception) -> str:
+    """Return the message for a chunk that does not parse: the first line that does not, by
+    its place among the data lines (blank and comment lines not counted; ``start``: those
+    before the chunk, None if shuffled), and its start."""
+    from sklearn.datasets import load_svmlight_file
+
+    for k, line in enumerate(lines):
+        try:
+            load_svmlight_file(io.BytesIO(line), n_features=n_features, zero_based=zero_based)
+        except ValueError as error:
+            hint = (" Its first lines hold no index 0, so it was read as one-based; a file "
+                    "written from index 0 needs zero_based=True."
+                    if not zero_based and "Invalid index 0" in str(error) else "")
+            text = line.decode("utf-8", "replace").strip()
+            where = "a data line" if start is None else f"data line {start + k + 1}"
+            return (f"{path.name}: {where} is not LIBSVM ({error}): "
+                    f"{text[:60]!r}{'...' if len(text) > 60 else ''}.{hint}")
+    return f"{path.name} is not a valid LIBSVM file ({exc})."
 
 
 def _read_lines(source, n: int, path: Path) -> list:

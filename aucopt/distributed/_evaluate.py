@@ -121,7 +121,7 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
                          "keeps its partitions).")
     with connect(client) as dask_client:
         # two passes below; keep labels and scores (16 bytes a row) on the workers meanwhile
-        y, scores = dask_client.persist([y, scores])
+        y, scores = dask_client.persist([y, scores], optimize_graph=False)
         ys = list(y.to_delayed(optimize_graph=False).ravel())
         ss = list(scores.to_delayed(optimize_graph=False).ravel())
         profile = dask.delayed(_on_profile, pure=True)

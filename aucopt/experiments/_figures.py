@@ -48,6 +48,7 @@ from ._manifest import build_manifest, now
 from ._runner import (
     ERROR,
     OK,
+    UNAVAILABLE,
     RunOptions,
     _algorithm_problem,
     _plain,
@@ -306,7 +307,7 @@ def make_figures(config, out, options: RunOptions | None = None, *, names=None, 
             data, mine[entry.name] = cache[entry.name], records[entry.name]
             if data.error:
                 logger.warning("%s: dataset unavailable: %s", entry.name, data.error)
-                rows.append({"dataset": entry.name, "status": "dataset-unavailable",
+                rows.append({"dataset": entry.name, "status": UNAVAILABLE,
                              "message": data.error})
                 continue
             columns = _columns(config, spec, entry, registered)

@@ -41,6 +41,7 @@ import numpy as np
 from .._api import algorithm_info, list_algorithms
 from ..datasets import dataset_info
 from ..model_selection import evaluate_fold
+from ..utils._atomic import replaced_on_success
 from ._config import ExperimentConfig, load_config
 from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
 from ._manifest import build_manifest, now
@@ -477,12 +478,10 @@ def _algorithm_problem(aid, entry, registered):
 def _write_csv(rows: list[dict], path: Path, first: list | None = None) -> None:
     first = list(first or FIRST_COLUMNS)
     columns = first + sorted({k for r in rows for k in r if k not in first})
-    rows = sorted(rows, key=lambda r: (str(r["dataset"]), str(r["algorithm"]),
+    rows = sorted(rows, key=lambda r: (str(r["dataset"]), str(r.get("algorithm", "")),
                                        str(r.get("repeat", "")).zfill(4),
                                        str(r.get("fold", "")).zfill(4)))
-    tmp = path.with_suffix(".tmp")
-    with tmp.open("w", newline="") as fh:
+    with replaced_on_success(path) as tmp, tmp.open("w", newline="") as fh:
         writer = csv.DictWriter(fh, fieldnames=columns, restval="")
         writer.writeheader()
         writer.writerows(rows)
-    tmp.replace(path)

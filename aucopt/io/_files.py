@@ -25,7 +25,6 @@ renames.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import hashlib
 import logging
@@ -133,8 +132,13 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def _unlink(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    """Remove ``path`` if it exists (a missing file is no error, whatever the file system
+    says: a read-only one answers EROFS for a file that was never created)."""
+    try:
         os.unlink(path)
+    except OSError:
+        if os.path.lexists(path):
+            raise
 
 
 class Transaction:

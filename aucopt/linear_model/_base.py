@@ -10,6 +10,7 @@ the registry (``aucopt.algorithms``): ``init_state``, ``run`` and ``coef``.
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -47,7 +48,7 @@ from ..utils._random import make_generator
 from ._declared import DeclaredParams
 from ._divergence import arithmetic_as_divergence, divergence_error, unusable_fit
 from ._fitted import ORDERED_PREFIX_ROWS, FittedAttributes
-from ._inputs import InputChecks
+from ._inputs import SCORE_LABELS_HINT, InputChecks
 from ._row_learning import RowLearning, is_auto
 from ._undo import UndoLog, next_plan, touched_columns, warm_copy
 
@@ -57,8 +58,35 @@ logger = logging.getLogger(__name__)
 
 _NO_HOOK: dict = {}  # keyword arguments of spec.run for specs without column_keys (never written)
 
+# what validating X with reset=True sets (scikit-learn's validate_data)
+_INPUT_ATTRIBUTES = ("n_features_in_", "feature_names_in_")
+
+
 def _is_streaming(estimator) -> bool:
     return get_algorithm(estimator._algorithm).streaming
+
+
+@contextmanager
+def _input_attributes_kept(estimator):
+    """Put ``n_features_in_`` and ``feature_names_in_`` back as they were if the block fails.
+
+    Validating ``X`` sets them before the call can fail (one class, NaN, divergence); an
+    error then removes those that did not exist before and restores the others, so the
+    estimator keeps describing the data it was fitted on (or none).
+
+    Parameters
+    ----------
+    estimator : BaseAUCClassifier
+    """
+    fitted = estimator.__dict__
+    saved = {k: fitted[k] for k in _INPUT_ATTRIBUTES if k in fitted}
+    try:
+        yield
+    except BaseException:
+        for key in _INPUT_ATTRIBUTES:
+            fitted.pop(key, None)
+        fitted.update(saved)
+        raise
 
 
 class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttributes,
@@ -104,9 +132,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         self
         """
         self._validate_params()
-        saved = {k: getattr(self, k) for k in ("n_features_in_", "feature_names_in_")
-                 if hasattr(self, k)}
-        try:
+        with _input_attributes_kept(self):  # a fitted model stays usable after a failed refit
             X, y = self._validate_input(X, y, reset=True, check_finite=False)
             classes = self._check_targets(y)
             if classes.size < 2:
@@ -124,11 +150,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                 as_rows(X), signed, classes, n_epochs=self.max_iter,
                 shuffle=self.shuffle, reset=True, warm_from=self._state if warm else None,
             )
-            self._warn_constant_model()
-        except Exception:
-            if hasattr(self, "_state"):  # a fitted model stays usable after a failed refit
-                self.__dict__.update(saved)
-            raise
+        self._warn_constant_model()  # committed: a warning raised as an error undoes nothing
         return self
 
     @available_if(_is_streaming)
@@ -183,11 +205,19 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                                    reset=False, stream=True)
                 self._warn_ordered_stream()
                 return self
-        X, y = self._validate_input(X, y, reset=first, check_finite=False)
-        self._check_targets(y)
-        X, signed = self._weigh(X, self._signed_labels(y, classes), sample_weight)
-        self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False, reset=first,
-                       stream=True)
+        with _input_attributes_kept(self):  # set by the first call only
+            X, y = self._validate_input(X, y, reset=first, check_finite=False)
+            self._check_targets(y)
+            X, signed = self._weigh(X, self._signed_labels(y, classes), sample_weight,
+                                    chunk=True)
+            if X.shape[0] == 0:  # every row of weight 0: nothing to learn
+                if first:
+                    raise ValueError("Every row of the first partial_fit chunk has "
+                                     "sample_weight 0: it needs at least one row of positive "
+                                     "weight to start the stream.")
+                return self
+            self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False,
+                           reset=first, stream=True)
         self._warn_ordered_stream()
         return self
 
@@ -227,19 +257,24 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
-            True labels; both classes must be present.
+            True labels; both classes must be present, and no other label.
         sample_weight : None
             Not supported; must be None.
 
         Returns
         -------
         float
+
+        Raises
+        ------
+        ValueError
+            If ``y`` holds a label that is not in ``classes_``, or a single class.
         """
         if sample_weight is not None:
             raise ValueError("score does not support sample_weight; it returns the ROC AUC.")
         check_is_fitted(self)
-        y = np.asarray(y)
-        return roc_auc_score(y == self.classes_[1], self.decision_function(X))
+        signed = self._signed_labels(np.asarray(y), self.classes_, SCORE_LABELS_HINT)
+        return roc_auc_score(signed > 0, self.decision_function(X))
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -17,7 +17,12 @@ from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms._data import as_rows
 from ..algorithms._structure import check_sparse_structure
 
-__all__ = ["InputChecks"]
+__all__ = ["InputChecks", "STREAM_LABELS_HINT", "SCORE_LABELS_HINT"]
+
+# what to do about labels outside classes_, in a stream and when scoring
+STREAM_LABELS_HINT = "Pass the complete label set with classes= on the first partial_fit call."
+SCORE_LABELS_HINT = ("score ranks classes_[1] against classes_[0]: pass y in the labels the "
+                     "model was fitted with.")
 
 _CSR_TYPES = (sp.csr_matrix, sp.csr_array)
 
@@ -70,6 +75,16 @@ def _sum_duplicates(out):
 
 
 
+def _all_zero(sample_weight, n: int) -> bool:
+    """Whether ``sample_weight`` is ``n`` numbers that are all 0 (anything else: False, for
+    the checks of ``_weigh`` to judge)."""
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return weights.shape == (n,) and not weights.any()
+
+
 class InputChecks:
     """Validation of ``X`` and ``y`` for an estimator with ``_spec()`` and ``classes_``."""
 
@@ -117,8 +132,27 @@ class InputChecks:
         return classes
 
     @staticmethod
-    def _signed_labels(y, classes) -> np.ndarray:
-        """Return ``+1.0`` where ``y == classes[1]`` and ``-1.0`` elsewhere; reject other labels."""
+    def _signed_labels(y, classes, hint=STREAM_LABELS_HINT) -> np.ndarray:
+        """Return ``+1.0`` where ``y == classes[1]`` and ``-1.0`` elsewhere; reject other labels.
+
+        Parameters
+        ----------
+        y : ndarray
+            Labels.
+        classes : ndarray of shape (2,)
+            The two known labels; ``classes[1]`` is positive.
+        hint : str, default=STREAM_LABELS_HINT
+            What to do, appended to the error naming the unknown labels.
+
+        Returns
+        -------
+        ndarray of float64, of the shape of ``y``
+
+        Raises
+        ------
+        ValueError
+            If ``y`` holds a label that is not in ``classes``.
+        """
         if _jit_labels(y, classes) and y.ndim == 1:
             signed = np.empty(y.shape[0])
             unknown = sign_labels(y, classes[1], classes[0], signed) if y.size else 0
@@ -130,21 +164,23 @@ class InputChecks:
             unknown = np.setdiff1d(np.unique(y), classes)
             raise ValueError(
                 f"y contains labels {unknown.tolist()} that are not in classes "
-                f"{classes.tolist()}. Pass the complete label set with classes= on the "
-                "first partial_fit call."
+                f"{classes.tolist()}. {hint}"
             )
         return signed
 
-    def _weigh(self, X, signed, sample_weight):
+    def _weigh(self, X, signed, sample_weight, *, chunk=False):
         """Return ``(X, signed)`` with the sample weights folded into the signed labels.
 
         The kernels read a row's class from the sign of its label and its weight from
         the magnitude (``y_i = ±w_i``, notes.md#sample-weights). Rows of weight 0 are
         dropped here, so they cost nothing and count nowhere; all-ones weights leave the
-        labels ``±1`` (the same result as no weights, bit for bit).
+        labels ``±1`` (the same result as no weights, bit for bit). A ``chunk`` of a
+        stream whose weights are all 0 gives no rows (``fit`` refuses such weights).
         """
         if sample_weight is None:
             return X, signed
+        if chunk and _all_zero(sample_weight, X.shape[0]):
+            return X[:0], signed[:0]
         weights = _check_sample_weight(sample_weight, X, dtype=np.float64,
                                        ensure_non_negative=True)
         if not np.isfinite(weights).all():

@@ -32,7 +32,8 @@ from ._protocols import repeated_kfold
 
 logger = logging.getLogger(__name__)
 
-__all__ = ["FoldResult", "evaluate_fold", "fold_splits", "convergence_curve", "grid_points"]
+__all__ = ["FoldResult", "evaluate_fold", "fold_splits", "convergence_curve", "grid_points",
+           "GRIDS", "check_grid"]
 
 
 @dataclass
@@ -58,6 +59,16 @@ class FoldResult:
             out["pauc"] = self.pauc
         out.update({f"param_{k}": v for k, v in sorted(self.params.items())})
         return out
+
+
+#: The named grids of the inner search: the quick one, the paper's, none (the defaults).
+GRIDS = ("quick", "paper", "none")
+
+
+def check_grid(grid) -> None:
+    """Refuse a grid that is neither a dict nor one of :data:`GRIDS`."""
+    if not isinstance(grid, dict) and grid not in GRIDS:
+        raise ValueError(f"grid must be one of {' | '.join(GRIDS)} or a dict, got {grid!r}.")
 
 
 def grid_points(grid: dict) -> list[dict]:
@@ -149,6 +160,7 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         every grid point fails: one bad configuration does not abort a comparison.
     """
     info = algorithm_info(algorithm_id)
+    check_grid(grid)
     if isinstance(grid, str):
         grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}[grid]
     train = np.asarray(train)

@@ -51,9 +51,18 @@ class Split:
 
 
 def _labels(y) -> np.ndarray:
+    """Return ``y`` as an array; refuse anything but a 1-d array of two classes (the AUC of
+    every split would be undefined, and every fit on it would fail)."""
     y = np.asarray(y)
     if y.ndim != 1 or y.size == 0:
         raise ValueError("y must be a non-empty 1-d array of labels.")
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(
+            f"AUC needs labels of exactly two classes; y holds {classes.size} "
+            f"({', '.join(str(c) for c in classes.tolist()[:10])}). "
+            + ("Every row has the same label." if classes.size == 1 else
+               "Binarise it first (aucopt.datasets.binarize)."))
     return y
 
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..utils._atomic import write_atomic
+
 __all__ = ["GREY", "MAX_COLOURED", "PALETTE", "figure_problems", "legend_outside",
            "new_figure", "save_figure", "series_styles"]
 
@@ -151,8 +153,7 @@ def save_figure(fig, path, *, dpi=110, palette_colours=None) -> Path:
                            method=Image.Quantize.FASTOCTREE).save(out, format="png",
                                                                   optimize=True)
             data = out.getvalue()
-    path.write_bytes(data)
-    return path
+    return write_atomic(path, data)
 
 
 def _is_grey(colour) -> bool:

@@ -1,0 +1,39 @@
+"""Files that appear whole or not at all: reports, tables and figures written atomically."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+__all__ = ["replaced_on_success", "write_atomic"]
+
+
+@contextlib.contextmanager
+def replaced_on_success(path):
+    """Yield a temporary path beside ``path``; when the block ends without an error, move it
+    onto ``path`` (``os.replace``: a reader sees the old file or the new one, never a part).
+
+    Whatever fails inside the block (a full disk, an error while the content is formed)
+    leaves ``path`` as it was and no temporary file behind.
+    """
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        yield tmp
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            if os.path.lexists(tmp):
+                os.unlink(tmp)
+
+
+def write_atomic(path, data: str | bytes, *, encoding: str = "utf-8") -> Path:
+    """Write ``data`` (text in ``encoding``, or bytes) to ``path`` atomically; return the path."""
+    with replaced_on_success(path) as tmp:
+        if isinstance(data, str):
+            tmp.write_text(data, encoding=encoding)
+        else:
+            tmp.write_bytes(data)
+    return Path(path)

@@ -1,0 +1,213 @@
+"""The command line at its edges: data with one class or three, options out of range, a
+partial-AUC report, files and directories that are not what they should be, values that are
+not numbers in a stream, and result files that appear whole or not at all."""
+
+import errno
+import os
+
+import numpy as np
+import pytest
+from sklearn.datasets import dump_svmlight_file
+from typer.testing import CliRunner
+
+from aucopt.cli import app
+from aucopt.datasets import make_auc_problem
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def toy(tmp_path):
+    X, y = make_auc_problem(160, 5, random_state=0)
+    path = tmp_path / "toy.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path, X, y
+
+
+def _compare(path, out, *more):
+    return runner.invoke(app, ["compare", str(path), "--algorithms", "spam-l2", "--folds", "2",
+                               "--grid", "none", "--n-jobs", "1", "--no-progress",
+                               "--out", str(out), *more])
+
+
+@pytest.mark.parametrize("labels, says", [
+    ([1], "1 (1.0). Every row has the same label"),
+    ([0, 1, 2], "3 (0.0, 1.0, 2.0). Binarise it first"),
+])
+def test_compare_refuses_data_without_exactly_two_classes(tmp_path, toy, labels, says):
+    _, X, _ = toy
+    path = tmp_path / "odd.svm"
+    dump_svmlight_file(X, np.resize(labels, X.shape[0]), str(path), zero_based=False)
+    result = _compare(path, tmp_path / "c")
+    assert result.exit_code == 1, result.output
+    assert f"AUC needs labels of exactly two classes; y holds {says}" in result.output
+    assert "Traceback" not in result.output and not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--grid", "bogus", "grid must be one of quick | paper | none or a dict, got 'bogus'"),
+    ("--algorithms", "", "No algorithm to compare"),
+    ("--algorithms", "spam-l2,spam-l2", "An algorithm is named twice"),
+    ("--algorithms", "logre", "Did you mean 'logreg'?"),
+])
+def test_compare_refuses_bad_choices_before_any_work(tmp_path, toy, option, value, says):
+    args = ["compare", str(toy[0]), "--algorithms", "spam-l2", "--n-jobs", "1",
+            "--out", str(tmp_path / "c"), option, value]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 1 and says in result.output, result.output
+    assert not (tmp_path / "c").exists()
+
+
+def test_compare_out_that_is_a_file_is_refused_before_any_work(tmp_path, toy):
+    taken = tmp_path / "taken"
+    taken.write_text("keep me")
+    result = _compare(toy[0], taken)
+    assert result.exit_code == 1 and "--out" in result.output and "is a file" in result.output
+    assert taken.read_text() == "keep me"
+
+
+def test_the_html_report_of_a_partial_auc_comparison_says_so(tmp_path, toy):
+    result = _compare(toy[0], tmp_path / "p", "--metric", "pauc", "--max-fpr", "0.2")
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "p" / "report.html").read_text()
+    assert "<title>Partial AUC (FPR &lt;= 0.2, McClish) on toy.svm</title>" in page
+    assert "Results, best pAUC@0.2 first" in page and "<th>pAUC@0.2 mean</th>" in page
+    assert "(selected by pAUC@0.2)" not in page  # --grid none: nothing was selected
+    assert "AUC and partial AUC over FPR &lt;= 0.2 on the test part" in page
+    plain = _compare(toy[0], tmp_path / "a")
+    page = (tmp_path / "a" / "report.html").read_text()
+    assert "<title>AUC on toy.svm</title>" in page and "pAUC" not in page, plain.output
+
+
+@pytest.mark.parametrize("more, says", [
+    (["--metric", "pauc", "--max-fpr", "0"], "--max-fpr must be in (0, 1]"),
+    (["--metric", "pauc", "--max-fpr", "1.5"], "--max-fpr must be in (0, 1]"),
+    (["--max-fpr", "0.2"], "give --metric pauc too"),
+])
+def test_compare_max_fpr_is_checked_as_a_usage_error(tmp_path, toy, more, says):
+    result = _compare(toy[0], tmp_path / "c", *more)
+    assert result.exit_code == 2 and says in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["stream"], ["fit", "spam-l2"]])
+def test_a_missing_file_or_a_directory_is_named(tmp_path, command):
+    missing = runner.invoke(app, [*command, str(tmp_path / "none.svm"), "--out",
+                                  str(tmp_path / "o")])
+    assert missing.exit_code == 1 and f"no such file: {tmp_path / 'none.svm'}" in missing.output
+    folder = runner.invoke(app, [*command, str(tmp_path), "--out", str(tmp_path / "o")])
+    assert folder.exit_code == 1 and f"{tmp_path} is a directory" in folder.output
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_stream_refuses_a_value_that_is_not_finite_whatever_the_scaling(tmp_path, toy, value):
+    lines = toy[0].read_text().splitlines()
+    lines[5] += f" 9:{value}"
+    path = tmp_path / "bad.svm"
+    path.write_text("\n".join(lines) + "\n")
+    for scaling in ([], ["--no-scale"]):  # (the default scaler in front hid them)
+        result = runner.invoke(app, ["stream", str(path), "--algorithms", "spam-l2",
+                                     "--baselines", "", "--no-progress", *scaling,
+                                     "--out", str(tmp_path / "s")])
+        assert result.exit_code == 1, result.output
+        assert f"bad.svm: data row 6 (counted from 1) holds {value}" in result.output
+        assert not list(tmp_path.glob("s.*"))
+
+
+def test_a_kernel_learner_is_not_told_to_use_an_option_it_refuses(tmp_path):
+    X, y = make_auc_problem(120, 4, random_state=1)
+    path = tmp_path / "wide.svm"
+    dump_svmlight_file(X * [1, 1, 1, 500.0], y, str(path), zero_based=False)
+    warned = runner.invoke(app, ["fit", "projection-pp", str(path), "--out", str(tmp_path / "m")])
+    assert warned.exit_code == 0, warned.output
+    assert "Scale the data file first" in warned.output and "--preprocess minmax" not in (
+        warned.output)
+    refused = runner.invoke(app, ["fit", "projection-pp", str(path), "--preprocess", "minmax",
+                                  "--out", str(tmp_path / "m")])
+    assert refused.exit_code == 1 and "it is not a linear model" in refused.output
+    linear = runner.invoke(app, ["fit", "spam-l2", str(path), "-p", "precondition=null",
+                                 "--out", str(tmp_path / "m")])
+    assert "Add --preprocess minmax" in linear.output
+
+
+class _Unprintable:
+    def __str__(self):
+        raise RuntimeError("this value cannot be written")
+
+
+def test_a_result_file_is_whole_or_not_there(tmp_path):
+    from aucopt.cli._stream import write_csv
+    from aucopt.utils._atomic import write_atomic
+
+    path = tmp_path / "prequential.csv"
+    path.write_text("the previous results\n")
+    rows = [{"n": k, "learner": "a", "cumulative_auc": 0.5, "window_auc": 0.5}
+            for k in range(2000)] + [{"n": _Unprintable(), "learner": "b"}]
+    with pytest.raises(RuntimeError, match="cannot be written"):
+        write_csv(rows, path)
+    assert path.read_text() == "the previous results\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prequential.csv"]
+    write_csv(rows[:3], path)
+    assert path.read_text().splitlines()[0] == "n,learner,cumulative_auc,window_auc"
+    assert write_atomic(tmp_path / "r.md", "# r\n").read_text() == "# r\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["prequential.csv", "r.md"]
+
+
+def test_a_save_on_a_read_only_file_system_names_only_the_real_error(tmp_path, monkeypatch,
+                                                                      caplog):
+    """On a read-only file system the temporary files are never made, and removing a file
+    that does not exist fails with EROFS, not ENOENT: that is no reason to warn."""
+    import aucopt
+    from aucopt.io import _files
+
+    real = os.unlink
+
+    def read_only(path, *args, **kwargs):
+        if not os.path.lexists(path):
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real(path, *args, **kwargs)
+
+    model = aucopt.make("spam-l2").fit(*make_auc_problem(60, 3, random_state=0))
+    monkeypatch.setattr(_files.os, "unlink", read_only)
+    original = _files.Transaction.write
+
+    def refused(self, *args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system", str(self.folder))
+
+    monkeypatch.setattr(_files.Transaction, "write", refused)
+    with caplog.at_level("WARNING", logger="aucopt"), pytest.raises(OSError, match="Read-only"):
+        aucopt.io.save(model, tmp_path / "m")
+    assert not [r for r in caplog.records if "Could not remove" in r.getMessage()]
+    monkeypatch.setattr(_files.Transaction, "write", original)
+    aucopt.io.save(model, tmp_path / "m")  # a real file is still removed when it must be
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.json", "m.npz"]
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("label features", "could not convert string to float: b'label'"),
+    ("3:1 1:2", "could not convert string to float"),
+    ("1 2:1 1:2", "should be sorted and unique"),
+])
+def test_a_libsvm_line_that_does_not_parse_is_named(tmp_path, toy, bad, says):
+    lines = toy[0].read_text().splitlines()
+    path = tmp_path / "broken.svm"
+    path.write_text("\n".join(lines[:3] + ["# a comment", "", bad] + lines[3:]) + "\n")
+    for more in ([], ["--stream", "--n-features", "5", "--shuffle-buffer", "0"]):
+        result = runner.invoke(app, ["fit", "spam-l2", str(path), *more,
+                                     "--out", str(tmp_path / "m")])
+        assert result.exit_code == 1, result.output
+        assert "broken.svm: data line 4 is not LIBSVM (" in result.output and says in (
+            result.output)
+    shuffled = runner.invoke(app, ["fit", "spam-l2", str(path), "--stream", "--n-features", "5",
+                                   "--out", str(tmp_path / "m")])
+    assert "broken.svm: a data line is not LIBSVM" in shuffled.output  # (no line number)
+
+
+def test_a_stream_read_as_one_based_that_meets_index_0_says_why(tmp_path):
+    from aucopt.datasets import iter_svmlight
+
+    path = tmp_path / "late.svm"
+    path.write_text("1 1:0.5\n-1 2:0.1\n" * 5 + "1 0:0.3 1:0.2\n")
+    with pytest.raises(ValueError, match=r"late.svm: data line 11 is not LIBSVM \(Invalid index "
+                                         r"0.*Its first lines hold no index 0.*zero_based=True"):
+        list(iter_svmlight(path, chunk_size=4))
+    assert sum(X.shape[0] for X, _ in iter_svmlight(path, chunk_size=4, zero_based=True)) == 11

@@ -1,0 +1,151 @@
+"""Edge cases of the shared estimator front-end (``BaseAUCClassifier``) and a few solvers.
+
+Covers: a failed ``fit``/``partial_fit`` leaves ``n_features_in_`` and ``feature_names_in_``
+as they were (absent ones stay absent) and the previous model's scores unchanged; the
+online logistic loss raises ``DivergenceError`` when its margins pass the documented bound;
+``score`` rejects labels outside ``classes_``; the cutting-plane solvers fit an all-zero
+``X`` without numpy warnings. Small data: the module runs in seconds.
+"""
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import aucopt
+from aucopt.datasets import make_auc_problem
+from aucopt.exceptions import DivergenceError
+
+pd = pytest.importorskip("pandas")
+
+# one id per family of fit: SGD, batch L-BFGS, pairwise buffer, kernel budget, cutting plane
+REFIT_IDS = ("spam-l2", "uni-log-batch", "kar", "projection-pp", "b-svm-or")
+
+
+@pytest.fixture(scope="module")
+def data():
+    return make_auc_problem(120, 4, separation=1.5, random_state=0)
+
+
+def _failing_inputs(X, y, how):
+    """Return ``(X, y)`` of a refit that is refused: one class, or a NaN in ``X``."""
+    if how == "one class":
+        return pd.DataFrame(X, columns=["w", "x", "y", "z"]), np.ones(len(y))
+    wider = np.hstack([X, X[:, :1]])  # another width too: n_features_in_ must come back
+    wider[3, 1] = np.nan
+    return pd.DataFrame(wider, columns=["w", "x", "y", "z", "v"]), y
+
+
+@pytest.mark.parametrize("algorithm", REFIT_IDS)
+@pytest.mark.parametrize("how", ["one class", "NaN"])
+def test_failed_refit_keeps_input_attributes(algorithm, how, data):
+    X, y = data
+    model = aucopt.make(algorithm, random_state=0).fit(X, y)
+    before = model.decision_function(X)
+    with pytest.raises(ValueError):
+        model.fit(*_failing_inputs(X, y, how))
+    assert not hasattr(model, "feature_names_in_")
+    assert model.n_features_in_ == X.shape[1]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(model.decision_function(X), before)
+    with pytest.warns(UserWarning, match="fitted without feature names"):  # not refused
+        frame = pd.DataFrame(X, columns=list("abcd"))
+        np.testing.assert_array_equal(model.decision_function(frame), before)
+
+
+@pytest.mark.parametrize("how", ["one class", "NaN"])
+def test_failed_refit_keeps_feature_names(how, data):
+    X, y = data
+    names = ["a", "b", "c", "d"]
+    model = aucopt.make("spam-l2", random_state=0).fit(pd.DataFrame(X, columns=names), y)
+    bad_X, bad_y = _failing_inputs(X, y, how)
+    with pytest.raises(ValueError):
+        model.fit(bad_X.to_numpy(), bad_y)
+    assert list(model.feature_names_in_) == names
+    assert model.n_features_in_ == X.shape[1]
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+def test_failed_first_call_sets_no_input_attributes(method, data):
+    X, y = data
+    model = aucopt.make("spam-l2", random_state=0)
+    bad_X, bad_y = _failing_inputs(X, y, "NaN")
+    extra = {"classes": [-1, 1]} if method == "partial_fit" else {}
+    with pytest.raises(ValueError):
+        getattr(model, method)(bad_X, bad_y, **extra)
+    assert not hasattr(model, "n_features_in_")
+    assert not hasattr(model, "feature_names_in_")
+    getattr(model, method)(X, y, **extra)  # then learns from an ndarray without warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.decision_function(X)
+
+
+@pytest.mark.parametrize("eta", [1e50, 1e200])
+def test_uni_log_huge_step_diverges(eta, data):
+    X, y = data
+    with pytest.raises(DivergenceError, match="Lower 'eta'"):
+        aucopt.make("uni-log", eta=eta, random_state=0).fit(X, y)
+
+
+def test_uni_log_huge_step_diverges_in_partial_fit(data):
+    X, y = data
+    model = aucopt.make("uni-log", eta=1e50, random_state=0)
+    model.partial_fit(X[:1], y[:1], classes=[-1, 1])  # one step: margins not seen yet
+    state = {k: v.copy() for k, v in model._state.items()}
+    with pytest.raises(DivergenceError):
+        model.partial_fit(X[1:], y[1:])
+    for key, value in state.items():  # the estimator is left as it was
+        np.testing.assert_array_equal(model._state[key], value)
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "projection-pp"])
+@pytest.mark.parametrize("labels", [[-1, 1, 7], [0, 1]])
+def test_score_rejects_unknown_labels(algorithm, labels, data):
+    X, y = data
+    model = aucopt.make(algorithm, random_state=0).fit(X, y)
+    y_bad = np.where(y > 0, 1, labels[0])
+    y_bad[-1] = labels[-1]
+    unknown = re.escape(str(sorted(set(labels) - {-1, 1})))
+    with pytest.raises(ValueError, match=rf"labels {unknown} .*classes \[-1(\.0)?, 1(\.0)?\]"):
+        model.score(X, y_bad)
+
+
+def test_score_accepts_known_labels_of_another_type(data):
+    X, y = data
+    model = aucopt.make("spam-l2", random_state=0).fit(X, y)
+    expected = model.score(X, y)
+    assert model.score(X, y.astype(np.int8)) == expected
+    assert model.score(X.tolist(), y.tolist()) == expected
+
+
+@pytest.mark.parametrize("algorithm", ["b-svm-or", "svm-perf", "svm-pauc"])
+def test_cutting_plane_on_zero_features_is_silent(algorithm, data):
+    X, y = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = aucopt.make(algorithm, random_state=0).fit(np.zeros_like(X), y)
+        assert np.isfinite(model.coef_).all()
+        assert model.score(np.zeros_like(X), y) == 0.5
+
+
+@pytest.mark.parametrize("algorithm_id", aucopt.list_algorithms())
+def test_a_chunk_whose_weights_are_all_zero_changes_nothing(algorithm_id, data):
+    """Weight 0 leaves a row out, so a chunk of such rows is no step (it was refused)."""
+    X, y = data
+    est = aucopt.make(algorithm_id, random_state=0)
+    if not hasattr(est, "partial_fit"):
+        pytest.skip("batch algorithm")
+    with pytest.raises(ValueError, match="needs at least one row of positive weight"):
+        est.partial_fit(X[:4], y[:4], classes=[-1, 1], sample_weight=np.zeros(4))
+    assert not hasattr(est, "n_features_in_") and not hasattr(est, "classes_")
+    est.partial_fit(X[:60], y[:60], classes=[-1, 1])
+    before, t = est.decision_function(X), est.t_
+    for rows in (X[60:64], X[60:61]):  # (the one-row path too)
+        est.partial_fit(rows, y[60:60 + rows.shape[0]], sample_weight=np.zeros(rows.shape[0]))
+    np.testing.assert_array_equal(est.decision_function(X), before)
+    assert est.t_ == t
+    with pytest.raises(ValueError, match="at least one non-zero"):
+        aucopt.make(algorithm_id).fit(X, y, sample_weight=np.zeros(X.shape[0]))
