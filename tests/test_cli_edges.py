@@ -3,7 +3,9 @@ partial-AUC report, files and directories that are not what they should be, valu
 not numbers in a stream, and result files that appear whole or not at all."""
 
 import errno
+import html
 import os
+import shlex
 
 import numpy as np
 import pytest
@@ -211,3 +213,33 @@ def test_a_stream_read_as_one_based_that_meets_index_0_says_why(tmp_path):
                                          r"0.*Its first lines hold no index 0.*zero_based=True"):
         list(iter_svmlight(path, chunk_size=4))
     assert sum(X.shape[0] for X, _ in iter_svmlight(path, chunk_size=4, zero_based=True)) == 11
+
+
+def test_the_rerun_command_of_a_report_can_be_pasted_into_a_shell(tmp_path, toy):
+    odd = tmp_path / "my data&.svm"
+    odd.write_bytes(toy[0].read_bytes())
+    out = tmp_path / "cmp 2"
+    result = _compare(odd, out)
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text()
+    command = html.unescape(page.split("<pre>")[1].split("</pre>")[0])
+    words = shlex.split(command)
+    assert words[:3] == ["aucopt", "compare", str(odd)] and words[words.index("--out") + 1] == (
+        str(out))
+
+
+@pytest.mark.parametrize("value, expected", [("True", True), ("None", None), ("true", True),
+                                             ("null", None)])
+def test_param_takes_python_and_json_spellings(value, expected):
+    from aucopt.cli._commands import _parse_params
+
+    assert _parse_params([f"shuffle={value}"], "spam-l2") == {"shuffle": expected}
+
+
+@pytest.mark.parametrize("out, says", [("", "has no file name"),
+                                       ("toy.svm/model", "toy.svm is a file, not a folder")])
+def test_a_model_path_that_cannot_be_one_is_named(tmp_path, toy, out, says, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["fit", "spam-l2", "toy.svm", "--out", out])
+    assert result.exit_code == 1 and says in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toy.svm"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from pathlib import Path
 
@@ -61,9 +62,9 @@ def demo(
     typer.echo(f"german.numer: {X.shape[0]} samples x {X.shape[1]} features, "
                f"{int((y > 0).sum())} positives; {len(ids)} algorithms, {folds}-fold CV, "
                "minmax scaling, quick grid tuned by inner 3-fold CV")
-    command = " ".join(["aucopt demo", f"--out {out}", f"--folds {folds}", f"--seed {seed}",
-                        *(["--all"] if all_ else []),
-                        *([f"--algorithms {','.join(ids)}"] if algorithms else [])])
+    command = shlex.join(["aucopt", "demo", "--out", str(out), "--folds", str(folds), "--seed",
+                          str(seed), *(["--all"] if all_ else []),
+                          *(["--algorithms", ",".join(ids)] if algorithms else [])])
     start = time.perf_counter()
     _, summary, written = run_comparison(
         X, y, dataset="german.numer", algorithms=ids, folds=folds, seed=seed, n_jobs=n_jobs,
@@ -114,10 +115,12 @@ def compare(
     if not 0.0 < max_fpr <= 1.0:
         raise typer.BadParameter(f"--max-fpr must be in (0, 1], got {max_fpr:g}.")
     X, y, name = load_data(data, label_column=label_column)
-    command = (f"aucopt compare {data} --algorithms {algorithms} --folds {folds} "
-               f"--repeats {repeats} --seed {seed} --grid {grid} --preprocess {preprocess} "
-               f"--out {out}" + (f" --label-column {label_column}" if label_column else "")
-               + (f" --metric pauc --max-fpr {max_fpr:g}" if metric == "pauc" else ""))
+    command = shlex.join([
+        "aucopt", "compare", data, "--algorithms", algorithms, "--folds", str(folds),
+        "--repeats", str(repeats), "--seed", str(seed), "--grid", grid, "--preprocess",
+        preprocess, "--out", str(out),
+        *(["--label-column", label_column] if label_column else []),
+        *(["--metric", "pauc", "--max-fpr", f"{max_fpr:g}"] if metric == "pauc" else [])])
     _, summary, written = run_comparison(
         X, y, dataset=name, algorithms=split_list(algorithms), folds=folds, repeats=repeats,
         seed=seed, n_jobs=n_jobs, grid=grid, preprocessing=preprocess, out=out,
@@ -201,7 +204,8 @@ def datasets_fetch(name: str):
 
 
 def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
-    """Parse ``key=value`` pairs (JSON values, else strings); check the names if an id is given.
+    """Parse ``key=value`` pairs (JSON values, Python's ``True``, ``False`` and ``None`` too,
+    else strings); check the names if an id is given.
 
     The names are checked against the algorithm's declared hyperparameters, so that a
     typo is reported with the list of names (``aucopt algorithms ID`` describes them).
@@ -220,10 +224,14 @@ def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
                 f"{', '.join(declared)} (see: aucopt algorithms {algorithm})."
             )
         try:
-            params[key] = json.loads(raw)
+            params[key] = _PYTHON_WORDS[raw] if raw in _PYTHON_WORDS else json.loads(raw)
         except json.JSONDecodeError:
             params[key] = raw
     return params
+
+
+# the Python spellings of JSON's true, false and null, as users write them after -p
+_PYTHON_WORDS = {"True": True, "False": False, "None": None}
 
 
 @app.command()
@@ -232,7 +240,8 @@ def fit(
     algorithm: str = typer.Argument(..., help="Registry id, or auto: aucopt.AUCClassifier "
                                     "picks one from the data (saved as the one it picked)."),
     data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
-    param: list[str] = typer.Option(None, "--param", "-p", help="Hyperparameter key=value."),
+    param: list[str] = typer.Option(None, "--param", "-p", help="Hyperparameter key=value (a "
+                                    "number, true/True, false/False, null/None or a string)."),
     out: Path = typer.Option(Path("model"), help="Base path of the saved model."),
     stream: bool = typer.Option(False, help="Read a LIBSVM file in chunks with partial_fit "
                                 "(constant memory, one pass)."),
@@ -450,7 +459,7 @@ def evaluate(
     est = load(model)
     if is_glob(data) and not Path(data).exists():
         y, scores, n_parts = evaluate_parts(est, data)
-        name = f"{data} ({n_parts} parts)"
+        name = f"{data} ({n_parts} part{'s' if n_parts != 1 else ''})"
     else:
         X, y, name = load_data(data, n_features=est.n_features_in_, label_column=label_column)
         scores = None
@@ -478,8 +487,8 @@ def _check_labels(y, classes, name) -> None:
     if unknown.size:
         raise ValueError(
             f"{name} has labels {unknown.tolist()[:5]} that are not the model's classes "
-            f"{classes.tolist()} (positive: {classes[1]!r}); relabel the file to these classes "
-            "first, or evaluate a model trained with the file's labels.")
+            f"{classes.tolist()} (positive: {classes.tolist()[1]!r}); relabel the file to these "
+            "classes first, or evaluate a model trained with the file's labels.")
     if found.size < 2:
         raise ValueError(f"{name} holds only the label {found.tolist()}: the AUC needs rows "
                          f"of both classes {classes.tolist()}.")

@@ -58,9 +58,14 @@ _ATTEMPTS = 8  # reads of a pair whose hashes differ, while a save may be replac
 
 
 def _paths(path) -> tuple[Path, Path]:
+    """Return the ``.json`` and ``.npz`` paths of the base ``path``; refuse a base without a
+    name (``""``, ``"."``, a folder's trailing ``/..``)."""
     path = Path(path)
     if path.suffix in (".json", ".npz"):
         path = path.with_suffix("")
+    if path.name in ("", ".", ".."):
+        raise ValueError(f"the model path {str(path)!r} has no file name: give a base path "
+                         "such as 'model' or 'models/spam' (.json and .npz are added).")
     return path.with_name(path.name + ".json"), path.with_name(path.name + ".npz")
 
 
@@ -169,6 +174,11 @@ def save(estimator, path) -> tuple[Path, Path]:
         raise ValueError(f"{type(estimator).__name__} is not fitted; call fit before save.")
     json_path, npz_path = _paths(path)
     arrays, meta = _arrays_and_meta(estimator)
+    blocked = next((p for p in (json_path.parent, *json_path.parent.parents)
+                    if p.exists() and not p.is_dir()), None)
+    if blocked is not None:
+        raise NotADirectoryError(f"cannot save to {json_path}: {blocked} is a file, not a "
+                                 "folder; choose another path.")
     json_path.parent.mkdir(parents=True, exist_ok=True)
     with Transaction(json_path, npz_path) as saving:
         npz_tmp = saving.write(npz_path, lambda handle: np.savez(handle, **arrays))
