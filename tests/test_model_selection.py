@@ -136,6 +136,25 @@ def test_paired_ttest_ties_and_degenerate_cases():
     with pytest.raises(ValueError, match="same length"):
         paired_ttest([1, 2], [1, 2, 3])
     assert math.isnan(paired_ttest([0.8], [0.7]).pvalue)
+    for alpha in (2, 0, -0.1, True, "0.05"):
+        with pytest.raises(ValueError, match="alpha must be a level in"):
+            paired_ttest(a, b, alpha=alpha)
+
+
+def test_a_convergence_curve_has_its_points_or_says_why_not():
+    import aucopt
+    from aucopt.datasets import make_auc_problem
+    from aucopt.model_selection import convergence_curve
+
+    X, y = make_auc_problem(60, 3, random_state=0)
+    est = aucopt.make("spam-l2", max_iter=2, random_state=0)
+    seen, auc = convergence_curve(est, X[:30], y[:30], X[30:], y[30:], n_points=100)
+    assert seen.size == auc.size == 60 and seen[-1] == 60  # at most a point per row and pass
+    seen, _ = convergence_curve(aucopt.make("spam-l2", max_iter=2), X[:30], y[:30], X[30:],
+                                y[30:], n_points=6)
+    assert seen.size == 6
+    with pytest.raises(ValueError, match="n_points must be an int >= 1"):
+        convergence_curve(aucopt.make("spam-l2"), X, y, X, y, n_points=0)
 
 
 def test_win_tie_loss_counts_datasets():

@@ -149,10 +149,14 @@ def test_streaming_window_equals_batch_on_the_window():
                                                  rel=1e-12)
         else:
             assert math.isnan(metric.get())
-    metric.revert(y[-1], s[-1])
-    assert metric.n_pos + metric.n_neg == 49
+    for back in (1, 2, 3):  # each revert brings back the sample its update pushed out
+        metric.revert(y[-back], s[-back])
+        assert metric.n_pos + metric.n_neg == 50
+        assert metric.get() == pytest.approx(
+            skm.roc_auc_score(y[-50 - back:-back], s[-50 - back:-back], max_fpr=0.1),
+            rel=1e-12)
     with pytest.raises(ValueError, match="most recent"):
-        metric.revert(1 - y[-2], s[-2])
+        metric.revert(1 - y[-4], s[-4])
 
 
 @pytest.mark.parametrize("kwargs", [{"max_fpr": 0.0}, {"max_fpr": 1.5}, {"min_fpr": 0.2,

@@ -81,7 +81,8 @@ def get_data_home(data_home=None) -> Path:
 
 
 def _open(path: Path):
-    return _OPENERS.get(path.suffix, open)(path, "rb")
+    """Open ``path`` for reading bytes, decompressed by its suffix (``.gz`` or ``.GZ`` alike)."""
+    return _OPENERS.get(path.suffix.lower(), open)(path, "rb")
 
 
 def _sha256(path: Path) -> str:
@@ -301,8 +302,11 @@ def _download(url: str, target: Path) -> None:
 
 
 def _not_available(info, home: Path, root) -> DatasetNotAvailableError:
+    env = os.environ.get("AUCOPT_DATA_MIRROR")
     where = (f"the cache {home} (NAME.npz, NAME[.bz2|.gz|.xz], downloads/) and "
-             + (f"the mirror {root}" if root else "no mirror (AUCOPT_DATA_MIRROR is unset)"))
+             + (f"the mirror {root}" if root else
+                f"no mirror (AUCOPT_DATA_MIRROR={env} is not a directory)" if env else
+                "no mirror (AUCOPT_DATA_MIRROR is unset)"))
     provide = (f"set AUCOPT_DATA_MIRROR (or pass mirror=...) to a directory holding "
                f"{info.name}.bz2 in LIBSVM format (with a MANIFEST.json entry)")
     if info.format not in _READABLE:

@@ -7,19 +7,18 @@ mixes the rows before they are parsed.
 
 from __future__ import annotations
 
-import bz2
-import gzip
 import io
 import lzma
 import zlib
 from itertools import islice
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["iter_svmlight", "shuffled_lines"]
+from ._fetch import _open
 
-_OPENERS = {".bz2": bz2.open, ".gz": gzip.open, ".xz": lzma.open}
+__all__ = ["iter_svmlight", "shuffled_lines"]
 
 
 def shuffled_lines(lines, buffer_size: int, random_state=None):
@@ -95,15 +94,19 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
     """
     from sklearn.datasets import load_svmlight_file
 
-    if not isinstance(chunk_size, int) or chunk_size < 1:
+    if not _count(chunk_size) or chunk_size < 1:
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}.")
-    if not isinstance(shuffle_buffer, int) or isinstance(shuffle_buffer, bool) \
-            or shuffle_buffer < 0:
+    if not _count(shuffle_buffer) or shuffle_buffer < 0:
         raise ValueError(f"shuffle_buffer must be an int >= 0; got {shuffle_buffer!r}.")
-    path = Path(path)
-    opener = _OPENERS.get(path.suffix, open)
-    with opener(path, "rb") as fh:
-        source = (line for line in fh if line.strip() and not line.lstrip().startswith(b"#"))
+    if zero_based not in (True, False, "auto") or isinstance(zero_based, Integral) and not (
+            isinstance(zero_based, bool | np.bool_)):
+        raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}.")
+    chunk_size, shuffle_buffer, path = int(chunk_size), int(shuffle_buffer), Path(path)
+    with _open(path) as fh:
+        # every line ends with a newline (a last line without one, moved by the shuffle,
+        # would be joined to the next)
+        source = (line if line.endswith(b"\n") else line + b"\n" for line in fh
+                  if line.strip() and not line.lstrip().startswith(b"#"))
         if shuffle_buffer:
             source = shuffled_lines(source, shuffle_buffer, random_state)
         start = 0  # the data lines before the chunk
@@ -142,6 +145,11 @@ def _parse_error(path: Path, lines: list, start, n_features, zero_based,
             return (f"{path.name}: {where} is not LIBSVM ({error}): "
                     f"{text[:60]!r}{'...' if len(text) > 60 else ''}.{hint}")
     return f"{path.name} is not a valid LIBSVM file ({exc})."
+
+
+def _count(value) -> bool:
+    """Whether ``value`` is an integer (numpy's too), not a bool."""
+    return isinstance(value, Integral) and not isinstance(value, bool | np.bool_)
 
 
 def _read_lines(source, n: int, path: Path) -> list:

@@ -297,6 +297,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         ``stream``: the rows are a chunk of a stream (``partial_fit``), which the step is
         calibrated for (:func:`~aucopt.algorithms._calibrate.calibrate_step`).
         """
+        if y.shape != (rows.n_samples,):  # the kernels read y[i] for every row i
+            raise ValueError(f"{rows.n_samples} rows but {y.shape} labels reached the fit: "
+                             "give one label per row.")
         spec = self._spec()
         params = self._params()
         if reset:  # before anything of size O(d) is allocated

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left, bisect_right
-from collections import deque
 from numbers import Integral, Real
 
 import numpy as np
@@ -24,6 +23,7 @@ from ..utils._roc_area import region_area as _region_area
 from ..utils._roc_area import sorted_area as _sorted_area
 from ._ranking import _binary_target
 from ._streaming import StreamingROCAUC
+from ._window import SlidingWindow
 
 __all__ = [
     "partial_roc_auc_score",
@@ -209,31 +209,35 @@ class StreamingPartialAUC(StreamingROCAUC):
         self.max_fpr, self.min_tpr = max_fpr, min_tpr
         self.standardized = standardized
         self.window_size = window_size
-        self._window = deque()
+        self._window = None if window_size is None else SlidingWindow(window_size)
 
     def update(self, y_true, y_score):
         """Add one sample (or arrays of samples); drop the oldest beyond the window."""
         super().update(y_true, y_score)
         if self.window_size is None:
             return
-        if np.ndim(y_score) == 0:
-            self._window.append((y_true, y_score))
-        else:
-            self._window.extend(zip(np.asarray(y_true).tolist(),
-                                    np.asarray(y_score, dtype=np.float64).tolist()))
-        while len(self._window) > self.window_size:
-            super().revert(*self._window.popleft())
+        pairs = [(y_true, y_score)] if np.ndim(y_score) == 0 else zip(
+            np.asarray(y_true).tolist(), np.asarray(y_score, dtype=np.float64).tolist())
+        for pair in pairs:
+            out = self._window.push(pair)
+            if out is not None:
+                super().revert(*out)
 
     def revert(self, y_true, y_score):
-        """Remove one sample added before (with a window: the most recent one only)."""
+        """Remove one sample added before (with a window: the most recent one, and the sample
+        it pushed out of the window comes back)."""
         if self.window_size is None:
             super().revert(y_true, y_score)
             return
-        if np.ndim(y_score) != 0 or not self._window or (
-                self._window[-1][0] != y_true or float(self._window[-1][1]) != float(y_score)):
+        last = self._window.last()
+        if np.ndim(y_score) != 0 or last is None or (
+                last[0] != y_true or float(last[1]) != float(y_score)):
             raise ValueError("A windowed StreamingPartialAUC can only revert its most recent "
                              "update, one sample at a time.")
-        super().revert(*self._window.pop())
+        super().revert(*last)
+        back = self._window.pop()
+        if back is not None:
+            super().update(*back)
 
     def get(self):
         """Return the partial AUC of the samples counted (NaN while a class is missing)."""

@@ -13,6 +13,7 @@ import logging
 import time
 import warnings
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
@@ -285,7 +286,9 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
         Unfitted estimator with the chosen hyperparameters.
     X_train, y_train, X_test, y_test : arrays
     n_points : int
-        Number of points on the curve.
+        Number of points on the curve (at least 1). A streaming estimator gets the same
+        number of points in each pass: ``n_points // max_iter`` of them, at least one and
+        at most one per training row, so ``max_iter`` times that in all.
     random_state : int
         Seed of the sample order.
 
@@ -293,12 +296,14 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
     -------
     (samples_seen, auc) : tuple of ndarray
     """
+    if not isinstance(n_points, Integral) or isinstance(n_points, bool) or n_points < 1:
+        raise ValueError(f"n_points must be an int >= 1, got {n_points!r}.")
     n = len(y_train)
     seen, aucs = [], []
     if hasattr(estimator, "partial_fit"):
         passes = estimator.get_params().get("max_iter", 1)
         rng = np.random.default_rng(random_state)
-        chunks = max(1, n_points // passes)
+        chunks = min(max(1, n_points // passes), n)
         classes = np.unique(y_train)
         for _ in range(passes):
             order = rng.permutation(n)

@@ -52,11 +52,15 @@ def paired_ttest(reference, other, *, alpha=0.05) -> TTestResult:
     -------
     TTestResult
         ``outcome`` is ``"win"`` if the reference is significantly higher,
-        ``"loss"`` if significantly lower, else ``"tie"`` (also when fewer than
-        two pairs exist or all differences are equal).
+        ``"loss"`` if significantly lower, else ``"tie"``. Pairs with a non-finite
+        score (a failed fit's NaN) are left out and ``n`` counts the others; fewer than
+        two pairs are a tie. Differences that are all equal have no variance: all 0 is a
+        tie (p-value 1), any other common difference a win or a loss (p-value 0).
     """
     from scipy import stats
 
+    if not (isinstance(alpha, float | int) and 0.0 < alpha < 1.0):
+        raise ValueError(f"alpha must be a level in (0, 1), got {alpha!r}.")
     a = np.asarray(reference, dtype=float)
     b = np.asarray(other, dtype=float)
     if a.shape != b.shape or a.ndim != 1:

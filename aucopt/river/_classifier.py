@@ -84,7 +84,9 @@ class AUCClassifier(base.MiniBatchClassifier):
     ``False`` (0, or -1 as in scikit-learn) the negative one; other labels raise
     ``ValueError`` (map them, e.g. ``y == "yes"``). Values must be numbers (a string such
     as ``"1.5"`` is refused) and finite (NaN and infinities raise ``ValueError`` in learning
-    and in predictions alike), and the hyperparameters are checked when the model is made.
+    and in predictions alike; in the DataFrames of ``learn_many`` and ``predict_many`` a NaN
+    is pandas' missing value, a feature the row does not hold, as in a frame built from
+    dicts of different keys), and the hyperparameters are checked when the model is made.
     A stream whose first ``1000`` rows are all of one class raises an
     ``OrderedStreamWarning`` (once): shuffle a stream sorted by label.
 
@@ -223,6 +225,9 @@ class AUCClassifier(base.MiniBatchClassifier):
             Boolean labels.
         """
         labels = np.asarray(y)
+        if labels.ndim != 1 or labels.shape[0] != len(X):
+            raise ValueError(f"learn_many needs one label per row: X has {len(X)} rows, y "
+                             f"{labels.shape[0] if labels.ndim == 1 else labels.shape} labels.")
         if labels.dtype != bool:
             try:
                 ok = np.isin(labels, (-1, 0, 1)).all()
@@ -467,6 +472,18 @@ def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
                       n_epochs=1, shuffle=False, reset=True)
         states[width] = est._state
     return feature_axes(states)
+
+
+def is_positive(y) -> bool:
+    """Return whether the River label ``y`` is the positive class (True or 1; False, 0 and
+    -1 are the other); refuse any other label."""
+    try:
+        signed = _SIGNED.get(y)
+    except TypeError:  # unhashable
+        signed = None
+    if signed is None:
+        raise ValueError(_label_message(y))
+    return bool(signed[0] > 0)
 
 
 def _label_message(y) -> str:

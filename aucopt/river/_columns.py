@@ -45,6 +45,12 @@ def stable_hash(name) -> int:
     return int(stable_hashes([name])[0])
 
 
+def _same_types(keys: tuple, others: tuple) -> bool:
+    """Whether the equal names ``keys`` and ``others`` are of the same types one by one: the
+    hash tells ``1``, ``1.0`` and ``True`` apart, although they are equal."""
+    return all(type(a) is type(b) for a, b in zip(keys, others))
+
+
 class ColumnMap:
     """Map River feature dicts to CSR rows of a fixed or growing width.
 
@@ -123,6 +129,12 @@ class ColumnMap:
         indptr = np.array([0, cols.size], dtype=self._index_type)
         return (cols, indptr, order, inverse), len(pos) == len(keys)
 
+    @property
+    def _exact_names(self) -> bool:
+        """Whether names get columns by a dict alone (a vocabulary without a bound): equal
+        names (``1``, ``1.0``, ``True``) then share a column, as in any dict."""
+        return self.n_features is None and self.max_features is None
+
     def row(self, x: dict, width: int, *, grow: bool) -> RowData:
         """Return the one-row CSR form of ``x`` (unknown names dropped when not growing).
 
@@ -143,7 +155,7 @@ class ColumnMap:
         """
         keys = tuple(x)
         listed = None
-        if keys == self._last_keys:
+        if keys == self._last_keys and (self._exact_names or _same_types(keys, self._last_keys)):
             last = self._last_row
             # the same dict with the same values (compared one by one, the same objects
             # first) and the same width: the row made from it last, every name known then

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections import deque
 from numbers import Integral
 
 from river import metrics
 
 from ..metrics import StreamingPartialAUC, StreamingROCAUC
+from ..metrics._window import SlidingWindow
 from ..utils._param_validation import Interval, validate_parameter_constraints
 
 __all__ = ["ExactROCAUC", "ExactRollingROCAUC", "ExactPartialAUC"]
@@ -93,22 +93,26 @@ class ExactRollingROCAUC(ExactROCAUC):
                                        {"window_size": window_size}, type(self).__name__)
         super().__init__(pos_val=pos_val)
         self.window_size = window_size
-        self._window = deque()
+        self._window = SlidingWindow(window_size)
 
     def update(self, y_true, y_pred, w=1.0) -> None:
         """Add one sample and drop the oldest one beyond the window."""
         sample = (y_true == self.pos_val, _score(y_pred, self.pos_val))
         self._auc.update(*sample)
-        self._window.append(sample)
-        if len(self._window) > self.window_size:
-            self._auc.revert(*self._window.popleft())
+        out = self._window.push(sample)
+        if out is not None:
+            self._auc.revert(*out)
 
     def revert(self, y_true, y_pred, w=1.0) -> None:
-        """Remove the most recent sample (River reverts the last update)."""
+        """Remove the most recent sample (River reverts the last update); the sample it
+        pushed out of the window comes back."""
         sample = (y_true == self.pos_val, _score(y_pred, self.pos_val))
-        if not self._window or self._window[-1] != sample:
+        if self._window.last() != sample:
             raise ValueError("ExactRollingROCAUC can only revert the most recent update.")
-        self._auc.revert(*self._window.pop())
+        self._auc.revert(*sample)
+        back = self._window.pop()
+        if back is not None:
+            self._auc.update(*back)
 
 
 class ExactPartialAUC(ExactROCAUC):

@@ -7,6 +7,7 @@ from numbers import Integral
 
 from ..metrics import StreamingROCAUC
 from ..utils._param_validation import Interval, validate_parameter_constraints
+from ._classifier import is_positive
 from ._metrics import ExactRollingROCAUC
 
 __all__ = ["prequential"]
@@ -25,8 +26,9 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
 
     Parameters
     ----------
-    stream : iterable of (dict, bool)
-        Samples in order; ``True`` is the positive class.
+    stream : iterable of (dict, label)
+        Samples in order; the label ``True`` (or 1) is the positive class, ``False`` (0
+        or -1) the other; any other label is refused.
     learners : dict
         Name -> River classifier (anything with ``predict_proba_one`` and ``learn_one``).
     window : int, default=1000
@@ -69,7 +71,7 @@ def prequential(stream, learners: dict, *, window=1000, every=100, progress=Fals
 
         stream = tqdm(stream, total=total, unit="row", desc="prequential")
     for x, y in stream:
-        y = bool(y)
+        y = is_positive(y)  # (every learner gets True or False: -1 is not truthy here)
         for name, model in learners.items():
             score = model.predict_proba_one(x).get(True, 0.0)
             if not math.isfinite(score):

@@ -1,0 +1,165 @@
+"""Streams at their edges: mini-batches whose labels do not match their rows, River labels
+of -1, hashed names that are equal but not alike, windows reverted past an eviction, LIBSVM
+files without a final newline through a shuffle, the arguments of ``iter_svmlight``, and the
+message of a dataset mirror that is not there."""
+
+import gzip
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from sklearn.metrics import roc_auc_score
+
+pytest.importorskip("river")
+from river import metrics  # noqa: E402
+
+from aucopt.datasets import iter_svmlight  # noqa: E402
+from aucopt.river import (  # noqa: E402
+    AUCClassifier,
+    ExactPartialAUC,
+    ExactRollingROCAUC,
+    prequential,  # noqa: E402
+)
+
+_LEARN_MANY = """
+import numpy as np, pandas as pd
+from aucopt.river import AUCClassifier
+rng = np.random.default_rng(0)
+X = pd.DataFrame({{"a": rng.normal(size={rows}), "b": rng.normal(size={rows})}})
+y = pd.Series(rng.integers(0, 2, {labels}).astype(bool))
+try:
+    AUCClassifier("{algorithm}", seed=0).learn_many(X, y)
+except ValueError as error:
+    print("refused:", error)
+"""
+
+
+@pytest.mark.parametrize("rows, labels", [(5, 10), (3, 2000), (10, 5)])
+@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc"])
+def test_learn_many_refuses_labels_that_are_not_one_per_row(rows, labels, algorithm):
+    """The kernels read a label per row: more labels than rows crashed the interpreter
+    (SIGSEGV), fewer were read past their end (a subprocess, so that a crash is a failure)."""
+    code = _LEARN_MANY.format(rows=rows, labels=labels, algorithm=algorithm)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert f"refused: learn_many needs one label per row: X has {rows} rows, y {labels}" in (
+        done.stdout)
+
+
+def test_the_fit_refuses_rows_and_labels_of_different_lengths():
+    """The last guard before the kernels, whatever front end called them."""
+    import aucopt
+    from aucopt.algorithms._data import as_rows
+
+    est = aucopt.make("spam-l2")
+    X = np.ones((4, 2))
+    with pytest.raises(ValueError, match=r"4 rows but \(6,\) labels reached the fit"):
+        est._fit_rows(as_rows(X), np.ones(6), np.array([-1, 1]), n_epochs=1, shuffle=False,
+                      reset=True)
+
+
+def _stream(labels, n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    for _ in range(n):
+        positive = rng.random() < 0.3
+        x = {"a": rng.normal() + positive, "b": rng.normal()}
+        yield x, labels[0] if positive else labels[1]
+
+
+def test_prequential_reads_minus_one_as_the_negative_class():
+    records = {}
+    for labels in ((True, False), (1, 0), (1, -1)):
+        learners = {"m": AUCClassifier("spam-l2", seed=0)}
+        final = prequential(_stream(labels), learners, window=100, every=400)[-1]
+        records[labels] = (final["cumulative_auc"], final["window_auc"])
+    assert records[(1, -1)] == records[(1, 0)] == records[(True, False)]
+    assert records[(1, -1)][0] > 0.6
+    with pytest.raises(ValueError, match="labels must be True/False"):
+        prequential(_stream(("yes", "no")), {"m": AUCClassifier("spam-l2")})
+
+
+def test_hashed_names_that_are_equal_but_not_alike_keep_their_columns():
+    """``1``, ``1.0`` and ``True`` are equal keys but hash apart: the row made last for one
+    of them is not reused for another (it was, so a column depended on the row before)."""
+    from aucopt.river._columns import ColumnMap, stable_hash
+
+    width = 64
+    for first in ({True: 1.0}, {1.0: 1.0}, {"z": 1.0}):
+        columns = ColumnMap(width)
+        columns.row(first, width, grow=True)
+        assert columns.row({1: 1.0}, width, grow=True).indices.tolist() == [
+            stable_hash(1) % width]
+    assert len({stable_hash(k) % width for k in (1, 1.0, True)}) == 3  # (the test can fail)
+
+
+@pytest.mark.parametrize("make", [lambda: ExactRollingROCAUC(window_size=2),
+                                  lambda: ExactPartialAUC(max_fpr=1.0, window_size=2)])
+def test_a_window_reverted_gets_back_the_sample_it_pushed_out(make):
+    """Update then revert is no change, as River's protocol wants (River's own
+    ``RollingROCAUC`` agrees after one revert: the case found; not after several)."""
+    ours, river = make(), metrics.RollingROCAUC(window_size=2)
+    samples = [(True, 0.1), (False, 0.5), (True, 0.9), (False, 0.2), (True, 0.3)]
+    for label, score in samples[:2]:
+        ours.update(label, score)
+        river.update(label, score)
+    ours.update(*samples[2])
+    river.update(*samples[2])
+    ours.revert(*samples[2])
+    river.revert(*samples[2])
+    assert ours.get() == river.get() == 0.0  # the window (True, 0.1), (False, 0.5) again
+    ours.update(*samples[2])
+    seen = []
+    for k in range(2, len(samples)):
+        if k > 2:
+            ours.update(*samples[k])
+        window = samples[max(0, k - 1):k + 1]
+        labels, scores = zip(*window)
+        expected = roc_auc_score(labels, scores) if len(set(labels)) == 2 else np.nan
+        assert ours.get() == pytest.approx(expected, nan_ok=True)
+        seen.append(ours.get())
+    for k in range(len(samples) - 1, 2, -1):  # back through every earlier state
+        ours.revert(*samples[k])
+        assert ours.get() == pytest.approx(seen[k - 3], nan_ok=True)
+
+
+@pytest.mark.parametrize("suffix", [".svm", ".GZ"])
+def test_a_last_line_without_newline_is_a_row_of_its_own_after_a_shuffle(tmp_path, suffix):
+    text = b"1 3:1\n-1 2:1\n1 1:0.5\n-1 2:0.25"  # no newline at the end
+    path = tmp_path / f"rows{suffix}"
+    path.write_bytes(gzip.compress(text) if suffix == ".GZ" else text)
+    for seed in range(8):
+        chunks = list(iter_svmlight(path, chunk_size=2, n_features=3, shuffle_buffer=4,
+                                    random_state=seed))
+        rows = sorted((float(y), tuple(X.toarray()[0]))
+                      for Xc, yc in chunks for X, y in zip(Xc, yc))
+        assert rows == [(-1.0, (0.0, 0.25, 0.0)), (-1.0, (0.0, 1.0, 0.0)),
+                        (1.0, (0.0, 0.0, 1.0)), (1.0, (0.5, 0.0, 0.0))], seed
+
+
+@pytest.mark.parametrize("kwargs, says", [
+    ({"chunk_size": True}, "chunk_size must be a positive int"),
+    ({"chunk_size": 0}, "chunk_size must be a positive int"),
+    ({"shuffle_buffer": -1}, "shuffle_buffer must be an int >= 0"),
+    ({"zero_based": "yes"}, "zero_based must be True, False or 'auto'"),
+    ({"zero_based": 1}, "zero_based must be True, False or 'auto'"),
+])
+def test_iter_svmlight_checks_its_arguments(tmp_path, kwargs, says):
+    path = tmp_path / "rows.svm"
+    path.write_text("1 1:1\n-1 2:1\n")
+    with pytest.raises(ValueError, match=says):
+        list(iter_svmlight(path, **kwargs))
+    assert sum(X.shape[0] for X, _ in iter_svmlight(path, chunk_size=np.int64(1))) == 2
+
+
+def test_a_mirror_that_is_not_a_directory_is_named_in_the_error(tmp_path, monkeypatch):
+    from aucopt.datasets import DatasetNotAvailableError, fetch
+
+    monkeypatch.setenv("AUCOPT_DATA", str(tmp_path / "cache"))
+    monkeypatch.setenv("AUCOPT_DATA_MIRROR", str(tmp_path / "nowhere"))
+    with pytest.raises(DatasetNotAvailableError,
+                       match=r"no mirror \(AUCOPT_DATA_MIRROR=.*nowhere is not a directory\)"):
+        fetch("australian", download=False)
+    monkeypatch.delenv("AUCOPT_DATA_MIRROR")
+    with pytest.raises(DatasetNotAvailableError, match=r"AUCOPT_DATA_MIRROR is unset"):
+        fetch("australian", download=False)
