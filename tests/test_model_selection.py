@@ -235,3 +235,18 @@ def test_warm_up_swallows_a_failure_on_too_few_rows():
 
     X = np.zeros((3, 2))
     warm_up(make("spam-l2"), X, np.array([1, 1, 1]))  # one class: fit fails, no error here
+
+
+def test_protocol_and_fold_arguments_are_checked():
+    y = np.array([0, 1] * 8)
+    with pytest.raises(ValueError, match="given-test needs repeats >= 1"):
+        make_splits("given-test", y, n_train=10, repeats=0)
+    for n_train in (-2, 0, 16):
+        with pytest.raises(ValueError, match="n_train must count the rows"):
+            make_splits("given-test", y, n_train=n_train)
+    splits = fold_splits(y, folds=2)
+    _, _, train, test = splits[0]
+    X = np.random.default_rng(0).normal(size=(16, 2))
+    for bad in ("zero", True, None):
+        with pytest.raises(ValueError, match="error_score must be 'raise' or a number"):
+            evaluate_fold("spam-l2", X, y, train, test, grid="none", error_score=bad)

@@ -163,3 +163,13 @@ def test_a_mirror_that_is_not_a_directory_is_named_in_the_error(tmp_path, monkey
     monkeypatch.delenv("AUCOPT_DATA_MIRROR")
     with pytest.raises(DatasetNotAvailableError, match=r"AUCOPT_DATA_MIRROR is unset"):
         fetch("australian", download=False)
+
+
+def test_an_int_beyond_int64_is_a_number():
+    model = AUCClassifier("spam-l2", seed=0)
+    model.learn_one({"a": 2**70, "b": 1.0}, True)  # (was refused as "not numbers")
+    assert model.predict_proba_one({"a": 2**70, "b": 1.0})[True] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="infinity or a value too large"):
+        model.learn_one({"a": 10**400, "b": 1.0}, False)
+    with pytest.raises(TypeError, match="feature values must be numbers"):
+        model.learn_one({"a": "1.5"}, False)

@@ -13,7 +13,7 @@ import logging
 import time
 import warnings
 from dataclasses import dataclass, field
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -162,6 +162,9 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     """
     info = algorithm_info(algorithm_id)
     check_grid(grid)
+    if not (error_score == "raise" if isinstance(error_score, str) else
+            isinstance(error_score, Real) and not isinstance(error_score, bool)):
+        raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}.")
     if isinstance(grid, str):
         grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}[grid]
     train = np.asarray(train)

@@ -172,6 +172,8 @@ def given_test_halved(y_train, y_test, *, repeats=5, random_state=0) -> list[Spl
     list of Split
     """
     y_train, y_test = _labels(y_train), _labels(y_test)
+    if repeats < 1:
+        raise ValueError(f"given-test needs repeats >= 1, got {repeats}.")
     n = len(y_train)
     rows = np.arange(n, n + len(y_test))
     val, test = train_test_split(rows, test_size=0.5, stratify=y_test, random_state=random_state)
@@ -211,6 +213,9 @@ def make_splits(kind, y, *, folds=5, repeats=5, test_size=0.2, ratios=(4, 1, 1),
             raise ValueError("protocol 'given-test' needs n_train (rows of the official "
                              "training set).")
         y = _labels(y)
+        if not 0 < n_train < len(y):
+            raise ValueError(f"n_train must count the rows of the official training set, "
+                             f"0 < n_train < {len(y)}; got {n_train}.")
         return given_test_halved(y[:n_train], y[n_train:], repeats=repeats,
                                  random_state=random_state)
     raise ValueError(f"Unknown protocol {kind!r}; use one of {PROTOCOLS}.")

@@ -14,6 +14,8 @@ arrive.
 
 from __future__ import annotations
 
+from numbers import Real
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -43,6 +45,17 @@ def stable_hash(name) -> int:
     int
     """
     return int(stable_hashes([name])[0])
+
+
+def _big_ints(listed: list, values: np.ndarray) -> np.ndarray:
+    """Return the values as float64 if they are all Python numbers (an int beyond int64 makes
+    numpy keep objects), else ``values`` as they are (refused by the caller)."""
+    if all(isinstance(v, Real) and not isinstance(v, bool) for v in listed):
+        try:
+            return np.array(listed, dtype=np.float64)
+        except OverflowError:  # beyond float64 too: not finite, refused as such
+            return np.full(len(listed), np.inf)
+    return values
 
 
 def _same_types(keys: tuple, others: tuple) -> bool:
@@ -182,6 +195,8 @@ class ColumnMap:
         if values is None or values.ndim != 1:  # arrays or lists among the values
             raise TypeError(f"feature values must be numbers; got {listed[:3]!r}. "
                             f"{_NUMERIC_HINT}")
+        if values.dtype.kind == "O":  # ints beyond int64 (2**70) are numbers too
+            values = _big_ints(listed, values)
         if values.dtype.kind != "f":  # strings (even '1.5') and objects are not numbers
             if values.dtype.kind not in "biu":
                 raise TypeError(f"feature values must be numbers; got {values.dtype} values "
