@@ -557,4 +557,67 @@ def test_the_command_line_keeps_dask_quiet_after_importing_it():
             "    print(logging.getLogger('distributed.scheduler').getEffectiveLevel())\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
-    assert int(out.stdout.split()[-1]) == 40, out  # logging.ERROR
+    assert int(out.stdout.split()[-1]) == 50, out  # logging.CRITICAL
+
+
+def test_frames_as_users_have_them(client):
+    """String, categorical and nullable columns, a label column named by an int, labels
+    that are not classes, and a frame without features: as one machine takes or refuses
+    them (they crashed inside Dask or fitted a model of no feature)."""
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _problem(n=240, d=3, seed=21)
+    words = np.where(y > 0, "yes", "no")
+    for labels in (words, pd.Categorical(words), pd.array(words, dtype="string")):
+        frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=labels)
+        est = ad.fit(aucopt.make("b-ls-svm", lam=1e-3), dd.from_pandas(frame, 3), "label")
+        ref = aucopt.make("b-ls-svm", lam=1e-3).fit(X, words)
+        assert list(est.classes_) == ["no", "yes"]
+        np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-10)
+    numbered = dd.from_pandas(pd.DataFrame(X).assign(**{"3": y}).rename(columns={"3": 3}), 2)
+    assert ad.fit(aucopt.make("b-ls-svm"), numbered, 3).n_features_in_ == 3
+    holes = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y)
+    holes["a"] = pd.array(np.round(X[:, 0] * 10), dtype="Int64")
+    holes.loc[5, "a"] = pd.NA
+    with pytest.raises(ValueError, match=r"partition 0: Input X contains NaN \(first in row 5"):
+        ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(holes, 2), "label")
+    unlabelled = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=y.astype(float))
+    unlabelled.loc[7, "label"] = np.nan
+    with pytest.raises(ValueError, match=r"partition 0: y contains NaN \(first in row 7\)"):
+        ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(unlabelled, 2), "label")
+    for strategy in ("statistics", "sequential"):
+        model = aucopt.make("spam-l2" if strategy == "sequential" else "b-ls-svm")
+        with pytest.raises(ValueError, match="Unknown label type: 'continuous'"):
+            ad.fit(model, *_dask(X, np.where(y > 0, 2.5, -2.5)), strategy=strategy)
+    with pytest.raises(ValueError, match="X has 0 feature columns"):
+        ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(pd.DataFrame({"label": y}), 2), "label")
+
+
+def test_a_sequential_divergence_is_a_divergence_and_flags_are_flags(client):
+    X, y = _problem(n=120, d=3, seed=22)
+    Xd, yd = _dask(X * 1e150, y)
+    with pytest.raises(DivergenceError, match="partition 0"):
+        ad.fit(aucopt.make("spam-l2", eta0=1e6), Xd, yd, strategy="sequential")
+    for name, value in (("persist", "no"), ("warm", "False"), ("n_rounds", True)):
+        with pytest.raises(ValueError, match=f"{name} must be"):
+            ad.fit(aucopt.make("spam-l2"), *_dask(X, y), **{name: value})
+    scores = ad.decision_function(aucopt.make("spam-l2").fit(X, y), _dask(X, y)[0])
+    for bad_y, bad_scores in ((y, scores), (_dask(X, y)[1], scores.compute()),
+                              (_dask(X, y)[1], scores[:, None])):
+        with pytest.raises(TypeError, match="must be a 1-d dask array or a dask Series"):
+            ad.roc_auc_score(bad_y, bad_scores)
+
+
+def test_cli_evaluate_skips_an_empty_part_as_fit_does(client, tmp_path):
+    from typer.testing import CliRunner
+
+    from aucopt.cli import app
+
+    X, y = _problem(n=120, d=5, seed=23, sparse=True)
+    pattern = _write_parts(tmp_path, X, y, 2)
+    (tmp_path / "part-9.svm").write_text("")
+    model = aucopt.make("spam-l2").fit(X, y)
+    aucopt.io.save(model, tmp_path / "model")
+    result = CliRunner().invoke(app, ["evaluate", str(tmp_path / "model"), pattern])
+    assert result.exit_code == 0, result.output
+    assert f"(3 parts): {exact_auc(y, model.decision_function(X)):.4f}" in result.output

@@ -16,10 +16,11 @@ def is_glob(data: str) -> bool:
 
 @contextmanager
 def _dask_logs(verbose: int):
-    """Dask's own log lines at WARNING and above with ``-v``, errors only without it."""
+    """Dask's own log lines at INFO and above with ``-v``, none below CRITICAL without it
+    (a task that fails is reported once, by the command's ``error:`` line)."""
     import distributed  # noqa: F401  (its import sets its loggers' levels: set ours after it)
 
-    level = logging.INFO if verbose else logging.ERROR
+    level = logging.INFO if verbose else logging.CRITICAL
     saved = {name: logging.getLogger(name).level for name in DASK_LOGGERS}
     for name in DASK_LOGGERS:
         logging.getLogger(name).setLevel(level)
@@ -77,6 +78,7 @@ def evaluate_parts(est, pattern):
     files = _expand(pattern)
     for path in files:
         X, y = _load_part(path, est.n_features_in_, False)
-        ys.append(y)
-        scores.append(est.decision_function(X))
+        if X.shape[0]:  # (an empty part, as fit --distributed skips it)
+            ys.append(y)
+            scores.append(est.decision_function(X))
     return np.concatenate(ys), np.concatenate(scores), len(files)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import glob
 import os
+from collections.abc import Hashable
 from pathlib import Path
 
 import numpy as np
@@ -130,6 +131,9 @@ def partitions(X, y=None):
         )
     if X.ndim != 2 or y.ndim != 1:
         raise ValueError(f"X must be 2-D and y 1-D; got X.ndim={X.ndim}, y.ndim={y.ndim}.")
+    if X.shape[1] == 0:
+        raise ValueError("X has 0 feature columns (a DataFrame needs some beside its label "
+                         "column).")
     if X.numblocks[1] > 1:
         X = X.rechunk({1: -1})
     if y.chunks[0] != X.chunks[0]:
@@ -190,20 +194,24 @@ def frame_arrays(X, y=None, *, label=None):
         y = y.to_dask_array()
     if not _is_frame(X):
         return X, y
-    drop = y if isinstance(y, str) else label
+    named = y is not None and isinstance(y, Hashable) and not hasattr(y, "shape")
+    drop = y if named else label
     if drop is not None:
         if drop not in X.columns:
             raise ValueError(f"the DataFrame has no column {drop!r} (its columns: "
                              f"{list(X.columns)[:20]}).")
-        if isinstance(y, str):
-            y = X[drop].to_dask_array()
+        if named:  # (a pandas extension dtype, str or category, as numpy objects)
+            column = X[drop]
+            plain = isinstance(column.dtype, np.dtype)
+            y = (column if plain else column.astype(object)).to_dask_array()
         X = X.drop(columns=[drop])
     bad = [str(c) for c, t in X.dtypes.items() if t.kind not in "biuf"]
     if bad:
         raise ValueError(f"feature columns must be numeric; {bad[:10]} are not (drop or "
                          "encode them first, or name the label column: fit(est, frame, "
                          "'label')).")
-    return X.to_dask_array().astype(np.float64), y
+    # (float64 in the frame: a nullable column's <NA> becomes NaN, refused by partition)
+    return X.astype(np.float64).to_dask_array(), y
 
 
 class PartStats(dict):
@@ -268,6 +276,9 @@ def block_stats(X, y, k, scatter, n_features=None):
     bad = np.flatnonzero(~np.isfinite(sq))
     if bad.size:
         raise ValueError(f"partition {k}: " + non_finite_message(as_rows(X), int(bad[0])))
+    if y.dtype.kind == "f" and np.isnan(y).any():
+        raise ValueError(f"partition {k}: y contains NaN (first in row "
+                         f"{int(np.flatnonzero(np.isnan(y))[0])}); drop or label those rows.")
     stats = PartStats()
     for label in np.unique(y):
         mask = y == label
@@ -281,7 +292,9 @@ def block_stats(X, y, k, scatter, n_features=None):
             else:
                 centred = Xc - mean
                 cov = centred.T @ centred
-        stats[label.item()] = [n, mean, cov, float(sq[mask].max()), float(sq[mask].sum())]
+        # (numpy scalars to Python ones; an object array's labels, e.g. str, are already)
+        key = label.item() if isinstance(label, np.generic) else label
+        stats[key] = [n, mean, cov, float(sq[mask].max()), float(sq[mask].sum())]
     return {X.shape[1]: k}, stats
 
 

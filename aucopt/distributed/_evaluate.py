@@ -98,7 +98,7 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
     ----------
     y : dask.array.Array of shape (n,) or dask.dataframe.Series
         Binary labels.
-    scores : dask.array.Array of shape (n,)
+    scores : dask.array.Array of shape (n,) or dask.dataframe.Series
         Scores with the same partitions (e.g. :func:`decision_function`).
     pos_label : scalar, optional
         The positive label; default the larger of the two (as scikit-learn).
@@ -110,8 +110,15 @@ def roc_auc_score(y, scores, *, pos_label=None, client=None):
     float
     """
     import dask
+    import dask.array as da
 
-    y = y.to_dask_array() if hasattr(y, "to_dask_array") else y  # a dask Series
+    y, scores = (v.to_dask_array() if hasattr(v, "to_dask_array") else v  # a dask Series
+                 for v in (y, scores))
+    for name, value in (("y", y), ("scores", scores)):
+        if not isinstance(value, da.Array) or value.ndim != 1:
+            raise TypeError(f"{name} must be a 1-d dask array or a dask Series, got "
+                            f"{type(value).__name__} of shape {getattr(value, 'shape', '?')}; "
+                            "for arrays in memory use aucopt.metrics.roc_auc_score.")
     known = not (np.isnan(y.shape[0]) or np.isnan(scores.shape[0]))
     if known and y.shape[0] == scores.shape[0] and y.chunks != scores.chunks:
         y = y.rechunk(scores.chunks)

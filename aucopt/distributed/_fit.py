@@ -52,7 +52,7 @@ def _classes(est, stats):
         raise ValueError(f"{type(est).__name__} needs exactly two classes in y; the partitions "
                          f"hold {what} ({labels[:10]}). Binarise y first "
                          "(aucopt.datasets.binarize) or check the data.")
-    return np.array(labels)
+    return est._check_targets(np.array(labels))  # class labels (not -2.5 and 2.5), as fit
 
 
 def _resolve(est, strategy):
@@ -148,8 +148,12 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
     from sklearn.base import clone
 
     strategy = _resolve(estimator, strategy)
-    if n_rounds is not None and (not isinstance(n_rounds, Integral) or n_rounds < 1):
+    if n_rounds is not None and (not isinstance(n_rounds, Integral) or isinstance(
+            n_rounds, bool) or n_rounds < 1):
         raise ValueError(f"n_rounds must be a positive int or None; got {n_rounds!r}.")
+    for name, flag in (("persist", persist), ("warm", warm)):
+        if not isinstance(flag, bool | np.bool_):
+            raise ValueError(f"{name} must be True or False; got {flag!r}.")
     est = clone(estimator)
     est._validate_params()
     if strategy != "sequential" and est.get_params().get("precondition") == "auto":

@@ -96,8 +96,9 @@ def statistics(est, stats, classes, n_features):
 def _on_partial_fit(est, X, y, classes, k):
     try:
         return est.partial_fit(as_block(X, k), np.asarray(y), classes=classes)
-    except ValueError as exc:
-        raise ValueError(f"partition {k}: {exc}") from exc
+    except ValueError as exc:  # (a DivergenceError stays one)
+        kind = DivergenceError if isinstance(exc, DivergenceError) else ValueError
+        raise kind(f"partition {k}: {exc}") from exc
 
 
 def sequential(client, est, xs, ys, classes, progress=False):
