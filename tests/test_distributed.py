@@ -7,6 +7,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import warnings
 
 import numpy as np
 import pytest
@@ -621,3 +622,23 @@ def test_cli_evaluate_skips_an_empty_part_as_fit_does(client, tmp_path):
     result = CliRunner().invoke(app, ["evaluate", str(tmp_path / "model"), pattern])
     assert result.exit_code == 0, result.output
     assert f"(3 parts): {exact_auc(y, model.decision_function(X)):.4f}" in result.output
+
+
+def test_a_model_fitted_on_a_dataframe_knows_its_feature_names(client, tmp_path):
+    pd = pytest.importorskip("pandas")
+    dd = pytest.importorskip("dask.dataframe")
+    X, y = _problem(n=120, d=3, seed=24)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(frame.assign(label=y), 2), "label")
+    assert list(model.feature_names_in_) == ["a", "b", "c"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # as one machine's model: no warning on its frames
+        local = model.decision_function(frame)
+        lazy = ad.decision_function(model, dd.from_pandas(frame, 2)).compute()
+    np.testing.assert_array_equal(lazy, local)
+    with pytest.raises(ValueError, match="feature names should match"):
+        model.decision_function(frame[["b", "a", "c"]])
+    with pytest.raises(ValueError, match="not those the model was fitted with"):
+        ad.decision_function(model, dd.from_pandas(frame[["b", "a", "c"]], 2))
+    aucopt.io.save(model, tmp_path / "m")
+    assert list(aucopt.io.load(tmp_path / "m").feature_names_in_) == ["a", "b", "c"]

@@ -17,8 +17,8 @@ import scipy.sparse as sp
 from ..algorithms._data import as_rows, non_finite_message
 from ..algorithms._structure import check_sparse_structure
 
-__all__ = ["read_svmlight", "partitions", "frame_arrays", "as_block", "block_stats",
-           "merge_stats", "tree_reduce", "PartStats"]
+__all__ = ["read_svmlight", "partitions", "frame_arrays", "feature_names", "as_block",
+           "block_stats", "merge_stats", "tree_reduce", "PartStats"]
 
 
 def read_svmlight(paths, n_features, *, zero_based=False):
@@ -194,7 +194,7 @@ def frame_arrays(X, y=None, *, label=None):
         y = y.to_dask_array()
     if not _is_frame(X):
         return X, y
-    named = y is not None and isinstance(y, Hashable) and not hasattr(y, "shape")
+    named = _is_name(y)
     drop = y if named else label
     if drop is not None:
         if drop not in X.columns:
@@ -212,6 +212,21 @@ def frame_arrays(X, y=None, *, label=None):
                          "'label')).")
     # (float64 in the frame: a nullable column's <NA> becomes NaN, refused by partition)
     return X.astype(np.float64).to_dask_array(), y
+
+
+def _is_name(y) -> bool:
+    """Whether ``y`` names a column (a str, an int...) rather than holding labels."""
+    return y is not None and isinstance(y, Hashable) and not hasattr(y, "shape")
+
+
+def feature_names(X, y=None):
+    """Return the feature column names of a dask DataFrame ``X`` (its label column ``y``, if
+    named, left out) as scikit-learn's ``feature_names_in_``, or None (not a frame, or names
+    that are not all strings)."""
+    if not _is_frame(X):
+        return None
+    names = [c for c in X.columns if not (_is_name(y) and c == y)]
+    return np.asarray(names, dtype=object) if all(isinstance(c, str) for c in names) else None
 
 
 class PartStats(dict):

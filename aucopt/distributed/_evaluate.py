@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._cluster import compute, connect
-from ._data import as_block, frame_arrays
+from ._data import as_block, feature_names, frame_arrays
 
 __all__ = ["decision_function", "roc_auc_score"]
 
@@ -34,8 +34,17 @@ def decision_function(estimator, X, *, label=None):
     dask.array.Array of shape (n,)
         Nothing is computed until asked (``.compute()`` or :func:`roc_auc_score`).
     """
+    import copy
+
     import dask.array as da
 
+    names, fitted = feature_names(X, label), getattr(estimator, "feature_names_in_", None)
+    if fitted is not None:  # checked here once; the blocks the workers score have no names
+        if names is not None and list(names) != list(fitted):
+            raise ValueError(f"The DataFrame's feature columns {list(names)[:10]} are not those "
+                             f"the model was fitted with, in order: {list(fitted)[:10]}.")
+        estimator = copy.copy(estimator)
+        del estimator.feature_names_in_
     X, _ = frame_arrays(X, label=label)
     if not isinstance(X, da.Array) or X.ndim != 2:
         raise TypeError("X must be a 2-D dask array or a dask DataFrame (see "

@@ -11,7 +11,14 @@ import numpy as np
 from ..algorithms._distributed import distributed_strategies
 from . import _train
 from ._cluster import compute, connect
-from ._data import block_stats, held_in_memory, merge_stats, partitions, tree_reduce
+from ._data import (
+    block_stats,
+    feature_names,
+    held_in_memory,
+    merge_stats,
+    partitions,
+    tree_reduce,
+)
 
 __all__ = ["fit"]
 
@@ -161,6 +168,7 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
                        "preconditioner (precondition='auto') applies to 'sequential' and to "
                        "single-machine fits. Scale the columns first, or pass "
                        "precondition=None to say so.", strategy)
+    names = feature_names(X, y)  # (a DataFrame's columns, as fit on pandas keeps them)
     xs, ys, width = partitions(X, y)
     if strategy == "statistics":
         _train.check_statistics_memory(est, width)
@@ -210,6 +218,8 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
                     setattr(est, f"{est._spec().step_param}_", step)
             _commit(est, *result, classes)
     est.distributed_strategy_ = strategy
+    if names is not None:
+        est.feature_names_in_ = names
     return est
 
 
