@@ -192,12 +192,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         y : bool
             ``True`` (or 1) for the positive class, ``False`` (0 or -1) for the other.
         """
-        try:
-            signed = _SIGNED.get(y)
-        except TypeError:  # unhashable
-            signed = None
-        if signed is None:
-            raise ValueError(_label_message(y))
+        signed = _signed_label(y)
         if self._one_class:
             self._check_order(signed)
         columns = self._map.columns
@@ -474,16 +469,22 @@ def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
     return feature_axes(states)
 
 
-def is_positive(y) -> bool:
-    """Return whether the River label ``y`` is the positive class (True or 1; False, 0 and
-    -1 are the other); refuse any other label."""
+def _signed_label(y) -> np.ndarray:
+    """Return the River label ``y`` as the kernels' one-row label (+1 for True or 1, -1 for
+    False, 0 or -1); refuse any other label."""
     try:
         signed = _SIGNED.get(y)
     except TypeError:  # unhashable
         signed = None
     if signed is None:
         raise ValueError(_label_message(y))
-    return bool(signed[0] > 0)
+    return signed
+
+
+def is_positive(y) -> bool:
+    """Return whether the River label ``y`` is the positive class (True or 1; False, 0 and
+    -1 are the other); refuse any other label."""
+    return bool(_signed_label(y)[0] > 0)
 
 
 def _label_message(y) -> str:
