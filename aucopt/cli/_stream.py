@@ -43,9 +43,14 @@ def _libsvm_rows(path: Path):
                              f"{X.data[bad[0]]}; impute or drop the missing and infinite "
                              "values first.")
         start += X.shape[0]
-        for i in range(X.shape[0]):
-            lo, hi = X.indptr[i], X.indptr[i + 1]
-            yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
+        yield from _dict_rows(X, y)
+
+
+def _dict_rows(X, y):
+    """Yield ``({column: value}, label > 0)`` for every row of the CSR matrix ``X``."""
+    for i in range(X.shape[0]):
+        lo, hi = X.indptr[i], X.indptr[i + 1]
+        yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
 
 
 def _registered_rows(name: str):
@@ -56,13 +61,7 @@ def _registered_rows(name: str):
 
     X, y = fetch(name)
     X = sp.csr_matrix(X)
-
-    def rows():
-        for i in range(X.shape[0]):
-            lo, hi = X.indptr[i], X.indptr[i + 1]
-            yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
-
-    return rows(), X.shape[0]
+    return _dict_rows(X, y), X.shape[0]
 
 
 def _river_rows(name: str):

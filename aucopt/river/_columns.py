@@ -142,12 +142,6 @@ class ColumnMap:
         indptr = np.array([0, cols.size], dtype=self._index_type)
         return (cols, indptr, order, inverse), len(pos) == len(keys)
 
-    @property
-    def _exact_names(self) -> bool:
-        """Whether names get columns by a dict alone (a vocabulary without a bound): equal
-        names (``1``, ``1.0``, ``True``) then share a column, as in any dict."""
-        return self.n_features is None and self.max_features is None
-
     def row(self, x: dict, width: int, *, grow: bool) -> RowData:
         """Return the one-row CSR form of ``x`` (unknown names dropped when not growing).
 
@@ -168,7 +162,10 @@ class ColumnMap:
         """
         keys = tuple(x)
         listed = None
-        if keys == self._last_keys and (self._exact_names or _same_types(keys, self._last_keys)):
+        # (a vocabulary without a bound gives columns by a dict alone, where the equal names
+        # 1, 1.0 and True share one; hashing tells them apart)
+        if keys == self._last_keys and (self.n_features is None and self.max_features is None
+                                        or _same_types(keys, self._last_keys)):
             last = self._last_row
             # the same dict with the same values (compared one by one, the same objects
             # first) and the same width: the row made from it last, every name known then
