@@ -243,3 +243,63 @@ def test_a_model_path_that_cannot_be_one_is_named(tmp_path, toy, out, says, monk
     result = runner.invoke(app, ["fit", "spam-l2", "toy.svm", "--out", out])
     assert result.exit_code == 1 and says in result.output, result.output
     assert sorted(p.name for p in tmp_path.iterdir()) == ["toy.svm"]
+
+
+def _zero_based_files(tmp_path):
+    """A zero-based training file (index 0 used) and a test file whose column 0 is empty."""
+    X, y = make_auc_problem(400, 5, random_state=1)
+    X[200:, 0] = 0.0
+    train, test = tmp_path / "train.svm", tmp_path / "test.svm"
+    dump_svmlight_file(X[:200], y[:200], str(train), zero_based=True)
+    dump_svmlight_file(X[200:], y[200:], str(test), zero_based=True)
+    return train, test, X[200:], y[200:]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_evaluate_reads_a_test_file_with_the_training_files_index_base(tmp_path, stream):
+    from aucopt.io import load
+    from aucopt.metrics import roc_auc_score
+
+    train, test, X_test, y_test = _zero_based_files(tmp_path)
+    more = ["--stream", "--n-features", "5", "--shuffle-buffer", "0"] if stream else []
+    fitted = runner.invoke(app, ["fit", "spam-l2", str(train), "--seed", "0",
+                                 "--out", str(tmp_path / "m"), *more])
+    assert fitted.exit_code == 0, fitted.output
+    model = load(tmp_path / "m")
+    assert model.libsvm_zero_based_ is True
+    expected = roc_auc_score(y_test > 0, model.decision_function(X_test))
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "m"), str(test)])
+    assert result.exit_code == 0, result.output
+    # (read on its own, the test file holds no index 0 and would be read one-based)
+    assert f"AUC on test.svm: {expected:.4f}" in result.output
+
+
+def test_a_one_based_model_refuses_a_test_file_with_index_0(tmp_path, toy):
+    path, _, _ = toy
+    train, test, _, _ = _zero_based_files(tmp_path)
+    assert runner.invoke(app, ["fit", "spam-l2", str(path), "--out",
+                               str(tmp_path / "m")]).exit_code == 0
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "m"), str(train)])
+    assert result.exit_code == 1
+    assert "train.svm uses feature index 0 (data line 1) but is read one-based" in result.output
+    forced = runner.invoke(app, ["evaluate", str(tmp_path / "m"), str(test), "--zero-based"])
+    assert forced.exit_code == 0 and "AUC on test.svm" in forced.output
+
+
+@pytest.mark.parametrize("value", [1, "yes", None])
+def test_a_model_whose_index_base_is_not_a_bool_is_refused(tmp_path, toy, value):
+    import json
+
+    from aucopt.exceptions import ModelFileError
+    from aucopt.io import load
+
+    from ._model_files import resign
+
+    assert runner.invoke(app, ["fit", "spam-l2", str(toy[0]), "--out",
+                               str(tmp_path / "m")]).exit_code == 0
+    meta = json.loads((tmp_path / "m.json").read_text())
+    assert meta["attributes"]["libsvm_zero_based_"] is False
+    meta["attributes"]["libsvm_zero_based_"] = value
+    resign(tmp_path / "m", meta)
+    with pytest.raises(ModelFileError, match="libsvm_zero_based_ must be true or false"):
+        load(tmp_path / "m")

@@ -18,6 +18,8 @@ _LABEL_COLUMN_HELP = ("CSV files: the label column, a header name or a 0-based i
                       "(negative counts from the end; default: the last column). Labels may "
                       "be numbers, strings or booleans; two distinct values, the larger "
                       "(sorted) one positive, as the Python estimators map them.")
+_ZERO_BASED_HELP = ("Index base of a LIBSVM file (default: zero-based if it holds an index "
+                    "0). Saved with the model: evaluate reads test files with the same base.")
 _PREPROCESS_HELP = ("minmax | standard | robust | l2-rows | center-l2-rows | minmax-l2-rows | "
                     "none (see aucopt.datasets.make_preprocessor for which suits your data)")
 
@@ -114,7 +116,7 @@ def compare(
     max_fpr = 0.1 if max_fpr is None else max_fpr
     if not 0.0 < max_fpr <= 1.0:
         raise typer.BadParameter(f"--max-fpr must be in (0, 1], got {max_fpr:g}.")
-    X, y, name = load_data(data, label_column=label_column)
+    X, y, name, _ = load_data(data, label_column=label_column)
     command = shlex.join([
         "aucopt", "compare", data, "--algorithms", algorithms, "--folds", str(folds),
         "--repeats", str(repeats), "--seed", str(seed), "--grid", grid, "--preprocess",
@@ -269,10 +271,12 @@ def fit(
                                    "the saved model takes the raw features. With 'none' on "
                                    "unscaled features, a warning names the fix."),
     label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
+    zero_based: bool = typer.Option(None, "--zero-based/--one-based", help=_ZERO_BASED_HELP),
 ):
     """Fit one algorithm on a dataset and save the model (.json + .npz)."""
-    from .._api import make
+    from .._api import make, picked
     from ..io import save
+    from ._fitting import fit_scaled, fit_stream, warn_unscaled
 
     if stream and preprocess != "none":
         raise typer.BadParameter("--preprocess needs the whole data set (its statistics); "
@@ -288,15 +292,16 @@ def fit(
     if distributed:
         from ._distributed import fit_distributed
 
+        zero_based = bool(zero_based)  # the parts are read one-based unless told
         est, summary = fit_distributed(est, data, n_features=n_features, scheduler=scheduler,
                                        workers=workers, strategy=strategy, rounds=rounds,
-                                       verbose=VERBOSITY["level"])
+                                       verbose=VERBOSITY["level"], zero_based=zero_based)
         name = data
         seconds = time.perf_counter() - start
     elif stream:
         buffer_seed = 0 if seed is None else seed
-        name, seen = _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer,
-                                 buffer_seed)
+        name, seen, zero_based = fit_stream(est, data, chunk_size, n_features, classes,
+                                             shuffle_buffer, buffer_seed, zero_based)
         seconds = time.perf_counter() - start
         summary = f"streamed {seen} rows" + (
             f" through a shuffle buffer of {shuffle_buffer} lines (seed {buffer_seed})"
@@ -305,51 +310,26 @@ def fit(
         from ..model_selection._evaluate import warm_up
         from ._data import load_data
 
-        X, y, name = load_data(data, label_column=label_column)
+        X, y, name, zero_based = load_data(data, label_column=label_column,
+                                           zero_based=zero_based)
         if preprocess == "none" and not auto:  # auto: once it has picked (below)
-            _warn_unscaled(est, X, algorithm)
+            warn_unscaled(est, X, algorithm)
         warm_up(est, X, y)  # compile the kernels outside the reported time
         start = time.perf_counter()
         if preprocess == "none":
             est.fit(X, y)
         else:
-            _fit_scaled(est, X, y, preprocess)
+            fit_scaled(est, X, y, preprocess)
         seconds = time.perf_counter() - start
         summary = f"training AUC {est.score(X, y):.4f}"
         if preprocess == "none" and auto:
-            _warn_unscaled(est.estimator_, X, est.algorithm_)
+            warn_unscaled(est.estimator_, X, est.algorithm_)
     if auto:
         algorithm = f"auto ({est.algorithm_})"
+    if zero_based is not None:  # a LIBSVM file: evaluate reads test files with its base
+        picked(est).libsvm_zero_based_ = zero_based
     json_path, _ = save(est, out)
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
-
-
-def _warn_unscaled(est, X, algorithm) -> None:
-    """Warn on stderr, naming ``--preprocess``, when unscaled features meet a learner that
-    steps by their scale (not one that rescales itself with ``precondition``)."""
-    from ._data import unscaled_features
-
-    own = est.get_params(deep=False).get("precondition")
-    if own not in (None, False, "none", "off"):
-        return
-    why = unscaled_features(X)
-    if not why:
-        return
-    advice = ("Add --preprocess minmax (bounded features) or --preprocess standard (heavy "
-              "tails); the saved model still takes the raw features." if _linear(est) else
-              "Scale the data file first (min-max for bounded features, standardisation for "
-              "heavy tails): a non-linear model cannot take --preprocess into the model it "
-              "saves.")  # (_fit_scaled refuses it)
-    typer.echo(f"warning: {why}; {algorithm} steps by the scale of the features and can "
-               f"stop far from the best AUC. {advice}", err=True)
-
-
-def _linear(est) -> bool:
-    """Whether ``est`` scores by ``coef_`` (a scaling of the features folds into it)."""
-    from ..linear_model import AUCClassifier
-
-    return isinstance(est, AUCClassifier) or hasattr(est, "coef_") or (
-        est._spec().coef is not None)  # auto picks linear learners only
 
 
 def _apply_cli_options(est, seed, *, explicit: dict) -> None:
@@ -361,86 +341,6 @@ def _apply_cli_options(est, seed, *, explicit: dict) -> None:
         est.set_params(verbose=VERBOSITY["level"])
 
 
-def _fit_scaled(est, X, y, scheme):
-    """Fit ``est`` on ``X`` scaled by ``scheme``, then fold the scaling into ``coef_``.
-
-    A per-feature affine map ``x' = s x + o`` gives ``w . x' = (w s) . x + w . o``,
-    so the saved model scores raw rows exactly as the fitted one scores scaled rows.
-    """
-    import numpy as np
-    import scipy.sparse as sp
-
-    from .._api import picked
-    from ..datasets import make_preprocessor
-
-    if sp.issparse(X) and X.shape[0] * X.shape[1] <= 5e7:
-        X = X.toarray()  # the dense formula of the scheme (CSR "minmax" is max-abs scaling)
-    scaler = make_preprocessor(scheme).fit(X)
-    d = X.shape[1]
-    offset = np.asarray(_dense(scaler.transform(np.zeros((1, d))))).ravel()
-    scale = np.asarray(_dense(scaler.transform(np.ones((1, d))))).ravel() - offset
-    probe = np.random.default_rng(0).normal(size=(1, d))
-    affine = np.allclose(_dense(scaler.transform(probe)).ravel(), scale * probe.ravel() + offset)
-    if not _linear(est):
-        raise ValueError(f"--preprocess {scheme} cannot be folded into a saved "
-                         f"{type(est).__name__}: it is not a linear model; scale the data "
-                         "file yourself.")
-    if not affine:
-        raise ValueError(f"--preprocess {scheme} cannot be folded into a saved model: use "
-                         "minmax, standard or robust (a scale and an offset per feature), or "
-                         "scale the data file yourself.")
-    est.fit(scaler.transform(X), y)
-    model = picked(est)  # what is saved (auto: the estimator it chose)
-    w = model.coef_[0]
-    model.intercept_ = model.intercept_ + float(w @ offset)
-    model.coef_ = (w * scale)[None, :]
-
-
-def _dense(M):
-    return M.toarray() if hasattr(M, "toarray") else M
-
-
-def _fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed):
-    """One bounded-memory pass of ``partial_fit`` over a LIBSVM file, through a shuffle buffer."""
-    import numpy as np
-
-    from ..datasets import iter_svmlight
-
-    path = Path(data)
-    if not path.exists():
-        raise ValueError(f"--stream needs a LIBSVM file path; {data!r} is not a file.")
-    if not hasattr(est, "partial_fit"):
-        raise ValueError(f"{type(est).__name__} is a batch algorithm (no partial_fit); "
-                         "drop --stream.")
-    if n_features is None:
-        raise ValueError("--stream needs --n-features (chunks must all have the model's width).")
-    labels = np.array([float(c) for c in split_list(classes)])
-    seen = 0
-    for X, y in iter_svmlight(path, chunk_size=chunk_size, n_features=n_features,
-                              shuffle_buffer=shuffle_buffer, random_state=seed):
-        est.partial_fit(X, y, classes=labels)
-        seen += X.shape[0]
-    _check_both_classes(est, path, seen)
-    return path.name, seen
-
-
-def _check_both_classes(est, path, seen: int) -> None:
-    """Refuse to save a streamed model that has not seen rows of both classes."""
-    if not seen:
-        raise ValueError(f"{path} holds no data rows; nothing to fit (no model saved).")
-    from .._api import picked
-
-    est = picked(est)  # auto: the estimator it chose
-    counts = est._state["data_count"]  # total weight per class: negative, positive
-    missing = [est.classes_[c] for c in (0, 1) if not counts[c] > 0]
-    if missing:
-        raise ValueError(
-            f"{path}: the {seen} rows streamed hold no row of class "
-            f"{', '.join(repr(m.item()) for m in missing)} (--classes "
-            f"{','.join(str(c.item()) for c in est.classes_)}): AUC needs both classes, so no "
-            "model was saved. Check --classes against the file's labels.")
-
-
 @app.command()
 @friendly_errors
 def evaluate(
@@ -449,6 +349,10 @@ def evaluate(
                                "LIBSVM parts ('parts/*.svm', read one part at a time)."),
     plot: Path = typer.Option(None, help="Write the ROC curve to this PNG."),
     label_column: str = typer.Option(None, help=_LABEL_COLUMN_HELP),
+    zero_based: bool = typer.Option(
+        None, "--zero-based/--one-based", help="Index base of LIBSVM files (default: the "
+        "base the model's training file was read with by aucopt fit, else zero-based if "
+        "the file holds an index 0)."),
 ):
     """Report the AUC of a saved model on a dataset."""
     from ..io import load
@@ -457,11 +361,14 @@ def evaluate(
     from ._distributed import evaluate_parts, is_glob
 
     est = load(model)
+    if zero_based is None:
+        zero_based = getattr(est, "libsvm_zero_based_", None)
     if is_glob(data) and not Path(data).exists():
-        y, scores, n_parts = evaluate_parts(est, data)
+        y, scores, n_parts = evaluate_parts(est, data, bool(zero_based))
         name = f"{data} ({n_parts} part{'s' if n_parts != 1 else ''})"
     else:
-        X, y, name = load_data(data, n_features=est.n_features_in_, label_column=label_column)
+        X, y, name, _ = load_data(data, n_features=est.n_features_in_,
+                                  label_column=label_column, zero_based=zero_based)
         scores = None
     _check_labels(y, est.classes_, name)
     if scores is None:

@@ -9,8 +9,8 @@ import scipy.sparse as sp
 
 
 def load_data(source: str, n_features: int | None = None,
-              label_column: str | None = None):
-    """Return ``(X, y, name)`` for a dataset name or a file path.
+              label_column: str | None = None, zero_based: bool | None = None):
+    """Return ``(X, y, name, zero_based)`` for a dataset name or a file path.
 
     Parameters
     ----------
@@ -24,10 +24,16 @@ def load_data(source: str, n_features: int | None = None,
     label_column : str, optional
         CSV files only: the label column's header name or 0-based index (a
         negative index counts from the end); default the last column.
+    zero_based : bool, optional
+        LIBSVM files only: whether feature indices start at 0. None: as
+        :func:`sklearn.datasets.load_svmlight_file` decides (zero-based if the file
+        holds an index 0), which a model's test file must not do on its own: a test
+        file that happens to lack index 0 would be read shifted by one column.
 
     Returns
     -------
     tuple
+        ``zero_based`` is the base a LIBSVM file was read with (None for other data).
     """
     from ..datasets import dataset_info, fetch, list_datasets
 
@@ -36,31 +42,50 @@ def load_data(source: str, n_features: int | None = None,
     if path.exists():
         if path.suffix.lower() == ".csv":
             X, y = read_csv(path, label_column)
-            return X, y, path.name
+            return X, y, path.name, None
         if label_column is not None:
             raise ValueError("--label-column is for CSV files; LIBSVM files carry the label "
                              "first on every line.")
-        from sklearn.datasets import load_svmlight_file
-
-        try:
-            X, y = load_svmlight_file(str(path))
-        except ValueError as exc:  # name the file, and the line where iter_svmlight can
-            from ..datasets import iter_svmlight
-
-            for _ in iter_svmlight(path, chunk_size=10_000):
-                pass
-            raise ValueError(f"{path.name} is not a valid LIBSVM file ({exc}); a CSV file "
-                             "needs the .csv suffix.") from None
-        if X.shape[0] == 0:
-            raise ValueError(f"{path.name} holds no data rows.")
+        X, y, zero_based = read_libsvm(path, zero_based)
         if n_features is not None and X.shape[1] < n_features:  # pad: no copy of the values
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
-        return X, y, path.name
+        return X, y, path.name, zero_based
     if label_column is not None:
         raise ValueError(f"--label-column is for CSV files; {source} is a registered dataset.")
     dataset_info(source)  # raises a helpful error for unknown names
     X, y = fetch(source)
-    return X, y, source
+    return X, y, source, None
+
+
+def read_libsvm(path: Path, zero_based: bool | None = None):
+    """Return ``(X, y, zero_based)`` of a LIBSVM file read with the index base ``zero_based``
+    (None: zero-based if the file holds an index 0, as scikit-learn's ``"auto"``)."""
+    from sklearn.datasets import load_svmlight_file
+
+    try:  # the indices as written, to see the base
+        X, y = load_svmlight_file(str(path), zero_based=True)
+    except ValueError as exc:  # name the file, and the line where iter_svmlight can
+        from ..datasets import iter_svmlight
+
+        for _ in iter_svmlight(path, chunk_size=10_000):
+            pass
+        raise ValueError(f"{path.name} is not a valid LIBSVM file ({exc}); a CSV file "
+                         "needs the .csv suffix.") from None
+    if X.shape[0] == 0:
+        raise ValueError(f"{path.name} holds no data rows.")
+    has_zero = X.nnz > 0 and int(X.indices.min()) == 0
+    if zero_based is None:
+        zero_based = has_zero or X.nnz == 0
+    elif not zero_based and has_zero:
+        row = int(np.searchsorted(X.indptr, np.flatnonzero(X.indices == 0)[0], side="right"))
+        raise ValueError(
+            f"{path.name} uses feature index 0 (data line {row}) but is read one-based (the "
+            "model's training file held no index 0, or --one-based was given). If the files "
+            "count features from 0, give --zero-based (to fit, and to evaluate).")
+    if not zero_based:  # one-based: column j holds index j + 1
+        X = sp.csr_matrix((X.data, X.indices - 1, X.indptr),
+                          shape=(X.shape[0], max(X.shape[1] - 1, 0)))
+    return X, y, bool(zero_based)
 
 
 def refuse_missing(source: str, registered: set) -> None:

@@ -32,7 +32,7 @@ def _dask_logs(verbose: int):
 
 
 def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, rounds,
-                    verbose=0, progress=None):
+                    verbose=0, progress=None, zero_based=False):
     """Fit ``est`` on the LIBSVM parts ``data`` (a glob) on a Dask cluster.
 
     Connects to ``scheduler`` when given, otherwise starts a local cluster of
@@ -52,7 +52,8 @@ def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, roun
         raise ValueError("give either --scheduler (an existing cluster) or --workers (a local "
                          "one), not both.")
     progress = sys.stdout.isatty() if progress is None else progress
-    X, y = ad.read_svmlight(data, n_features)  # absolute paths: workers may run elsewhere
+    # absolute paths: workers may run elsewhere
+    X, y = ad.read_svmlight(data, n_features, zero_based=zero_based)
     with _dask_logs(verbose) as level:
         context = (connect(scheduler) if scheduler is not None
                    else ad.local_cluster(n_workers=workers, silence_logs=level))
@@ -64,8 +65,9 @@ def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, roun
                    f"training AUC {auc:.4f}")
 
 
-def evaluate_parts(est, pattern):
-    """Scores and labels of ``est`` on the LIBSVM parts matching ``pattern``, part by part.
+def evaluate_parts(est, pattern, zero_based=False):
+    """Scores and labels of ``est`` on the LIBSVM parts matching ``pattern``, part by part
+    (their indices from 0 if ``zero_based``, else from 1).
 
     Reads one part at a time (the scores and labels of all parts are kept, 16 bytes
     per row). Returns ``(y, scores, n_parts)``.
@@ -77,7 +79,7 @@ def evaluate_parts(est, pattern):
     ys, scores = [], []
     files = _expand(pattern)
     for path in files:
-        X, y = _load_part(path, est.n_features_in_, False)
+        X, y = _load_part(path, est.n_features_in_, zero_based)
         if X.shape[0]:  # (an empty part, as fit --distributed skips it)
             ys.append(y)
             scores.append(est.decision_function(X))

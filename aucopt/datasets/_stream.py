@@ -103,10 +103,7 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
         raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}.")
     chunk_size, shuffle_buffer, path = int(chunk_size), int(shuffle_buffer), Path(path)
     with _open(path) as fh:
-        # every line ends with a newline (a last line without one, moved by the shuffle,
-        # would be joined to the next)
-        source = (line if line.endswith(b"\n") else line + b"\n" for line in fh
-                  if line.strip() and not line.lstrip().startswith(b"#"))
+        source = _data_lines(fh)
         if shuffle_buffer:
             source = shuffled_lines(source, shuffle_buffer, random_state)
         start = 0  # the data lines before the chunk
@@ -163,6 +160,21 @@ def _read_lines(source, n: int, path: Path) -> list:
         if exc.errno is not None:  # a failure of the file system: an OSError as it is
             raise
         raise ValueError(f"{path} is not a valid {path.suffix} file ({exc}).") from None
+
+
+def _data_lines(fh):
+    """The data lines of an open LIBSVM file (neither blank nor comments), every one ending
+    with a newline (a last line without one, moved by a shuffle, would join the next)."""
+    return (line if line.endswith(b"\n") else line + b"\n" for line in fh
+            if line.strip() and not line.lstrip().startswith(b"#"))
+
+
+def leading_zero_based(path, n_lines: int) -> bool:
+    """Whether the first ``n_lines`` data lines of a LIBSVM file use feature index 0 (the
+    base :func:`iter_svmlight`'s ``"auto"`` takes from the file without a shuffle)."""
+    path = Path(path)
+    with _open(path) as fh:
+        return _looks_zero_based(_read_lines(_data_lines(fh), n_lines, path))
 
 
 def _looks_zero_based(lines) -> bool:

@@ -211,7 +211,7 @@ def check_attributes(where, attrs: dict, spec) -> int:
     recomputes them from the validated state.
     """
     allowed = {*_SCALAR_ATTRS, "classes_", "coef_", "intercept_", "feature_names_in_",
-               "distributed_strategy_"}
+               "distributed_strategy_", "libsvm_zero_based_"}
     step = f"{spec.step_param}_" if spec.calibration is not None else None
     unknown = sorted(set(attrs) - allowed - {step})
     if unknown:
@@ -223,6 +223,9 @@ def check_attributes(where, attrs: dict, spec) -> int:
     strategy = attrs.get("distributed_strategy_", STRATEGIES[0])
     if strategy not in STRATEGIES:  # set by aucopt.distributed.fit, saved as a string
         _fail(where, f"distributed_strategy_ must be one of {list(STRATEGIES)}, got {strategy!r}")
+    if not isinstance(attrs.get("libsvm_zero_based_", False), bool):  # set by aucopt fit
+        _fail(where, "libsvm_zero_based_ must be true or false, got "
+              f"{attrs['libsvm_zero_based_']!r}")
     for name, low in _SCALAR_ATTRS.items():
         value = attrs.get(name)
         if not isinstance(value, Integral) or isinstance(value, bool) or not low <= value < 2**62:
