@@ -101,8 +101,7 @@ def test_cutting_planes_whose_gap_overflows_are_a_divergence(algorithm, seed, we
     X = rng.normal(size=(60, 6))
     y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
     y[:2] = [1, -1]
-    est = aucopt.make(algorithm, random_state=0, max_iter=20,
-                      **({"precondition": None} if algorithm == "svm-pauc" else {}))
+    est = aucopt.make(algorithm, random_state=0, max_iter=20, precondition=None)
     with pytest.raises(ValueError, match="Rescale the features"):
         est.fit(X * 1e150, y, sample_weight=np.full(60, weight))
     assert not hasattr(est, "coef_")
@@ -118,7 +117,8 @@ def test_mba_lam2_auto_that_overflows_is_a_clear_error():
 
 
 @pytest.mark.parametrize(("algorithm", "seed", "weights", "params"), [
-    ("fsauc", 209, np.full(60, 1e-300), {}),  # a state entry inf (beta = 1 + 8 kappa^2)
+    # a state entry inf (beta = 1 + 8 kappa^2)
+    ("fsauc", 209, np.full(60, 1e-300), {"precondition": None}),
     ("vrspam-net", 101, np.full(60, 1e-300), {"precondition": None}),
     # the calibrated step underflowed to 0 (preconditioned, the input check refuses first)
     ("pauc-1pmb", 74, np.r_[1e15, np.ones(59)], {"precondition": None}),
@@ -177,3 +177,16 @@ def test_a_preconditioned_fit_whose_coef_squares_overflow_saves_and_loads(algori
     aucopt.io.save(est, tmp_path / "m")
     loaded = aucopt.io.load(tmp_path / "m")
     np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))
+
+
+@pytest.mark.parametrize("weight", [1e154, 1e300, 1e-160])
+def test_sparse_kernel_weights_of_any_common_scale_give_the_unweighted_model(weight):
+    """The pair mean divided by the product of the class weight sums, which overflowed
+    (or underflowed) beyond 1e154: the model was constant (AUC 0.5) without a word, or a
+    ZeroDivisionError. Each class's weights are now brought to a sum near 1 first."""
+    X, y = aucopt.datasets.make_auc_problem(n_samples=300, n_features=5, random_state=0)
+    plain = aucopt.make("sparse-kernel", random_state=0).fit(X, y)
+    heavy = aucopt.make("sparse-kernel", random_state=0).fit(
+        X, y, sample_weight=np.full(len(y), weight))
+    np.testing.assert_allclose(heavy.decision_function(X), plain.decision_function(X),
+                               rtol=1e-8, atol=1e-8)

@@ -98,3 +98,23 @@ def test_integer_weights_give_the_statistics_of_duplicated_rows(algorithm):
     else:  # the weights move the model: a heavy row is not the same as a light one
         plain = aucopt.make(algorithm, random_state=0, shuffle=False).fit(X, y)
         assert not np.array_equal(weighted.decision_function(X), plain.decision_function(X))
+
+
+@pytest.mark.parametrize("algorithm, params", [("uni-log-batch", {"lam": 0.1}),
+                                               ("svm-pauc", {"lam": 0.1}),
+                                               ("pauc-2pmb", {"eta": 0.01})])
+def test_weights_normalised_to_sum_1_precondition_as_unit_weights(algorithm, params):
+    """Weights summing to less than 20 on 2,000 rows turned the preconditioner off in fit
+    (the rows were counted by their weights only): weights w / w.sum(), a common habit, gave
+    another model, and some learners diverged. These objectives weigh by ratios only."""
+    X, y = make_auc_problem(n_samples=2000, n_features=5, random_state=0)
+    X[:, 0] *= 1000.0
+    n = len(y)
+    ones = aucopt.make(algorithm, random_state=0, **params).fit(X, y, sample_weight=np.ones(n))
+    unit = aucopt.make(algorithm, random_state=0, **params).fit(X, y,
+                                                                sample_weight=np.full(n, 1 / n))
+    scales = unit._state["feature_scale"]
+    np.testing.assert_allclose(scales, ones._state["feature_scale"], rtol=1e-12)
+    assert scales[0] != 1.0  # the preconditioner set the scales
+    np.testing.assert_allclose(unit.decision_function(X), ones.decision_function(X),
+                               rtol=1e-6, atol=1e-9)

@@ -323,6 +323,13 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
             w_pos += weight[i]
         else:
             w_neg += weight[i]
+    # each class's weights times a power of two that brings their sum into [1, 2): every
+    # term below is a product with ``scale``, so the pair mean is the same bits, and the
+    # product of two weights stays a normal number whatever their scale (1e154 overflowed)
+    f_pos, f_neg = 2.0 ** -np.floor(np.log2(w_pos)), 2.0 ** -np.floor(np.log2(w_neg))
+    for i in range(n):
+        weight[i] *= f_pos if y[i] > 0 else f_neg
+    w_pos, w_neg = w_pos * f_pos, w_neg * f_neg
     classes = (pos_idx, neg_idx, weight)
     scale = 1.0 / (w_pos * w_neg)  # mean over the pairs, weighted by w_i w_j
     is_basis = np.zeros(n, dtype=np.bool_)

@@ -388,8 +388,10 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
             transform = self._state  # a stream started without it keeps without
             if SCALE_KEY not in transform:
                 return None, None
-        # enough rows counted with their weights (integer weights are duplicated rows)
-        enough = float(np.abs(y).sum()) >= MIN_ROWS and (y > 0).any() and (y < 0).any()
+        # enough rows (rows of weight 0 are gone), or weights summing to as many (integer
+        # weights are duplicated rows): weights of any scale on enough rows count alike
+        enough = (y.size >= MIN_ROWS or float(np.abs(y).sum()) >= MIN_ROWS) and (
+            (y > 0).any() and (y < 0).any())
         fixed = fix_scale(transform, rows, y, first=reset, usable=enough,
                           clip=self._spec().clip_rows) if auto else None
         return transform, fixed
