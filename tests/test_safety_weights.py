@@ -180,13 +180,18 @@ def test_a_preconditioned_fit_whose_coef_squares_overflow_saves_and_loads(algori
 
 
 @pytest.mark.parametrize("weight", [1e154, 1e300, 1e-160])
-def test_sparse_kernel_weights_of_any_common_scale_give_the_unweighted_model(weight):
-    """The pair mean divided by the product of the class weight sums, which overflowed
-    (or underflowed) beyond 1e154: the model was constant (AUC 0.5) without a word, or a
-    ZeroDivisionError. Each class's weights are now brought to a sum near 1 first."""
+@pytest.mark.parametrize("algorithm, params", [("sparse-kernel", {}), ("pauc-sopa", {"eta": 0.05}),
+                                               ("pauc-sopa-s", {"eta": 0.05}),
+                                               ("pauc-sota-s", {"eta": 0.05})])
+def test_weights_of_any_common_scale_give_the_unweighted_model(algorithm, params, weight):
+    """These objectives divide the weighted pair sum by the product of the class weight
+    sums, which overflowed (or underflowed) beyond 1e154: sparse-kernel's model was constant
+    (AUC 0.5) without a word, or a ZeroDivisionError; the partial-AUC steps were all 0 (a
+    zero model and a warning that blamed the features), or a divergence. Each class's
+    weights are now brought to a sum near 1 first, by a power of two."""
     X, y = aucopt.datasets.make_auc_problem(n_samples=300, n_features=5, random_state=0)
-    plain = aucopt.make("sparse-kernel", random_state=0).fit(X, y)
-    heavy = aucopt.make("sparse-kernel", random_state=0).fit(
+    plain = aucopt.make(algorithm, random_state=0, **params).fit(X, y)
+    heavy = aucopt.make(algorithm, random_state=0, **params).fit(
         X, y, sample_weight=np.full(len(y), weight))
     np.testing.assert_allclose(heavy.decision_function(X), plain.decision_function(X),
                                rtol=1e-8, atol=1e-8)

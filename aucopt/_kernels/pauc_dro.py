@@ -295,13 +295,16 @@ def _dro_step(st, slots, work, dro, t):
         _cvar_weights(st, sp, sn, n_pos, n_neg, dro, total_n, scaled, top)
     else:
         _kl_weights(st, sp, sn, n_pos, n_neg, dro, total_n, total_p, scaled, top)
-    norm = 1.0 / (total_p * total_n)
+    # the weighted pair mean: each class's weights times a power of two that brings their sum
+    # into [1, 2) (the same bits; beyond 1e154 the product of the sums overflowed, no step)
+    f_pos, f_neg = 2.0 ** -np.floor(np.log2(total_p)), 2.0 ** -np.floor(np.log2(total_n))
+    norm = 1.0 / ((total_p * f_pos) * (total_n * f_neg))
     for i in range(n_pos):
-        factor = top[i] * wp[i] * norm
+        factor = top[i] * (wp[i] * f_pos) * norm
         for j in range(n_neg):
             h = margin - (sp[i] - sn[j])
             if h > 0.0:  # grad L_ij = -2 h (x_i - x_j)
-                g = -2.0 * h * scaled[i, j] * factor * wn[j]
+                g = -2.0 * h * scaled[i, j] * factor * (wn[j] * f_neg)
                 cp[i] += g
                 cn[j] -= g
     _apply(st, neg, n_neg, now, cn)
