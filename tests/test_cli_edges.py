@@ -303,3 +303,19 @@ def test_a_model_whose_index_base_is_not_a_bool_is_refused(tmp_path, toy, value)
     resign(tmp_path / "m", meta)
     with pytest.raises(ModelFileError, match="libsvm_zero_based_ must be true or false"):
         load(tmp_path / "m")
+
+
+def test_a_comparison_by_partial_auc_trains_the_pauc_learners_for_its_bound(tmp_path, toy):
+    """--max-fpr 0.05 ranked by pAUC@0.05 while pauc-1pmb trained for its default 0.1."""
+    import csv
+
+    result = runner.invoke(app, ["compare", str(toy[0]), "--algorithms", "pauc-1pmb,spam-l2",
+                                 "--folds", "2", "--grid", "none", "--n-jobs", "1",
+                                 "--no-progress", "--metric", "pauc", "--max-fpr", "0.05",
+                                 "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    assert "learners with a max_fpr trained for 0.05" in result.output
+    with open(tmp_path / "c" / "results.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["param_max_fpr"] for r in rows if r["algorithm"] == "pauc-1pmb"} == {"0.05"}
+    assert {r["param_max_fpr"] for r in rows if r["algorithm"] == "spam-l2"} == {""}

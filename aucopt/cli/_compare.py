@@ -69,6 +69,7 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
             a, X, y, train, test, dataset=dataset, repeat=r, fold=f, preprocessing=preprocessing,
             grid=grid, random_state=seed, with_roc=(r == 0 and f == 0),
             curve_points=curve_points if (r == 0 and f == 0) else 0, max_fpr=max_fpr,
+            **({} if a in BASELINES else {"params": trained_for(a, max_fpr)}),
         )
         for a in algorithms
         for r, f, train, test in splits
@@ -225,6 +226,18 @@ _GRIDS = {"quick": "each algorithm's quick grid (at most 9 points) tuned by inne
           "none": "the estimators' default hyperparameters, no tuning"}
 
 
+def trained_for(algorithm: str, max_fpr) -> dict:
+    """Return the fixed parameters of ``algorithm`` in a comparison ranked by the partial AUC
+    over FPR in [0, max_fpr]: a learner with a ``max_fpr`` parameter is trained for that
+    bound (``{}``: its own defaults, as in a comparison by AUC)."""
+    from .._api import algorithm_info
+
+    if max_fpr is None:
+        return {}
+    names = {p["name"] for p in algorithm_info(algorithm)["params"]}
+    return {"max_fpr": max_fpr} if "max_fpr" in names else {}
+
+
 def run_title(dataset, max_fpr=None) -> str:
     """Return the title of a comparison's reports: what it ranks by, on which data."""
     return (f"AUC on {dataset}" if max_fpr is None else
@@ -248,7 +261,9 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing,
         f"with '{preprocessing}' fitted on each training part; "
         f"{_GRIDS.get(grid, f'grid {grid!r}')}"
         f"{'' if max_fpr is None or grid == 'none' else f' (selected by pAUC@{max_fpr:g})'}"
-        ", then refitted on the training part. AUC"
+        ", then refitted on the training part"
+        f"{'' if max_fpr is None else f'; learners with a max_fpr trained for {max_fpr:g}'}"
+        ". AUC"
         f"{'' if max_fpr is None else f' and partial AUC over FPR <= {max_fpr:g}'} on "
         "the test part; fit seconds = that refit alone, after a warm-up fit that compiles "
         f"the kernels. aucopt {__version__}, {now}."
