@@ -91,8 +91,9 @@ def _eta_random(value) -> float:
 
 PARAMS = (
     Param("n_components", 200, (SIZE,), "int", r"""
-        Number of random features :math:`D` (rounded down to even). The paper
-        suggests :math:`D = O(\sqrt{T}\log T)`.""", structural=True),
+        Number of random features :math:`D` (rounded down to even; 1 gives 2, the cosine
+        and sine of one frequency). The paper suggests
+        :math:`D = O(\sqrt{T}\log T)`.""", structural=True),
     BANDWIDTH,
     auto_step("eta", AUTO_ETA, r"""
         Constant step :math:`\eta` of the average-based step. ``"auto"`` calibrates it
