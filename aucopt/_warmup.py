@@ -28,27 +28,39 @@ _ROWS, _COLUMNS = 48, 6
 def kernel_cache_dir() -> str:
     """Return the directory where numba caches aucopt's compiled kernels in this process.
 
-    ``NUMBA_CACHE_DIR`` when set; else the ``__pycache__`` directory beside the
-    kernels' sources when it is writable (an editable or user-owned install); else
-    numba's user-wide cache directory (e.g. ``~/.cache/numba`` on Linux), which is
-    where a read-only ``site-packages`` sends the cache.
+    The first of these where a file can be written, as numba chooses: ``NUMBA_CACHE_DIR``
+    when set; the ``__pycache__`` directory beside the kernels' sources (an editable or
+    user-owned install); numba's user-wide cache directory (e.g. ``~/.cache/numba`` on
+    Linux), where a read-only ``site-packages`` sends the cache; else a private directory
+    of this process, removed at exit (the kernels are then compiled in every process, and
+    a warning says so).
 
     Returns
     -------
     str
     """
-    given = os.environ.get("NUMBA_CACHE_DIR")
-    if given:
-        return given
-    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
-    in_tree = os.path.join(here, "__pycache__")
-    writable = os.access(in_tree, os.W_OK) if os.path.isdir(in_tree) else os.access(
-        here, os.W_OK)
-    if writable:
-        return in_tree
     from numba.misc.appdirs import AppDirs
 
-    return AppDirs(appname="numba", appauthor=False).user_cache_dir
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
+    for place in (os.environ.get("NUMBA_CACHE_DIR"), os.path.join(here, "__pycache__"),
+                  AppDirs(appname="numba", appauthor=False).user_cache_dir):
+        if place and _writable(place):
+            return place
+    from ._kernels._cache import private_cache_dir
+
+    return private_cache_dir()
+
+
+def _writable(folder: str) -> bool:
+    """Whether a file can be written in ``folder`` (made if missing), numba's own test."""
+    import tempfile
+
+    try:
+        os.makedirs(folder, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return False
+    return True
 
 
 def _problem(sparse: bool):

@@ -76,3 +76,46 @@ def test_a_stamp_changes_with_the_files_imported_and_only_with_them(tmp_path):
         path.write_text(path.read_text() + "\n# changed\n")
         assert _cache.dependency_stamp(fused) != before, name
         before = _cache.dependency_stamp(fused)
+
+
+def test_without_a_writable_cache_the_kernels_compile_in_a_private_directory(tmp_path):
+    """No place numba may write (NUMBA_CACHE_DIR, the sources' __pycache__ and the user
+    cache directory each under a regular file): numba refused to declare a cached kernel
+    (RuntimeError "no locator available"), so every fit failed. Now the kernel compiles,
+    in a private directory of the process (gone at exit), and a warning names the fix."""
+    package = tmp_path / "kernels_ro"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "helper.py").write_text(HELPER.format(1))
+    (package / "user.py").write_text(USER)
+    (package / "__pycache__").write_text("a file where numba would make its directory")
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    code = (f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\n"
+            f"from aucopt._kernels._cache import install, private_cache_dir\n"
+            f"install({str(package)!r})\n"
+            "from kernels_ro.user import g\nprint(g(1), private_cache_dir())\n")
+    env = child_env()
+    env.pop("NUMBA_DISABLE_JIT", None)
+    env.update(NUMBA_CACHE_DIR=str(blocker / "numba"), XDG_CACHE_HOME=str(blocker / "cache"),
+               HOME=str(blocker / "home"), TMPDIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    value, private = done.stdout.split()
+    assert value == "2" and Path(private).parent == tmp_path
+    assert not Path(private).exists()  # removed at exit
+    assert "Set NUMBA_CACHE_DIR to a writable directory" in done.stderr
+
+
+def test_the_cache_named_is_one_numba_can_write(tmp_path, monkeypatch):
+    """A NUMBA_CACHE_DIR that is a file (or under one) was named as the cache although
+    numba passed over it; the directory numba writes to is named instead."""
+    from aucopt._warmup import kernel_cache_dir
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(blocker))
+    assert kernel_cache_dir() != str(blocker)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "fresh"))
+    assert kernel_cache_dir() == str(tmp_path / "fresh")

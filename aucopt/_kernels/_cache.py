@@ -13,17 +13,25 @@ every file of this package it imports, directly or through others (``from .x imp
 (this package's); each is numba's own locator for that place (``NUMBA_CACHE_DIR``, the
 ``__pycache__`` beside the sources, the user-wide cache of a read-only install) with this
 stamp. ``NUMBA_CACHE_LOCATOR_CLASSES`` set by the user takes precedence, as numba's rule.
+Where none of those places is writable (a read-only install and home directory, no
+``NUMBA_CACHE_DIR``), numba would refuse to declare the kernels; the last locator then keeps
+them in a private directory of this process (:func:`private_cache_dir`, removed at exit):
+they are compiled in every process, and a warning names ``NUMBA_CACHE_DIR``.
 """
 
+import atexit
 import functools
 import hashlib
 import logging
 import os
 import re
+import shutil
+import tempfile
+import warnings
 
 from numba.core import caching
 
-__all__ = ["dependency_stamp", "install", "locators"]
+__all__ = ["dependency_stamp", "install", "locators", "private_cache_dir"]
 
 logger = logging.getLogger(__name__)
 
@@ -88,8 +96,33 @@ def locators(folder: str) -> tuple[type, ...]:
 
     bases = [_numba(name) for name in ("UserProvidedCacheLocator", "InTreeCacheLocator",
                                        "UserWideCacheLocator")]
-    return tuple(type(f"Stamped{base.__name__.lstrip('_')}", (_Stamped, base),
-                      {"folder": folder}) for base in bases)
+    made = [type(f"Stamped{base.__name__.lstrip('_')}", (_Stamped, base), {"folder": folder})
+            for base in bases]
+    # the last resort, tried after the others: the user-wide rule in a private directory
+    made.append(type("StampedPrivateCacheLocator", (made[-1],), {"__init__": _private_init}))
+    return tuple(made)
+
+
+@functools.cache
+def private_cache_dir() -> str:
+    """Return this process's private directory for compiled kernels (made on first use,
+    readable by this user only, removed at exit): the cache of last resort."""
+    path = tempfile.mkdtemp(prefix="aucopt-kernels-")
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    warnings.warn(
+        "No writable cache for aucopt's compiled kernels (NUMBA_CACHE_DIR, the package's "
+        "__pycache__, numba's user cache directory): they are compiled again in every "
+        f"process and kept in {path} until this one exits. Set NUMBA_CACHE_DIR to a "
+        "writable directory to keep them.", RuntimeWarning, stacklevel=2)
+    return path
+
+
+def _private_init(self, py_func, py_file):
+    """The user-wide locator's attributes, with the cache in :func:`private_cache_dir`."""
+    self._py_file = py_file
+    self._lineno = py_func.__code__.co_firstlineno
+    self._cache_path = os.path.join(private_cache_dir(),
+                                    self.get_suitable_cache_subpath(py_file))
 
 
 def _numba(name: str):
