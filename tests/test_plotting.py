@@ -196,3 +196,19 @@ def test_figure_problems_finds_a_legend_on_the_data_and_too_many_colours():
     ax.plot([0, 1], [0, 1], label="a very long label " * 4)
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))  # wider than the figure
     assert any("cut by the figure" in p for p in figure_problems(fig))
+
+
+def test_a_curve_without_a_style_is_drawn_in_a_colour_of_its_own(scores):
+    """styles for some labels only: the curves of the others were dropped without a word."""
+    from aucopt.plotting import PALETTE, figure_problems, plot_convergence, series_styles
+
+    y, s1, s2 = scores
+    styles = series_styles(["A"])
+    fig, ax = plt.subplots(figsize=(5, 4), layout="constrained")
+    plot_roc({"A": (y, s1), "B": (y, s2)}, from_scores=True, styles=styles, ax=ax)
+    colours = {li.get_label().split(" (")[0]: li.get_color() for li in ax.get_lines()}
+    assert colours["A"] == PALETTE[0] and colours["B"] == PALETTE[1]
+    assert figure_problems(fig) == []
+    ax = plot_convergence({"A": ([1, 2], [0.6, 0.7]), "B": ([1, 2], [0.5, 0.8])},
+                          styles=styles)
+    assert _legend(ax) == ["A", "B"]

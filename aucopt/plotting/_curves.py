@@ -95,7 +95,8 @@ def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None,
         the true positive rate axis is scaled to the curves there.
     styles : dict, optional
         ``label -> line properties`` from :func:`aucopt.plotting.series_styles`, to give a
-        label the same colour in several figures; overrides the ranking by AUC.
+        label the same colour in several figures (a label it lacks gets a colour of its
+        own); overrides the ranking by AUC.
     legend : bool, default=True
         Draw the legend (outside the axes, on the right).
     **curve_kw
@@ -209,7 +210,8 @@ def plot_convergence(
         How many of the best lines are drawn in colour.
     styles : dict, optional
         ``label -> line properties`` from :func:`aucopt.plotting.series_styles`, to give a
-        label the same colour in several panels; overrides ``highlight``.
+        label the same colour in several panels (a label it lacks gets a colour of its
+        own); overrides ``highlight``.
     legend : bool, default=True
         Draw the legend (outside the axes, on the right).
     **line_kw

@@ -63,8 +63,14 @@ def series_styles(ranked: Sequence, highlight: int = MAX_COLOURED) -> dict:
 
 
 def _present(styles: dict, labels) -> dict:
-    """``styles`` restricted to ``labels``, the grey legend entry counting those present."""
+    """``styles`` restricted to ``labels``, the grey legend entry counting those present; a
+    label without a style takes a colour that no other has (grey once none is left)."""
     kept = {k: dict(v) for k, v in styles.items() if k in set(labels)}
+    missing = [k for k in labels if k not in kept]
+    free = [c for c in PALETTE if c not in {v.get("color") for v in kept.values()}]
+    for n, k in enumerate(missing):
+        kept[k] = ({"color": free[n], "linewidth": 1.8, "zorder": 3, "label": str(k)}
+                   if n < len(free) else {"color": GREY, "linewidth": 0.9, "zorder": 2})
     grey = [k for k, v in kept.items() if v["color"] == GREY]
     for n, k in enumerate(grey):
         kept[k]["label"] = (f"{len(grey)} other{'s' * (len(grey) > 1)}" if n == 0
