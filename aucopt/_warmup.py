@@ -166,6 +166,9 @@ def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True, jobs: in
     elif isinstance(algorithms, str):
         algorithms = [algorithms]
     specs = [get_algorithm(a) for a in algorithms]  # unknown ids fail before any work
+    if not specs:
+        raise ValueError("no algorithm to warm up: give registry ids (aucopt algorithms), "
+                         "or None for all of them.")
     if jobs < 1:
         raise ValueError(f"jobs must be a positive integer, got {jobs!r}.")
     if jobs > 1 and len(specs) > 1:

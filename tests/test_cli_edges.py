@@ -237,12 +237,15 @@ def test_param_takes_python_and_json_spellings(value, expected):
 
 
 @pytest.mark.parametrize("out, says", [("", "has no file name"),
-                                       ("toy.svm/model", "toy.svm is a file, not a folder")])
+                                       ("toy.svm/model", "toy.svm is a file, not a folder"),
+                                       ("models/", "'models/' names a folder")])
 def test_a_model_path_that_cannot_be_one_is_named(tmp_path, toy, out, says, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "models").mkdir()
     result = runner.invoke(app, ["fit", "spam-l2", "toy.svm", "--out", out])
     assert result.exit_code == 1 and says in result.output, result.output
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["toy.svm"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["models", "toy.svm"]
+    assert not any((tmp_path / "models").iterdir())
 
 
 def _zero_based_files(tmp_path):

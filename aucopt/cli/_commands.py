@@ -244,7 +244,8 @@ def fit(
     data: str = typer.Argument(..., help="Dataset name or LIBSVM/CSV path."),
     param: list[str] = typer.Option(None, "--param", "-p", help="Hyperparameter key=value (a "
                                     "number, true/True, false/False, null/None or a string)."),
-    out: Path = typer.Option(Path("model"), help="Base path of the saved model."),
+    out: str = typer.Option("model", help="Base path of the saved model (.json and .npz are "
+                            "added; models/spam writes in the folder models)."),
     stream: bool = typer.Option(False, help="Read a LIBSVM file in chunks with partial_fit "
                                 "(constant memory, one pass)."),
     chunk_size: int = typer.Option(10_000, min=1, help="Rows per chunk with --stream."),

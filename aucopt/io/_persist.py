@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import platform
 import time
 from pathlib import Path
@@ -59,7 +60,12 @@ _ATTEMPTS = 8  # reads of a pair whose hashes differ, while a save may be replac
 
 def _paths(path) -> tuple[Path, Path]:
     """Return the ``.json`` and ``.npz`` paths of the base ``path``; refuse a base without a
-    name (``""``, ``"."``, a folder's trailing ``/..``)."""
+    name (``""``, ``"."``, a folder's trailing ``/..``) or that names a folder (``models/``,
+    whose files would be written beside it, as ``models.json``)."""
+    text = os.fspath(path)
+    if isinstance(text, str) and text.endswith(("/", os.sep)) and text.strip("/" + os.sep):
+        raise ValueError(f"the model path {text!r} names a folder: give a base path inside "
+                         f"it, such as {text + 'model'!r} (.json and .npz are added).")
     path = Path(path)
     if path.suffix in (".json", ".npz"):
         path = path.with_suffix("")
