@@ -315,3 +315,18 @@ def test_a_dataset_that_cannot_be_had_is_a_row_of_the_figure_data(tmp_path, monk
     rows = _rows(out / "tiny-spam-beta.csv")
     assert [r["status"] for r in rows if r["dataset"] == "w8a"] == ["dataset-unavailable"]
     assert {r["status"] for r in rows if r["dataset"] == "german.numer"} == {"ok"}
+
+
+def test_saving_into_a_missing_folder_names_the_folder(tmp_path):
+    """The error named the hidden temporary file beside the figure, not the missing folder."""
+    from aucopt.plotting import new_figure, save_figure
+
+    fig, axes = new_figure(1, 1)
+    axes[0, 0].set(title="t", xlabel="x", ylabel="y")
+    target = tmp_path / "absent" / "roc.png"
+    with pytest.raises(FileNotFoundError, match="absent is not a folder") as caught:
+        save_figure(fig, target)
+    assert ".tmp" not in str(caught.value)
+    (tmp_path / "file").write_text("")
+    with pytest.raises(NotADirectoryError, match="file is not a folder"):
+        save_figure(fig, tmp_path / "file" / "roc.png")

@@ -205,10 +205,12 @@ def test_a_curve_without_a_style_is_drawn_in_a_colour_of_its_own(scores):
     y, s1, s2 = scores
     styles = series_styles(["A"])
     fig, ax = plt.subplots(figsize=(5, 4), layout="constrained")
-    plot_roc({"A": (y, s1), "B": (y, s2)}, from_scores=True, styles=styles, ax=ax)
+    plot_roc({"A": (y, s1), "B": (y, s2)}, from_scores=True, styles=styles, ax=ax,
+             title="two")
     colours = {li.get_label().split(" (")[0]: li.get_color() for li in ax.get_lines()}
     assert colours["A"] == PALETTE[0] and colours["B"] == PALETTE[1]
     assert figure_problems(fig) == []
     ax = plot_convergence({"A": ([1, 2], [0.6, 0.7]), "B": ([1, 2], [0.5, 0.8])},
                           styles=styles)
     assert _legend(ax) == ["A", "B"]
+

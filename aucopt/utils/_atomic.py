@@ -19,6 +19,11 @@ def replaced_on_success(path):
     leaves ``path`` as it was and no temporary file behind.
     """
     path = Path(path)
+    folder = path.parent
+    if not folder.is_dir():  # (else the error would name the hidden temporary file)
+        raise (NotADirectoryError if folder.exists() else FileNotFoundError)(
+            f"cannot write {path}: {folder} is not a folder"
+            f"{'' if folder.exists() else ' (no such folder; create it first)'}.")
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
         yield tmp
