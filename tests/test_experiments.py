@@ -172,6 +172,23 @@ def _write(tmp_path, text, name="tiny.toml"):
      "test_set is required by protocol 'given-test'"),
     (lambda t: t.replace('grid = { beta = "10^[-4:-3]" }', 'grid = { beta = [] }'),
      "grid.beta is empty"),
+    # a field of another TOML type is refused at load, not later by the runner or the report
+    (lambda t: t.replace('grid = { beta = "10^[-4:-3]" }', 'grid = 5'),
+     r"field algorithms\[0\]\.'grid' must be a table, got 5"),
+    (lambda t: t.replace('grid = { beta = "10^[-4:-3]" }', 'params = 5'),
+     r"field algorithms\[0\]\.'params' must be a table, got 5"),
+    (lambda t: t.replace('grid = { beta = "10^[-4:-3]" }', 'key = 5'),
+     r"field algorithms\[0\]\.'key' must be a string, got 5"),
+    (lambda t: t.replace('id = "spam-l2"', 'id = "spam-l2"\nlabel = ["SPAM"]'),
+     r"field algorithms\[0\]\.'label' must be a string"),
+    (lambda t: t.replace('id = "spam-l2"', 'id = "spam-l2"\nid_by_dataset = { a9a = 1 }'),
+     r"every value of field algorithms\[0\]\.'id_by_dataset' must be a string, got 1"),
+    (lambda t: t.replace('repeats = 1', 'repeats = "one"'),
+     r"field protocol\.'repeats' must be an integer, got 'one'"),
+    (lambda t: t.replace('source = "nobody"', 'source = "nobody"\nnotes = "n"'),
+     r"field 'notes' must be an array, got 'n'"),
+    (lambda t: t + '[[figures]]\nkind = "convergence"\nparams = 5\n',
+     r"field figures\[0\]\.'params' must be a table, got 5"),
 ])
 def test_config_validation_errors_are_clear(tmp_path, change, match):
     assert load_config(_write(tmp_path, GOOD)).id == "tiny"

@@ -100,6 +100,7 @@ def report_command(
 ):
     """Ours vs published: Markdown tables (t-test marks, win/tie/loss) or CSV."""
     from ..experiments import build_report
+    from ..utils._atomic import write_atomic
 
     if fmt not in ("md", "csv"):
         raise typer.BadParameter(f"--format must be md or csv, got {fmt!r}.")
@@ -107,7 +108,7 @@ def report_command(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        output.write_text(text)
+        write_atomic(output, text)
         typer.echo(f"wrote {output}")
 
 

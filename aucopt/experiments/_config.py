@@ -8,7 +8,8 @@ as strings (``".8309±.0350 ●"``) in the layout of the paper's table. See
 
 Grids are lists or the papers' range notation (``"2^[-12:10]"``); that notation and
 the published cells are read by :mod:`aucopt.experiments._values`, whose names are
-importable from here too.
+importable from here too. The ``[[figures]]`` tables are read by
+:mod:`aucopt.experiments._figure_specs`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pathlib import Path
 
 from ..datasets import BINARIZATION_SCHEMES, PREPROCESSING_SCHEMES, dataset_info
 from ..model_selection import PROTOCOLS
+from ._fields import optional, require, unknown
+from ._figure_specs import FigureSpec, figure_specs
 from ._values import (
     ConfigError,
     PublishedValue,
@@ -32,7 +35,6 @@ __all__ = ["ExperimentConfig", "DatasetEntry", "AlgorithmEntry", "ProtocolSpec",
            "parse_values", "parse_published"]
 
 ERROR_KINDS = ("std", "stderr")
-FIGURE_KINDS = ("convergence", "auc-vs-param")
 
 
 @dataclass(frozen=True)
@@ -137,52 +139,6 @@ class ProtocolSpec:
     def runs(self) -> int:
         """Runs per (dataset, algorithm) of the full protocol."""
         return self.repeats * (self.folds if self.kind == "kfold" else 1)
-
-
-@dataclass(frozen=True)
-class FigureSpec:
-    """A figure of the paper, made by ``aucopt experiment figures`` (``[[figures]]``).
-
-    Attributes
-    ----------
-    name : str
-        File stem (``<config id>-<name>.png`` / ``.csv``); unique in the config.
-    kind : {"convergence", "auc-vs-param"}
-        ``"convergence"``: test AUC against the number of training samples seen
-        and against training seconds, one pass delivered in chunks
-        (``partial_fit``). ``"auc-vs-param"``: test AUC against one
-        hyperparameter, the table's other grid parameters tuned by inner CV.
-    datasets : tuple of str
-        Registry names (empty: every dataset of the config).
-    algorithms : tuple of str
-        ``"convergence"``: column keys (empty: every streaming column).
-    algorithm : str or None
-        ``"auc-vs-param"``: a column key, or a registry id with its own ``grid``.
-    param : str or None
-        ``"auc-vs-param"``: the hyperparameter on the x axis.
-    values : tuple
-        Its values (default: the column's grid of ``param``).
-    grid : dict
-        Grid of the other tuned parameters (default: the column's).
-    params : dict
-        Fixed hyperparameters (added to the column's).
-    points : int
-        ``"convergence"``: evaluations per pass.
-    caption : str
-        Which figure of the paper this mirrors.
-    """
-
-    name: str
-    kind: str
-    datasets: tuple = ()
-    algorithms: tuple = ()
-    algorithm: str | None = None
-    param: str | None = None
-    values: tuple = ()
-    grid: dict = field(default_factory=dict)
-    params: dict = field(default_factory=dict)
-    points: int = 20
-    caption: str = ""
 
 
 @dataclass(frozen=True)
@@ -302,61 +258,45 @@ def load_config(id_or_path) -> ExperimentConfig:
         raise ConfigError(f"{path}: {exc}") from None
 
 
-def _require(table: dict, key: str, kind, where: str):
-    if key not in table:
-        raise ConfigError(f"missing required field {where}{key!r}.")
-    value = table[key]
-    if not isinstance(value, kind):
-        name = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-        raise ConfigError(f"field {where}{key!r} must be {name}, got {value!r}.")
-    return value
-
-
-def _unknown(table: dict, allowed: set, where: str) -> None:
-    extra = sorted(set(table) - allowed)
-    if extra:
-        raise ConfigError(f"unknown field(s) {extra} in {where or 'the top level'}; allowed: "
-                          f"{sorted(allowed)}.")
-
-
 def _build(data: dict, path: str) -> ExperimentConfig:
-    _unknown(data, {"id", "title", "source", "reference", "error", "scale", "notes", "protocol",
-                    "datasets", "algorithms", "published", "figures"}, "")
-    cid = _require(data, "id", str, "")
+    unknown(data, {"id", "title", "source", "reference", "error", "scale", "notes", "protocol",
+                   "datasets", "algorithms", "published", "figures"}, "")
+    cid = require(data, "id", str, "")
     if path.endswith(".toml") and Path(path).stem != cid and Path(path).parent == _configs_dir():
         raise ConfigError(f"id {cid!r} does not match the file name.")
     error = data.get("error", "std")
     if error not in ERROR_KINDS:
         raise ConfigError(f"field 'error' must be one of {ERROR_KINDS}, got {error!r}.")
-    scale = float(data.get("scale", 1.0))
+    scale = float(optional(data, "scale", (int, float), "", 1.0))
     if scale <= 0:
         raise ConfigError(f"field 'scale' must be positive, got {scale}.")
 
-    proto_raw = _require(data, "protocol", dict, "")
-    _unknown(proto_raw, {"kind", "folds", "repeats", "test_size", "ratios", "inner_folds", "seed",
-                         "binarize_seed", "preprocessing", "max_fpr"}, "[protocol]")
+    proto_raw = require(data, "protocol", dict, "")
+    unknown(proto_raw, {"kind", "folds", "repeats", "test_size", "ratios", "inner_folds", "seed",
+                        "binarize_seed", "preprocessing", "max_fpr"}, "[protocol]")
     kind = proto_raw.get("kind", "kfold")
     if kind not in PROTOCOLS:
         raise ConfigError(f"[protocol] kind must be one of {PROTOCOLS}, got {kind!r}.")
-    protocol = ProtocolSpec(kind=kind, folds=int(proto_raw.get("folds", 5)),
-                            repeats=int(proto_raw.get("repeats", 5)),
-                            test_size=float(proto_raw.get("test_size", 0.2)),
-                            ratios=tuple(proto_raw.get("ratios", (4, 1, 1))),
-                            inner_folds=int(proto_raw.get("inner_folds", 5)),
-                            seed=int(proto_raw.get("seed", 0)),
-                            binarize_seed=int(proto_raw.get("binarize_seed", 0)),
-                            max_fpr=proto_raw.get("max_fpr"))
+    number = {k: optional(proto_raw, k, int, "protocol.", v) for k, v in (
+        ("folds", 5), ("repeats", 5), ("inner_folds", 5), ("seed", 0), ("binarize_seed", 0))}
+    protocol = ProtocolSpec(
+        kind=kind, test_size=float(optional(proto_raw, "test_size", (int, float), "protocol.",
+                                            0.2)),
+        ratios=tuple(optional(proto_raw, "ratios", list, "protocol.", [4, 1, 1], (int, float))),
+        max_fpr=optional(proto_raw, "max_fpr", (int, float), "protocol."), **number)
     if protocol.repeats < 1 or protocol.folds < 2 or protocol.inner_folds < 2:
         raise ConfigError("[protocol] needs repeats >= 1, folds >= 2 and inner_folds >= 2.")
     default_pre = proto_raw.get("preprocessing", "minmax")
 
     datasets = []
-    for i, d in enumerate(_require(data, "datasets", list, "")):
+    for i, d in enumerate(require(data, "datasets", list, "")):
         where = f"datasets[{i}]."
         if not isinstance(d, dict):
             raise ConfigError(f"datasets[{i}] must be a table, got {d!r}.")
-        _unknown(d, {"name", "label", "preprocessing", "binarize", "test_set"}, f"datasets[{i}]")
-        name = _require(d, "name", str, where)
+        unknown(d, {"name", "label", "preprocessing", "binarize", "test_set"}, f"datasets[{i}]")
+        name = require(d, "name", str, where)
+        label = optional(d, "label", str, where, name)
+        test_set = optional(d, "test_set", str, where)
         try:
             info = dataset_info(name)
         except ValueError as exc:
@@ -369,115 +309,75 @@ def _build(data: dict, path: str) -> ExperimentConfig:
         if binarize is not None and binarize not in BINARIZATION_SCHEMES:
             raise ConfigError(f"{where}binarize must be one of {BINARIZATION_SCHEMES}, got "
                               f"{binarize!r}.")
-        test_set = d.get("test_set")
         if kind == "given-test" and test_set is None:
             raise ConfigError(f"{where}test_set is required by protocol 'given-test'.")
-        datasets.append(DatasetEntry(info.name, d.get("label", name), pre, binarize, test_set))
+        datasets.append(DatasetEntry(info.name, label, pre, binarize, test_set))
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
         twice = sorted({n for n in names if names.count(n) > 1})
         raise ConfigError(f"datasets are listed twice: {twice}.")
 
-    algorithms = []
-    for i, a in enumerate(_require(data, "algorithms", list, "")):
-        where = f"algorithms[{i}]."
-        if not isinstance(a, dict):
-            raise ConfigError(f"algorithms[{i}] must be a table, got {a!r}.")
-        _unknown(a, {"id", "key", "label", "grid", "params", "id_by_dataset", "max_train",
-                     "max_train_by_dataset"}, f"algorithms[{i}]")
-        aid = _require(a, "id", str, where)
-        grid = {}
-        for param, values in a.get("grid", {}).items():
-            expanded = parse_values(values)
-            if not expanded:
-                raise ConfigError(f"{where}grid.{param} is empty.")
-            grid[param] = expanded
-        fixed = dict(a.get("params", {}))
-        for checked in {aid, *a.get("id_by_dataset", {}).values()}:
-            check_hyperparameters(checked, {**grid, **{k: [v] for k, v in fixed.items()}},
-                                  f"{where[:-1]} ({checked})")
-        algorithms.append(AlgorithmEntry(
-            key=a.get("key", aid), id=aid, label=a.get("label", aid), grid=grid,
-            params=dict(a.get("params", {})), id_by_dataset=dict(a.get("id_by_dataset", {})),
-            max_train=a.get("max_train"),
-            max_train_by_dataset={dataset_info(k).name: v
-                                  for k, v in a.get("max_train_by_dataset", {}).items()}))
+    algorithms = [_algorithm(a, i) for i, a in enumerate(require(data, "algorithms", list, ""))]
     keys = [a.key for a in algorithms]
     if len(set(keys)) != len(keys):
         raise ConfigError(f"algorithm keys are listed twice: {keys}; give one a distinct 'key'.")
-    reference = data.get("reference")
+    reference = optional(data, "reference", str, "")
     if reference is not None and reference not in keys:
         raise ConfigError(f"reference {reference!r} is not an algorithm key of the config "
                           f"({keys}).")
 
-    published, wtl = _published(data.get("published", {}), datasets, keys, scale)
-    figures = _figures(data.get("figures", []), datasets, algorithms)
+    published, wtl = _published(optional(data, "published", dict, "", {}), datasets, keys, scale)
+    figures = figure_specs(data.get("figures", []), datasets, algorithms)
     return ExperimentConfig(
-        id=cid, title=_require(data, "title", str, ""), source=_require(data, "source", str, ""),
+        id=cid, title=require(data, "title", str, ""), source=require(data, "source", str, ""),
         reference=reference, error=error, scale=scale, protocol=protocol,
         datasets=tuple(datasets), algorithms=tuple(algorithms), published=published,
-        published_wtl=wtl, notes=tuple(data.get("notes", ())), figures=figures, path=path)
+        published_wtl=wtl, notes=tuple(optional(data, "notes", list, "", [], str)),
+        figures=figures, path=path)
 
 
-def _figures(entries, datasets: list, algorithms: list) -> tuple:
-    if not isinstance(entries, list):
-        raise ConfigError(f"'figures' must be an array of tables ([[figures]]), got {entries!r}.")
-    names = {d.name: d.name for d in datasets} | {d.label: d.name for d in datasets}
-    columns = {a.key: a for a in algorithms}
-    out = []
-    for i, f in enumerate(entries):
-        where = f"figures[{i}]."
-        if not isinstance(f, dict):
-            raise ConfigError(f"figures[{i}] must be a table, got {f!r}.")
-        _unknown(f, {"name", "kind", "datasets", "algorithms", "algorithm", "param", "values",
-                     "grid", "params", "points", "caption"}, f"figures[{i}]")
-        kind = _require(f, "kind", str, where)
-        if kind not in FIGURE_KINDS:
-            raise ConfigError(f"{where}kind must be one of {FIGURE_KINDS}, got {kind!r}.")
-        unknown = [d for d in f.get("datasets", []) if d not in names]
-        if unknown:
-            raise ConfigError(f"{where}datasets {unknown} are not datasets of the config.")
-        spec = {"name": f.get("name", kind), "kind": kind,
-                "datasets": tuple(names[d] for d in f.get("datasets", [])),
-                "params": dict(f.get("params", {})), "caption": f.get("caption", ""),
-                "points": int(f.get("points", 20))}
-        if kind == "convergence":
-            bad = [a for a in f.get("algorithms", []) if a not in columns]
-            if bad:
-                raise ConfigError(f"{where}algorithms {bad} are not algorithm keys "
-                                  f"({list(columns)}).")
-            spec["algorithms"] = tuple(f.get("algorithms", ()))
-        else:
-            algorithm = _require(f, "algorithm", str, where)
-            param = _require(f, "param", str, where)
-            column = columns.get(algorithm)
-            values = parse_values(f["values"]) if "values" in f else list(
-                column.grid.get(param, []) if column else [])
-            if not values:
-                raise ConfigError(f"{where}values: give the values of {param!r} (the "
-                                  f"{algorithm!r} column has no grid for it).")
-            grid = {k: parse_values(v) for k, v in f["grid"].items()} if "grid" in f else {
-                k: v for k, v in (column.grid if column else {}).items() if k != param}
-            spec.update(algorithm=algorithm, param=param, values=tuple(values), grid=grid,
-                        params={**(column.params if column else {}), **spec["params"]})
-        out.append(FigureSpec(**spec))
-    stems = [f.name for f in out]
-    if len(set(stems)) != len(stems):
-        raise ConfigError(f"figure names are listed twice: {stems}; give each a distinct 'name'.")
-    return tuple(out)
+def _algorithm(a, i: int) -> AlgorithmEntry:
+    """The column ``algorithms[i]`` of the config, every field checked."""
+    where = f"algorithms[{i}]."
+    if not isinstance(a, dict):
+        raise ConfigError(f"algorithms[{i}] must be a table, got {a!r}.")
+    unknown(a, {"id", "key", "label", "grid", "params", "id_by_dataset", "max_train",
+                "max_train_by_dataset"}, f"algorithms[{i}]")
+    aid = require(a, "id", str, where)
+    grid = {}
+    for param, values in optional(a, "grid", dict, where, {}).items():
+        expanded = parse_values(values)
+        if not expanded:
+            raise ConfigError(f"{where}grid.{param} is empty.")
+        grid[param] = expanded
+    fixed = dict(optional(a, "params", dict, where, {}))
+    by_dataset = dict(optional(a, "id_by_dataset", dict, where, {}, str))
+    for checked in {aid, *by_dataset.values()}:
+        check_hyperparameters(checked, {**grid, **{k: [v] for k, v in fixed.items()}},
+                              f"{where[:-1]} ({checked})")
+    caps = optional(a, "max_train_by_dataset", dict, where, {}, int)
+    try:
+        caps = {dataset_info(k).name: v for k, v in caps.items()}
+    except ValueError as exc:
+        raise ConfigError(f"{where}max_train_by_dataset: {exc}") from None
+    return AlgorithmEntry(
+        key=optional(a, "key", str, where, aid), id=aid,
+        label=optional(a, "label", str, where, aid), grid=grid, params=fixed,
+        id_by_dataset=by_dataset, max_train=optional(a, "max_train", int, where),
+        max_train_by_dataset=caps)
 
 
 def _published(table: dict, datasets: list, keys: list, scale: float):
     labels = {d.label: d.name for d in datasets} | {d.name: d.name for d in datasets}
-    _unknown(table, {"columns", "rows", "win_tie_loss"}, "[published]")
+    unknown(table, {"columns", "rows", "win_tie_loss"}, "[published]")
     if not table:
         return {}, {}
-    columns = _require(table, "columns", list, "published.")
-    unknown = [c for c in columns if c not in keys]
-    if unknown:
-        raise ConfigError(f"published.columns {unknown} are not algorithm keys ({keys}).")
+    columns = require(table, "columns", list, "published.")
+    strangers = [c for c in columns if c not in keys]
+    if strangers:
+        raise ConfigError(f"published.columns {strangers} are not algorithm keys ({keys}).")
     out = {}
-    for j, row in enumerate(_require(table, "rows", list, "published.")):
+    for j, row in enumerate(require(table, "rows", list, "published.")):
         if not isinstance(row, list) or len(row) != len(columns) + 1:
             raise ConfigError(f"published.rows[{j}] must be [dataset, {len(columns)} values], "
                               f"got {row!r}.")
@@ -493,7 +393,7 @@ def _published(table: dict, datasets: list, keys: list, scale: float):
             out[name] = {c: parse_published(str(v), scale=scale) for c, v in zip(columns, row[1:])}
         except ConfigError as exc:
             raise ConfigError(f"published.rows[{j}] ({row[0]}): {exc}") from None
-    wtl = dict(table.get("win_tie_loss", {}))
+    wtl = dict(optional(table, "win_tie_loss", dict, "published.", {}, str))
     bad = [k for k in wtl if k not in keys]
     if bad:
         raise ConfigError(f"published.win_tie_loss keys {bad} are not algorithm keys.")

@@ -29,7 +29,6 @@ protocol's repeats for the other split schemes.
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 import warnings
@@ -45,6 +44,7 @@ from ..model_selection import convergence_curve, evaluate_fold
 from ._config import AlgorithmEntry, ExperimentConfig, load_config
 from ._data import data_record, load_data, outer_splits
 from ._manifest import build_manifest, now
+from ._rundir import write_json
 from ._runner import (
     ERROR,
     OK,
@@ -337,6 +337,6 @@ def make_figures(config, out, options: RunOptions | None = None, *, names=None, 
                                   [f"{k}: {r['source']}" for k, r in mine.items()
                                    if r.get("substituted")], started)
         manifest.update(figure=summary, finished=now())
-        stem.with_suffix(".json").write_text(json.dumps(manifest, indent=2, default=str))
+        write_json(stem.with_suffix(".json"), manifest)
         summaries.append(summary)
     return summaries

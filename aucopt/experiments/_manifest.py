@@ -12,20 +12,32 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-__all__ = ["build_manifest", "now"]
+__all__ = ["build_manifest", "config_text", "now"]
 
 
 def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=5,
+                          check=False)
+
+
 def _git_hash() -> str | None:
+    """The commit of aucopt's source checkout (``+dirty`` with local changes), else None.
+
+    Only a git repository whose top level is the directory holding the ``aucopt``
+    package is aucopt's own: an installed copy (in ``site-packages``, perhaps inside
+    some project's repository) has no commit of its own and gets no stamp.
+    """
     root = Path(__file__).resolve().parents[2]
     try:
-        res = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
-                             text=True, timeout=5, check=False)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                               cwd=root, capture_output=True, text=True, timeout=5, check=False)
+        top = _git(root, "rev-parse", "--show-toplevel")
+        if top.returncode != 0 or Path(top.stdout.strip()).resolve() != root:
+            return None
+        res = _git(root, "rev-parse", "HEAD")
+        dirty = _git(root, "status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return None
     if res.returncode != 0:
@@ -71,14 +83,25 @@ def _display_path(path) -> str:
         return str(path)
 
 
+def config_text(config) -> tuple[str, str | None]:
+    """The text of a config's file and its SHA-256 (``("", None)`` for a config built in memory).
+
+    Returns
+    -------
+    (text, sha256) : tuple
+    """
+    text = Path(config.path).read_text(encoding="utf-8") if config.path else ""
+    return text, hashlib.sha256(text.encode()).hexdigest() if text else None
+
+
 def build_manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
               substitutions, started) -> dict:
-    text = Path(config.path).read_text(encoding="utf-8") if config.path else ""
+    text, sha256 = config_text(config)
     return {
         "config": config.id,
         "title": config.title,
         "config_path": _display_path(config.path),
-        "config_sha256": hashlib.sha256(text.encode()).hexdigest() if text else None,
+        "config_sha256": sha256,
         "config_toml": text,
         "fingerprint": fingerprint,
         "mode": "smoke" if options.smoke else "full",

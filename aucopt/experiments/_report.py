@@ -11,14 +11,17 @@ report gives
 * ours versus published, cell by cell, with the difference and ``!`` where
   ``|ours - published| >`` the published std (or standard error);
 * what could not be run (datasets that could not be had, algorithms not yet
-  registered, failed cells) and, in smoke mode, the data substitutions.
+  registered, failed cells, cells with fewer runs than the protocol) and, in
+  smoke mode, the data substitutions.
+
+Only the runs of the protocol the manifest records are averaged (its repeats
+and folds), so the protocol the report states is the one of every number in it.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import json
 import math
 import tomllib
 from pathlib import Path
@@ -26,7 +29,9 @@ from pathlib import Path
 import numpy as np
 
 from ..model_selection import BETTER, WORSE, paired_ttest
+from ..utils._atomic import write_atomic
 from ._config import _build
+from ._rundir import MANIFEST, read_manifest
 
 __all__ = ["build_report", "write_report", "summarise_run"]
 
@@ -41,11 +46,20 @@ def _fmt(x, digits=4, signed=False) -> str:
 
 
 def _load_run(run_dir: Path):
-    manifest = json.loads((run_dir / "manifest.json").read_text())
+    manifest = read_manifest(run_dir / MANIFEST)
     config = _build(tomllib.loads(manifest["config_toml"]), manifest.get("config_path", ""))
     with (run_dir / "results.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
-    return manifest, config, rows
+    repeats = manifest["protocol"]["repeats"]  # rows of more repeats are not of this protocol
+    return manifest, config, [r for r in rows if r.get("repeat", "") == ""
+                              or int(r["repeat"]) < repeats]
+
+
+def _planned_runs(manifest, config, dataset: str) -> int:
+    """Runs per cell of ``dataset`` under the manifest's protocol."""
+    p = manifest["protocol"]
+    kfold = p["kind"] == "kfold" and config.dataset(dataset).test_set is None
+    return p["repeats"] * (p["folds"] if kfold else 1)
 
 
 def summarise_run(run_dir) -> tuple[dict, object, list[dict]]:
@@ -87,8 +101,12 @@ def summarise_run(run_dir) -> tuple[dict, object, list[dict]]:
                    "auc_mean": math.nan, "auc_error": math.nan, "difference": math.nan,
                    "exceeds": False, "message": ""}
             bad = [r for r in cell if r["status"] != "ok"]
+            planned = _planned_runs(manifest, config, d)
             if aucs.size:
                 rec["status"] = "ok" if not bad else f"ok ({len(bad)} failed)"
+                if aucs.size + len(bad) < planned:
+                    rec["message"] = (f"{aucs.size} of the protocol's {planned} runs (run the "
+                                      "experiment into this directory again to add the others)")
                 rec["auc_mean"] = float(aucs.mean())
                 sd = float(aucs.std(ddof=1)) if aucs.size > 1 else math.nan
                 rec["auc_error"] = sd / math.sqrt(aucs.size) if stderr else sd
@@ -139,8 +157,9 @@ def _markdown(run_dir: Path) -> str:
                  + (f" x {p['folds']} folds" if p["kind"] == "kfold" else "")
                  + f" = {runs} runs per cell, seed {p['seed']}; paper: "
                  f"{config.protocol.runs} runs. Mode: **{manifest['mode']}**. aucopt "
-                 f"{manifest['versions'].get('aucopt')}, git {manifest.get('git')}, "
-                 f"finished {manifest.get('finished', 'not finished')}.")
+                 f"{manifest['versions'].get('aucopt')}"
+                 + (f", git {manifest['git']}" if manifest.get("git") else "")
+                 + f", finished {manifest.get('finished', 'not finished')}.")
     if smoke:
         lines += ["", "> **SMOKE RUN**: tiny grids, one repeat, 2 folds, 300 rows; datasets "
                       "that are not bundled are replaced by synthetic stand-ins. The numbers "
@@ -224,7 +243,8 @@ def _problems(manifest, records) -> list[str]:
     for r in records:
         if r["message"] and r["status"] not in ("algorithm-not-available",
                                                 "dataset-unavailable"):
-            out.append(f"- {r['dataset']} / {r['algorithm']}: {r['status']}: {r['message']}")
+            status = "" if r["status"] == "ok" else f"{r['status']}: "
+            out.append(f"- {r['dataset']} / {r['algorithm']}: {status}{r['message']}")
     return out
 
 
@@ -249,9 +269,9 @@ def _csv(run_dir: Path) -> list[dict]:
 
 
 def _run_dirs(path: Path) -> list[Path]:
-    if (path / "manifest.json").exists():
+    if (path / MANIFEST).exists():
         return [path]
-    runs = sorted(p.parent for p in path.glob("*/manifest.json"))
+    runs = sorted(p.parent for p in path.glob(f"*/{MANIFEST}"))
     if not runs:
         raise FileNotFoundError(f"{path} holds no experiment results (no manifest.json in it or "
                                 "in its subdirectories); run 'aucopt experiment run' first.")
@@ -296,6 +316,4 @@ def write_report(run_dir, fmt="md") -> Path:
     -------
     Path
     """
-    target = Path(run_dir) / f"report.{fmt}"
-    target.write_text(build_report(run_dir, fmt))
-    return target
+    return write_atomic(Path(run_dir) / f"report.{fmt}", build_report(run_dir, fmt))

@@ -4,11 +4,14 @@ A *cell* is one (dataset, algorithm, repeat, fold). Finished cells are appended,
 one JSON line each, to ``OUT/cells.jsonl`` as soon as they finish, so an
 interrupted run loses at most the cells in flight; a second run with the same
 ``OUT`` keeps the finished cells and skips them (cells that failed, or whose
-algorithm or dataset was not available, are tried again). At the end the runner
+algorithm or dataset was not available, are tried again). It may add datasets,
+algorithms and repeats to the directory; a rerun with another protocol, another
+text of the config or fewer repeats than the directory holds is refused
+(:func:`~aucopt.experiments._rundir.check_resume`). At the end the runner
 writes ``results.csv`` (tidy rows: ``dataset, algorithm, repeat, fold, auc,
 fit_seconds``, the status and every chosen hyperparameter as ``param_<name>``),
 ``manifest.json`` (versions, seeds, git hash, machine, BLAS settings, data
-sources and substitutions) and ``report.md``.
+sources and substitutions) and ``report.md``, each written atomically.
 
 Smoke mode (``smoke=True``) never uses the network or a mirror: it runs at most
 two datasets per config on 300 rows, the bundled german.numer where the config
@@ -21,8 +24,10 @@ Reduced protocols (``max_grid_points``, ``inner_folds``, ``repeats``, ``folds``)
 trade fidelity for time when the paper's protocol does not fit a time budget:
 ``max_grid_points=N`` keeps at most N values of every grid parameter, evenly
 spaced over the paper's list by position with both ends kept
-(:func:`thin_grid`); the options are part of the run's fingerprint and are
-recorded in the manifest, so a reduced run is never mistaken for a full one.
+(:func:`thin_grid`). The options are recorded in the manifest, so a reduced run is
+never mistaken for a full one; ``max_grid_points``, ``inner_folds`` and ``folds`` are
+part of the run's fingerprint, and ``repeats`` may only grow from one run into a
+directory to the next (more repeats extend the run).
 """
 
 from __future__ import annotations
@@ -44,7 +49,8 @@ from ..model_selection import evaluate_fold
 from ..utils._atomic import replaced_on_success
 from ._config import ExperimentConfig, load_config
 from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
-from ._manifest import build_manifest, now
+from ._manifest import build_manifest, config_text, now
+from ._rundir import MANIFEST, check_resume, fingerprint, read_cells, read_manifest, write_json
 from ._values import fraction
 
 __all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "search_grid", "SMOKE_ROWS"]
@@ -54,7 +60,7 @@ logger = logging.getLogger(__name__)
 SMOKE_DATASETS = 2
 OK, ERROR = "ok", "error"
 NOT_AVAILABLE, UNAVAILABLE = "algorithm-not-available", "dataset-unavailable"
-CELLS, RESULTS, MANIFEST, REPORT = "cells.jsonl", "results.csv", "manifest.json", "report.md"
+CELLS, RESULTS, REPORT = "cells.jsonl", "results.csv", "report.md"
 FIRST_COLUMNS = ["dataset", "algorithm", "repeat", "fold", "auc", "fit_seconds", "status",
                  "algorithm_id", "seed", "n_train", "n_test", "data_source", "preprocessing",
                  "binarize", "message", "warnings"]
@@ -293,31 +299,6 @@ def _cell_key(row) -> tuple:
 # --------------------------------------------------------------------------- the run
 
 
-def _fingerprint(config, protocol, options) -> dict:
-    out = {"config": config.id, "smoke": bool(options.smoke), "kind": protocol.kind,
-           "folds": protocol.folds, "inner_folds": protocol.inner_folds,
-           "test_size": protocol.test_size, "ratios": list(protocol.ratios),
-           "seed": protocol.seed, "binarize_seed": protocol.binarize_seed}
-    if protocol.max_fpr is not None:  # runs by partial AUC do not resume runs by AUC
-        out["max_fpr"] = protocol.max_fpr
-    if options.max_grid_points is not None and not options.smoke:
-        out["max_grid_points"] = int(options.max_grid_points)
-    return out
-
-
-def _read_cells(path: Path) -> list[dict]:
-    if not path.exists():
-        return []
-    rows = []
-    for line in path.read_text().splitlines():
-        if line.strip():
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:  # a line cut by an interrupted run
-                continue
-    return rows
-
-
 def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> dict:
     """Run (or resume) a config and write results, manifest and report to ``out``.
 
@@ -326,7 +307,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
     config : str, Path or ExperimentConfig
         A config id, a TOML path or a loaded config.
     out : str or Path
-        Output directory (created). Reusing it resumes the run.
+        Output directory (created). Reusing it resumes the run (see the module docstring).
     options : RunOptions, optional
     **kwargs
         Fields of :class:`RunOptions` (override ``options``).
@@ -346,21 +327,18 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
     out = Path(out)
     protocol = effective_protocol(config, options)
     datasets, algorithms = _select(config, options)
-    fingerprint = _fingerprint(config, protocol, options)
+    marks = fingerprint(config, protocol, options)
     out.mkdir(parents=True, exist_ok=True)
     manifest_path = out / MANIFEST
-    previous = {}
-    if manifest_path.exists():
-        previous = json.loads(manifest_path.read_text())
-        old = previous.get("fingerprint")
-        if old != fingerprint:
-            raise ValueError(f"{out} holds results of a different run ({old}); this run is "
-                             f"{fingerprint}. Use another --out directory.")
+    previous = read_manifest(manifest_path) if manifest_path.exists() else {}
+    done = [r for r in read_cells(out / CELLS) if r.get("status") == OK]
+    check_resume(out, previous, done, fingerprint=marks, config_sha256=config_text(config)[1],
+                 repeats=protocol.repeats)
     started = now()
     registered = set(list_algorithms())
-    done = [r for r in _read_cells(out / CELLS) if r.get("status") == OK]
     finished = {_cell_key(r) for r in done}
-    with (out / CELLS).open("w") as fh:  # keep only finished cells; retry the rest
+    # keep only finished cells (retry the rest); a failed write leaves the old file whole
+    with replaced_on_success(out / CELLS) as tmp, tmp.open("w") as fh:
         fh.writelines(json.dumps(r) + "\n" for r in done)
 
     data_records, status_rows, tasks = {}, [], []
@@ -403,7 +381,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                               "max_train": a.max_train_for(entry.name),
                               "max_fpr": protocol.max_fpr})
 
-    manifest = build_manifest(config, options, protocol, fingerprint, data_records, algorithms,
+    manifest = build_manifest(config, options, protocol, marks, data_records, algorithms,
                          registered, substitutions, started)
     if not options.smoke:
         manifest["grids_used"] = {
@@ -429,7 +407,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
         "why": "smoke mode runs at most two datasets" if options.smoke and not options.datasets
         else "--datasets / --algorithms",
     }
-    manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+    write_json(manifest_path, manifest)
 
     counts = {"ok": 0, "errors": 0}
     show = sys.stdout.isatty() if options.progress is None else options.progress
@@ -445,7 +423,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                 logger.warning("%s / %s / r%s f%s: %s", row["dataset"], row["algorithm"],
                                row["repeat"], row["fold"], row["message"])
 
-    rows = _read_cells(out / CELLS) + status_rows
+    rows = read_cells(out / CELLS) + status_rows
     _write_csv(rows, out / RESULTS)
     summary = {
         "out": str(out), "cells": len(tasks) + skipped, "run": len(tasks), "skipped": skipped,
@@ -457,7 +435,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
         "not_selected": manifest["not_selected"],
     }
     manifest.update(finished=now(), summary=summary)
-    manifest_path.write_text(json.dumps(manifest, indent=2, default=str))
+    write_json(manifest_path, manifest)
     from ._report import write_report
 
     write_report(out)
