@@ -182,12 +182,14 @@ def test_a_preconditioned_fit_whose_coef_squares_overflow_saves_and_loads(algori
 @pytest.mark.parametrize("weight", [1e154, 1e300, 1e-160])
 @pytest.mark.parametrize("algorithm, params", [("sparse-kernel", {}), ("pauc-sopa", {"eta": 0.05}),
                                                ("pauc-sopa-s", {"eta": 0.05}),
-                                               ("pauc-sota-s", {"eta": 0.05})])
+                                               ("pauc-sota-s", {"eta": 0.05}),
+                                               ("pauc-1pmb", {"eta": 0.05}),
+                                               ("pauc-2pmb", {"eta": 0.05})])
 def test_weights_of_any_common_scale_give_the_unweighted_model(algorithm, params, weight):
     """These objectives divide the weighted pair sum by the product of the class weight
     sums, which overflowed (or underflowed) beyond 1e154: sparse-kernel's model was constant
     (AUC 0.5) without a word, or a ZeroDivisionError; the partial-AUC steps were all 0 (a
-    zero model and a warning that blamed the features), or a divergence. Each class's
+    zero model and a warning that blamed the features), NaN, or a divergence. Each class's
     weights are now brought to a sum near 1 first, by a power of two."""
     X, y = aucopt.datasets.make_auc_problem(n_samples=300, n_features=5, random_state=0)
     plain = aucopt.make(algorithm, random_state=0, **params).fit(X, y)
@@ -195,3 +197,15 @@ def test_weights_of_any_common_scale_give_the_unweighted_model(algorithm, params
         X, y, sample_weight=np.full(len(y), weight))
     np.testing.assert_allclose(heavy.decision_function(X), plain.decision_function(X),
                                rtol=1e-8, atol=1e-8)
+
+
+def test_a_heavy_chunk_of_a_pauc_stream_leaves_a_finite_model():
+    """1PMB's weighted pair w_i w_j overflowed for weights 1e200: partial_fit returned with
+    a NaN iterate, which scored NaN, could not be saved and failed every later chunk."""
+    X, y = aucopt.datasets.make_auc_problem(300, 8, random_state=3)
+    est = aucopt.make("pauc-1pmb", random_state=0)
+    for start in range(0, 150, 50):
+        est.partial_fit(X[start:start + 50], y[start:start + 50], classes=[-1, 1])
+    est.partial_fit(X[150:200], y[150:200], sample_weight=np.full(50, 1e200))
+    assert np.isfinite(est.decision_function(X)).all()
+    est.partial_fit(X[200:250], y[200:250])

@@ -1,12 +1,13 @@
-"""Divergence detection shared by all iterative kernels.
+"""Divergence detection shared by all iterative kernels, and the scaling of weight sums.
 
 A kernel returns ``OK`` or ``DIVERGED``; the Python layer turns ``DIVERGED``
 into an error that names the step-size parameter to lower.
 """
 
+import numpy as np
 from numba import njit
 
-__all__ = ["OK", "DIVERGED", "EXPLODE_LIMIT", "TINY_SQNORM", "exploding"]
+__all__ = ["OK", "DIVERGED", "EXPLODE_LIMIT", "TINY_SQNORM", "exploding", "unit_power"]
 
 OK = 0
 DIVERGED = 1
@@ -34,3 +35,25 @@ def exploding(value):
     bool
     """
     return not (abs(value) <= EXPLODE_LIMIT)
+
+
+@njit(cache=True, nogil=True)
+def unit_power(total):
+    """Return the power of two ``f`` that brings the positive ``total`` into [1, 2).
+
+    A weighted pair mean ``sum_ij w_i w_j L_ij / (W_+ W_-)`` computed with each class's
+    weights times its ``f`` (and its sum with them) gives the same bits, as products
+    and quotients by powers of two are exact, while ``w_i w_j`` and ``W_+ W_-`` stay
+    normal numbers whatever the weights' common scale (beyond 1e154 they overflowed,
+    below 1e-154 they vanished).
+
+    Parameters
+    ----------
+    total : float
+        A sum of positive weights.
+
+    Returns
+    -------
+    float
+    """
+    return 2.0 ** -np.floor(np.log2(total))

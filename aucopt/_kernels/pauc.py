@@ -41,7 +41,7 @@ import numpy as np
 from numba import njit
 
 from ._buffers import HINGE, pair_loss_derivative
-from ._checks import DIVERGED, OK, exploding
+from ._checks import DIVERGED, OK, exploding, unit_power
 from ._schedules import step_size
 from ._slots import class_slots, slot_axpy, slot_dot, slot_store
 from ._state import ANY, F64, I64, D, Dim
@@ -174,7 +174,10 @@ def _batch_step(st, slots, work, hp, t):
     total_n = 0.0
     for r in range(k):
         total_n += wn[top[r]]
-    norm = 1.0 / (total_p * total_n)
+    # the weighted pair mean with each class's weight sum brought into [1, 2) (the same bits;
+    # weights beyond 1e154 made w_i w_j infinite and the iterate NaN, below 1e-154 zero)
+    f_pos, f_neg = unit_power(total_p), unit_power(total_n)
+    norm = 1.0 / ((total_p * f_pos) * (total_n * f_neg))
     for i in range(n_pos):
         cp[i] = 0.0
     for j in range(n_neg):
@@ -184,7 +187,8 @@ def _batch_step(st, slots, work, hp, t):
             continue
         for r in range(k):
             j = top[r]
-            g = pair_loss_derivative(hp.loss, sp[i] - sn[j]) * wp[i] * wn[j] * norm
+            g = (pair_loss_derivative(hp.loss, sp[i] - sn[j]) * (wp[i] * f_pos)
+                 * (wn[j] * f_neg) * norm)
             cp[i] += g
             cn[j] -= g
     t += 1

@@ -64,7 +64,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._checks import DIVERGED, OK, exploding
+from ._checks import DIVERGED, OK, exploding, unit_power
 from ._slots import class_slots, slot_axpy, slot_dot, with_sparse_twin
 from ._state import ANY, F64, I64, D, Dim
 from .pauc import NEG, POS, batch_length, store_row
@@ -295,9 +295,9 @@ def _dro_step(st, slots, work, dro, t):
         _cvar_weights(st, sp, sn, n_pos, n_neg, dro, total_n, scaled, top)
     else:
         _kl_weights(st, sp, sn, n_pos, n_neg, dro, total_n, total_p, scaled, top)
-    # the weighted pair mean: each class's weights times a power of two that brings their sum
-    # into [1, 2) (the same bits; beyond 1e154 the product of the sums overflowed, no step)
-    f_pos, f_neg = 2.0 ** -np.floor(np.log2(total_p)), 2.0 ** -np.floor(np.log2(total_n))
+    # the weighted pair mean with each class's weight sum brought into [1, 2) (the same bits;
+    # beyond 1e154 the product of the sums overflowed, and no step was made)
+    f_pos, f_neg = unit_power(total_p), unit_power(total_n)
     norm = 1.0 / ((total_p * f_pos) * (total_n * f_neg))
     for i in range(n_pos):
         factor = top[i] * (wp[i] * f_pos) * norm

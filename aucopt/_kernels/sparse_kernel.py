@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ._checks import DIVERGED, OK, exploding
+from ._checks import DIVERGED, OK, exploding, unit_power
 from ._clock import past
 from ._rows import row_dot, row_to_dense
 from ._state import BOOL, F64, I64, D, Dim
@@ -323,10 +323,9 @@ def sparse_kernel_fit(basis_idx, beta, sq, xrow, inv2s2, data, indices, indptr, 
             w_pos += weight[i]
         else:
             w_neg += weight[i]
-    # each class's weights times a power of two that brings their sum into [1, 2): every
-    # term below is a product with ``scale``, so the pair mean is the same bits, and the
-    # product of two weights stays a normal number whatever their scale (1e154 overflowed)
-    f_pos, f_neg = 2.0 ** -np.floor(np.log2(w_pos)), 2.0 ** -np.floor(np.log2(w_neg))
+    # each class's weights brought to a sum in [1, 2) (every term below is a product with
+    # ``scale``: the same bits, with no overflow of w_i w_j whatever their scale)
+    f_pos, f_neg = unit_power(w_pos), unit_power(w_neg)
     for i in range(n):
         weight[i] *= f_pos if y[i] > 0 else f_neg
     w_pos, w_neg = w_pos * f_pos, w_neg * f_neg
