@@ -160,6 +160,8 @@ def ftrl_auc_epoch(pack, dots, counts, data, indices, indptr, y, order, hp, t, l
         t += 1
         for k in range(lo, hi):
             j, x = row_entry(k, data, indices, indptr, i)
+            if x == 0.0:  # no step along j: a zero of a dense row, or one stored in a CSR
+                continue  # row, is an absent entry (w_j is not formed again under a new alpha)
             gj = g * x
             n_old = pack[j, N]
             n_new = n_old + gj * gj
