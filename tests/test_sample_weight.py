@@ -118,3 +118,14 @@ def test_weights_normalised_to_sum_1_precondition_as_unit_weights(algorithm, par
     assert scales[0] != 1.0  # the preconditioner set the scales
     np.testing.assert_allclose(unit.decision_function(X), ones.decision_function(X),
                                rtol=1e-6, atol=1e-9)
+
+
+def test_a_scalar_zero_weight_is_a_chunk_without_step_as_zeros_are():
+    """sample_weight=0.0 on a later chunk was refused ('at least one non-zero number') while
+    an array of zeros is documented as a chunk that makes no step."""
+    X, y = _data()
+    est = _model("spam-l2").partial_fit(X[:40], y[:40], classes=[-1, 1])
+    before, t = est.decision_function(X), est.t_
+    est.partial_fit(X[40:], y[40:], sample_weight=0.0)
+    assert est.t_ == t
+    np.testing.assert_array_equal(est.decision_function(X), before)

@@ -173,3 +173,34 @@ def test_an_int_beyond_int64_is_a_number():
         model.learn_one({"a": 10**400, "b": 1.0}, False)
     with pytest.raises(TypeError, match="feature values must be numbers"):
         model.learn_one({"a": "1.5"}, False)
+
+
+@pytest.mark.parametrize("frame", [{"a": ["1.5", "-0.5"], "b": [2.0, 0.1]},
+                                   {"a": [0.3, -1.0], "b": ["2", None]}])
+def test_learn_many_refuses_text_as_learn_one_does(frame):
+    """pandas read the strings of a DataFrame as numbers: learn_many and predict_proba_many
+    learnt from and scored '1.5', which learn_one refuses."""
+    import pandas as pd
+
+    model = AUCClassifier("spam-l2", seed=0)
+    model.learn_one({"a": 0.3, "b": -1.0}, True)
+    model.learn_one({"a": -0.2, "b": 0.5}, False)
+    t = model.estimator.t_
+    X = pd.DataFrame(frame)
+    with pytest.raises(TypeError, match="feature values must be numbers; column"):
+        model.learn_many(X, pd.Series([True, False]))
+    with pytest.raises(TypeError, match="feature values must be numbers; column"):
+        model.predict_proba_many(X)
+    assert model.estimator.t_ == t
+    ok = pd.DataFrame({"a": [0.1, None], "b": [1, 2]}, dtype=object)  # numbers as objects
+    model.learn_many(ok, pd.Series([True, False]))
+
+
+def test_learn_many_names_a_missing_label_of_a_nullable_series():
+    """A 'boolean' label series holding NA failed in pandas ('boolean value of NA is
+    ambiguous') instead of the classifier's own message."""
+    import pandas as pd
+
+    X = pd.DataFrame({"a": [1.0, 2.0], "b": [0.5, -1.0]})
+    with pytest.raises(ValueError, match="labels must be True/False .* got <NA>"):
+        AUCClassifier("spam-l2").learn_many(X, pd.Series([True, None], dtype="boolean"))

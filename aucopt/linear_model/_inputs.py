@@ -76,13 +76,13 @@ def _sum_duplicates(out):
 
 
 def _all_zero(sample_weight, n: int) -> bool:
-    """Whether ``sample_weight`` is ``n`` numbers that are all 0 (anything else: False, for
-    the checks of ``_weigh`` to judge)."""
+    """Whether ``sample_weight`` is ``n`` numbers, or one number for every row, that are all
+    0 (anything else: False, for the checks of ``_weigh`` to judge)."""
     try:
         weights = np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError):
         return False
-    return weights.shape == (n,) and not weights.any()
+    return weights.shape in ((n,), ()) and not weights.any()
 
 
 class InputChecks:

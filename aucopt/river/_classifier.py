@@ -13,12 +13,12 @@ from river import base
 from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows, first_non_finite_row, non_finite_message
 from ._columns import ColumnMap, feature_axes, grow_state
+from ._labels import signed_label, signed_labels
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
 
 # signed labels of one row, shared by every call (the kernels only read them); 1 and 0 hash
 # as True and False, -1 is the negative label of the scikit-learn convention
-_SIGNED = {True: np.ones(1), False: -np.ones(1), -1: -np.ones(1)}
 _CLASSES = np.array([False, True])
 _PROBE_WIDTHS = (3, 5)
 _MIN_WIDTH = 8
@@ -192,7 +192,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         y : bool
             ``True`` (or 1) for the positive class, ``False`` (0 or -1) for the other.
         """
-        signed = _signed_label(y)
+        signed = signed_label(y)
         if self._one_class:
             self._check_order(signed)
         columns = self._map.columns
@@ -219,19 +219,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         y : pandas.Series
             Boolean labels.
         """
-        labels = np.asarray(y)
-        if labels.ndim != 1 or labels.shape[0] != len(X):
-            raise ValueError(f"learn_many needs one label per row: X has {len(X)} rows, y "
-                             f"{labels.shape[0] if labels.ndim == 1 else labels.shape} labels.")
-        if labels.dtype != bool:
-            try:
-                ok = np.isin(labels, (-1, 0, 1)).all()
-            except TypeError:
-                ok = False
-            if not ok:
-                bad = next(v for v in labels.tolist() if v not in (-1, 0, 1))
-                raise ValueError(_label_message(bad))
-        signed = np.where(labels > 0, 1.0, -1.0)
+        signed = signed_labels(y, len(X))
         if len(X) == 0:
             return
         known = len(self._map.columns)
@@ -468,26 +456,3 @@ def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
         states[width] = est._state
     return feature_axes(states)
 
-
-def _signed_label(y) -> np.ndarray:
-    """Return the River label ``y`` as the kernels' one-row label (+1 for True or 1, -1 for
-    False, 0 or -1); refuse any other label."""
-    try:
-        signed = _SIGNED.get(y)
-    except TypeError:  # unhashable
-        signed = None
-    if signed is None:
-        raise ValueError(_label_message(y))
-    return signed
-
-
-def is_positive(y) -> bool:
-    """Return whether the River label ``y`` is the positive class (True or 1; False, 0 and
-    -1 are the other); refuse any other label."""
-    return bool(_signed_label(y)[0] > 0)
-
-
-def _label_message(y) -> str:
-    return (f"AUCClassifier is a binary River classifier: labels must be True/False (or 1/0, "
-            f"or 1/-1); "
-            f"got {y!r}. Map the labels first, e.g. y == 'yes' or y > 0.")

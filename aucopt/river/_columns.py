@@ -58,6 +58,20 @@ def _big_ints(listed: list, values: np.ndarray) -> np.ndarray:
     return values
 
 
+def _refuse_strings(frame) -> None:
+    """Refuse a DataFrame column of text (``"1.5"`` included): pandas would read it as a
+    number, where ``learn_one`` refuses it."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    for name, column in frame.items():
+        if is_numeric_dtype(column.dtype) or is_bool_dtype(column.dtype):
+            continue
+        text = next((v for v in column if isinstance(v, str | bytes)), None)
+        if text is not None:
+            raise TypeError(f"feature values must be numbers; column {name!r} holds "
+                            f"{text!r}. {_NUMERIC_HINT}")
+
+
 def _same_types(keys: tuple, others: tuple) -> bool:
     """Whether the equal names ``keys`` and ``others`` are of the same types one by one: the
     hash tells ``1``, ``1.0`` and ``True`` apart, although they are equal."""
@@ -229,6 +243,7 @@ class ColumnMap:
         """
         cols = [self._column(name, grow) for name in X.columns]
         keep = [i for i, c in enumerate(cols) if c is not None]
+        _refuse_strings(X.iloc[:, keep])
         try:
             dense = X.iloc[:, keep].to_numpy(dtype=np.float64, na_value=0.0)
         except (TypeError, ValueError) as exc:

@@ -7,7 +7,7 @@ from numbers import Integral
 
 from ..metrics import StreamingROCAUC
 from ..utils._param_validation import Interval, validate_parameter_constraints
-from ._classifier import is_positive
+from ._labels import is_positive
 from ._metrics import ExactRollingROCAUC
 
 __all__ = ["prequential"]
