@@ -321,6 +321,19 @@ def test_bad_partitions_are_named(client):
     assert seq.t_ > 0  # one class per chunk is fine for partial_fit
 
 
+def test_sequential_warns_on_the_client_of_a_stream_sorted_by_label(client):
+    """partial_fit warned on the worker that ran the partition: the user, on the client,
+    was not told that the stream was sorted by label (one-pass learners then rank badly)."""
+    from aucopt.exceptions import OrderedStreamWarning
+
+    X, y = _problem(n=2400)
+    order = np.argsort(y, kind="stable")
+    with pytest.warns(OrderedStreamWarning, match=r"partition \d+: .*looks sorted by label"):
+        seq = ad.fit(aucopt.make("spam-l2"), *_dask(X[order], y[order], chunk=600),
+                     strategy="sequential")
+    assert "_worker_warnings" not in vars(seq)
+
+
 def test_unavailable_strategies_and_missing_client():
     X, y = _problem()
     with pytest.raises(ValueError, match="batch solver"):

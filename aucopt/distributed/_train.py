@@ -7,6 +7,7 @@ except ``sequential``, whose state is the estimator itself travelling along.
 from __future__ import annotations
 
 import logging
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
@@ -93,12 +94,20 @@ def statistics(est, stats, classes, n_features):
 
 
 # ------------------------------------------------------------------ sequential
+_CAUGHT = "_worker_warnings"  # the warnings of the steps, carried by the estimator
+
+
 def _on_partial_fit(est, X, y, classes, k):
     try:
-        return est.partial_fit(as_block(X, k), np.asarray(y), classes=classes)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = est.partial_fit(as_block(X, k), np.asarray(y), classes=classes)
     except ValueError as exc:  # (a DivergenceError stays one)
         kind = DivergenceError if isinstance(exc, DivergenceError) else ValueError
         raise kind(f"partition {k}: {exc}") from exc
+    est.__dict__.setdefault(_CAUGHT, []).extend((k, str(w.message), w.category)
+                                                for w in caught)
+    return est
 
 
 def sequential(client, est, xs, ys, classes, progress=False):
@@ -106,14 +115,18 @@ def sequential(client, est, xs, ys, classes, progress=False):
 
     Each step runs where its partition is; only the model state travels. The
     result equals ``for X_k, y_k in parts: est.partial_fit(X_k, y_k, classes)``
-    bit for bit.
+    bit for bit, and the warnings of the steps (a stream sorted by label, a step
+    calibrated again) are issued again on the client, where the user sees them.
     """
     import dask
 
     step = dask.delayed(_on_partial_fit, pure=True)
     for k, (x, y) in enumerate(zip(xs, ys)):
         est = step(est, x, y, classes, k)
-    return compute(client, est, progress)
+    est = compute(client, est, progress)
+    for k, message, category in est.__dict__.pop(_CAUGHT, []):
+        warnings.warn(f"partition {k}: {message}", category, stacklevel=3)
+    return est
 
 
 # --------------------------------------------------------------------- average
