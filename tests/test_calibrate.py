@@ -141,7 +141,7 @@ def test_leaving_the_ladder_early_chooses_as_the_whole_ladder(monkeypatch, algor
     X = (X - X.mean(0)) / X.std(0)
     spec, params = get_algorithm(algorithm_id), aucopt.make(algorithm_id).get_params()
     step, trials = calibrate_step(spec, params, as_rows(X), y)
-    monkeypatch.setattr("aucopt.algorithms._calibrate._past_the_best", lambda *args: False)
+    monkeypatch.setattr("aucopt.algorithms._calibrate.past_the_best", lambda *args: False)
     whole, every = calibrate_step(spec, params, as_rows(X), y)
     assert step == whole
     assert set(trials) < set(every)  # fewer runs
@@ -381,3 +381,18 @@ def test_a_stream_chunk_is_not_held_out_as_a_whole_training_set(monkeypatch):
     monkeypatch.setattr(spam, "HELD_OUT", 0.0)
     learned = aucopt.make("spam-l2", max_iter=1).fit(X, y).eta0_
     assert streamed == learned != held_out
+
+
+def test_a_backed_off_step_is_the_best_of_the_rungs_below():
+    """SOPA's safety rung landed on the worst objective of the ladder (0.49 between 0.29 below
+    and 0.26 above): eta_ 0.167 and a test AUC of 0.65, where every lower rung fits at about
+    0.92. The step backed off to is now chosen among the rungs at or below it."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = make_classification(300, 6, n_informative=4, n_classes=3, random_state=0)
+    y = (y == 1).astype(int)
+    train, test = list(StratifiedKFold(3).split(X, y))[2]
+    est = aucopt.make("pauc-sopa", random_state=0).fit(X[train], y[train])
+    assert est.eta_ < 0.1
+    assert est.score(X[test], y[test]) > 0.85

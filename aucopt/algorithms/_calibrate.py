@@ -50,6 +50,7 @@ from ._objectives import (
     univariate_loss,
 )
 from ._spec import RowData
+from ._step_choice import chosen_step, near_steps, past_the_best, scale_free
 from ._time_budget import deadline_of
 
 __all__ = [
@@ -342,33 +343,6 @@ def _brief_run(spec, params, rows, y, passes, start, scored=None) -> float:
     return value if np.isfinite(value) else np.inf
 
 
-def _scale_free(spec) -> bool:
-    return bool(getattr(spec.calibration.objective, "scale_free", False))
-
-
-def _near(trials: dict, tolerance: float = TOLERANCE) -> list[float]:
-    """Return the steps whose objective is within ``tolerance`` of the lowest, in order."""
-    finite = {k: v for k, v in trials.items() if np.isfinite(v)}
-    if not finite:
-        return []
-    low = min(finite.values())
-    return sorted(k for k, v in finite.items() if v <= low + tolerance * abs(low))
-
-
-def _past_the_best(trials: dict, tolerance: float = TOLERANCE) -> bool:
-    """Whether the two largest steps tried are both out of reach of the best so far.
-
-    The ladder is climbed from its smallest step; once two steps in a row are neither
-    finite nor within :data:`TOLERANCE` of the lowest objective, the objective has
-    risen twice past its minimum and larger steps cannot change the choice. Not for a
-    ``scale_free`` objective: it is flat over the steps too small to leave the first
-    direction, can rise past them and fall again at steps large enough to converge
-    (SOLAM on 1% positives: 0.171, 0.181, 0.187, then 0.163 at 64 times the first step).
-    """
-    near = _near(trials, tolerance)
-    return len(trials) >= 3 and bool(near) and near[-1] < sorted(trials)[-2]
-
-
 def brief_updates(n_samples: int, passes: int, stream: bool = False) -> int:
     """Return the updates of one brief run for a run of ``passes`` over ``n_samples`` rows.
 
@@ -388,7 +362,7 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
 
     The ladder is climbed from its smallest step and, unless the objective is
     ``scale_free``, left once the objective has risen twice past its minimum
-    (:func:`_past_the_best`); then it is extended by up to
+    (:func:`~aucopt.algorithms._step_choice.past_the_best`); then it is extended by up to
     :data:`MAX_EXTEND` steps beyond an end while the best step is at that end. Under
     ``max_time`` (the budget of the estimator call in progress,
     :func:`~aucopt.algorithms._time_budget.deadline_of`) no step is tried once it is spent.
@@ -425,7 +399,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         scale rule then applies). Otherwise the smallest step tried whose objective
         after a brief run is within the calibration's ``tolerance`` (relative) of the
         lowest; for a ``scale_free`` objective (see :func:`regularised`) the middle one
-        of those steps; divided by ``LADDER_RATIO ** safety`` (the calibration's).
+        of those steps. Backed off by the calibration's ``safety`` rungs of the ladder (and
+        one more where held-out rows scored the runs and the next larger step failed):
+        then the same choice among the steps tried at or below that rung (the rung
+        itself when none was tried), as the objective is not monotone there.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -470,8 +447,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     with np.errstate(all="ignore"), one_blas_thread():
         for step in spec.calibration.ladder(scale):
             trial(step)
-            if deadline.passed() or (not _scale_free(spec)
-                                     and _past_the_best(trials, spec.calibration.tolerance)):
+            if deadline.passed() or (not scale_free(spec)
+                                     and past_the_best(trials, spec.calibration.tolerance)):
                 break
         for _ in range(MAX_EXTEND):  # the best step at an end of the ladder: extend it that way
             best = min(trials, key=trials.get)
@@ -479,19 +456,17 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
                     or min(trials) < best < max(trials)):
                 break
             trial(best / LADDER_RATIO if best == min(trials) else best * LADDER_RATIO)
-    near = _near(trials, spec.calibration.tolerance)
-    if near:  # the smallest step within TOLERANCE of the lowest objective (safer, same fit)
-        # a scale-free objective scores every step too small to leave the first direction
-        # (the class-mean difference) alike: there the middle of the near steps is chosen
-        best = near[(len(near) - 1) // 2 if _scale_free(spec) else 0]
-    else:  # every step failed: the smallest, which divergence recovery lowers if needed
-        best = min(trials)
+    best = chosen_step(spec, trials)
+    rungs = spec.calibration.safety
     if scored is not None and not np.isfinite(trials.get(best * LADDER_RATIO, 0.0)):
         # scored on held-out rows, the objective can keep falling up to the last step that
         # survives a brief run, and a fit, longer, then fails with it (SPAM on 500 easy
         # Gaussian rows: 1.59 chosen, 6.35 diverged; the fit with 1.59 ranks at 0.48 AUC,
         # with 0.40 at 0.92): one rung below
-        best /= LADDER_RATIO
-    best /= LADDER_RATIO ** spec.calibration.safety
+        rungs += 1
+    if rungs:  # the best of the steps tried that many rungs below or lower (that step if none)
+        limit = best / LADDER_RATIO**rungs
+        below = {k: v for k, v in trials.items() if k <= limit * (1.0 + 1e-9)}
+        best = chosen_step(spec, below) if near_steps(below, spec.calibration.tolerance) else limit
     logger.debug("%s: %s='auto' trials %s -> %g", spec.id, spec.step_param, trials, best)
     return float(best), trials
