@@ -152,7 +152,7 @@ def test_a_wide_stream_is_learnt_with_uni_log_and_equals_it(monkeypatch):
 def test_a_given_algorithm_is_used_and_a_batch_one_cannot_stream():
     X, y = make_auc_problem(200, 4, random_state=0)
     assert AUCClassifier(algorithm="solam").fit(X, y).algorithm_ == "solam"
-    with pytest.raises(ValueError, match="cannot learn a stream"):
+    with pytest.raises(AttributeError, match="partial_fit"):  # as make("uni-log-batch")
         AUCClassifier(algorithm="uni-log-batch").partial_fit(X, y, classes=[-1, 1])
     with pytest.raises(ValueError, match="spam-l"):
         AUCClassifier(algorithm="spam-l3").fit(X, y)
@@ -200,3 +200,21 @@ def test_choosing_page_table_is_the_code():
             and "`precondition=None`" in large)
     for name, value in ONE_PASS_PARAMS.items():
         assert f'`{name}="{value}"`' in large and f'`{name}="{value}"`' in stream
+
+
+def test_partial_fit_is_there_exactly_when_the_chosen_algorithm_can_stream():
+    from aucopt.algorithms import list_algorithms
+
+    for algorithm in list_algorithms():  # as the id's own estimator (sklearn's available_if)
+        assert (hasattr(AUCClassifier(algorithm=algorithm), "partial_fit")
+                == hasattr(aucopt.make(algorithm), "partial_fit")), algorithm
+    assert not hasattr(AUCClassifier(algorithm="b-ls-svm"), "partial_fit")
+    est = AUCClassifier().set_params(algorithm="uni-log-batch")
+    assert not hasattr(est, "partial_fit") and hasattr(est.set_params(algorithm="auto"),
+                                                       "partial_fit")
+    X, y = make_auc_problem(200, 4, random_state=0)
+    for algorithm in ("auto", "spam-l2"):
+        est = AUCClassifier(algorithm=algorithm, random_state=0)
+        assert est.partial_fit(X, y, classes=[-1, 1]).algorithm_ == "spam-l2"
+    with pytest.raises(ValueError, match="spam-l"):  # an unknown id: the registry's error
+        AUCClassifier(algorithm="spam-l3").partial_fit(X, y, classes=[-1, 1])

@@ -250,3 +250,76 @@ def test_protocol_and_fold_arguments_are_checked():
     for bad in ("zero", True, None):
         with pytest.raises(ValueError, match="error_score must be 'raise' or a number"):
             evaluate_fold("spam-l2", X, y, train, test, grid="none", error_score=bad)
+
+
+@pytest.mark.parametrize("grid", [{"beta": []}, {"beta": [1e-3, 1e-2], "eta0": []},
+                                  {"beta": 0.1}, {"beta": "0.001"},
+                                  {"beta": np.ones((2, 2))}])
+def test_a_malformed_grid_gets_sklearns_error_before_any_work(grid, monkeypatch):
+    import re
+
+    from sklearn.model_selection import ParameterGrid
+
+    from aucopt.model_selection import _evaluate as evaluate
+    from aucopt.model_selection._evaluate import check_grid
+
+    with pytest.raises((TypeError, ValueError)) as sklearns:
+        ParameterGrid(grid)
+    error, message = type(sklearns.value), re.escape(str(sklearns.value))
+    monkeypatch.setattr(evaluate, "make_preprocessor", lambda *a: pytest.fail("work began"))
+    y = np.array([0, 1] * 20)
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(error, match=message):
+        evaluate.evaluate_fold("spam-l2", X, y, np.arange(30), np.arange(30, 40), grid=grid)
+    with pytest.raises(error, match=message):
+        check_grid(grid)  # aucopt compare's check, before its folds
+
+
+def test_a_grid_of_refused_values_raises_whatever_its_size_and_error_score():
+    from sklearn.exceptions import FitFailedWarning
+
+    from aucopt.exceptions import InvalidParameterError
+
+    X, y = load("german.numer")
+    _, _, train, test = fold_splits(y, folds=3)[0]
+    for grid, params in (({"beta": [-1.0]}, None), ({"beta": [-1.0, -2.0]}, None),
+                         ("quick", {"eta0": -1.0})):
+        for error_score in (np.nan, 0.5):
+            with pytest.raises(InvalidParameterError, match="parameter of SPAML2Classifier"):
+                evaluate_fold("spam-l2", X, y, train, test, grid=grid, params=params,
+                              error_score=error_score)
+    with pytest.raises(ValueError, match="forgets the running class statistics"):
+        evaluate_fold("spam-l2", X, y, train, test, grid={"beta": [1e-3, 1e-2]},
+                      params={"decay": 0.5})  # a rule between hyperparameters: refused too
+    with (pytest.warns(UserWarning, match="non-finite"),  # a refused point among good ones
+          pytest.warns(FitFailedWarning, match="fits failed")):
+        result = evaluate_fold("spam-l2", X, y, train, test, grid={"beta": [-1.0, 1e-3]})
+    assert result.params["beta"] == 1e-3 and result.auc > 0.7
+
+
+def test_fold_splits_take_random_state_none_and_random_states_as_sklearn():
+    y = np.array([0, 1] * 20)
+    first, second = fold_splits(y, random_state=None), fold_splits(y, random_state=None)
+    assert len(first) == 5 and np.array_equal(np.sort(np.concatenate([s[3] for s in first])),
+                                              np.arange(40))
+    assert any(not np.array_equal(a[3], b[3]) for a, b in zip(first, second))  # fresh seeds
+    again = [fold_splits(y, random_state=np.random.RandomState(7)) for _ in range(2)]
+    assert all(np.array_equal(a[3], b[3]) for a, b in zip(*again))
+    for kind in ("kfold", "holdout", "train-val-test", "given-test"):
+        assert all(isinstance(s.seed, int) for s in
+                   make_splits(kind, y, n_train=20, repeats=2, random_state=None))
+    for bad in ("0", 1.5, True):
+        with pytest.raises(ValueError, match="random_state must be an int, a numpy "
+                                             "RandomState or None"):
+            fold_splits(y, random_state=bad)
+
+
+def test_paired_ttest_takes_numpy_reals_as_alpha():
+    a, b = [0.8, 0.9, 0.85, 0.88], [0.7, 0.8, 0.86, 0.8]
+    expected = paired_ttest(a, b, alpha=0.05)
+    for alpha in (np.float32(0.05), np.float64(0.05)):
+        assert paired_ttest(a, b, alpha=alpha).outcome == expected.outcome
+    assert win_tie_loss([(a, b)], alpha=np.float32(0.05)) == win_tie_loss([(a, b)])
+    for bad in (True, np.float32(1.5), "0.05"):
+        with pytest.raises(ValueError, match="alpha must be a level in"):
+            paired_ttest(a, b, alpha=bad)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms._calibrate import LADDER_RATIO
@@ -158,6 +159,17 @@ def choose(n_samples: int, n_features: int, n_nonzeros: int,
     return STREAM_ALGORITHM, {}
 
 
+def _can_stream(estimator) -> bool:
+    """Whether ``AUCClassifier.partial_fit`` exists: not for a registry id that cannot stream,
+    as that id's own estimator has none; ``"auto"`` picks a one-pass learner, and any other
+    value keeps it, so that the call reports the value's error."""
+    from ..algorithms import get_algorithm, list_algorithms
+
+    algorithm = estimator.algorithm
+    known = isinstance(algorithm, str) and algorithm in list_algorithms()
+    return not known or get_algorithm(algorithm).streaming
+
+
 class AUCClassifier(ClassifierMixin, BaseEstimator):
     """Maximise the AUC with the algorithm that suits the data (``aucopt.make("auto")``).
 
@@ -181,7 +193,9 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     algorithm : str, default="auto"
-        ``"auto"``, or a registry id to use instead of the choice (its defaults apply).
+        ``"auto"``, or a registry id to use instead of the choice (its defaults apply). With
+        an id that cannot stream there is no ``partial_fit`` (``hasattr`` is False), as
+        ``aucopt.make(id)`` has none.
     random_state : int, RandomState instance or None, default=None
         Seed of the chosen estimator.
 
@@ -272,11 +286,14 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
         self._adopt(estimator)
         return self
 
+    @available_if(_can_stream)
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Learn from one chunk of a stream (the first call chooses a one-pass learner).
 
-        After a ``fit`` whose algorithm cannot stream (the batch solver), the stream starts a
-        new model (with the classes of that fit unless ``classes`` is given).
+        Only with ``algorithm="auto"`` or a streaming registry id (a batch id has no
+        ``partial_fit``, as with scikit-learn's ``available_if``). After a ``fit`` of
+        ``"auto"`` whose choice cannot stream (the batch solver), the stream starts a new
+        model (with the classes of that fit unless ``classes`` is given).
 
         Parameters
         ----------
@@ -297,9 +314,6 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
             self._validate_params()
             algorithm, params = self._chosen(X, streaming=True)
             estimator = self._make(algorithm, params)
-            if not hasattr(estimator, "partial_fit"):
-                raise ValueError(f"{algorithm!r} cannot learn a stream (no partial_fit); "
-                                 "use a streaming id or algorithm='auto'.")
         else:
             algorithm, estimator = self.algorithm_, self.estimator_
         estimator.partial_fit(X, y, classes=classes, sample_weight=sample_weight)

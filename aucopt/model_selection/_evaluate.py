@@ -20,6 +20,7 @@ import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.model_selection import (
     GridSearchCV,
+    ParameterGrid,
     PredefinedSplit,
     StratifiedKFold,
     train_test_split,
@@ -66,10 +67,41 @@ class FoldResult:
 GRIDS = ("quick", "paper", "none")
 
 
-def check_grid(grid) -> None:
-    """Refuse a grid that is neither a dict nor one of :data:`GRIDS`."""
-    if not isinstance(grid, dict) and grid not in GRIDS:
-        raise ValueError(f"grid must be one of {' | '.join(GRIDS)} or a dict, got {grid!r}.")
+def check_grid(grid, estimator=None) -> None:
+    """Refuse a grid that is neither one of :data:`GRIDS` nor a dict of value lists.
+
+    Parameters
+    ----------
+    grid : {"quick", "paper", "none"} or dict
+        A dict maps each hyperparameter to a non-empty list or 1-d array of its values, as
+        scikit-learn's ``ParameterGrid`` requires; a malformed one raises that class's error
+        (a bare value, or a string, is not a list of values).
+    estimator : estimator, optional
+        With a dict, also refuse a grid none of whose points ``estimator`` accepts (its
+        hyperparameter checks, without fitting): the error of the first point is raised
+        (``InvalidParameterError``, or the ``ValueError`` of a rule between
+        hyperparameters), whatever the grid's size.
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an unknown name, a malformed dict, or hyperparameters refused at every point.
+    """
+    if not isinstance(grid, dict):
+        if not (isinstance(grid, str) and grid in GRIDS):
+            raise ValueError(f"grid must be one of {' | '.join(GRIDS)} or a dict, got {grid!r}.")
+        return
+    ParameterGrid(grid)  # scikit-learn's own checks and errors for each list of values
+    if estimator is None:
+        return
+    refused = None
+    for point in grid_points(grid):
+        try:
+            clone(estimator).set_params(**point)._validate_params()
+            return
+        except ValueError as exc:  # InvalidParameterError is one
+            refused = refused or exc
+    raise refused
 
 
 def grid_points(grid: dict) -> list[dict]:
@@ -95,8 +127,10 @@ def fold_splits(y, *, folds=5, repeats=1, random_state=0):
     y : array-like of shape (n,)
     folds : int, default=5
     repeats : int, default=1
-    random_state : int, default=0
-        Repeat ``r`` uses seed ``random_state + r``.
+    random_state : int, RandomState instance or None, default=0
+        Repeat ``r`` uses seed ``random_state + r``. ``None``, as in scikit-learn, draws
+        that seed from numpy's global generator on each call: the splits are then not
+        reproducible from call to call (:func:`repeated_kfold`).
 
     Returns
     -------
@@ -127,7 +161,9 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     preprocessing : str
         A scheme of :func:`aucopt.datasets.make_preprocessor`, fitted on ``train``.
     grid : {"quick", "paper", "none"} or dict
-        Hyperparameter grid for the inner search.
+        Hyperparameter grid for the inner search: a dict maps each hyperparameter to a
+        non-empty list or 1-d array of values (scikit-learn's ``ParameterGrid`` rules and
+        errors, checked by :func:`check_grid` before any work).
     inner_folds : int
         Folds of the inner stratified CV.
     random_state : int
@@ -146,9 +182,15 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         Train on at most this many rows of ``train``, drawn at random with
         stratification (batch baselines of Gao et al. 2013: 8,000, or 2,000 on epsilon).
     error_score : "raise" or float, default=nan
-        The AUC recorded when the model diverges or every grid point fails, with a
-        warning naming the algorithm and its parameters (scikit-learn's semantics);
-        ``"raise"`` re-raises the error.
+        The AUC recorded when the model diverges or every grid point fails on this fold's
+        data, with a warning naming the algorithm and its parameters (scikit-learn's
+        semantics); ``"raise"`` re-raises the error. Hyperparameters the estimator refuses
+        are a mistake, not a score: if every grid point (with ``params``) holds a refused
+        value, the estimator's error (``InvalidParameterError``) is raised before any fit,
+        whatever the grid's size and ``error_score``, as scikit-learn's ``GridSearchCV``
+        raises "All the N fits failed" even with ``error_score=np.nan``. A refused point
+        among accepted ones scores NaN in the inner search (scikit-learn's
+        ``FitFailedWarning``).
     max_fpr : float, optional
         Select by the partial AUC over FPR in [0, max_fpr] (McClish's standardisation,
         :func:`aucopt.metrics.partial_roc_auc_score`) instead of the AUC, and record it
@@ -158,15 +200,17 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     -------
     FoldResult
         ``auc`` is ``error_score`` when the model diverges (``DivergenceError``) or
-        every grid point fails: one bad configuration does not abort a comparison.
+        every grid point fails on the data: one bad fold does not abort a comparison.
     """
     info = algorithm_info(algorithm_id)
-    check_grid(grid)
     if not (error_score == "raise" if isinstance(error_score, str) else
             isinstance(error_score, Real) and not isinstance(error_score, bool)):
         raise ValueError(f"error_score must be 'raise' or a number, got {error_score!r}.")
-    if isinstance(grid, str):
-        grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}[grid]
+    if isinstance(grid, str):  # a name; check_grid refuses an unknown one
+        grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}.get(grid, grid)
+    fixed = dict(params or {})
+    estimator = make(algorithm_id, random_state=random_state, **fixed)
+    check_grid(grid, estimator)
     train = np.asarray(train)
     if max_train is not None and len(train) > max_train:
         train, _ = train_test_split(train, train_size=max_train, stratify=y[train],
@@ -176,8 +220,6 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     X_train = scaler.fit_transform(X[train])
     X_test = scaler.transform(X[test])
     y_train, y_test = y[train], y[test]
-    fixed = dict(params or {})
-    estimator = make(algorithm_id, random_state=random_state, **fixed)
     params = {}
     start = time.perf_counter()
     try:

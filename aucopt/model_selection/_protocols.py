@@ -2,7 +2,9 @@
 
 Every protocol returns a list of :class:`Split`: which rows train, which
 (optionally) validate, which test, and the seed of the estimator that learns
-that split. All splits are stratified and fully determined by ``random_state``.
+that split. All splits are stratified and fully determined by an int ``random_state``;
+``None`` (or a ``RandomState``) draws that int afresh on each call, as scikit-learn's
+splitters read ``None``: such splits differ from call to call (see :func:`repeated_kfold`).
 
 * ``"kfold"``: repeated stratified k-fold, e.g. 5 x 5 (Gao et al. 2013, thesis ch. 3/5/6).
 * ``"holdout"``: repeated stratified 80/20 holdout (Dan & Sahoo, thesis ch. 4).
@@ -16,9 +18,11 @@ that split. All splits are stratified and fully determined by ``random_state``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
+from sklearn.utils import check_random_state
 
 __all__ = ["Split", "PROTOCOLS", "repeated_kfold", "repeated_holdout", "train_val_test",
            "given_test_halved", "make_splits"]
@@ -66,6 +70,17 @@ def _labels(y) -> np.ndarray:
     return y
 
 
+def _seed(random_state) -> int:
+    """Return the int seed a protocol derives its seeds from: ``random_state`` itself, or
+    one drawn from numpy's global generator (``None``) or from a ``RandomState``."""
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    if random_state is None or isinstance(random_state, np.random.RandomState):
+        return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))
+    raise ValueError(f"random_state must be an int, a numpy RandomState or None, got "
+                     f"{random_state!r}.")
+
+
 def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
     """Return ``repeats`` x ``folds`` stratified k-fold splits.
 
@@ -74,14 +89,17 @@ def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
     y : array-like of shape (n,)
     folds : int, default=5
     repeats : int, default=5
-    random_state : int, default=0
-        Repeat ``r`` uses seed ``random_state + r``.
+    random_state : int, RandomState instance or None, default=0
+        Repeat ``r`` uses seed ``random_state + r``. ``None``, as in scikit-learn, draws
+        that seed from numpy's global generator on each call, so the splits are not
+        reproducible from call to call (a ``RandomState`` draws it from itself); every
+        ``Split.seed`` is still an int.
 
     Returns
     -------
     list of Split
     """
-    y = _labels(y)
+    y, random_state = _labels(y), _seed(random_state)
     if folds < 2 or repeats < 1:
         raise ValueError(f"kfold needs folds >= 2 and repeats >= 1, got {folds}, {repeats}.")
     out = []
@@ -100,14 +118,14 @@ def repeated_holdout(y, *, test_size=0.2, repeats=20, random_state=0) -> list[Sp
     y : array-like of shape (n,)
     test_size : float, default=0.2
     repeats : int, default=20
-    random_state : int, default=0
-        Repeat ``r`` uses seed ``random_state + r``.
+    random_state : int, RandomState instance or None, default=0
+        Repeat ``r`` uses seed ``random_state + r`` (``None``: see :func:`repeated_kfold`).
 
     Returns
     -------
     list of Split
     """
-    y = _labels(y)
+    y, random_state = _labels(y), _seed(random_state)
     if not 0 < test_size < 1 or repeats < 1:
         raise ValueError(f"holdout needs 0 < test_size < 1 and repeats >= 1, got {test_size}, "
                          f"{repeats}.")
@@ -132,13 +150,14 @@ def train_val_test(y, *, ratios=(4, 1, 1), repeats=5, random_state=0) -> list[Sp
     y : array-like of shape (n,)
     ratios : tuple of 3 positive numbers, default=(4, 1, 1)
     repeats : int, default=5
-    random_state : int, default=0
+    random_state : int, RandomState instance or None, default=0
+        ``None``: see :func:`repeated_kfold`.
 
     Returns
     -------
     list of Split
     """
-    y = _labels(y)
+    y, random_state = _labels(y), _seed(random_state)
     ratios = np.asarray(ratios, dtype=float)
     if ratios.shape != (3,) or np.any(ratios <= 0) or repeats < 1:
         raise ValueError(f"train-val-test needs three positive ratios and repeats >= 1, got "
@@ -165,13 +184,15 @@ def given_test_halved(y_train, y_test, *, repeats=5, random_state=0) -> list[Spl
     ----------
     y_train, y_test : array-like
     repeats : int, default=5
-    random_state : int, default=0
+    random_state : int, RandomState instance or None, default=0
+        ``None``: see :func:`repeated_kfold`.
 
     Returns
     -------
     list of Split
     """
     y_train, y_test = _labels(y_train), _labels(y_test)
+    random_state = _seed(random_state)
     if repeats < 1:
         raise ValueError(f"given-test needs repeats >= 1, got {repeats}.")
     n = len(y_train)
@@ -195,7 +216,8 @@ def make_splits(kind, y, *, folds=5, repeats=5, test_size=0.2, ratios=(4, 1, 1),
         Protocol sizes (see the functions above).
     n_train : int, optional
         ``"given-test"`` only: how many leading rows of ``y`` are the official training set.
-    random_state : int, default=0
+    random_state : int, RandomState instance or None, default=0
+        ``None``: see :func:`repeated_kfold`.
 
     Returns
     -------

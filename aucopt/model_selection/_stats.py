@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from numbers import Real
 
 import numpy as np
 
@@ -46,7 +47,8 @@ def paired_ttest(reference, other, *, alpha=0.05) -> TTestResult:
     reference, other : array-like of shape (n,)
         Scores (e.g. test AUC) of two methods on the same n splits, in the same order.
     alpha : float, default=0.05
-        Significance level (95 % by default, as in Gao et al. 2013).
+        Significance level (95 % by default, as in Gao et al. 2013); any real number in
+        (0, 1), numpy's included.
 
     Returns
     -------
@@ -59,7 +61,7 @@ def paired_ttest(reference, other, *, alpha=0.05) -> TTestResult:
     """
     from scipy import stats
 
-    if not (isinstance(alpha, float | int) and 0.0 < alpha < 1.0):
+    if not (isinstance(alpha, Real) and not isinstance(alpha, bool) and 0.0 < alpha < 1.0):
         raise ValueError(f"alpha must be a level in (0, 1), got {alpha!r}.")
     a = np.asarray(reference, dtype=float)
     b = np.asarray(other, dtype=float)
