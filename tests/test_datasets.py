@@ -267,7 +267,8 @@ def test_fetch_downloads_verifies_and_caches(toy, server, isolated, caplog):
     assert "Downloading " + info.url in caplog.text
     assert isinstance(X1, np.ndarray) and X1.flags.c_contiguous and y1.dtype == np.int64
     assert np.allclose(X1, X) and np.array_equal(y1, y)
-    assert _files(isolated) == ["downloads/toy.bz2", "toy.npz"]
+    download, npz = _files(isolated)  # downloads/KEY/FILE: KEY a hash of the address
+    assert re.fullmatch(r"downloads/[0-9a-f]{12}/toy\.bz2", download) and npz == "toy.npz"
     caplog.clear()
     with caplog.at_level(logging.INFO, logger="aucopt.datasets"):
         X2, _ = fetch("toy", return_sparse=True)  # parsed cache: no second request

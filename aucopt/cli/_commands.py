@@ -176,10 +176,10 @@ def datasets_list():
     """List the dataset registry."""
     from ..datasets import list_datasets
 
-    for info in list_datasets():
-        where = "bundled" if info.bundled else "fetch"
-        typer.echo(f"{info.name:<16} {info.n_samples:>9} x {info.n_features:<9} {where:<8} "
-                   f"{', '.join(info.papers)}")
+    rows = (f"{info.name:<16} {info.n_samples:>9} x {info.n_features:<9} "
+            f"{'bundled' if info.bundled else 'fetch':<8} {', '.join(info.papers)}"
+            for info in list_datasets())
+    typer.echo("\n".join(rows))  # one write, as `aucopt algorithms`: `| head` reads it whole
 
 
 @datasets_app.command("info")
@@ -198,11 +198,21 @@ def datasets_info(name: str):
 @friendly_errors
 def datasets_fetch(name: str):
     """Download (or copy from AUCOPT_DATA_MIRROR) and verify a dataset into the cache."""
-    from ..datasets import fetch, get_data_home
+    import numpy as np
 
-    X, y = fetch(name)
-    typer.echo(f"{name}: {X.shape[0]} x {X.shape[1]}, {int((y > 0).sum())} positives, "
-               f"cached in {get_data_home()}")
+    from ..datasets import dataset_info, fetch, get_data_home
+
+    info = dataset_info(name)
+    X, y = fetch(info.name)
+    classes = np.unique(y)
+    if info.binarize is not None or classes.size > 2:  # fetch keeps the class labels
+        labels = (f"{classes.size} classes (multi-class: aucopt.datasets.binarize(y, "
+                  f"{info.binarize or 'random-half'!r}) makes two)")
+    else:
+        labels = f"{int((y == 1).sum())} positives ({info.positive_class})"
+    where = ("bundled with aucopt" if info.bundled  # (load: no cache is made or read)
+             else f"cached in {get_data_home()}")
+    typer.echo(f"{info.name}: {X.shape[0]} x {X.shape[1]}, {labels}, {where}")
 
 
 def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:

@@ -53,13 +53,48 @@ def _dict_rows(X, y):
         yield dict(zip(X.indices[lo:hi].tolist(), X.data[lo:hi].tolist())), y[i] > 0
 
 
-def _registered_rows(name: str):
-    """Return ``(stream, n_samples)`` of a registered dataset (``aucopt datasets list``)."""
+def _registered(data: str):
+    """The registry record that ``data`` names as :func:`aucopt.datasets.dataset_info` reads
+    it (aliases, any letter case), or None; River's exact names stay River's (``Higgs`` is
+    River's dataset, ``higgs`` and ``HIGGS`` the registry's)."""
+    from ..datasets import dataset_info
+
+    try:
+        info = dataset_info(data)
+    except ValueError:
+        return None
+    return None if info.name != data and _river_class(data) is not None else info
+
+
+def _river_class(name: str):
+    """River's dataset class called exactly ``name``, or None."""
+    from river import datasets
+
+    cls = getattr(datasets, name, None)
+    return cls if isinstance(cls, type) else None
+
+
+def _registered_rows(info):
+    """Return ``(stream, n_samples)`` of a registered two-class dataset; refuse multi-class
+    data, whose class labels ``fetch`` returns as they are."""
+    import numpy as np
     import scipy.sparse as sp
 
     from ..datasets import fetch
 
-    X, y = fetch(name)
+    multi = info.binarize is not None
+    if not multi:
+        X, y = fetch(info.name)
+        multi = np.setdiff1d(y, (-1, 1)).size > 0
+    if multi:  # (checked before the fetch when the record says so: no download for nothing)
+        scheme = info.binarize or "random-half"
+        raise ValueError(
+            f"{info.name} is a multi-class dataset ({info.positive_class}) and aucopt stream "
+            "needs two classes: write a binarised copy and stream that file, e.g. python -c "
+            f"\"from aucopt.datasets import fetch, binarize; from sklearn.datasets import "
+            f"dump_svmlight_file; X, y = fetch('{info.name}'); dump_svmlight_file(X, "
+            f"binarize(y, '{scheme}', random_state=0), '{info.name}-binary.svm')\" && aucopt "
+            f"stream {info.name}-binary.svm.")
     X = sp.csr_matrix(X)
     return _dict_rows(X, y), X.shape[0]
 
@@ -68,8 +103,8 @@ def _river_rows(name: str):
     """Return ``(stream, n_samples)`` of the River dataset ``name`` (binary labels)."""
     from river import datasets
 
-    cls = getattr(datasets, name, None)
-    if not isinstance(cls, type):
+    cls = _river_class(name)
+    if cls is None:
         known = sorted(n for n in dir(datasets) if n[:1].isupper())
         raise ValueError(f"{name!r} is neither a file nor a River dataset, nor a registered "
                          f"dataset ('aucopt datasets list'); River's datasets are {known}.")
@@ -83,6 +118,23 @@ def _river_rows(name: str):
             yield x, y
 
     return rows(), getattr(dataset, "n_samples", None)
+
+
+def _outputs(out: Path) -> tuple[Path, Path]:
+    """Return ``(PREFIX.csv, PREFIX.png)`` of ``--out PREFIX``, the suffixes added to the whole
+    prefix (``out.with_suffix`` would cut ``run.lr0.1`` to ``run.lr0``); a prefix ending in
+    ``.csv`` or ``.png`` stands for the prefix without it. Refuse a prefix whose folder cannot
+    be made (a file in the way) before any data is read; the folder is made when writing."""
+    if out.suffix.lower() in (".csv", ".png"):
+        out = out.with_suffix("")
+    if not out.name or out.name in (".", ".."):
+        raise ValueError(f"--out {out} names a folder; give a file prefix inside it, e.g. "
+                         f"--out {out / 'prequential'}.")
+    folder = next((p for p in (out.parent, *out.parent.parents) if p.exists()), Path("."))
+    if not folder.is_dir():
+        raise NotADirectoryError(f"cannot write {out}.csv: {folder} is a file, not a folder; "
+                                 "choose another --out.")
+    return out.with_name(out.name + ".csv"), out.with_name(out.name + ".png")
 
 
 SCALINGS = ("auto", "maxabs", "standard", "none")
@@ -191,8 +243,10 @@ def summary(records) -> list[tuple[str, float, float]]:
 @friendly_errors
 def stream(
     data: str = typer.Argument(..., help="LIBSVM file (labels -1/+1 or 0/1), a registered "
-                               "dataset ('aucopt datasets list', e.g. a9a) or a binary River "
-                               "dataset, e.g. Phishing."),
+                               "two-class dataset ('aucopt datasets list', e.g. a9a; aliases "
+                               "and any letter case, as every command) or a binary River "
+                               "dataset, e.g. Phishing (River's exact names first: Higgs is "
+                               "River's, HIGGS the registry's)."),
     algorithms: str = typer.Option("spam-l2", "--algorithms", "-a", help="Comma-separated "
                                    "streaming ids, each optionally with :param=value, e.g. "
                                    "spam-l2:stats=online,ftrl-auc."),
@@ -210,24 +264,26 @@ def stream(
     no_scale: bool = typer.Option(False, "--no-scale", help="Same as --scale none."),
     limit: int = typer.Option(None, min=1, help="Stop after this many samples."),
     out: Path = typer.Option(Path("prequential"), help="Output prefix: writes PREFIX.csv "
-                             "and PREFIX.png."),
+                             "and PREFIX.png, the suffixes added to the whole prefix "
+                             "(run.lr0.1 -> run.lr0.1.csv); a prefix ending in .csv or .png "
+                             "is taken without it (run.csv -> run.csv and run.png)."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
 ):
     """Test-then-train on a stream: the exact AUC of each learner over time (CSV + plot)."""
     from itertools import islice
 
-    from ..datasets import list_datasets
     from ..river import prequential
     from ._data import refuse_missing
 
     path = Path(data)
-    sparse, registered = True, {info.name for info in list_datasets()}
-    refuse_missing(data, registered)
-    out.parent.mkdir(parents=True, exist_ok=True)  # (before the stream is read)
+    info = None if path.is_file() else _registered(data)
+    refuse_missing(data, {data} if info else set())
+    csv_path, png_path = _outputs(out)  # (checked before the stream is read)
+    sparse = True
     if path.is_file():
         rows, total, title = _libsvm_rows(path), None, path.name
-    elif data in registered:
-        (rows, total), title = _registered_rows(data), data
+    elif info is not None:
+        (rows, total), title = _registered_rows(info), info.name
     else:
         (rows, total), title, sparse = _river_rows(data), data, False
     scaler = _scaler("none" if no_scale else scale, sparse)
@@ -243,7 +299,7 @@ def stream(
         raise ValueError(f"{data} holds one class only in its {records[-1]['n']:,} samples: "
                          "AUC ranks positives above negatives and needs both (a stream "
                          "sorted by label? shuffle it, or take more with --limit).")
-    csv_path, png_path = out.with_suffix(".csv"), out.with_suffix(".png")
+    csv_path.parent.mkdir(parents=True, exist_ok=True)
     write_csv(records, csv_path)
     plot_records(records, png_path, window, f"{title}: prequential exact AUC")
     typer.echo(f"{records[-1]['n']:,} samples of {title}; wrote {csv_path} and {png_path}")

@@ -13,7 +13,6 @@ import os
 import shutil
 import urllib.error
 import urllib.request
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import cache_home
+from ._cache import download_path, load_npz, part_file, save_npz
 from ._preprocessing import as_output, file_labels, sparse_flag
 from ._registry import _manifest_entry, _suggest, dataset_info, list_datasets
 
@@ -33,7 +33,6 @@ BUNDLED_DIR = Path(__file__).parent / "data"
 DOWNLOAD_TIMEOUT = 60.0  # seconds without data before a download is abandoned
 _READABLE = ("libsvm", "libsvm-multilabel")
 _OPENERS = {".bz2": bz2.open, ".gz": gzip.open, ".xz": lzma.open}
-_NPZ_VERSION = 1
 
 
 class DatasetIntegrityError(ValueError):
@@ -178,55 +177,13 @@ def load(name: str, *, return_sparse=None):
     return as_output(X, y, sparse)
 
 
-def _load_npz(path: Path, info, verify: bool):
-    if not path.is_file():
-        return None
-    try:
-        with np.load(path, allow_pickle=False) as z:
-            if int(z["version"]) != _NPZ_VERSION:
-                raise ValueError(f"format version {int(z['version'])}")
-            shape = tuple(int(s) for s in z["shape"])
-            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
-            y = z["y"].astype(np.int64)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
-        logger.warning("Ignoring the unreadable parsed cache %s (%s); rebuilding it.", path, exc)
-        path.unlink(missing_ok=True)
-        return None
-    if len(y) != shape[0] or shape[1] != info.n_features or (verify and
-                                                               shape[0] != info.n_samples):
-        logger.warning("The parsed cache %s (%d x %d) does not match the registry (%d x %d); "
-                       "rebuilding it.", path, *shape, info.n_samples, info.n_features)
-        path.unlink(missing_ok=True)
-        return None
-    return X, y
-
-
-def _save_npz(path: Path, X, y) -> None:
-    X = sp.csr_matrix(X, dtype=np.float64)
-    X.sort_indices()
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.part")
-    try:
-        with tmp.open("wb") as fh:
-            np.savez(fh, version=np.int64(_NPZ_VERSION), data=X.data, indices=X.indices,
-                     indptr=X.indptr, shape=np.asarray(X.shape, dtype=np.int64),
-                     y=np.asarray(y, dtype=np.int64))
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        logger.warning("Could not write the parsed cache %s (%s).", path, exc)
-
-
-def _url_file(home: Path, url: str) -> Path:
-    return home / "downloads" / url.rstrip("/").rsplit("/", 1)[-1]
-
-
 def _cached_raw(info, home: Path) -> _Source | None:
     retry = f"Run fetch({info.name!r}) again to get a fresh copy (mirror or network)."
     for ext in ("", *_OPENERS):  # a copy from a mirror, or a file placed there by hand
         if (home / f"{info.name}{ext}").is_file():
             sha = info.sha256 if info.sha256_of == "mirror" else None
             return _Source([home / f"{info.name}{ext}"], sha, "cache", retry)
-    parts = [_url_file(home, u) for u in (info.url, *info.extra_urls)]
+    parts = [download_path(home, u) for u in (info.url, *info.extra_urls)]
     if info.format in _READABLE and all(p.is_file() for p in parts):
         sha = info.sha256 if info.sha256_of == "download" and len(parts) == 1 else None
         return _Source(parts, sha, "cache", retry)
@@ -261,12 +218,8 @@ def _from_mirror(info, root: Path, home: Path) -> _Source | None:
             logger.warning("%s: the mirror's MANIFEST.json says %s = %s, the registry %s.",
                            info.name, key, entry[key], expected)
     dest = home / (info.name + next((e for e in _OPENERS if src.name.endswith(e)), ""))
-    tmp = dest.with_name(f"{dest.name}.{os.getpid()}.part")
-    try:
+    with part_file(dest) as tmp:
         shutil.copyfile(src, tmp)
-        os.replace(tmp, dest)
-    finally:
-        tmp.unlink(missing_ok=True)
     logger.info("%s: copied from the mirror file %s to %s", info.name, src, dest)
     hint = (f"The mirror file {src} is damaged or holds another version of the data: check or "
             f"rebuild it (and its MANIFEST.json entry) in {root}, or unset AUCOPT_DATA_MIRROR "
@@ -275,29 +228,28 @@ def _from_mirror(info, root: Path, home: Path) -> _Source | None:
 
 
 def _download(url: str, target: Path) -> None:
+    """Download ``url`` to ``target`` through a partial file, removed if anything fails
+    (Ctrl-C included)."""
     target.parent.mkdir(parents=True, exist_ok=True)
-    part = target.with_name(f"{target.name}.{os.getpid()}.part")
     advice = ("Check the network and the address (dataset_info(name).url; point the record at "
               "a new address with register_dataset(..., replace=True)), or put the file in a "
               "mirror directory named by AUCOPT_DATA_MIRROR.")
     logger.info("Downloading %s to %s", url, target)
     request = urllib.request.Request(url, headers={"User-Agent": "aucopt-datasets"})
-    try:
-        with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT) as response, \
-                part.open("wb") as fh:
-            length = response.headers.get("Content-Length")
-            shutil.copyfileobj(response, fh, 1 << 20)
-            got = fh.tell()
-    except (OSError, http.client.HTTPException) as exc:  # HTTPError and URLError included
-        part.unlink(missing_ok=True)
-        why = (f"HTTP error {exc.code} ({exc.reason})" if isinstance(exc, urllib.error.HTTPError)
-               else getattr(exc, "reason", exc))
-        raise DatasetDownloadError(f"Could not download {url}: {why}. {advice}") from exc
-    if length is not None and length.isdigit() and got != int(length):
-        part.unlink(missing_ok=True)
-        raise DatasetDownloadError(f"The download of {url} was cut short ({got} of {length} "
-                                   f"bytes). Retry. {advice}")
-    os.replace(part, target)
+    with part_file(target) as part:
+        try:
+            with urllib.request.urlopen(request, timeout=DOWNLOAD_TIMEOUT) as response, \
+                    part.open("wb") as fh:
+                length = response.headers.get("Content-Length")
+                shutil.copyfileobj(response, fh, 1 << 20)
+                got = fh.tell()
+        except (OSError, http.client.HTTPException) as exc:  # HTTPError and URLError included
+            why = (f"HTTP error {exc.code} ({exc.reason})"
+                   if isinstance(exc, urllib.error.HTTPError) else getattr(exc, "reason", exc))
+            raise DatasetDownloadError(f"Could not download {url}: {why}. {advice}") from exc
+        if length is not None and length.isdigit() and got != int(length):
+            raise DatasetDownloadError(f"The download of {url} was cut short ({got} of {length} "
+                                       f"bytes). Retry. {advice}")
     logger.info("Downloaded %s (%d bytes)", url, got)
 
 
@@ -328,10 +280,15 @@ def fetch(name: str, *, data_home=None, mirror=None, download=True, return_spars
     :func:`get_data_home`, (c) raw files already in the cache, (d) the mirror
     directory (``NAME.bz2`` files plus a ``MANIFEST.json`` giving ``file``,
     ``n_samples``, ``n_features`` and ``sha256_uncompressed``), copied into the cache,
-    and (e) the record's official address(es), downloaded into ``data_home/downloads``.
-    Raw files are verified (sha256 of the uncompressed text when known, else the number
-    of rows); a file that fails is removed from the cache. The parsed data are cached
-    as ``NAME.npz`` (no pickle). The source used is logged (``logging.INFO``).
+    and (e) the record's official address(es), downloaded into
+    ``data_home/downloads/KEY/FILE`` (``KEY`` a hash of the whole address, ``FILE`` the
+    file name of its path). Raw files are verified (sha256 of the uncompressed text when
+    known, else the number of rows); a file that fails is removed from the cache. The
+    parsed data are cached as ``NAME.npz`` (no pickle), stamped with the record fields
+    they depend on (addresses, checksum, format, size, ``positive_label``, ``binarize``):
+    after ``register_dataset(..., replace=True)`` changes one, they are parsed again. A
+    download or copy goes through a partial file, removed if it fails or is interrupted.
+    The source used is logged (``logging.INFO``).
 
     Parameters
     ----------
@@ -373,7 +330,7 @@ def fetch(name: str, *, data_home=None, mirror=None, download=True, return_spars
         return load(info.name, return_sparse=return_sparse)
     home = get_data_home(data_home)
     npz = home / f"{info.name}.npz"
-    cached = _load_npz(npz, info, verify)
+    cached = load_npz(npz, info, verify)
     if cached is not None:
         logger.info("%s: parsed cache %s", info.name, npz)
         return as_output(*cached, sparse)
@@ -385,16 +342,17 @@ def fetch(name: str, *, data_home=None, mirror=None, download=True, return_spars
         if info.format not in _READABLE or not download:
             raise _not_available(info, home, root)
         urls = (info.url, *info.extra_urls)
-        for url in urls:
-            if not _url_file(home, url).is_file():
-                _download(url, _url_file(home, url))
+        paths = [download_path(home, url) for url in urls]
+        for url, path in zip(urls, paths):
+            if not path.is_file():
+                _download(url, path)
         sha = info.sha256 if info.sha256_of == "download" and len(urls) == 1 else None
-        source = _Source([_url_file(home, u) for u in urls], sha, "download",
+        source = _Source(paths, sha, "download",
                          f"Retry fetch({info.name!r}); if the check fails again, the file at "
                          f"{info.url} differs from the registry record (report it, or "
                          "register_dataset(..., replace=True) an updated record).")
     X, y = _read(source, info, verify)
     logger.info("%s: %d x %d read from %s (%s)", info.name, X.shape[0], X.shape[1],
                 source.origin, ", ".join(str(p) for p in source.paths))
-    _save_npz(npz, X, y)
+    save_npz(npz, X, y, info)
     return as_output(X, y, sparse)

@@ -6,6 +6,7 @@ import difflib
 import json
 import numbers
 import re
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,7 +55,7 @@ class DatasetInfo:
         unknown, and then the shape is verified instead.
     filename : str, default=""
         Name of the bundled or mirror file (e.g. ``"a9a.bz2"``); by default the last
-        part of ``url``.
+        part of the path of ``url`` (without a query string).
     binarize : {"random-half", "even-odd", "largest-vs-rest"} or None, default=None
         The binarisation the papers apply to this multi-class dataset; ``fetch`` returns
         the original labels of such data, to be passed to
@@ -127,7 +128,20 @@ class DatasetInfo:
             bad("sha256", "cannot describe a download made of several files (use "
                           "sha256_of='mirror' or sha256=None)")
         if not self.filename:
-            object.__setattr__(self, "filename", self.url.rstrip("/").rsplit("/", 1)[-1])
+            object.__setattr__(self, "filename", _url_file_name(self.url)
+                               or self.url.rstrip("/").rsplit("/", 1)[-1])
+
+
+def _url_file_name(url: str) -> str:
+    """Return the file name an address serves: the last part of its path, ``%``-escapes
+    decoded, without the query string or fragment (``.../a9a.bz2?dl=1`` -> ``a9a.bz2``).
+
+    ``""`` when the path names no file (``http://host/``, ``..``); separators that an
+    escape decodes to are replaced by ``_``, so the name never leaves its folder.
+    """
+    last = urllib.parse.urlsplit(url).path.rstrip("/").rsplit("/", 1)[-1]
+    name = urllib.parse.unquote(last).replace("/", "_").replace("\\", "_")
+    return "" if name in (".", "..") else name
 
 
 _T0 = ("gao2013-t2", "gao2013-t3")
