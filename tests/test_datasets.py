@@ -7,7 +7,6 @@ import bz2
 import gzip
 import hashlib
 import inspect
-import io
 import json
 import logging
 import lzma
@@ -18,7 +17,6 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
-from sklearn.datasets import dump_svmlight_file
 from sklearn.metrics import roc_auc_score
 
 from aucopt.datasets import (
@@ -29,7 +27,6 @@ from aucopt.datasets import (
     DatasetInfo,
     DatasetIntegrityError,
     DatasetNotAvailableError,
-    _registry,
     binarize,
     dataset_info,
     fetch,
@@ -44,7 +41,7 @@ from aucopt.datasets import (
 )
 from aucopt.datasets._fetch import BUNDLED_DIR
 
-from ._http_fixture import LocalHTTPServer
+from ._dataset_fixtures import http_server, isolated_cache, libsvm_text  # noqa: F401
 
 # name -> (n_samples, n_features, sha256 of the uncompressed text): the mirror's MANIFEST.json
 MIRROR = {
@@ -91,29 +88,6 @@ PUBLISHED = {
 }
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """Private cache, no mirror, and a registry copy that the test may change."""
-    monkeypatch.setenv("AUCOPT_DATA", str(tmp_path / "cache"))
-    monkeypatch.delenv("AUCOPT_DATA_MIRROR", raising=False)
-    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
-    return tmp_path / "cache"
-
-
-@pytest.fixture
-def server(tmp_path):
-    (tmp_path / "www").mkdir()
-    srv = LocalHTTPServer(tmp_path / "www")
-    yield srv
-    srv.close()
-
-
-def _libsvm_text(X, y) -> bytes:
-    buf = io.BytesIO()
-    dump_svmlight_file(X, y, buf, zero_based=False)
-    return buf.getvalue()
-
-
 def _write(path, text: bytes) -> str:
     """Write ``text`` compressed by the suffix of ``path``; return its sha256."""
     pack = {".bz2": bz2.compress, ".gz": gzip.compress, ".xz": lzma.compress}
@@ -129,7 +103,7 @@ def _files(root):
 def toy(server):
     """A 60 x 5 synthetic dataset served as toy.bz2, registered with its checksum."""
     X, y = make_auc_problem(60, 5, random_state=0)
-    sha = _write(server.root / "toy.bz2", _libsvm_text(X, y))
+    sha = _write(server.root / "toy.bz2", libsvm_text(X, y))
     info = register_dataset(DatasetInfo("toy", server.url + "toy.bz2", 60, 5, "+1 as given",
                                         sha256=sha))
     return info, X, y
@@ -340,8 +314,8 @@ def test_fetch_appends_extra_files_and_maps_labels(server):
     X1, _ = make_auc_problem(30, 4, random_state=1)
     X2, _ = make_auc_problem(20, 4, random_state=2)
     y1, y2 = np.r_[np.ones(10), 2 * np.ones(20)], np.r_[np.ones(5), 2 * np.ones(15)]
-    _write(server.root / "part.xz", _libsvm_text(X1, y1))
-    _write(server.root / "part.t", _libsvm_text(X2, y2))
+    _write(server.root / "part.xz", libsvm_text(X1, y1))
+    _write(server.root / "part.t", libsvm_text(X2, y2))
     info = register_dataset(DatasetInfo("parts", server.url + "part.xz", 50, 4, "+1 = label 2",
                                         extra_urls=(server.url + "part.t",)))
     X, y = fetch("parts")
@@ -355,7 +329,7 @@ def test_fetch_appends_extra_files_and_maps_labels(server):
 def test_fetch_multiclass_keeps_labels_for_binarize(server):
     X, _ = make_auc_problem(70, 3, random_state=3)
     labels = np.arange(70) % 7 + 1
-    _write(server.root / "seven.bz2", _libsvm_text(X, labels))
+    _write(server.root / "seven.bz2", libsvm_text(X, labels))
     register_dataset(DatasetInfo("seven", server.url + "seven.bz2", 70, 3, "7 classes",
                                  binarize="random-half"))
     _, y = fetch("seven")
@@ -416,7 +390,7 @@ def test_fetch_formats_it_cannot_read(isolated):
         fetch("spambase")
     register_dataset(replace(dataset_info("spambase"), n_samples=40), replace=True)
     X, y = make_auc_problem(40, 57, random_state=0)  # a LIBSVM copy placed by hand is used
-    _write(isolated / "spambase.bz2", _libsvm_text(X, y))
+    _write(isolated / "spambase.bz2", libsvm_text(X, y))
     assert fetch("spambase", download=False)[0].shape == (40, 57)
 
 

@@ -7,7 +7,6 @@ Offline: a real HTTP server on 127.0.0.1, files in tmp_path, nothing else."""
 import bz2
 import hashlib
 import http.client
-import io
 import os
 import re
 import subprocess
@@ -17,7 +16,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from sklearn.datasets import dump_svmlight_file
 from typer.testing import CliRunner
 
 from aucopt.cli import app
@@ -32,37 +30,14 @@ from aucopt.datasets import (
 )
 
 from ._child_env import child_env
-from ._http_fixture import LocalHTTPServer
+from ._dataset_fixtures import http_server, isolated_cache, libsvm_text  # noqa: F401
 
 runner = CliRunner()
 
 
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """Private cache, no mirror, and a registry copy that the test may change."""
-    monkeypatch.setenv("AUCOPT_DATA", str(tmp_path / "cache"))
-    monkeypatch.delenv("AUCOPT_DATA_MIRROR", raising=False)
-    monkeypatch.setattr(_registry, "_REGISTRY", dict(_registry._REGISTRY))
-    return tmp_path / "cache"
-
-
-@pytest.fixture
-def server(tmp_path):
-    (tmp_path / "www").mkdir()
-    srv = LocalHTTPServer(tmp_path / "www")
-    yield srv
-    srv.close()
-
-
-def _libsvm(X, y) -> bytes:
-    buf = io.BytesIO()
-    dump_svmlight_file(X, y, buf, zero_based=False)
-    return buf.getvalue()
-
-
 def _serve(server, path: str, X, y) -> str:
     """Serve ``X, y`` as LIBSVM text at ``path``; return the sha256 of the text."""
-    text = _libsvm(X, y)
+    text = libsvm_text(X, y)
     (server.root / path).parent.mkdir(parents=True, exist_ok=True)
     (server.root / path).write_bytes(bz2.compress(text) if path.endswith(".bz2") else text)
     return hashlib.sha256(text).hexdigest()
@@ -118,7 +93,7 @@ def test_download_of_an_earlier_layout_is_moved_only_when_unambiguous(server, is
     _serve(server, "one/data.svm", X, y)
     for home, legacy_y in ((isolated, y), (tmp_path / "second", -y)):
         (home / "downloads").mkdir(parents=True)
-        (home / "downloads" / "data.svm").write_bytes(_libsvm(X, legacy_y))
+        (home / "downloads" / "data.svm").write_bytes(libsvm_text(X, legacy_y))
     assert np.array_equal(fetch("builtin")[1], y) and not server.requests
     npz, moved = _files(isolated)  # moved to downloads/KEY/data.svm
     assert npz == "builtin.npz" and re.fullmatch(r"downloads/[0-9a-f]{12}/data\.svm", moved)

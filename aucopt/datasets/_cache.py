@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from ..utils._atomic import replaced_on_success
 from . import _registry
 from ._registry import _url_file_name, list_datasets
 
@@ -140,12 +141,8 @@ def part_file(target: Path):
     Path
     """
     part = target.with_name(f"{target.name}.{os.getpid()}.part")
-    try:
+    with replaced_on_success(target, part):
         yield part
-        os.replace(part, target)
-    finally:
-        with contextlib.suppress(OSError):
-            part.unlink(missing_ok=True)
     _drop_stale_parts(target)
 
 

@@ -11,12 +11,13 @@ __all__ = ["replaced_on_success", "write_atomic"]
 
 
 @contextlib.contextmanager
-def replaced_on_success(path):
-    """Yield a temporary path beside ``path``; when the block ends without an error, move it
-    onto ``path`` (``os.replace``: a reader sees the old file or the new one, never a part).
+def replaced_on_success(path, tmp=None):
+    """Yield a temporary path beside ``path`` (``tmp``, or a hidden name of its own); when the
+    block ends without an error, move it onto ``path`` (``os.replace``: a reader sees the old
+    file or the new one, never a part).
 
-    Whatever fails inside the block (a full disk, an error while the content is formed)
-    leaves ``path`` as it was and no temporary file behind.
+    Whatever fails inside the block (a full disk, an error while the content is formed,
+    Ctrl-C) leaves ``path`` as it was and no temporary file behind.
     """
     path = Path(path)
     folder = path.parent
@@ -24,7 +25,7 @@ def replaced_on_success(path):
         raise (NotADirectoryError if folder.exists() else FileNotFoundError)(
             f"cannot write {path}: {folder} is not a folder"
             f"{'' if folder.exists() else ' (no such folder; create it first)'}.")
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp") if tmp is None else Path(tmp)
     try:
         yield tmp
         os.replace(tmp, path)
