@@ -50,7 +50,7 @@ from ._objectives import (
     univariate_loss,
 )
 from ._spec import RowData
-from ._step_choice import chosen_step, near_steps, past_the_best, scale_free
+from ._step_choice import backed_off, chosen_step, past_the_best, scale_free
 from ._time_budget import deadline_of
 
 __all__ = [
@@ -400,9 +400,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         after a brief run is within the calibration's ``tolerance`` (relative) of the
         lowest; for a ``scale_free`` objective (see :func:`regularised`) the middle one
         of those steps. Backed off by the calibration's ``safety`` rungs of the ladder (and
-        one more where held-out rows scored the runs and the next larger step failed):
-        then the same choice among the steps tried at or below that rung (the rung
-        itself when none was tried), as the objective is not monotone there.
+        one more where held-out rows scored the runs and the next larger step failed),
+        where :func:`~aucopt.algorithms._step_choice.backed_off` may go further down.
     trials : dict
         ``{step: objective}`` of every step tried.
     """
@@ -464,9 +463,7 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
         # Gaussian rows: 1.59 chosen, 6.35 diverged; the fit with 1.59 ranks at 0.48 AUC,
         # with 0.40 at 0.92): one rung below
         rungs += 1
-    if rungs:  # the best of the steps tried that many rungs below or lower (that step if none)
-        limit = best / LADDER_RATIO**rungs
-        below = {k: v for k, v in trials.items() if k <= limit * (1.0 + 1e-9)}
-        best = chosen_step(spec, below) if near_steps(below, spec.calibration.tolerance) else limit
+    if rungs:  # that many rungs below, unless a step tried further down does clearly better
+        best = backed_off(spec, trials, best / LADDER_RATIO**rungs)
     logger.debug("%s: %s='auto' trials %s -> %g", spec.id, spec.step_param, trials, best)
     return float(best), trials

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["chosen_step", "near_steps", "past_the_best", "scale_free"]
+__all__ = ["backed_off", "chosen_step", "near_steps", "past_the_best", "scale_free"]
 
 
 def scale_free(spec) -> bool:
@@ -48,3 +48,17 @@ def past_the_best(trials: dict, tolerance: float) -> bool:
     """
     near = near_steps(trials, tolerance)
     return len(trials) >= 3 and bool(near) and near[-1] < sorted(trials)[-2]
+
+
+def backed_off(spec, trials: dict, rung: float) -> float:
+    """Return the step to take when the choice backs off to ``rung`` (a step of the ladder
+    below the one chosen): ``rung`` itself, unless it was tried and its objective is not
+    within the tolerance of the lowest among the steps tried at or below it (the
+    objective is not monotone near the steps that fail); then :func:`chosen_step` of those
+    steps."""
+    below = {k: v for k, v in trials.items() if k <= rung * (1.0 + 1e-9)}
+    near = near_steps(below, spec.calibration.tolerance)
+    tried = [k for k in below if k >= rung * (1.0 - 1e-9)]
+    if not near or not tried or tried[0] in near:
+        return rung
+    return chosen_step(spec, below)
