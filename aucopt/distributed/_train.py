@@ -105,8 +105,8 @@ def _on_partial_fit(est, X, y, classes, k):
     except ValueError as exc:  # (a DivergenceError stays one)
         kind = DivergenceError if isinstance(exc, DivergenceError) else ValueError
         raise kind(f"partition {k}: {exc}") from exc
-    est.__dict__.setdefault(_CAUGHT, []).extend((k, str(w.message), w.category)
-                                                for w in caught)
+    est.__dict__.setdefault(_CAUGHT, []).extend(  # the user's (not deprecations of libraries)
+        (k, str(w.message), w.category) for w in caught if issubclass(w.category, UserWarning))
     return est
 
 
