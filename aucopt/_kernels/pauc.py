@@ -185,10 +185,10 @@ def _batch_step(st, slots, work, hp, t):
     for i in range(n_pos):
         if not chosen[i]:
             continue
+        wi = wp[i] * f_pos  # (once per positive, not per pair)
         for r in range(k):
             j = top[r]
-            g = (pair_loss_derivative(hp.loss, sp[i] - sn[j]) * (wp[i] * f_pos)
-                 * (wn[j] * f_neg) * norm)
+            g = pair_loss_derivative(hp.loss, sp[i] - sn[j]) * wi * (wn[j] * f_neg) * norm
             cp[i] += g
             cn[j] -= g
     t += 1
