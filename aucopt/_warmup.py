@@ -187,12 +187,18 @@ def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True, jobs: in
 
 
 def _in_processes(ids: list, dense: bool, sparse: bool, jobs: int) -> dict:
-    """Run :func:`warmup` on ``jobs`` interleaved shares of ``ids`` in new processes."""
+    """Run :func:`warmup` on ``jobs`` consecutive shares of ``ids`` in new processes.
+
+    The registry lists a family's ids together, so consecutive shares compile the kernels
+    a family shares in one process only: every id, two processes, an empty cache: 123 s
+    against 148 s with interleaved shares and 155 s with one id at a time to the next
+    free process (serially: 208 s)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from functools import partial
 
-    shares = [ids[k::jobs] for k in range(min(jobs, len(ids)))]
+    k = min(jobs, len(ids))
+    shares = [ids[len(ids) * i // k:len(ids) * (i + 1) // k] for i in range(k)]
     context = multiprocessing.get_context("spawn")  # no copy of this process's state
     with ProcessPoolExecutor(len(shares), mp_context=context) as pool:
         parts = list(pool.map(partial(warmup, dense=dense, sparse=sparse), shares))

@@ -20,6 +20,9 @@ __all__ = ["Case", "hashed_stream", "token_labels", "imbalanced", "real_cases",
            "MIRROR_DATASETS", "TUNE_ROWS"]
 
 MIRROR_DATASETS = ("diabetes", "german.numer", "splice", "sylva", "mnist5k", "shuttle", "a9a")
+# the note of a run without the mirror (a merged report drops it when a part ran them)
+NO_MIRROR = ("no dataset mirror (set AUCOPT_DATA_MIRROR to a directory of LIBSVM .bz2 files): "
+             "the real datasets are skipped")
 SMALL = 5_000  # datasets up to this many rows are split into OUTER_FOLDS folds, others held out
 OUTER_FOLDS = 3
 HOLDOUT = 0.3
@@ -67,8 +70,7 @@ def real_cases(scheme: str, names=MIRROR_DATASETS, quick: bool = False) -> tuple
     """The datasets of the mirror (``AUCOPT_DATA_MIRROR``); ``([], message)`` without it."""
     mirror = os.environ.get("AUCOPT_DATA_MIRROR")
     if not mirror or not os.path.isdir(mirror):
-        return [], ("no dataset mirror (set AUCOPT_DATA_MIRROR to a directory of LIBSVM .bz2 "
-                    "files): the real datasets are skipped")
+        return [], NO_MIRROR
     from aucopt.datasets import fetch
 
     cases = []

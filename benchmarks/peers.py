@@ -26,7 +26,7 @@ import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _peers_cases import hashed_stream, imbalanced, real_cases  # noqa: E402
+from _peers_cases import MIRROR_DATASETS, NO_MIRROR, hashed_stream, imbalanced, real_cases  # noqa: E402
 from _peers_measure import fit_and_score, inner_folds, tune  # noqa: E402
 from _peers_report import write_figures, write_report  # noqa: E402
 from _peers_stream import prequential  # noqa: E402
@@ -176,7 +176,9 @@ def merge(args) -> None:
     # a peer ran if it was installed for any of the runs (their cases show its rows)
     results = {"peers": {name: any(p["peers"].get(name, False) for p in parts)
                          for name in names},
-               "messages": sorted({m for p in parts for m in p["messages"]}),
+               "messages": sorted({m for p in parts for m in p["messages"]} - (
+                   {NO_MIRROR} if any(c["name"] in MIRROR_DATASETS for p in parts
+                                      for c in p["cases"]) else set())),
                "cases": [c for p in parts for c in p["cases"]],
                "stream": next((p["stream"] for p in parts if p["stream"]), None),
                "one_pass": next((p["one_pass"] for p in parts if p["one_pass"]), None)}
@@ -203,7 +205,10 @@ def main(argv=None) -> None:
     cases, message = real_cases("standard", quick=args.quick)
     if args.quick:
         cases = cases[:2]
-    messages = [message] if message else []
+    # (a run of other cases only, e.g. --cases hashed, skips no real dataset)
+    wanted = args.cases.split(",") if args.cases else [""]
+    messages = [message] if message and any(w in name for w in wanted
+                                            for name in MIRROR_DATASETS) else []
     cases += [imbalanced(0.01, 3_000 if args.quick else 100_000),
               imbalanced(0.001, 10_000 if args.quick else 300_000),
               hashed_stream(rows, max(rows // 10, 1_000), d=2**14 if args.quick else 2**20,

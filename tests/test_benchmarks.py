@@ -119,3 +119,14 @@ def test_peers_benchmark_quick_run_writes_the_report(tmp_path):
     assert header == ("Peers run: scikit-learn, Vowpal Wabbit, LibAUC. "
                       "Not installed here (skipped): River."), header
     assert again.read_text().count(f"[{run['stamp']}]") == 3  # not twice for the merged part
+    assert "no dataset mirror" in again.read_text()  # no part ran a real dataset
+    # merged with a part that ran a real dataset: the other part's note of a missing mirror
+    # (its cases needed none) does not reach the report
+    real = {**run, "cases": [{**run["cases"][0], "name": "diabetes"}], "messages": []}
+    both.write_text(json.dumps(real))
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "peers.py"), "--merge",
+         f"{out.with_suffix('.json')},{both}", "--out", str(again)],
+        capture_output=True, text=True, timeout=900, cwd=ROOT, env=env)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "no dataset mirror" not in again.read_text()

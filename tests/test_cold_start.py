@@ -84,7 +84,7 @@ def test_warmup_takes_rows_through_the_compiled_calls_river_uses(monkeypatch):
 
 
 def test_warmup_in_processes_returns_every_algorithm_in_order():
-    """``jobs=2``: two new processes compile interleaved shares; the seconds come back for
+    """``jobs=2``: two new processes compile consecutive shares; the seconds come back for
     every id, in the order asked."""
     seconds = aucopt.warmup(["b-ls-svm", "uni-squ", "spam-l2"], sparse=False, jobs=2)
     assert list(seconds) == ["b-ls-svm", "uni-squ", "spam-l2"]

@@ -218,13 +218,15 @@ def test_a_step_that_stops_after_writing_puts_the_iterate_back(algorithm):
     est = aucopt.make(algorithm, buffer_size=3, precondition=None, random_state=0, **params)
     est.partial_fit(sp.csr_matrix([[1.0, -1.0, 2.0, 1.0]]), [False], classes=[False, True])
     for values, label in rows[:-1]:
-        est._learn_row(RowData(np.array(values), np.arange(4), np.array([0, 4]), 1, 4),
+        est._learn_row(RowData(np.array(values), np.arange(4, dtype=np.int32),
+                               np.array([0, 4], dtype=np.int32), 1, 4),
                        np.array([1.0 if label else -1.0]))
     assert est._row_path is not None and est._state["size"].sum() == len(rows)
     before, position = copy.deepcopy(est._state), _position(est._rng)
     values, label = rows[-1]
     with pytest.raises(DivergenceError):
-        est._learn_row(RowData(np.array(values), np.arange(4), np.array([0, 4]), 1, 4),
+        est._learn_row(RowData(np.array(values), np.arange(4, dtype=np.int32),
+                               np.array([0, 4], dtype=np.int32), 1, 4),
                        np.array([1.0 if label else -1.0]))
     assert _position(est._rng) == position
     for key, value in before.items():
