@@ -322,3 +322,33 @@ def test_a_comparison_by_partial_auc_trains_the_pauc_learners_for_its_bound(tmp_
         rows = list(csv.DictReader(fh))
     assert {r["param_max_fpr"] for r in rows if r["algorithm"] == "pauc-1pmb"} == {"0.05"}
     assert {r["param_max_fpr"] for r in rows if r["algorithm"] == "spam-l2"} == {""}
+
+
+def _sorted_file(tmp_path, labels=(0, 1)):
+    X, y = make_auc_problem(3000, 5, random_state=0)
+    order = np.argsort(y, kind="stable")  # every negative first
+    path = tmp_path / "sorted.svm"
+    dump_svmlight_file(X[order], np.where(y[order] > 0, labels[1], labels[0]), str(path))
+    return path
+
+
+def test_a_streamed_fit_shows_the_ordered_stream_warning_once_as_a_log_line(tmp_path):
+    path = _sorted_file(tmp_path)
+    result = runner.invoke(app, ["fit", "spam-l2", str(path), "--stream", "--n-features", "5",
+                                 "--classes", "0,1", "--shuffle-buffer", "1", "--chunk-size",
+                                 "500", "--out", str(tmp_path / "m")])
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.output.splitlines() if "sorted by label" in line]
+    assert len(said) == 1, result.output  # was twice: a log record and Python's warning
+    assert said[0].startswith("WARNING aucopt: OrderedStreamWarning: ")
+    assert "all of class 0.0:" in said[0]  # a label as the user wrote it, not np.float64(0.0)
+
+
+def test_a_streamed_file_whose_labels_are_not_the_classes_names_the_option(tmp_path):
+    path = _sorted_file(tmp_path)
+    result = runner.invoke(app, ["fit", "spam-l2", str(path), "--stream", "--n-features", "5",
+                                 "--out", str(tmp_path / "m")])
+    assert result.exit_code == 1
+    assert "the label(s) 0.0 that --classes -1.0,1.0 does not list" in result.output
+    assert "--classes 0,1" in result.output and "classes=" not in result.output
+    assert not list(tmp_path.glob("m*"))

@@ -6,6 +6,7 @@ import functools
 import logging
 import lzma
 import sys
+import warnings
 import zlib
 
 import click
@@ -86,7 +87,9 @@ def friendly_errors(func):
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
         try:
-            return func(*args, **kwargs)
+            with warnings.catch_warnings():  # each warning once, as a log line
+                warnings.showwarning = _log_warning
+                return func(*args, **kwargs)
         except (typer.Exit, typer.Abort, *_CLICK_ERRORS):
             raise
         except KeyboardInterrupt:
@@ -102,6 +105,12 @@ def friendly_errors(func):
             raise typer.Exit(1) from exc
 
     return wrapper
+
+
+def _log_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """Show a warning raised during a command as one log line on stderr (``WARNING aucopt:
+    OrderedStreamWarning: ...``), without the source line Python's display adds."""
+    logging.getLogger("aucopt").warning("%s: %s", category.__name__, message)
 
 
 def _one_line(exc: BaseException) -> str:

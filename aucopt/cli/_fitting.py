@@ -102,6 +102,12 @@ def fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed,
     for X, y in iter_svmlight(path, chunk_size=chunk_size, n_features=n_features,
                               zero_based=zero_based, shuffle_buffer=shuffle_buffer,
                               random_state=seed):
+        unlisted = np.setdiff1d(y, labels)
+        if unlisted.size:  # (partial_fit's own message names its classes= argument)
+            raise ValueError(
+                f"{path.name} has the label(s) {', '.join(str(v) for v in unlisted[:5])} that "
+                f"--classes {','.join(str(v) for v in labels)} does not list: give the file's "
+                "two labels (e.g. --classes 0,1 for labels 0 and 1).")
         est.partial_fit(X, y, classes=labels)
         seen += X.shape[0]
     _check_both_classes(est, path, seen)

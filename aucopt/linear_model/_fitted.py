@@ -4,7 +4,6 @@ scores, a stream sorted by label)."""
 
 from __future__ import annotations
 
-import logging
 import math
 import warnings
 
@@ -17,7 +16,6 @@ from ..exceptions import OrderedStreamWarning
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
 
-logger = logging.getLogger(__name__)
 
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 
@@ -178,7 +176,6 @@ class FittedAttributes:
             "first (e.g. aucopt.datasets.make_preprocessor('minmax')) or lower the "
             "regularisation."
         )
-        logger.warning(message)
         warnings.warn(message, UserWarning, stacklevel=3)
 
     def _warn_ordered_stream(self, call: str = "partial_fit") -> None:
@@ -196,13 +193,13 @@ class FittedAttributes:
         if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
             return
         self._ordered_warned = True
+        label = self.classes_[int(np.argmax(count))].item()  # 0.0, not np.float64(0.0)
         message = (
             f"{type(self).__name__}.{call} has received {int(count.sum())} rows, all of "
-            f"class {self.classes_[int(np.argmax(count))]!r}: the stream looks sorted by label, "
+            f"class {label!r}: the stream looks sorted by label, "
             "and one-pass learners follow the order of the stream (a sorted stream often gives "
             "an inverted ranker). Shuffle it: aucopt.datasets.iter_svmlight(..., "
             "shuffle_buffer=N), the CLI's fit --stream --shuffle-buffer N, or shuffle the "
             "file once (e.g. shuf). Ignore this if the stream really is that imbalanced."
         )
-        logger.warning(message)
         warnings.warn(message, OrderedStreamWarning, stacklevel=3)
