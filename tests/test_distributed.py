@@ -225,6 +225,33 @@ def test_svrg_over_partitions_reaches_the_single_machine_auc(client):
     assert est.score(X, y) > ref.score(X, y) - 0.02
 
 
+@pytest.mark.parametrize("strategy, algorithm", [("average", "spam-l2"), ("svrg", "vrspam-l2")])
+def test_max_time_stops_the_rounds_between_them_as_a_fit_stops_its_passes(client, strategy,
+                                                                        algorithm):
+    """``max_time`` spent: the fit keeps the model of the rounds (stages) done, never fewer
+    than one, and warns; not spent: the unlimited fit bit for bit."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, y = _problem(n=600, d=8, seed=7)
+    step = get_algorithm(algorithm).step_param  # a given step: no calibration to time out
+    params = {"random_state": 0, "max_iter": 4, "precondition": None, step: 0.05, "tol": 0.0}
+    params = {k: v for k, v in params.items() if k in aucopt.make(algorithm).get_params()}
+
+    def fitted(**more):
+        return ad.fit(aucopt.make(algorithm, **params, **more), *_dask(X, y, chunk=150),
+                      strategy=strategy)
+
+    with pytest.warns(ConvergenceWarning, match="max_time=1e-09"):
+        stopped = fitted(max_time=1e-9)
+    once = ad.fit(aucopt.make(algorithm, **params), *_dask(X, y, chunk=150),
+                  strategy=strategy, n_rounds=1)
+    assert stopped.n_iter_ == once.n_iter_ == 1 and stopped.t_ == once.t_
+    np.testing.assert_array_equal(stopped.coef_, once.coef_)
+    unlimited, ample = fitted(), fitted(max_time=3600.0)
+    assert unlimited.n_iter_ == ample.n_iter_ == 4
+    np.testing.assert_array_equal(ample.coef_, unlimited.coef_)
+
+
 # -------------------------------------------------------------------- evaluation
 def test_decision_function_and_exact_auc_with_ties(client):
     X, y = _problem(n=500, d=6, seed=7)

@@ -16,18 +16,16 @@ for bit.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import functools
-import logging
 import time
 import warnings
 
 from .._kernels._checks import OK
 
-__all__ = ["Deadline", "deadline_of", "within_budget", "run_pass", "FIRST_BLOCK",
+__all__ = ["Deadline", "deadline_of", "budget", "within_budget", "run_pass", "FIRST_BLOCK",
            "BLOCK_SECONDS"]
-
-logger = logging.getLogger(__name__)
 
 FIRST_BLOCK = 1024  # rows of the first block of a pass under max_time, and the fewest
 BLOCK_SECONDS = 0.1  # later blocks are sized to take about this long (at most 4x the last)
@@ -61,7 +59,6 @@ class Deadline:
             message = (f"{self.what} stopped after max_time={self.seconds:g} s, before "
                        "max_iter or its tolerance: the model is the one reached so far. Raise "
                        "max_time (or None) to let it finish.")
-            logger.warning(message)
             # imported here: the registry (``aucopt algorithms``) does not load scikit-learn
             from sklearn.exceptions import ConvergenceWarning
 
@@ -83,19 +80,27 @@ def deadline_of(params: dict, what: str = "fit") -> Deadline:
     return Deadline(params.get("max_time"), what)
 
 
+@contextlib.contextmanager
+def budget(seconds: float | None, what: str):
+    """Run the block under one :class:`Deadline` of ``seconds`` (None: no limit), which
+    every :func:`deadline_of` inside returns."""
+    if seconds is None:
+        yield
+        return
+    token = _CURRENT.set(Deadline(seconds, what))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
 def within_budget(method):
     """Decorate an estimator's ``_fit_rows``: one :class:`Deadline` of its ``max_time`` for
     everything the call runs (each :func:`deadline_of` inside returns it)."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        seconds = self._params().get("max_time")
-        if seconds is None:
+        with budget(self._params().get("max_time"), f"{type(self).__name__}.fit"):
             return method(self, *args, **kwargs)
-        token = _CURRENT.set(Deadline(seconds, f"{type(self).__name__}.fit"))
-        try:
-            return method(self, *args, **kwargs)
-        finally:
-            _CURRENT.reset(token)
     return wrapper
 
 

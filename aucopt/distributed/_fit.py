@@ -9,6 +9,7 @@ from numbers import Integral
 import numpy as np
 
 from ..algorithms._distributed import distributed_strategies
+from ..algorithms._time_budget import budget
 from . import _train
 from ._cluster import compute, connect
 from ._data import (
@@ -121,7 +122,10 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
         one of :func:`local_cluster`).
     n_rounds : int, optional
         ``"average"``: passes over the data (default ``estimator.max_iter``);
-        ``"svrg"``: outer stages (default ``estimator.max_iter``).
+        ``"svrg"``: outer stages (default ``estimator.max_iter``). The estimator's
+        ``max_time`` bounds the calibration and the rounds (stages) together: checked
+        between rounds, never before the first, it keeps the model of the rounds done and
+        warns (``ConvergenceWarning``), as a single-machine ``fit`` does between passes.
     progress : bool, default=False
         Show Dask's progress bar for each pass.
     persist : bool, default=False
@@ -210,10 +214,15 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
                          if strategy == "average" else _train.svrg)
                 trainer = (est if strategy == "average"
                            else _train.with_auto_beta(est, stats, classes))
-                trainer, step = _train.calibrated(dask_client, trainer, xs[0], ys[0], classes,
-                                                  rounds, progress)
-                result, step = _train.restarting(train, trainer, step, dask_client, xs, ys,
-                                                 classes, stats, sizes, rounds, progress)
+                # max_time: one budget for the calibration and the rounds, checked between
+                # rounds (svrg: stages), as a single-machine fit checks it between passes
+                with budget(est.get_params().get("max_time"),
+                            f"aucopt.distributed.fit({type(est).__name__}, {strategy!r})"):
+                    trainer, step = _train.calibrated(dask_client, trainer, xs[0], ys[0],
+                                                      classes, rounds, progress)
+                    result, step = _train.restarting(train, trainer, step, dask_client, xs,
+                                                     ys, classes, stats, sizes, rounds,
+                                                     progress)
                 if step is not None:  # the step used, as fit records it; "auto" stays asked
                     setattr(est, f"{est._spec().step_param}_", step)
             _commit(est, *result, classes)

@@ -26,6 +26,7 @@ from ..algorithms._calibrate import (
 )
 from ..algorithms._data import as_rows, identity_order
 from ..algorithms._distributed import TAKE_LAST
+from ..algorithms._time_budget import deadline_of
 from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistics, ls_svm_lam
 from ..algorithms.batch_univariate import uni_squ_from_statistics, uni_squ_lam
 from ..exceptions import DivergenceError
@@ -284,6 +285,8 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
     import dask
 
     spec, params = est._spec(), est.get_params(deep=False)
+    deadline = deadline_of(params)  # max_time: checked between rounds (never before the first)
+    one_graph = one_graph and deadline.end is None
     rng = make_generator(est.random_state)
     n_total = int(sum(sizes))
     state = spec.init_state(est.n_features_in_, n_total, params, rng)
@@ -293,6 +296,9 @@ def average(client, est, xs, ys, classes, stats, sizes, n_rounds, progress=False
     step = dask.delayed(_on_pass, pure=True)
     t = 0
     for r in range(n_rounds):
+        if r and deadline.passed():
+            n_rounds = r
+            break
         gens = _generators(rng, len(xs))
         shares = [step(spec.id, params, state, t, x, y, classes, r == 0, gen, k, est.shuffle,
                        wk, take_last)
@@ -372,7 +378,10 @@ def svrg(client, est, xs, ys, classes, stats, sizes, n_stages, progress=False):
     gradient = dask.delayed(_on_full_gradient, pure=True)
     step = dask.delayed(_on_inner, pure=True)
     t = 0
-    for _ in range(n_stages):
+    deadline = deadline_of(params)  # max_time: checked between stages (never before the first)
+    for stage in range(n_stages):
+        if stage and deadline.passed():
+            break
         w_ref = out["w"].copy()
         mu = compute(client, tree_reduce(
             [gradient(w_ref, class_stats, x, y, classes, n_total, k)
