@@ -149,3 +149,39 @@ def test_a_chunk_whose_weights_are_all_zero_changes_nothing(algorithm_id, data):
     assert est.t_ == t
     with pytest.raises(ValueError, match="at least one non-zero"):
         aucopt.make(algorithm_id).fit(X, y, sample_weight=np.zeros(X.shape[0]))
+
+
+def _state_of(est):
+    return {k: v.copy() for k, v in est._state.items()}, est.t_
+
+
+@pytest.mark.parametrize("algorithm_id", ["pauc-1pmb", "pauc-sopa"])
+def test_a_chunk_whose_last_step_overflows_raises_and_changes_nothing(algorithm_id):
+    """The step of the chunk's last batch overflows the iterate to NaN. That call returned
+    normally, and every later call then failed on the NaN it had kept: now it raises, the
+    state is as before it, and the stream goes on as if it had not happened."""
+    def rows(seed, n):
+        rng = np.random.default_rng(seed)
+        X = rng.normal(size=(n, 6))
+        y = np.arange(n) % 2
+        rng.shuffle(y)
+        return X + 0.5 * y[:, None], y
+
+    (X0, y0), (X1, y1), (X2, y2) = rows(1, 30), rows(3, 40), rows(4, 100)
+    X1, y1 = X1[:25], y1[:25]  # a batch step of 1PMB and SOPA at its last row
+    est, twin = (aucopt.make(algorithm_id, random_state=0) for _ in range(2))
+    for e in (est, twin):
+        e.partial_fit(X0, y0, classes=[0, 1])
+    before = _state_of(est)
+    est.set_params(eta=1.7e308)
+    with pytest.raises(DivergenceError, match="left as it was"):
+        est.partial_fit(X1, y1)
+    after = _state_of(est)
+    assert after[1] == before[1]
+    for key, value in before[0].items():
+        np.testing.assert_array_equal(after[0][key], value, err_msg=key)
+    est.set_params(eta=twin.get_params()["eta"])
+    est.partial_fit(X2, y2)
+    twin.partial_fit(X2, y2)
+    np.testing.assert_array_equal(est.decision_function(X0), twin.decision_function(X0))
+    assert np.isfinite(est.decision_function(X0)).all()

@@ -467,3 +467,40 @@ def test_a_bounded_vocabulary_hashes_the_names_beyond_its_size():
     assert np.isfinite(model.score_one({"w39": 1.0, "x": 1.0}))
     with pytest.raises(ValueError, match="max_features"):
         AUCClassifier("spam-l2", n_features=16, max_features=4)
+
+
+@pytest.mark.parametrize("how", ["learn_one", "learn_many"])
+def test_a_failed_call_that_widened_the_state_puts_the_narrow_state_back(how):
+    """New names beyond the width widen the state before learning; a value that is not
+    finite then fails the call. The state stayed widened (8 -> 16 columns, and intercept_
+    one ulp off): now the model is the one of before, and learns on like a twin."""
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(30, 6))
+    y = np.arange(30) % 2 == 1
+    X[y] += 0.5
+    names = [f"f{j}" for j in range(6)]
+
+    def model():
+        m = AUCClassifier("spam-l2", seed=0)
+        m.learn_many(pd.DataFrame(X, columns=names), pd.Series(y))
+        return m
+
+    m, twin = model(), model()
+    shapes = {k: v.shape for k, v in m.estimator._state.items()}
+    intercept = m.estimator.intercept_.copy()
+    bad = {**dict(zip(names, X[0])), **{f"n{i}": 1.0 for i in range(12)}, "n12": np.inf}
+    with pytest.raises(ValueError, match="infinity"):
+        if how == "learn_one":
+            m.learn_one(bad, True)
+        else:
+            m.learn_many(pd.DataFrame([bad]), pd.Series([True]))
+    assert {k: v.shape for k, v in m.estimator._state.items()} == shapes
+    np.testing.assert_array_equal(m.estimator.intercept_, intercept)
+    for model_ in (m, twin):
+        model_.learn_many(pd.DataFrame(X[:10] * 0.5, columns=names), pd.Series(y[:10]))
+        model_.learn_one({"f1": 1.0, "g": 2.0}, True)
+    np.testing.assert_array_equal(m.estimator.coef_, twin.estimator.coef_)
+    assert m.predict_proba_one({"f1": 1.0, "g": 2.0}) == twin.predict_proba_one(
+        {"f1": 1.0, "g": 2.0})

@@ -329,6 +329,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                 observe_data(state, rows, y)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
                                              shuffle, hook, deadline)
+                if failed is None and undo is not None and undo.unfinite() is not None:
+                    failed = (0, t)  # a last step that overflowed: no later step saw it
                 if failed is not None and (step is None or retry == AUTO_RETRIES):
                     self._raise_divergence(spec, *failed, float(np.sqrt(state["data_sqmax"][0])),
                                            step=step)

@@ -221,6 +221,26 @@ class UndoLog:
             self.saved[key] = full
         self.columns = {}
 
+    def unfinite(self) -> str | None:
+        """Return the first floating entry the call may have written that is not finite
+        (None: all are): the entries this log saved, whole or at their columns, so the
+        check costs what the log did."""
+        state, plan = self.state, self.plan
+        whole = set(plan.copied) | set(self.saved)
+        if self.cols is None:
+            whole.update(key for key, _ in plan.by_columns)
+        for key in state:
+            value = state[key]
+            if key in whole and value.dtype.kind == "f" and not np.isfinite(value).all():
+                return key
+        for key, (by_rows, _) in self.columns.items():
+            value = state[key]
+            if value.dtype.kind == "f":
+                part = value[self.cols] if by_rows else value[:, self.cols]
+                if not np.isfinite(part).all():
+                    return key
+        return None
+
     def rollback(self) -> None:
         """Put the state and the generator back as they were when the log was made."""
         state, plan = self.state, self.plan

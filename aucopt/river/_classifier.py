@@ -196,7 +196,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         if self._one_class:
             self._check_order(signed)
         columns = self._map.columns
-        known = len(columns)
+        known, width = len(columns), self._width
         try:  # the hot path of a stream: the state exists and is wide enough for the row
             rows = self._map.row(x, self._width, grow=True)
             if self._learned and (self.n_features is not None or len(columns) <= self._width):
@@ -206,7 +206,7 @@ class AUCClassifier(base.MiniBatchClassifier):
             else:
                 self._fit(rows, signed)
         except Exception:
-            self._rollback(known)
+            self._rollback(known, width)
             raise
 
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
@@ -222,12 +222,12 @@ class AUCClassifier(base.MiniBatchClassifier):
         signed = signed_labels(y, len(X))
         if len(X) == 0:
             return
-        known = len(self._map.columns)
+        known, width = len(self._map.columns), self._width
         try:
             rows = self._map.frame_rows(X, self._width, grow=True)
             self._fit(rows, signed)
         except Exception:
-            self._rollback(known)
+            self._rollback(known, width)
             raise
 
     def predict_proba_one(self, x: dict) -> dict:
@@ -348,17 +348,24 @@ class AUCClassifier(base.MiniBatchClassifier):
                                  reset=first, stream=True)
         self.estimator.n_features_in_ = rows.n_features  # partial_fit and io.save read it
         self._learned = True
+        self._narrow = {}  # the narrower state is not kept once the call has learnt
 
-    def _rollback(self, known: int) -> None:
-        """Forget the names a failed call added (their columns are still zero)."""
+    def _rollback(self, known: int, width: int) -> None:
+        """Forget the names a failed call added, and put back the state it widened from
+        ``width`` columns (the estimator's undo log restored the entries they share)."""
         if self.n_features is None and len(self._map.columns) > known:
             self._map.forget(list(self._map.columns)[known:])
+        if self._width != width:
+            est = self.estimator
+            est.__dict__.update(self._narrow)
+            self._width = width
 
     def _grow(self, needed: int) -> None:
         """Widen the estimator's state (doubling) to at least ``needed`` columns."""
         width = max(needed, 2 * self._width, _MIN_WIDTH)
+        est = self.estimator  # what _rollback puts back if the call fails
+        self._narrow = {k: est.__dict__[k] for k in ("_state", "_fitted") if k in est.__dict__}
         if self._learned:
-            est = self.estimator
             est._state = grow_state(est._state, self._axes, width)
             est._set_coef()
         self._width = width
