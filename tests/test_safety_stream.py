@@ -140,3 +140,38 @@ def test_fsauc_one_row_at_a_time_learns_like_the_known_horizon():
     assert scores[None, 1] > 0.8 and scores[None, 2] > 0.8
     assert abs(scores[None, 1] - scores[3000, 1]) < 0.02
     assert int(est._state["n_total"][0]) == 3000  # with the hint: no restarts
+
+
+@pytest.mark.parametrize("chunks, warned", [
+    ([3000], 2100),  # one chunk: 2,100 negatives, then the positives (was not warned)
+    ([500, 2500], 2100),  # 500 negatives, then a chunk opening with 1,600 more
+    ([1500, 1500], 1500),  # warned after the first chunk, all of one class
+    ([], 0),  # the same rows shuffled
+])
+def test_a_one_class_prefix_inside_a_chunk_is_warned_about(chunks, warned):
+    X, y = make_auc_problem(3000, 5, random_state=0)  # 2,100 negatives, 900 positives
+    order = np.argsort(y, kind="stable") if chunks else np.random.default_rng(0).permutation(3000)
+    X, y = X[order], y[order]
+    est = aucopt.make("spam-l2", random_state=0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        start = 0
+        for size in chunks or [1000, 1000, 1000]:
+            est.partial_fit(X[start:start + size], y[start:start + size], classes=[-1, 1])
+            start += size
+    ordered = [str(w.message) for w in caught if issubclass(w.category, OrderedStreamWarning)]
+    assert len(ordered) == int(warned > 0), ordered
+    if warned:
+        assert f"began with {warned} rows all of class -1:" in ordered[0]
+
+
+def test_a_prefix_shorter_than_the_bound_is_not_warned_about():
+    X, y = make_auc_problem(3000, 5, random_state=0)
+    negatives, positives = np.flatnonzero(y < 0), np.flatnonzero(y > 0)
+    order = np.r_[negatives[:999], positives[:1], np.random.default_rng(0).permutation(
+        np.r_[negatives[999:], positives[1:]])]
+    est = aucopt.make("spam-l2", random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", OrderedStreamWarning)
+        est.partial_fit(X[order[:600]], y[order[:600]], classes=[-1, 1])
+        est.partial_fit(X[order[600:]], y[order[600:]])

@@ -198,12 +198,13 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
             rows = self._plain_rows(X, y) if sample_weight is None else None
             if rows is not None:  # already float64 CSR/ndarray of the right width
                 signed = self._signed_labels(y, classes)
+                before = self._one_class_counts()
                 if rows.n_samples == 1 and rows.is_sparse and self._one_row_path:
                     self._learn_row(rows, signed)
                 else:
                     self._fit_rows(rows, signed, classes, n_epochs=1, shuffle=False,
                                    reset=False, stream=True)
-                self._warn_ordered_stream()
+                self._warn_ordered_stream(before=before, signed=signed)
                 return self
         with _input_attributes_kept(self):  # set by the first call only
             X, y = self._validate_input(X, y, reset=first, check_finite=False)
@@ -216,9 +217,10 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                                      "sample_weight 0: it needs at least one row of positive "
                                      "weight to start the stream.")
                 return self
+            before = self._one_class_counts()
             self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False,
                            reset=first, stream=True)
-        self._warn_ordered_stream()
+        self._warn_ordered_stream(before=before, signed=signed)
         return self
 
     def decision_function(self, X):

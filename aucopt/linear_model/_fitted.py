@@ -178,8 +178,21 @@ class FittedAttributes:
         )
         warnings.warn(message, UserWarning, stacklevel=3)
 
-    def _warn_ordered_stream(self, call: str = "partial_fit") -> None:
-        """Warn once if the stream so far (at least ``ORDERED_PREFIX_ROWS`` rows) is one class.
+    def _one_class_counts(self):
+        """Return a copy of the class counts while the stream is one class and not warned
+        about (None otherwise): what :meth:`_warn_ordered_stream` compares a chunk with."""
+        if self.__dict__.get("_ordered_warned", False):
+            return None
+        state = self.__dict__.get("_state")
+        if state is None:
+            return np.zeros(2)
+        count = state["data_count"]
+        return None if count[0] > 0 and count[1] > 0 else count.copy()
+
+    def _warn_ordered_stream(self, call: str = "partial_fit", before=None, signed=None) -> None:
+        """Warn once if the stream began with at least ``ORDERED_PREFIX_ROWS`` rows of one
+        class: all of it so far, or (``before``: the counts before a chunk whose signed labels
+        are ``signed``) those rows and the run of the same class that opens the chunk.
 
         A random stream with a positive rate of 1% has such a prefix with
         probability 0.99^1000 = 4e-5; a file sorted by label almost surely.
@@ -190,13 +203,23 @@ class FittedAttributes:
             return
         count = self._state["data_count"]
         n_neg, n_pos = count[0], count[1]
-        if (n_neg > 0 and n_pos > 0) or n_neg + n_pos < ORDERED_PREFIX_ROWS:
+        if n_neg > 0 and n_pos > 0:  # both classes now: how long was the one-class prefix?
+            if before is None or signed is None or signed.size == 0:
+                return
+            c = int(before[1] > 0) if before.any() else int(signed[0] > 0)
+            other = np.flatnonzero((signed > 0) != bool(c))
+            prefix = before[c] + (other[0] if other.size else signed.size)
+            if prefix < ORDERED_PREFIX_ROWS:
+                return
+        elif n_neg + n_pos < ORDERED_PREFIX_ROWS:
             return
+        else:
+            c, prefix = int(np.argmax(count)), count.sum()
         self._ordered_warned = True
-        label = self.classes_[int(np.argmax(count))].item()  # 0.0, not np.float64(0.0)
+        label = self.classes_[c].item()  # 0.0, not np.float64(0.0)
         message = (
-            f"{type(self).__name__}.{call} has received {int(count.sum())} rows, all of "
-            f"class {label!r}: the stream looks sorted by label, "
+            f"the stream of {type(self).__name__}.{call} began with {int(prefix)} rows all of "
+            f"class {label!r}: it looks sorted by label, "
             "and one-pass learners follow the order of the stream (a sorted stream often gives "
             "an inverted ranker). Shuffle it: aucopt.datasets.iter_svmlight(..., "
             "shuffle_buffer=N), the CLI's fit --stream --shuffle-buffer N, or shuffle the "

@@ -52,9 +52,10 @@ class AUCClassifier(base.MiniBatchClassifier):
         appearance and the estimator's state is widened (zero-padded) when new
         names arrive, which gives the same model as knowing every name from the
         start. Algorithms whose state cannot grow that way (random features per
-        input column, e.g. ``aogd``, ``opauc-f``) need an int. An int: names are
-        hashed into that many columns with a stable 64-bit hash (FNV-1a, the same
-        in every process); colliding names add up.
+        input column: ``aogd``, ``opauc-f``, ``opauc-rp``; and ``fsauc``) need an
+        int. An int: names are hashed into that many columns with a stable 64-bit
+        hash (FNV-1a with a SplitMix64 finaliser, the same in every process);
+        colliding names add up.
     seed : int or None, default=None
         Seed of the algorithm's random draws (its ``random_state``).
     max_features : int or None, default=None
@@ -71,7 +72,7 @@ class AUCClassifier(base.MiniBatchClassifier):
         The wrapped scikit-learn estimator; its ``coef_`` columns follow :attr:`columns`.
     columns : dict
         Feature name -> column of the vocabulary (empty with hashing: a name's column
-        is ``aucopt.river.stable_hash(name) % n_features``).
+        is its stable hash modulo ``n_features``).
 
     Notes
     -----
@@ -106,7 +107,9 @@ class AUCClassifier(base.MiniBatchClassifier):
 
     :meth:`learn_many` is ``partial_fit`` on the whole frame; it equals a
     :meth:`learn_one` loop when the algorithm's chunked and row-by-row updates
-    agree (e.g. ``stats="online"`` for SPAM, a fixed ``kappa`` for SOLAM).
+    agree (e.g. ``stats="online"`` for SPAM, a fixed ``kappa`` for SOLAM) and
+    nothing is set from the first chunk, which is the whole frame here and one row
+    there: ``precondition=None`` and a numeric step (``eta0=0.1``).
 
     Examples
     --------

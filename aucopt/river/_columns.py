@@ -33,7 +33,8 @@ _NUMERIC_HINT = ("AUCClassifier takes numeric feature values; encode categorical
 
 def stable_hash(name) -> int:
     """Return the 64-bit hash of one feature name, the same in every process (see
-    :func:`aucopt.algorithms._hashing.stable_hashes`: FNV-1a of its bytes).
+    :func:`aucopt.algorithms._hashing.stable_hashes`: FNV-1a of its bytes with a SplitMix64
+    finaliser).
 
     Parameters
     ----------
