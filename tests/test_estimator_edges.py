@@ -185,3 +185,35 @@ def test_a_chunk_whose_last_step_overflows_raises_and_changes_nothing(algorithm_
     twin.partial_fit(X2, y2)
     np.testing.assert_array_equal(est.decision_function(X0), twin.decision_function(X0))
     assert np.isfinite(est.decision_function(X0)).all()
+
+
+@pytest.mark.parametrize("one_row", [False, True])
+def test_auto_set_again_after_a_given_step_returns_to_the_calibrated_one(one_row):
+    """A stream calibrated its "auto" step, took a given number for a chunk, then "auto"
+    again: it kept the given number (eta0_ stayed 0.5); now it goes back to the calibrated
+    step. A stream started with a number calibrates when "auto" is set."""
+    import scipy.sparse as sp
+
+    X, y = make_auc_problem(800, 5, random_state=0)
+    est = aucopt.make("spam-l2", random_state=0)
+    est.partial_fit(X[:400], y[:400], classes=[-1, 1])
+    calibrated = est.eta0_
+    assert isinstance(calibrated, float) and calibrated != 0.5
+
+    def chunk(start):
+        if one_row:  # the one-row path
+            for i in range(start, start + 20):
+                est.partial_fit(sp.csr_matrix(X[i:i + 1]), y[i:i + 1])
+        else:
+            est.partial_fit(X[start:start + 20], y[start:start + 20])
+
+    est.set_params(eta0=0.5)
+    chunk(400)
+    assert est.eta0_ == 0.5
+    est.set_params(eta0="auto")
+    chunk(420)
+    assert est.eta0_ == calibrated
+    given_first = aucopt.make("spam-l2", random_state=0, eta0=0.5)
+    given_first.partial_fit(X[:400], y[:400], classes=[-1, 1])
+    given_first.set_params(eta0="auto").partial_fit(X[400:800], y[400:800])
+    assert given_first.eta0_ not in (0.5, None)

@@ -371,6 +371,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         if spec.calibration is not None:  # the step used: the user's, the calibrated one or
             value = params[spec.step_param]  # None (partial_fit deferring calibration, or a
             fitted[spec.step_param + "_"] = None if isinstance(value, str) else value  # rule)
+            self._keep_auto_step(spec.step_param, fitted[spec.step_param + "_"], reset)
 
     def _transform(self, params, rows, y, reset, warm_from):
         """Return ``(scale and shift, columns set by this call)`` of the preconditioner
@@ -466,7 +467,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         """
         if spec.calibration is None or not is_auto(params.get(spec.step_param)):
             return None
-        step = None if reset else self.__dict__.get(spec.step_param + "_")
+        step = None if reset else self._auto_step_so_far(spec.step_param)
         if step is None and usable(rows, y):
             step = calibrate_step(spec, params, rows, y, passes, stream)[0]
         return step

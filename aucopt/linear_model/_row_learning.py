@@ -70,6 +70,24 @@ class RowLearning:
             transform[SCALE_KEY][fixed] = 0.0  # the general path sets them again
         return t, status
 
+    def _keep_auto_step(self, name: str, used, reset: bool) -> None:
+        """Remember the step ``"auto"`` gave a stream (``used``, None: not calibrated yet),
+        so that ``"auto"`` set again after a number given for some calls returns to it;
+        a call with a number given keeps it (a ``fit`` forgets it)."""
+        fitted = self.__dict__
+        if is_auto(self._params().get(name)):
+            fitted["_auto_step_value"] = used
+        elif reset or "_auto_step_value" not in fitted:
+            fitted["_auto_step_value"] = None
+
+    def _auto_step_so_far(self, name: str):
+        """The step ``"auto"`` gave this stream so far (None: to calibrate); a model loaded
+        from a file, which does not keep it, continues with its last step ``name_``."""
+        fitted = self.__dict__
+        if "_auto_step_value" in fitted:
+            return fitted["_auto_step_value"]
+        return fitted.get(name + "_")
+
     def _new_row_path(self, params):
         """Return the row path for the committed state and ``params`` (None: there is none)."""
         self._check_structure()  # params changed: not those that shape the state
@@ -81,11 +99,13 @@ class RowLearning:
         # spec's scale rule): a single row never calibrates (MIN_ROWS > 1), as on the general
         # path. A number given since is the step (and the step_ the row leaves, as there)
         if spec.calibration is not None and is_auto(params.get(name)) and (
-                self.__dict__.get(name + "_") is not None):
-            stepped = self._with_step(params, name, self.__dict__[name + "_"])
+                self._auto_step_so_far(name) is not None):
+            stepped = self._with_step(params, name, self._auto_step_so_far(name))
         # the attributes a row learnt there leaves, as a one-row call of _fit_rows does
         commit = {"n_iter_": 1} if spec.epochs_by_base else {}
         if spec.calibration is not None:
             commit[name + "_"] = None if isinstance(stepped[name], str) else stepped[name]
+            if is_auto(params.get(name)):
+                commit["_auto_step_value"] = commit[name + "_"]
         self._row_commit = commit
         return row_path(spec, self._state, stepped, valid_for=params)
