@@ -16,7 +16,8 @@ from __future__ import annotations
 import logging
 import os
 import time
-import warnings
+
+from .utils._warnings import ignored_warnings
 
 __all__ = ["warmup", "kernel_cache_dir"]
 
@@ -177,8 +178,7 @@ def warmup(algorithms=None, *, dense: bool = True, sparse: bool = True, jobs: in
     for spec in specs:
         start = time.perf_counter()
         kinds = [False] * dense + [True] * (sparse and spec.sparse)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # 48 rows: convergence warnings mean nothing here
+        with ignored_warnings():  # 48 rows: convergence warnings mean nothing here
             for kind in kinds:
                 _exercise(spec.id, kind)
         seconds[spec.id] = time.perf_counter() - start

@@ -31,6 +31,7 @@ from ..algorithms.batch_pairwise import check_gram_memory, ls_svm_from_statistic
 from ..algorithms.batch_univariate import uni_squ_from_statistics, uni_squ_lam
 from ..exceptions import DivergenceError
 from ..utils._random import make_generator
+from ..utils._warnings import recorded_warnings
 from ._cluster import compute
 from ._data import as_block, tree_reduce
 
@@ -100,8 +101,7 @@ _CAUGHT = "_worker_warnings"  # the warnings of the steps, carried by the estima
 
 def _on_partial_fit(est, X, y, classes, k):
     try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
+        with recorded_warnings() as caught:  # (a worker runs tasks in threads)
             est = est.partial_fit(as_block(X, k), np.asarray(y), classes=classes)
     except ValueError as exc:  # (a DivergenceError stays one)
         kind = DivergenceError if isinstance(exc, DivergenceError) else ValueError

@@ -26,7 +26,6 @@ import hashlib
 import json
 import math
 import re
-import warnings
 import zipfile
 from numbers import Integral, Real
 
@@ -46,6 +45,7 @@ from ..algorithms._precondition import (
 from ..exceptions import ModelFileError
 from ..utils._param_validation import is_subnormal
 from ..utils._random import make_generator
+from ..utils._warnings import ignored_warnings
 
 __all__ = ["MAX_JSON_BYTES", "MAX_EXPANSION", "LARGEST_COEF", "HASH_FIELDS", "meta_digest",
            "parse_meta", "read_arrays", "check_attributes", "check_state", "check_scores"]
@@ -319,8 +319,7 @@ def check_scores(where, estimator, state: dict) -> None:
     """
     counts, sums = state["data_count"], state["data_sum"]
     rows = [np.zeros(sums.shape[1])] + [sums[c] / counts[c] for c in (0, 1) if counts[c] > 0]
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with np.errstate(all="ignore"), ignored_warnings():
         probe = _original_rows(np.vstack(rows), state)
         if not np.isfinite(probe).all():
             _fail(where, "the class means of the data statistics are not finite")

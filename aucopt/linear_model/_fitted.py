@@ -5,6 +5,7 @@ scores, a stream sorted by label)."""
 from __future__ import annotations
 
 import math
+import threading
 import warnings
 
 import numpy as np
@@ -21,6 +22,9 @@ _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 
 # partial_fit warns (once) when this many rows have been received, all of one class
 ORDERED_PREFIX_ROWS = 1000
+# the O(nnz) score of one row completes the dots of its path in place: threads reading one
+# model (a service scoring with it) take turns there
+_SCORE_LOCK = threading.Lock()
 
 
 class FittedAttributes:
@@ -97,17 +101,19 @@ class FittedAttributes:
         state = fitted.get("_state")
         if state is None or rows.n_features != state["data_sum"].shape[1]:
             return None
-        token = fitted.get("_fitted")
-        if token is None:
-            token = fitted["_fitted"] = {}
-        path = fitted.get("_score_path")
-        if path is None or not (path.fits(state, self._params()) and path.current(state, token)):
-            path = self._current_path(state, token)
-            if path is None:
-                return None
-        if not path.dots_current(token):
-            path.form_dots(token)
-        score = path.score(state["data_count"], rows.data, rows.indices)
+        with _SCORE_LOCK:  # a score adds the terms the last learnt row left: one at a time
+            token = fitted.get("_fitted")
+            if token is None:
+                token = fitted["_fitted"] = {}
+            path = fitted.get("_score_path")
+            if path is None or not (path.fits(state, self._params())
+                                    and path.current(state, token)):
+                path = self._current_path(state, token)
+                if path is None:
+                    return None
+            if not path.dots_current(token):
+                path.form_dots(token)
+            score = path.score(state["data_count"], rows.data, rows.indices)
         return score if math.isfinite(score) else None
 
     def _current_path(self, state: dict, token):

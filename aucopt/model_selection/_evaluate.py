@@ -30,6 +30,7 @@ from .._api import algorithm_info, make
 from ..datasets import make_preprocessor
 from ..exceptions import DivergenceError
 from ..metrics import partial_roc_auc_score, pauc_scorer, roc_auc_score, roc_curve
+from ..utils._warnings import ignored_warnings
 from ._protocols import repeated_kfold
 
 logger = logging.getLogger(__name__)
@@ -274,8 +275,7 @@ def warm_up(estimator, X, y, rows_per_class=20) -> None:
     rows = np.concatenate([np.flatnonzero(y == label)[:rows_per_class]
                            for label in np.unique(y)])
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # tiny data: convergence warnings mean nothing here
+        with ignored_warnings():  # tiny data: convergence warnings mean nothing here
             quiet = clone(estimator)
             if "verbose" in quiet.get_params(deep=False):
                 quiet.set_params(verbose=0)
