@@ -111,6 +111,16 @@ def test_max_memory_gb_bounds_the_o_d_state():
         aucopt.make("aogd", max_memory_gb=0.5).fit(X, np.array([1, -1]))
 
 
+def test_b_ls_svm_counts_the_matrices_its_fit_holds_at_once():
+    """Three 2000 x 2000 matrices are 0.096 GB, and max_memory_gb=0.1 let the fit run to
+    a peak of 0.15-0.18 GB: it holds five at once (lam="auto"), which is now what it counts."""
+    X = np.random.default_rng(0).normal(size=(40, 2000))
+    y = np.where(np.arange(40) % 2 == 0, 1, -1)
+    with pytest.raises(ValueError, match=r"forms 5 dense 2000 x 2000 matrices \(0.16 GB\)"):
+        aucopt.make("b-ls-svm", max_memory_gb=0.1).fit(X, y)
+    aucopt.make("b-ls-svm", max_memory_gb=0.17).fit(X, y)
+
+
 def test_river_hashing_width_is_checked_before_allocating():
     from aucopt.river import AUCClassifier
 

@@ -40,7 +40,14 @@ from ._params import POSITIVE, KernelScalars, Param, common, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._time_budget import deadline_of
-from .batch_pairwise import LAMS, check_gram_memory, class_statistics, resolve_lam, upgrade_state
+from .batch_pairwise import (
+    GRAM_PEAK,
+    LAMS,
+    check_gram_memory,
+    class_statistics,
+    resolve_lam,
+    upgrade_state,
+)
 
 __all__ = [
     "LOG_PARAMS",
@@ -328,7 +335,7 @@ def run_uni_squ(state, rows: RowData, y, order, params, t, learn, rng=None):
     X = as_matrix(rows)
     hp = hyper(params)
     try:
-        check_gram_memory(rows.n_features, params, 3, "uni-squ-batch", "")
+        check_gram_memory(rows.n_features, params, GRAM_PEAK, "uni-squ-batch", "")
     except ValueError:
         lam = lam_by_spread(params["lam"], X, y, SQU_SPREAD)
         w, b, n_iter = _uni_squ_cg(X, unit_scale(y), lam, hp.tol, int(params["max_iter"]),
