@@ -17,10 +17,9 @@ from ..exceptions import OrderedStreamWarning
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
 
-
 _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 
-# partial_fit warns (once) when this many rows have been received, all of one class
+# partial_fit warns (once) when the stream begins with this many rows of one class
 ORDERED_PREFIX_ROWS = 1000
 # the O(nnz) score of one row completes the dots of its path in place: threads reading one
 # model (a service scoring with it) take turns there
