@@ -3,6 +3,7 @@ cache, verification), preprocessing schemes, synthetic problems and binarisation
 
 Offline: no network beyond 127.0.0.1, and nothing outside the package and tmp_path."""
 
+import ast
 import bz2
 import gzip
 import hashlib
@@ -11,6 +12,7 @@ import json
 import logging
 import lzma
 import re
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import FrozenInstanceError, replace
 
 import numpy as np
@@ -403,6 +405,19 @@ def test_unreadable_parsed_cache_is_rebuilt(toy, isolated, caplog):
     assert "unreadable parsed cache" in caplog.text
     assert np.allclose(np.load(isolated / "toy.npz", allow_pickle=False)["data"],
                        X[X != 0])
+
+
+def test_parsed_cache_is_read_without_ast_from_threads(toy, isolated, monkeypatch, caplog):
+    """numpy parses .npy headers with ast.literal_eval, which CPython 3.11 does not make safe
+    in threads (gh-106905, tests/test_threads.py): the cache's headers are matched instead."""
+    info, X, y = toy
+    fetch("toy")
+    monkeypatch.setattr(ast, "literal_eval", None)
+    with caplog.at_level(logging.WARNING, logger="aucopt.datasets"), ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda _: fetch("toy", download=False), range(8)))
+    assert np.allclose(got[0][0], X)
+    assert all(np.array_equal(Xk, got[0][0]) and np.array_equal(yk, got[0][1]) for Xk, yk in got)
+    assert "unreadable" not in caplog.text
 
 
 def test_fetch_bundled_needs_no_cache(isolated):

@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..utils._atomic import replaced_on_success
+from ..utils._npz import read_npz
 from . import _registry
 from ._registry import _url_file_name, list_datasets
 
@@ -152,13 +153,13 @@ def load_npz(path: Path, info, verify: bool):
     if not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as z:
-            if int(z["version"]) != _NPZ_VERSION:
-                raise ValueError(f"format version {int(z['version'])}")
-            stamp = str(z["record"]) if "record" in z.files else None
-            shape = tuple(int(s) for s in z["shape"])
-            X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
-            y = z["y"].astype(np.int64)
+        z = read_npz(path)
+        if int(z["version"]) != _NPZ_VERSION:
+            raise ValueError(f"format version {int(z['version'])}")
+        stamp = str(z["record"]) if "record" in z else None
+        shape = tuple(int(s) for s in z["shape"])
+        X = sp.csr_matrix((z["data"], z["indices"], z["indptr"]), shape=shape)
+        y = z["y"].astype(np.int64)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         logger.warning("Ignoring the unreadable parsed cache %s (%s); rebuilding it.", path, exc)
         path.unlink(missing_ok=True)

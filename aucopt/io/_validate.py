@@ -43,6 +43,7 @@ from ..algorithms._precondition import (
     rescaled,
 )
 from ..exceptions import ModelFileError
+from ..utils._npz import read_member
 from ..utils._param_validation import is_subnormal
 from ..utils._random import make_generator
 from ..utils._warnings import ignored_warnings
@@ -122,26 +123,6 @@ def parse_meta(json_path, data: bytes, versions: range) -> dict:
     return meta
 
 
-def _member_header(archive, info):
-    """Return ``(dtype, shape)`` of one ``.npy`` member after checking its declared size."""
-    with archive.open(info) as member:
-        version = np.lib.format.read_magic(member)
-        if version == (1, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_1_0(member)
-        elif version == (2, 0):
-            shape, fortran, dtype = np.lib.format.read_array_header_2_0(member)
-        else:
-            raise ValueError(f"unsupported .npy version {version}")
-        header = member.tell()
-    if dtype.hasobject or fortran:
-        raise ValueError("object or Fortran-ordered arrays are never saved by aucopt")
-    nbytes = math.prod(shape) * dtype.itemsize
-    if nbytes != info.file_size - header:
-        raise ValueError(f"its header declares shape {shape} ({nbytes} bytes) but it holds "
-                         f"{info.file_size - header} bytes")
-    return dtype, shape
-
-
 def read_arrays(npz_path, handle, disk: int) -> dict[str, np.ndarray]:
     """Return the arrays of the ``.npz`` open in ``handle`` (``disk`` bytes), each read only
     after its header was checked."""
@@ -160,9 +141,7 @@ def read_arrays(npz_path, handle, disk: int) -> dict[str, np.ndarray]:
                 if not info.filename.endswith(".npy") or name in arrays:
                     raise ModelFileError(f"{npz_path}: unexpected member {info.filename!r}.")
                 try:
-                    _member_header(archive, info)
-                    with archive.open(info) as member:
-                        arrays[name] = np.lib.format.read_array(member, allow_pickle=False)
+                    arrays[name] = read_member(archive, info)
                 except ModelFileError:
                     raise
                 except (ValueError, OSError, EOFError, SyntaxError, zipfile.BadZipFile,
