@@ -50,9 +50,8 @@ from ._data import as_rows, first_non_finite_row, non_finite_message
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
-           "ROW_CLIP", "MEDIAN_ROWS",
-           "new_transform", "upgrade_transform", "fix_scale", "centred_columns",
-           "transform_rows", "unscaled", "rescaled", "intercept_shift"]
+           "ROW_CLIP", "MEDIAN_ROWS", "new_transform", "upgrade_transform", "fix_scale",
+           "centred_columns", "transform_rows", "unscaled", "rescaled", "intercept_shift"]
 
 SCALE_KEY = "feature_scale"
 SHIFT_KEY = "feature_shift"
@@ -346,7 +345,7 @@ def centred_columns(state: dict) -> np.ndarray:
     return np.flatnonzero(state[SHIFT_KEY])
 
 
-def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
+def transform_rows(rows: RowData, state: dict, centred: np.ndarray, in_place=False) -> RowData:
     """Return the rows the kernels see: ``(x_j - c_j) / s_j`` (unset features unchanged),
     each row longer than the state's bound shortened to it.
 
@@ -357,13 +356,14 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     of size d is formed but a table of d bytes for rows of at least d / ``SHARED_ROWS``
     stored entries. Both forms compute ``x * (1/s) + (-(c/s))``, then multiply a row
     longer than the bound by ``bound / length``: the same bits. Several CSR rows take one
-    compiled pass, one row (River's ``learn_one``) a few NumPy calls.
+    compiled pass, one row (River's ``learn_one``) a few NumPy calls. ``in_place``: the
+    values (the caller's own copy) are overwritten (dense; CSR with no centred column).
     """
     scale = state[SCALE_KEY]
     bound = float(state[BOUND_KEY][0]) if BOUND_KEY in state else 0.0
     if not rows.is_sparse:
         inv, offset = _affine(state, centred)
-        out = np.empty_like(rows.data)
+        out = rows.data if in_place else np.empty_like(rows.data)
         dense_clip_affine(rows.data, inv, offset, bound, out)
         return rows._replace(data=out)
     n, d = rows.n_samples, rows.n_features
@@ -372,7 +372,7 @@ def transform_rows(rows: RowData, state: dict, centred: np.ndarray) -> RowData:
     if compiled:
         codes, common = _shared_columns(state, centred, rows.data.size)
         if centred.size == 0:
-            data = np.empty_like(rows.data)
+            data = rows.data if in_place else np.empty_like(rows.data)
             csr_scale_clip(rows.data, rows.indices, rows.indptr, scale, codes, common, bound,
                            data)
             return rows._replace(data=data)

@@ -48,7 +48,7 @@ from ..utils._random import make_generator
 from ._declared import DeclaredParams
 from ._divergence import arithmetic_as_divergence, divergence_error, unusable_fit
 from ._fitted import ORDERED_PREFIX_ROWS, FittedAttributes
-from ._inputs import SCORE_LABELS_HINT, InputChecks
+from ._inputs import SCORE_LABELS_HINT, InputChecks, owns_values
 from ._row_learning import RowLearning, is_auto
 from ._undo import UndoLog, next_plan, touched_columns, warm_copy
 
@@ -133,7 +133,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         """
         self._validate_params()
         with _input_attributes_kept(self):  # a fitted model stays usable after a failed refit
-            X, y = self._validate_input(X, y, reset=True, check_finite=False)
+            given, (X, y) = X, self._validate_input(X, y, reset=True, check_finite=False)
             classes = self._check_targets(y)
             if classes.size < 2:
                 raise ValueError(
@@ -146,9 +146,11 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
             if sample_weight is not None and not ((signed > 0).any() and (signed < 0).any()):
                 raise ValueError(f"{type(self).__name__} needs a positive sample_weight on "
                                  "samples of both classes.")
+            rows = as_rows(X)
             self._fit_rows(
-                as_rows(X), signed, classes, n_epochs=self.max_iter,
-                shuffle=self.shuffle, reset=True, warm_from=self._state if warm else None,
+                rows, signed, classes, n_epochs=self.max_iter, shuffle=self.shuffle,
+                reset=True, warm_from=self._state if warm else None,
+                own=owns_values(rows.data, given),
             )
         self._warn_constant_model()  # committed: a warning raised as an error undoes nothing
         return self
@@ -207,7 +209,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                 self._warn_ordered_stream(before=before, signed=signed)
                 return self
         with _input_attributes_kept(self):  # set by the first call only
-            X, y = self._validate_input(X, y, reset=first, check_finite=False)
+            given, (X, y) = X, self._validate_input(X, y, reset=first, check_finite=False)
             self._check_targets(y)
             X, signed = self._weigh(X, self._signed_labels(y, classes), sample_weight,
                                     chunk=True)
@@ -218,8 +220,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                                      "weight to start the stream.")
                 return self
             before = self._one_class_counts()
-            self._fit_rows(as_rows(X), signed, classes, n_epochs=1, shuffle=False,
-                           reset=first, stream=True)
+            rows = as_rows(X)
+            self._fit_rows(rows, signed, classes, n_epochs=1, shuffle=False, reset=first,
+                           stream=True, own=owns_values(rows.data, given))
         self._warn_ordered_stream(before=before, signed=signed)
         return self
 
@@ -288,7 +291,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
     @arithmetic_as_divergence
     @within_budget
     def _fit_rows(self, rows, y, classes, *, n_epochs, shuffle, reset, warm_from=None,
-                  stream=False):
+                  stream=False, own=False):
         """Run ``n_epochs`` passes of the algorithm and commit the result.
 
         The state is updated in place under an undo log (:mod:`._undo`): an error (e.g.
@@ -297,7 +300,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         calibrated ``"auto"`` step that diverges is divided by ``LADDER_RATIO`` and the call
         restarted from the state before it, at most :data:`AUTO_RETRIES` times.
         ``stream``: the rows are a chunk of a stream (``partial_fit``), which the step is
-        calibrated for (:func:`~aucopt.algorithms._calibrate.calibrate_step`).
+        calibrated for (:func:`~aucopt.algorithms._calibrate.calibrate_step`). ``own``: the
+        rows' values are a copy made by this call, which the preconditioner transforms in
+        place (:func:`~._inputs.owns_values`).
         """
         if y.shape != (rows.n_samples,):  # the kernels read y[i] for every row i
             raise ValueError(f"{rows.n_samples} rows but {y.shape} labels reached the fit: "
@@ -312,7 +317,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         deadline = deadline_of(params, f"{type(self).__name__}.fit")
         transform, fixed = self._transform(params, rows, y, reset, warm_from)
         if transform is not None:  # notes.md#preconditioning: the kernels see (x - c) / s
-            rows = transform_rows(rows, transform, self._centred(transform))
+            rows = transform_rows(rows, transform, self._centred(transform), in_place=own)
         step = None
         if spec.calibration is not None:
             if spec.calibration.resolve is not None:  # once: the calibration and the run use it

@@ -17,7 +17,7 @@ from .._kernels._labels import distinct_two, sign_labels
 from ..algorithms._data import as_rows
 from ..algorithms._structure import check_sparse_structure
 
-__all__ = ["InputChecks", "STREAM_LABELS_HINT", "SCORE_LABELS_HINT"]
+__all__ = ["InputChecks", "owns_values", "STREAM_LABELS_HINT", "SCORE_LABELS_HINT"]
 
 # what to do about labels outside classes_, in a stream and when scoring
 STREAM_LABELS_HINT = "Pass the complete label set with classes= on the first partial_fit call."
@@ -83,6 +83,22 @@ def _all_zero(sample_weight, n: int) -> bool:
     except (TypeError, ValueError):
         return False
     return weights.shape in ((n,), ()) and not weights.any()
+
+
+def owns_values(values: np.ndarray, given) -> bool:
+    """Whether ``values`` (the kernel rows' dense array or CSR values) are a copy aucopt
+    made of the caller's ``given`` (converted from float32, Fortran order, COO, a list,
+    a subset by weight, ...), which the preconditioner may then transform in place; False
+    wherever they may be a view of what the caller holds (a pandas frame, an array)."""
+    if isinstance(given, list | tuple):
+        return True
+    if sp.issparse(given):
+        given = getattr(given, "data", None)
+        if not isinstance(given, np.ndarray) or given.dtype == object:
+            return True  # DOK, LIL: their entries are copied into a new CSR
+    elif not isinstance(given, np.ndarray):
+        return False
+    return not np.may_share_memory(values, given)
 
 
 class InputChecks:
