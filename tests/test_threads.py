@@ -113,3 +113,26 @@ def test_one_river_model_read_by_threads_scores_as_read_alone(algorithm, fast_sw
         for t in threads:
             t.join()
         assert all(g == expected for g in got), (i, expected, got)
+
+
+def test_fits_in_threads_leave_blas_with_its_thread_count():
+    """OPAUC and AdaOAM run BLAS on one thread during their per-sample calls. Set and
+    restored from pool threads, OpenBLAS's process-wide count stayed at 1 for good (8 of
+    8 rounds); only the main thread changes it now."""
+    from threadpoolctl import threadpool_info
+
+    def counts():
+        return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 20))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    aucopt.make("opauc", random_state=0).fit(X, y)  # the libraries a fit loads
+    before = counts()
+    for _ in range(3):
+        with ThreadPoolExecutor(4) as pool:
+            list(pool.map(lambda k: aucopt.make(("opauc", "adaoam")[k % 2],
+                                                random_state=k).fit(X, y), range(8)))
+        assert counts() == before
+    aucopt.make("opauc", random_state=0).fit(X, y)
+    assert counts() == before

@@ -7,6 +7,7 @@ the tests can compare each twin with its generic kernel on the same data.
 """
 
 import functools
+import threading
 from contextlib import contextmanager
 
 from .._config import _settings
@@ -71,11 +72,23 @@ def _blas_pools():
     return ThreadpoolController().select(user_api="blas")
 
 
+@contextmanager
 def one_blas_thread():
     """Return a context in which BLAS runs on one thread.
 
     For code that makes many small BLAS calls (one per sample, or a brief run on a
     sample): threads only add synchronisation there (measured at d = 1000 on 2 cores:
     2 threads 6x slower when the other core is busy); sklearn's KMeans does the same.
+    Only the main thread changes the setting: OpenBLAS's (pthreads) is the process's,
+    and once its threads run it ignores a change made from another thread, or applies
+    some of them, so that fits in a thread pool left BLAS at one thread for good (8 of 8
+    rounds of 8 OPAUC fits in 4 threads); elsewhere BLAS keeps its setting.
     """
-    return _blas_pools().limit(limits=1)
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    limiter = _blas_pools().limit(limits=1)
+    try:
+        yield
+    finally:
+        limiter.restore_original_limits()
