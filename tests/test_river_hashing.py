@@ -100,3 +100,34 @@ def test_memory_does_not_grow_with_the_names_seen():
     for x in ({"n5": 1.0, "n9": -1.0}, {"n59999": 2.0, "brand new": 0.5}):
         row = model._map.row(x, 2**20, grow=True)
         np.testing.assert_array_equal(row.indices, _reference_row(x, 2**20)[0])
+
+
+def test_numpy_scalar_names_fall_where_the_python_ones_do():
+    """A dict's key np.int64(3) is the key 3: hashed through type name and repr, NumPy
+    scalars (int32 indices of a CSR row, int64 ones of a larger matrix) fell into other
+    columns than the Python values they equal, and a model trained on one scored the
+    other with other weights (0.5772 against 0.4437)."""
+    for names in ([3, np.int32(3), np.int64(3), np.uint8(3)], ["a", np.str_("a")],
+                  [1.5, np.float64(1.5)], [True, np.bool_(True)]):
+        assert len({stable_hash(name) for name in names}) == 1, names
+    assert stable_hash(3) != stable_hash(3.0) != stable_hash("3")  # (as before: by type)
+    rng = np.random.default_rng(0)
+    model = AUCClassifier("spam-l2", n_features=2**18, seed=0)
+    for _ in range(200):
+        cols = rng.choice(1000, size=5, replace=False).astype(np.int32)
+        model.learn_one(dict(zip(cols, rng.normal(size=5))), bool(rng.random() < 0.5))
+    row = dict(zip(np.arange(0, 50, 10, dtype=np.int32), np.ones(5)))
+    scores = {model.predict_proba_one({kind(k): v for k, v in row.items()})[True]
+              for kind in (int, np.int32, np.int64)}
+    assert len(scores) == 1
+
+
+def test_a_name_with_a_lone_surrogate_is_hashed():
+    """Names decoded with errors='surrogateescape' hold lone surrogates, which strict UTF-8
+    refuses: hashing raised UnicodeEncodeError in learn_one and predict_proba_one."""
+    name = b"caf\xe9".decode("utf-8", errors="surrogateescape")
+    model = AUCClassifier("spam-l2", n_features=1024, seed=0)
+    model.learn_one({name: 1.0, "b": 0.5}, True)
+    model.learn_one({name: -1.0, "b": 0.5}, False)
+    assert model.predict_proba_one({name: 1.0})[True] > 0.5
+    assert stable_hash(name) not in {stable_hash("caf"), stable_hash("café")}

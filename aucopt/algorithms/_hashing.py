@@ -15,9 +15,14 @@ _ONE_BYTE = np.frombuffer(b"\0", dtype=np.uint8)
 
 
 def _name_bytes(name) -> bytes:
-    """The bytes a name is hashed by: UTF-8 of a string, else its type and ``repr``."""
-    return name.encode("utf-8") if isinstance(name, str) else (
-        f"{type(name).__name__}:{name!r}".encode())
+    """The bytes a name is hashed by: UTF-8 of a string (lone surrogates, as
+    ``surrogateescape`` decoding leaves them, kept as they are), else its type and
+    ``repr``; a NumPy scalar as the Python one it equals (``np.int64(3)`` and ``3``, keys
+    of one dict entry, fell into different columns; their ``repr`` changed with NumPy 2)."""
+    if isinstance(name, np.generic):
+        name = name.item()
+    return name.encode("utf-8", "surrogatepass") if isinstance(name, str) else (
+        f"{type(name).__name__}:{name!r}".encode("utf-8", "surrogatepass"))
 
 
 def stable_hashes(names) -> np.ndarray:
@@ -27,7 +32,7 @@ def stable_hashes(names) -> np.ndarray:
     hashed model would not survive a restart; this hash of the name's bytes
     (:func:`aucopt._kernels.hash_rows.hash_names`: FNV-1a with a SplitMix64 finaliser,
     one compiled call for all the names) does. Names that are not strings hash through
-    their type and ``repr``.
+    their type and ``repr`` (NumPy scalars as the Python ones they equal).
 
     Parameters
     ----------
@@ -47,7 +52,7 @@ def stable_hashes(names) -> np.ndarray:
 def _name_buffer(names):
     """Return the names' bytes one after another (uint8) and the end of each (int64)."""
     if set(map(type, names)) <= _STRINGS:  # the common case, without a call per name
-        raws = [name.encode("utf-8") for name in names]
+        raws = [name.encode("utf-8", "surrogatepass") for name in names]
     else:
         raws = [_name_bytes(name) for name in names]
     ends = np.fromiter(map(len, raws), dtype=np.int64, count=len(raws)).cumsum()
