@@ -63,6 +63,26 @@ def test_river_estimator_checks(algorithm, n_features):
     checks.check_estimator(_equivalent(algorithm, n_features=n_features))
 
 
+def test_a_bounded_vocabulary_passes_river_checks():
+    """Which names of a row get the last free columns of a bounded vocabulary followed the
+    row's key order: check_shuffle_features_no_impact failed for any max_features."""
+    checks.check_estimator(_equivalent("spam-l2", max_features=3))
+
+
+def test_learn_many_refuses_a_frame_with_a_repeated_column():
+    """A frame with a column name twice (an accidental concat) was learnt as one feature
+    holding the sum of both columns; river's learners refuse it (DuplicateError)."""
+    pd = pytest.importorskip("pandas")
+    model = AUCClassifier("spam-l2", seed=0)
+    frame = pd.DataFrame([[1.0, 2.0, 3.0], [0.5, 0.1, 0.2]], columns=["a", "b", "a"])
+    with pytest.raises(ValueError, match=r"distinct; \['a'\] appear more than once"):
+        model.learn_many(frame, pd.Series([True, False]))
+    assert model.columns == {}
+    model.learn_many(frame.iloc[:, :2], pd.Series([True, False]))
+    with pytest.raises(ValueError, match="distinct"):
+        model.predict_proba_many(frame)
+
+
 def test_unit_test_params_pass_river_checks():
     for params in AUCClassifier._unit_test_params():
         checks.check_estimator(AUCClassifier(**params))

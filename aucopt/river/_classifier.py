@@ -61,8 +61,9 @@ class AUCClassifier(base.MiniBatchClassifier):
     max_features : int or None, default=None
         With a growing vocabulary: its largest size (memory bound). Once it holds
         ``max_features`` names, new names are hashed into its columns (as with
-        ``n_features``). None: no bound. A new name costs O(1) amortised: the state's
-        columns grow by doubling.
+        ``n_features``); the new names of one row take the last free columns in the
+        order of their hashes, not of the dict's keys. None: no bound. A new name costs
+        O(1) amortised: the state's columns grow by doubling.
     **params
         Hyperparameters of the wrapped estimator (``aucopt.algorithm_info(id)["defaults"]``).
 

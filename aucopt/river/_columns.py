@@ -132,6 +132,18 @@ class ColumnMap:
             return col
         return int(stable_hashes([name])[0] % np.uint64(self.n_features))
 
+    def _admit(self, names):
+        """Give the bounded vocabulary's columns to the new ``names`` in the order of their
+        stable hashes, not of the dict: which of them still get a column of their own must
+        not depend on the order of a row's keys (river's check_shuffle_features_no_impact:
+        0.572 against 0.510 for the same row, keys reversed)."""
+        if self.max_features is None or len(self.columns) >= self.max_features:
+            return
+        new = [name for name in names if name not in self.columns]
+        if len(new) > 1:
+            for i in np.argsort(stable_hashes(new), kind="stable"):
+                self._column(new[i], True)
+
     def _plan(self, keys, grow):
         """Return ``(indices, indptr, order, inverse)`` and whether every name had a column.
 
@@ -143,6 +155,8 @@ class ColumnMap:
             cols, order, inverse = hashed_row_plan(keys, self.n_features, self._index_type)
             indptr = np.array([0, cols.size], dtype=self._index_type)
             return (cols, indptr, order, inverse), True
+        if grow:
+            self._admit(keys)
         found = [self._column(k, grow) for k in keys]
         pos = [i for i, c in enumerate(found) if c is not None]
         cols = [found[i] for i in pos] if len(pos) < len(found) else found
@@ -242,6 +256,12 @@ class ColumnMap:
         -------
         RowData
         """
+        if not X.columns.is_unique:  # (river's own learners refuse them too)
+            twice = X.columns[X.columns.duplicated()].unique().tolist()
+            raise ValueError(f"the frame's column names must be distinct; {twice} appear more "
+                             "than once (each column is one feature: rename or drop them).")
+        if grow:
+            self._admit(list(X.columns))
         cols = [self._column(name, grow) for name in X.columns]
         keep = [i for i, c in enumerate(cols) if c is not None]
         _refuse_strings(X.iloc[:, keep])
