@@ -524,3 +524,27 @@ def test_a_failed_call_that_widened_the_state_puts_the_narrow_state_back(how):
     np.testing.assert_array_equal(m.estimator.coef_, twin.estimator.coef_)
     assert m.predict_proba_one({"f1": 1.0, "g": 2.0}) == twin.predict_proba_one(
         {"f1": 1.0, "g": 2.0})
+
+
+def test_a_kernel_model_scores_the_names_it_has_not_learnt():
+    """A kernel's score is not linear in the row: a value at a name the stored rows never
+    held changes their distances. With a growing vocabulary projection-pp dropped such a
+    name when scoring (0.7962 where the model knowing the name gives -0.3849)."""
+    rng = np.random.default_rng(0)
+    train = [({"a": float(rng.normal() + y), "b": float(rng.normal())}, y)
+             for y in (bool(rng.random() < 0.4) for _ in range(200))]
+    vocabulary = AUCClassifier("projection-pp", seed=0)
+    knows_c = AUCClassifier("projection-pp", seed=0)
+    for x, y in train:
+        vocabulary.learn_one(x, y)
+        knows_c.learn_one({**x, "c": 0.0}, y)
+    new = {"a": 1.0, "b": 0.5, "c": 3.0}
+    with pytest.raises(ValueError):  # a failed score keeps the vocabulary as it was
+        vocabulary.score_one({**new, "d": float("inf")})
+    assert list(vocabulary.columns) == ["a", "b"]
+    assert vocabulary.score_one(new) == pytest.approx(knows_c.score_one(new), rel=1e-12)
+    assert vocabulary.score_one(new) != vocabulary.score_one({"a": 1.0, "b": 0.5})
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame([new, {"a": 0.0, "b": 1.0, "e": 2.0}])
+    assert np.allclose(vocabulary.predict_proba_many(frame)[True],
+                       knows_c.predict_proba_many(frame)[True], rtol=1e-12)

@@ -11,9 +11,10 @@ import scipy.sparse as sp
 from river import base
 
 from .._api import algorithm_info, list_algorithms, make
-from ..algorithms._data import as_rows, first_non_finite_row, non_finite_message
+from ..algorithms._data import as_rows
 from ._columns import ColumnMap, feature_axes, grow_state
 from ._labels import signed_label, signed_labels
+from ._scoring import RowScores
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
 
@@ -33,7 +34,7 @@ def _probability(score: float) -> float:
     return 0.5 + math.atan(score) / math.pi
 
 
-class AUCClassifier(base.MiniBatchClassifier):
+class AUCClassifier(RowScores, base.MiniBatchClassifier):
     r"""A streaming AUC maximiser from aucopt as a River binary classifier.
 
     Wraps the estimator of any streaming registry id (``aucopt.list_algorithms()``
@@ -271,7 +272,9 @@ class AUCClassifier(base.MiniBatchClassifier):
     def score_one(self, x: dict) -> float:
         """Return the ranking score ``f(x) + intercept`` (0 before the first update).
 
-        Unknown features are ignored (their weight is zero). For the linear learners whose
+        Unknown features are ignored (their weight is zero); the kernel ids with a growing
+        vocabulary (``projection-pp``) give them columns, as :meth:`learn_one` would (their
+        values change the distances to the stored rows). For the linear learners whose
         state is kept in a lazy form (SPAM-L2, FTRL-AUC, SOLAM, the univariate losses,
         OGD-FIFO) the score costs O(nnz) between updates: the weights are formed at the
         row's features only and the intercept from running dots, equal to
@@ -383,58 +386,6 @@ class AUCClassifier(base.MiniBatchClassifier):
                 f"algorithm {self.algorithm!r} cannot widen its state for new features ({exc}). "
                 "Pass n_features=<int> (e.g. 2**18) to hash the features into a fixed width."
             ) from None
-
-    def _scores(self, rows) -> np.ndarray:
-        """Ranking scores of kernel rows: ``X w + intercept_`` or the spec's decision."""
-        est = self.estimator
-        spec = est._spec()
-        if spec.decision is not None:
-            raw = spec.decision(est._state, est._params(), rows)
-        elif rows.n_samples == 1:  # score_one: w at the row's columns
-            return np.array([self._linear_score(rows)])
-        else:
-            X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
-                              shape=(rows.n_samples, rows.n_features))
-            raw = X @ est.coef_[0]
-        return raw + est.intercept_[0]
-
-    def _row_score(self, x: dict) -> float:
-        """Ranking score of one feature dict; ValueError (learn_one's message) if the score
-        is not finite because the row is not (a NaN or an infinity among its values)."""
-        rows = self._map.row(x, self._width, grow=False)
-        score = self.estimator._score_row(rows)  # None: no O(nnz) score, or not finite
-        if score is None:
-            score = self._formed_score(rows)
-            if not math.isfinite(score) and first_non_finite_row(rows) == 0:
-                raise ValueError(non_finite_message(rows, 0))
-        return score
-
-    def _linear_score(self, rows) -> float:
-        """Ranking score of one kernel row of a linear model: O(nnz) from the lazy form where
-        the spec has one, else from ``coef_`` and ``intercept_`` (formed in O(d))."""
-        score = self.estimator._score_row(rows)
-        return self._formed_score(rows) if score is None else score
-
-    def _formed_score(self, rows) -> float:
-        """Ranking score of one kernel row from the formed model: the spec's decision, or
-        ``coef_`` and ``intercept_`` (O(d) once per update)."""
-        est = self.estimator
-        if est._spec().decision is not None:
-            return float(self._scores(rows)[0])
-        fitted = est._fitted_attributes()
-        return float(fitted["coef_"][0].take(rows.indices).dot(rows.data)
-                     + fitted["intercept_"][0])
-
-    def _frame_scores(self, X) -> np.ndarray:
-        if not self._learned or len(X) == 0:
-            return np.zeros(len(X))
-        rows = self._map.frame_rows(X, self._width, grow=False)
-        scores = self._scores(rows)
-        if not np.isfinite(scores).all():  # NaN values are absent features: infinities
-            bad = first_non_finite_row(rows)
-            if bad >= 0:
-                raise ValueError(non_finite_message(rows, bad))
-        return scores
 
 
 def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
