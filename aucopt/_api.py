@@ -35,10 +35,9 @@ def estimator_class(algorithm_id: str) -> type:
     type
     """
     get_algorithm(algorithm_id)  # a clear error for an unknown id
-    from . import kernel_model, linear_model  # noqa: F401  (their classes register on import)
-    from .linear_model._declared import ESTIMATORS
+    from .linear_model._declared import registered_class
 
-    return ESTIMATORS[algorithm_id]
+    return registered_class(algorithm_id)
 
 
 def make(algorithm_id: str, **params):

@@ -114,3 +114,53 @@ def test_estimator_is_exported_from_its_public_package(algorithm_id):
     public = importlib.import_module(cls.__module__.rsplit("._", 1)[0])
     assert getattr(public, name, None) is cls
     assert name in public.__all__
+
+
+def test_subclasses_add_or_fix_hyperparameters_as_in_scikit_learn():
+    """The scikit-learn pattern of subclassing: each __init__ stored the arguments named
+    by the subclass's signature from its own locals, so a subclass adding a
+    hyperparameter got KeyError in __init__, one fixing some got KeyError in fit."""
+    from sklearn.base import clone
+
+    from aucopt.datasets import make_auc_problem
+    from aucopt.linear_model import SPAML2Classifier
+
+    class WithThreshold(SPAML2Classifier):
+        def __init__(self, *, threshold=0.0, beta=1e-4, random_state=None):
+            super().__init__(beta=beta, random_state=random_state)
+            self.threshold = threshold
+
+    class ThreePasses(SPAML2Classifier):
+        def __init__(self, *, random_state=None):
+            super().__init__(max_iter=3, random_state=random_state)
+
+    X, y = make_auc_problem(200, 5, random_state=0)
+    added = clone(WithThreshold(threshold=0.5, random_state=0)).fit(X, y)
+    assert added.get_params() == {"beta": 1e-4, "random_state": 0, "threshold": 0.5}
+    base = SPAML2Classifier(random_state=0).fit(X, y)
+    assert np.array_equal(added.decision_function(X), base.decision_function(X))
+    fixed = clone(ThreePasses(random_state=0)).fit(X, y)
+    assert fixed.n_iter_ == 3 and "max_iter" not in fixed.get_params()
+    assert np.array_equal(fixed.coef_, SPAML2Classifier(max_iter=3, random_state=0).fit(X, y).coef_)
+
+
+def test_score_takes_a_column_of_labels_as_fit_does():
+    """fit takes y of shape (n, 1) with scikit-learn's DataConversionWarning; score refused
+    it, so cross_val_score and GridSearchCV with the default scoring gave NaN."""
+    from sklearn.exceptions import DataConversionWarning
+    from sklearn.model_selection import cross_val_score
+
+    from aucopt.datasets import make_auc_problem
+
+    X, y = make_auc_problem(300, 5, random_state=0)
+    column = y.reshape(-1, 1)
+    model = aucopt.make("spam-l2", random_state=0)
+    with pytest.warns(DataConversionWarning):
+        model.fit(X, column)
+    with pytest.warns(DataConversionWarning):
+        assert model.score(X, column) == model.score(X, y)
+    with pytest.warns(DataConversionWarning):
+        assert np.isfinite(cross_val_score(aucopt.make("spam-l2", random_state=0), X,
+                                           column, cv=3)).all()
+    with pytest.raises(ValueError, match="1d array"):
+        model.score(X, np.c_[y, y])

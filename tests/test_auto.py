@@ -218,3 +218,44 @@ def test_partial_fit_is_there_exactly_when_the_chosen_algorithm_can_stream():
         assert est.partial_fit(X, y, classes=[-1, 1]).algorithm_ == "spam-l2"
     with pytest.raises(ValueError, match="spam-l"):  # an unknown id: the registry's error
         AUCClassifier(algorithm="spam-l3").partial_fit(X, y, classes=[-1, 1])
+
+
+def test_any_id_whatever_was_imported_before():
+    """The estimator classes register on import, and AUCClassifier looked only among those
+    imported: algorithm='aogd' failed in a process that had not imported
+    aucopt.kernel_model (a GridSearchCV passed with n_jobs=1 and failed with n_jobs=2)."""
+    import subprocess
+    import sys
+
+    from ._child_env import child_env
+
+    code = ("import sys; from aucopt.linear_model import AUCClassifier\n"
+            "from aucopt.datasets import make_auc_problem\n"
+            "assert 'aucopt.kernel_model' not in sys.modules\n"
+            "X, y = make_auc_problem(200, 5, random_state=0)\n"
+            "for name in ('aogd', 'projection-pp', 'sparse-kernel'):\n"
+            "    model = AUCClassifier(algorithm=name, random_state=0).fit(X, y)\n"
+            "    print(name, type(model.estimator_).__name__)\n")
+    done = subprocess.run([sys.executable, "-c", code], env=child_env(), capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["aogd", "AOGDClassifier", "projection-pp",
+                                   "ProjectionPPClassifier", "sparse-kernel",
+                                   "SparseKernelClassifier"]
+
+
+def test_a_stream_refuses_another_algorithm_after_it_started():
+    """set_params(algorithm=...) between partial_fit calls was ignored (get_params said
+    solam, the model went on with spam-l2); the estimators refuse a state-shaping change
+    mid-stream, and so does this one now, leaving the model as it was."""
+    X, y = make_auc_problem(200, 5, random_state=0)
+    model = AUCClassifier(random_state=0).partial_fit(X[:100], y[:100], classes=[-1, 1])
+    chosen, coef = model.algorithm_, model.coef_.copy()
+    other = "solam" if chosen != "solam" else "spam-l2"
+    model.set_params(algorithm=other)
+    with pytest.raises(ValueError, match=f"changed to '{other}' after the stream started"):
+        model.partial_fit(X[100:], y[100:])
+    assert np.array_equal(model.coef_, coef)
+    model.set_params(algorithm=chosen).partial_fit(X[100:], y[100:])
+    model.set_params(algorithm="auto").partial_fit(X[100:], y[100:])
+    assert model.algorithm_ == chosen

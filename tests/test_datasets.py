@@ -20,6 +20,7 @@ import pytest
 import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import roc_auc_score
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from aucopt.datasets import (
     BINARIZATION_SCHEMES,
@@ -577,3 +578,12 @@ def test_binarize_errors():
         binarize([2, 4, 6], "even-odd")
     with pytest.raises(TypeError, match="random_state"):
         binarize([1, 2, 3], random_state="x")
+
+
+@parametrize_with_checks([make_preprocessor(s) for s in ("minmax", "standard", "robust",
+                                                         "center-l2-rows", "l2-rows", "none")])
+def test_preprocessors_pass_scikit_learn_checks(estimator, check):
+    """The scalers take CSR (and keep it CSR) but said otherwise in their tags:
+    check_estimator_sparse_tag failed, and a pipeline starting with them did not take
+    sparse input by its tags."""
+    check(estimator)

@@ -37,6 +37,11 @@ class _Delegating(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     def _make(self, sparse: bool):
         raise NotImplementedError
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True  # CSR stays CSR (the transformer chosen for it)
+        return tags
+
     def fit(self, X, y=None):
         """Fit the transformer chosen for the type of ``X``.
 

@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms._calibrate import LADDER_RATIO
 from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
-from ._declared import ESTIMATORS
+from ._declared import registered_class
 
 __all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "BATCH_PARAMS",
            "ONE_PASS_PARAMS", "ONE_PASS_ROWS", "WIDE_ALGORITHM", "WIDE_PARAMS", "choose",
@@ -238,13 +238,13 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
 
     def _make(self, algorithm: str, params: dict):
-        if algorithm not in ESTIMATORS:
-            from ..algorithms import get_algorithm
+        from ..algorithms import get_algorithm
 
-            get_algorithm(algorithm)  # the registry's error, with close matches
-            raise ValueError(f"{algorithm!r} has no scikit-learn estimator in "
-                             "aucopt.linear_model.")
-        return ESTIMATORS[algorithm](random_state=self.random_state, **params)
+        get_algorithm(algorithm)  # the registry's error, with close matches
+        cls = registered_class(algorithm)
+        if cls is None:
+            raise ValueError(f"{algorithm!r} has no scikit-learn estimator.")
+        return cls(random_state=self.random_state, **params)
 
     def _chosen(self, X, streaming: bool):
         if self.algorithm != "auto":
@@ -316,6 +316,12 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
             estimator = self._make(algorithm, params)
         else:
             algorithm, estimator = self.algorithm_, self.estimator_
+            if self.algorithm not in ("auto", algorithm):  # (as a state-shaping change)
+                raise ValueError(
+                    f"{type(self).__name__}: algorithm was changed to {self.algorithm!r} "
+                    f"after the stream started with {algorithm!r}; a stream keeps its "
+                    "learner. Set it back, or start a new stream with fit() or a new "
+                    "estimator.")
         estimator.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
         self.algorithm_ = algorithm
         self._adopt(estimator)

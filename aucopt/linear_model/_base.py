@@ -15,7 +15,7 @@ from contextlib import contextmanager
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._kernels._checks import OK
 from ..algorithms import _calibrate, get_algorithm
@@ -278,7 +278,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         if sample_weight is not None:
             raise ValueError("score does not support sample_weight; it returns the ROC AUC.")
         check_is_fitted(self)
-        signed = self._signed_labels(np.asarray(y), self.classes_, SCORE_LABELS_HINT)
+        y = column_or_1d(y, warn=True)  # a column, as fit takes it (with the same warning)
+        signed = self._signed_labels(y, self.classes_, SCORE_LABELS_HINT)
         return roc_auc_score(signed > 0, self.decision_function(X))
 
     def __sklearn_tags__(self):

@@ -10,6 +10,7 @@ kernel scalars built from it are cached).
 
 from __future__ import annotations
 
+import importlib
 import textwrap
 from numbers import Integral
 
@@ -19,9 +20,12 @@ from ..algorithms import get_algorithm
 from ..algorithms._params import constraints_of, document, structural_names
 from ..utils._param_validation import Interval, validate_parameter_constraints
 
-__all__ = ["DeclaredParams", "ESTIMATORS"]
+__all__ = ["DeclaredParams", "ESTIMATORS", "registered_class"]
 
 ESTIMATORS: dict = {}  # registry id -> the estimator class that names it (filled on import)
+# The packages whose classes fill ESTIMATORS when imported; the kernel estimators build on
+# the linear ones, so they are imported by name when an id is not found (registered_class).
+_PACKAGES = ("aucopt.linear_model", "aucopt.kernel_model")
 
 _PARAMETERS = "    {parameters}"  # the docstring line replaced by the declared parameters
 _ATTRIBUTES = "    {attributes}"  # ... by the attributes every estimator has (not documented above)
@@ -39,6 +43,16 @@ _STANDARD_ATTRIBUTES = (
     ("n_iter_", "int", "Passes run by the last call."),
     ("t_", "int", "Number of updates so far."),
 )
+
+
+def registered_class(algorithm: str) -> type | None:
+    """Return the estimator class of the registry id ``algorithm`` (None: it has none),
+    whatever was imported before: the result never depends on import order."""
+    for package in _PACKAGES:
+        if algorithm in ESTIMATORS:
+            break
+        importlib.import_module(package)
+    return ESTIMATORS.get(algorithm)
 
 
 class DeclaredParams:
@@ -88,16 +102,22 @@ class DeclaredParams:
 
     @classmethod
     def _param_names(cls) -> tuple:
+        """The hyperparameters the algorithm reads: the ``__init__`` signature of the class
+        that names its id (a user's subclass may add hyperparameters of its own, or fix
+        some of these and pass them on to ``super().__init__``)."""
         names = cls.__dict__.get("_param_names_cache")
         if names is None:
-            names = tuple(cls._get_param_names())
+            owner = next((c for c in cls.__mro__ if c.__dict__.get("_algorithm")), cls)
+            names = tuple(owner._get_param_names())
             cls._param_names_cache = names
         return names
 
     def _store(self, values: dict) -> None:
-        """Store the ``__init__`` arguments unchanged (``values`` is its ``locals()``)."""
-        for name in type(self)._param_names():
-            setattr(self, name, values[name])
+        """Store the ``__init__`` arguments unchanged (``values`` is its ``locals()``: the
+        arguments of the ``__init__`` that calls, whatever the class of ``self``)."""
+        for name, value in values.items():
+            if name not in ("self", "__class__"):
+                setattr(self, name, value)
 
     def _params(self) -> dict:
         """Return the hyperparameters as a dict (``get_params(deep=False)`` without its cost).
