@@ -131,7 +131,7 @@ def test_a_later_chunk_logs_the_transform_by_its_columns(algorithm_id, monkeypat
     assert unseen.size and (est._state[SCALE_KEY][unseen] == 0).all()  # new columns come
     before = {key: value.copy() for key, value in est._state.items()}
 
-    def failing(*args):
+    def failing(*args, **kwargs):
         raise RuntimeError("stop")
 
     monkeypatch.setattr(_base, "observe_data", failing)  # after the undo log, in the call

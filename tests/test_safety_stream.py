@@ -175,3 +175,28 @@ def test_a_prefix_shorter_than_the_bound_is_not_warned_about():
         warnings.simplefilter("error", OrderedStreamWarning)
         est.partial_fit(X[order[:600]], y[order[:600]], classes=[-1, 1])
         est.partial_fit(X[order[600:]], y[order[600:]])
+
+
+@pytest.mark.parametrize("algorithm", ["fsauc", "pauc-1pmb", "spam-l2"])
+def test_a_stream_refuses_an_outlier_row_and_goes_on(algorithm):
+    """One row 10^10-10^14 times longer than the rest, in a stream without a row bound
+    (one-row chunks from the start): FSAUC and the partial-AUC ids let it in, then
+    diverged on every later row (250 of 250, 1719 of 2850), the model stuck with it. It is
+    refused now, the model unchanged, and the stream goes on as if it had not come."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    y = np.where(rng.random(160) < 0.4, 1, -1)
+    X = rng.normal(size=(160, 5)) + (y[:, None] > 0) * (np.arange(5) % 3)
+    outlier = sp.csr_matrix(([1e14 if algorithm != "fsauc" else 1e10], ([0], [0])),
+                            shape=(1, 5))
+    models = [aucopt.make(algorithm, random_state=0) for _ in range(2)]
+    for i in range(160):
+        for model in models:
+            model.partial_fit(sp.csr_matrix(X[i:i + 1]), y[i:i + 1], classes=[-1, 1])
+        if i == 80:
+            for chunk in (outlier, sp.vstack([sp.csr_matrix(X[:3]), outlier]).tocsr()):
+                with pytest.raises(ValueError, match="times the largest of the rows"):
+                    models[0].partial_fit(chunk, [1] * chunk.shape[0])
+    assert np.array_equal(models[0].coef_, models[1].coef_)
+    assert models[0].intercept_ == models[1].intercept_

@@ -7,7 +7,8 @@ into an error that names the step-size parameter to lower.
 import numpy as np
 from numba import njit
 
-__all__ = ["OK", "DIVERGED", "EXPLODE_LIMIT", "TINY_SQNORM", "exploding", "unit_power"]
+__all__ = ["OK", "DIVERGED", "EXPLODE_LIMIT", "TINY_SQNORM", "OUTLIER_RATIO", "exploding",
+           "unit_power"]
 
 OK = 0
 DIVERGED = 1
@@ -15,6 +16,13 @@ DIVERGED = 1
 # A centred score or gradient coefficient beyond this size cannot come from a
 # square-loss AUC objective whose targets are margins of 1: the iterate blew up.
 EXPLODE_LIMIT = 1e12
+
+# A preconditioned stream refuses a row whose squared norm is beyond this multiple of the
+# largest of the rows before it (a norm 10^6 times theirs, as a unit error or a glitching
+# sensor gives): let in, it dominated the class statistics and the buffered batches, and
+# every later row of the stream diverged (FSAUC, the partial-AUC ids on one-row streams
+# without a row bound).
+OUTLIER_RATIO = 1e12
 
 # Smallest largest-squared-row-norm a training set may have: below it (features below about
 # 1e-125) products such as (w.x) x underflow float64 and the learners return constant scores.

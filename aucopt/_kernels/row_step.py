@@ -69,6 +69,9 @@ class RowUndo(NamedTuple):
     watched : ndarray of float64 of shape (1,)
         Its value when they were bound (a different value after the row joined the data
         statistics: ``REBIND``).
+    outlier_ratio : float
+        ``OUTLIER_RATIO`` for a preconditioned state (the general path refuses such a row),
+        infinity for rows learnt as given (``precondition=None``).
     """
 
     by_rows: tuple
@@ -83,6 +86,7 @@ class RowUndo(NamedTuple):
     max_nnz: int
     watch: np.ndarray
     watched: np.ndarray
+    outlier_ratio: float
 
 
 @njit(cache=True, nogil=True)
@@ -108,8 +112,8 @@ def begin_row(stats, undo, data, indices, indptr, y):
         ``REBIND`` with the row saved and observed, the step not made (see
         ``RowUndo.watched``: the caller binds the step again, then makes it or undoes); or
         ``NOT_HERE`` with the state unchanged (a row that is not one valid CSR row of
-        width ``d``, a non-finite row, tiny-scaled data: the general path handles or
-        reports them).
+        width ``d``, a non-finite row, an outlier (``outlier_ratio``), tiny-scaled data:
+        the general path handles or reports them).
     """
     count, sums, sqmax = stats
     d = sums.shape[1]
@@ -125,8 +129,8 @@ def begin_row(stats, undo, data, indices, indptr, y):
         if indices[q] < 0 or indices[q] >= d:
             return NOT_HERE
         sq += data[q] * data[q]
-    if not np.isfinite(sq):
-        return NOT_HERE
+    if not np.isfinite(sq) or sq > undo.outlier_ratio * sqmax[0] > 0.0:  # (the general
+        return NOT_HERE  # path reports them)
     for q in range(n_more):
         if extra[q] < 0 or extra[q] >= d:
             return NOT_HERE

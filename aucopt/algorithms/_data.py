@@ -7,7 +7,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels._checks import TINY_SQNORM
+from .._kernels._checks import OUTLIER_RATIO, TINY_SQNORM
 from .._kernels._stats import accumulate_class_sums
 from .._kernels.spam import lazy_iterates
 from ._fast import select
@@ -119,7 +119,7 @@ def counts_as_weights(state: dict, *keys: str) -> None:
             state[key] = count.astype(np.float64)
 
 
-def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
+def observe_data(state: dict, rows: RowData, y: np.ndarray, stream: bool = False) -> None:
     """Add a chunk of training rows to the data statistics of ``state`` (O(nnz)).
 
     Parameters
@@ -130,13 +130,20 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
         The chunk.
     y : ndarray of shape (n,)
         Signed weights: ``±1`` or ``±w_i`` (notes.md#sample-weights).
+    stream : bool
+        The rows continue a preconditioned stream: one whose squared norm is beyond
+        ``OUTLIER_RATIO`` times the largest of the rows before the chunk is refused
+        (ValueError).
     """
+    before = float(state["data_sqmax"][0])
     bad = select(accumulate_class_sums)(
         state["data_count"], state["data_sum"], state["data_sqmax"],
         rows.data, rows.indices, rows.indptr, y,
     )
     if bad >= 0:
         raise ValueError(non_finite_message(rows, bad))
+    if stream and state["data_sqmax"][0] > OUTLIER_RATIO * before > 0.0:
+        raise ValueError(_outlier_message(rows, before))
     if state["data_sqmax"][0] < TINY_SQNORM and state["data_sum"].any():
         raise ValueError(
             f"Input X is tiny-scaled: the largest squared row norm is "
@@ -146,6 +153,26 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray) -> None:
             "aucopt.datasets.make_preprocessor('minmax') or "
             "sklearn.preprocessing.StandardScaler)."
         )
+
+
+def _outlier_message(rows: RowData, before: float) -> str:
+    """The error for a stream's row far longer than every row before it."""
+    with np.errstate(over="ignore"):
+        if rows.is_sparse:
+            at = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
+            lo, hi = rows.indptr[0], rows.indptr[-1]
+            sq = np.bincount(at, weights=rows.data[lo:hi] ** 2, minlength=rows.n_samples)
+        else:
+            sq = np.einsum("ij,ij->i", rows.data, rows.data)
+    row = int(np.argmax(sq > OUTLIER_RATIO * before))
+    return (f"Row {row} of this chunk has a squared norm of {sq[row]:.3g}, "
+            f"{sq[row] / before:.3g} times the largest of the rows the stream has seen "
+            f"({before:.3g}): a row this far out would dominate the class statistics and "
+            "every later step (the stream diverged on the rows after it), so it is refused and "
+            "the model is unchanged. Rescale or clip the rows first (e.g. "
+            "aucopt.datasets.make_preprocessor('l2-rows'), or river's StandardScaler), or "
+            "start the stream with a chunk holding enough rows of both classes, from which "
+            "precondition='auto' sets a row bound that shortens such rows.")
 
 
 def first_non_finite_row(rows: RowData) -> int:

@@ -38,7 +38,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._kernels._checks import OK
+from .._kernels._checks import OK, OUTLIER_RATIO
 from .._kernels.fused_rows import FUSED, spam_lazy_row
 from .._kernels.row_lane import new_lane
 from .._kernels.row_scale import scale_row
@@ -298,7 +298,7 @@ class RowPath:
         self.undo = RowUndo(by_rows, by_cols, whole, np.empty(self.width * _SCRATCH_ROWS),
                             np.empty(sum(b.shape[0] for b in whole), dtype=np.uint8),
                             *extra, np.zeros(1, dtype=np.int64), _NO_ZEROED, 0, _NO_WATCH,
-                            np.zeros(1))
+                            np.zeros(1), OUTLIER_RATIO if SCALE_KEY in state else np.inf)
         self.begin = self.restore = self.pre = self.index_type = self.rewind = None
         self.lane = None
         self.scaling = _scaling(state, valid_for)

@@ -334,7 +334,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
             if reset and transform is not None:
                 state.update(transform)  # saved with the state (aucopt.io)
             try:
-                observe_data(state, rows, y)
+                observe_data(state, rows, y, stream=stream and transform is not None)
                 t, failed = self._run_epochs(spec, state, rows, y, params, t, rng, n_epochs,
                                              shuffle, hook, deadline)
                 if failed is None and undo is not None and undo.unfinite() is not None:
