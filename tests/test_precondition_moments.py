@@ -38,7 +38,9 @@ def _moments(X, weight, dense):
     mean = weight @ X[:, dense] / n
     mean_square = weight @ X[:, dense] ** 2 / n
     scale = np.full(X.shape[1], shared)
-    scale[dense] = np.sqrt(np.maximum(mean_square - mean**2, RELATIVE_FLOOR**2 * mean_square))
+    variance = np.maximum(mean_square - mean**2, 0.0)
+    scale[dense] = np.sqrt(np.where(variance < RELATIVE_FLOOR**2 * mean_square, mean_square,
+                                    variance))
     shift = np.zeros(X.shape[1])
     shift[dense] = mean
     return shared, scale, shift

@@ -184,3 +184,30 @@ def test_rows_converted_by_the_checks_are_transformed_in_place(kind):
                                      dtype=np.float64), before)
     if copied:  # the preconditioner's estimates only, not a second copy of the values
         assert peaks[1] - peaks[0] < 0.5, f"peaks {peaks} x the float64 values"
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "uni-log"])
+def test_a_column_constant_in_the_first_chunk_is_not_blown_up_later(algorithm):
+    """A stream fixes the scales on its first chunk. A column constant there (a reading
+    stuck at 20) got the floor of its spread, 1e-6 of its size, and its later values were
+    multiplied by 5e4: test AUC 0.49 where the same stream with the column varying gives
+    0.97. It is scaled by its root mean square now."""
+    rng = np.random.default_rng(0)
+    beta = np.array([1.0, -1.0, 0.5, 0.5, -0.5])
+
+    def draw(n):
+        X = rng.normal(size=(n, 6))
+        X[:, 5] = 20.0 + rng.normal(size=n)  # noise around 20
+        return X, np.where(X[:, :5] @ beta + 0.5 * rng.normal(size=n) > 0, 1, -1)
+
+    (X, y), (Xt, yt) = draw(1600), draw(1000)
+    stuck = X.copy()
+    stuck[:200, 5] = 20.0
+    scores = []
+    for data in (X, stuck):
+        model = aucopt.make(algorithm, random_state=0)
+        for s in range(0, 1600, 200):
+            model.partial_fit(data[s:s + 200], y[s:s + 200], classes=[-1, 1])
+        scores.append(model.score(Xt, yt))
+    assert model._state["feature_scale"][5] == pytest.approx(20.0)
+    assert scores[1] > scores[0] - 0.01 and scores[0] > 0.9, scores

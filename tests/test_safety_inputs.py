@@ -126,3 +126,20 @@ def test_item8_evaluate_pads_a_file_narrower_than_the_model(tmp_path):
     auc = float(re.search(r"AUC on test.svm: (\d\.\d+)", result.output).group(1))
     model = aucopt.io.load(tmp_path / "m")
     assert auc == pytest.approx(model.score(Xte, y), abs=1e-4)
+
+
+def test_a_one_dimensional_sparse_array_is_a_clear_value_error():
+    """scipy's sparse arrays may be 1-D (csr_array of a vector): fit and decision_function
+    raised 'not enough values to unpack', a one-row partial_fit IndexError."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 6))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    model = aucopt.make("spam-l2", random_state=0).fit(X, y)
+    row = sp.csr_array(X[0])
+    assert row.shape == (6,)
+    for call in (lambda: model.partial_fit(row, y[:1]), lambda: model.decision_function(row),
+                 lambda: aucopt.make("spam-l2").fit(row, y[:1])):
+        with pytest.raises(ValueError, match="Expected a 2-D sparse matrix.*reshape"):
+            call()

@@ -200,3 +200,21 @@ def test_a_stream_refuses_an_outlier_row_and_goes_on(algorithm):
                     models[0].partial_fit(chunk, [1] * chunk.shape[0])
     assert np.array_equal(models[0].coef_, models[1].coef_)
     assert models[0].intercept_ == models[1].intercept_
+
+
+def test_fsauc_starts_with_the_first_row_that_has_a_norm():
+    """A first chunk of empty rows (empty documents) gave FSAUC's first stage kappa = 0 and
+    the step eta1 / 0 = 5e299, kept until the stage ends: every later chunk diverged and
+    each refusal rolled back to that stage. The run now starts with the first row that
+    has a norm."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = np.where(X @ rng.normal(size=6) + 0.5 * rng.normal(size=300) > 0, 1, -1)
+    model = aucopt.make("fsauc", random_state=0)
+    model.partial_fit(sp.csr_matrix((10, 6)), y[:10], classes=[-1, 1])
+    assert model.t_ == 0
+    for s in range(0, 300, 100):
+        model.partial_fit(X[s:s + 100], y[s:s + 100])
+    assert model.score(X, y) > 0.95

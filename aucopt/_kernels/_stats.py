@@ -27,6 +27,7 @@ from ._rows import (
 
 __all__ = [
     "accumulate_class_sums",
+    "csr_row_sqnorms",
     "add_to_class_sums",
     "add_weighted_to_class_sums",
     "forget_class_sums",
@@ -39,6 +40,16 @@ __all__ = [
     "symv_lower",
     "syrk_lower",
 ]
+
+
+@njit(cache=True, nogil=True)
+def csr_row_sqnorms(data, indptr, out):
+    """Write the squared norm of every CSR row into ``out`` (no copy of the values)."""
+    for i in range(out.shape[0]):
+        total = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            total += data[k] * data[k]
+        out[i] = total
 
 
 @njit(cache=True, nogil=True)

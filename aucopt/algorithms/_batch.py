@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 import scipy.linalg
-import scipy.sparse as sp
 
 from .._kernels._checks import OK
+from ._data import row_sqnorms
 from ._params import AUTO, NON_NEGATIVE, POSITIVE, Param, common
 
 __all__ = ["BATCH", "AUTO_GRID", "batch_common", "max_memory_gb", "stage_tol",
@@ -271,8 +271,7 @@ def pair_spread(X, y) -> float:
 
     It is ``E+ ||x||^2 + E- ||x||^2 - 2 c+.c-`` (class-weighted means, ``y = ±v``).
     """
-    sq = (np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X)
-          else np.einsum("ij,ij->i", X, X))
+    sq = row_sqnorms(X)
     moments = []
     for mask in (y > 0, y < 0):  # weights zeroed outside the class: no copy of X's rows
         v = np.where(mask, np.abs(y), 0.0)

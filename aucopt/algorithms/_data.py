@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels._checks import OUTLIER_RATIO, TINY_SQNORM
-from .._kernels._stats import accumulate_class_sums
+from .._kernels._stats import accumulate_class_sums, csr_row_sqnorms
 from .._kernels.spam import lazy_iterates
 from ._fast import select
 from ._spec import RowData
@@ -155,15 +155,24 @@ def observe_data(state: dict, rows: RowData, y: np.ndarray, stream: bool = False
         )
 
 
+def row_sqnorms(X) -> np.ndarray:
+    """Return the squared norm of each row of ``X`` (kernel rows, a dense array or a CSR
+    matrix), in O(nnz) and without a copy of its values."""
+    if isinstance(X, RowData):
+        X = X.data if not X.is_sparse else sp.csr_matrix(
+            (X.data, X.indices, X.indptr), shape=(X.n_samples, X.n_features))
+    if not sp.issparse(X):
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.einsum("ij,ij->i", X, X)
+    X = X.tocsr()
+    out = np.empty(X.shape[0])
+    csr_row_sqnorms(X.data, X.indptr, out)
+    return out
+
+
 def _outlier_message(rows: RowData, before: float) -> str:
     """The error for a stream's row far longer than every row before it."""
-    with np.errstate(over="ignore"):
-        if rows.is_sparse:
-            at = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
-            lo, hi = rows.indptr[0], rows.indptr[-1]
-            sq = np.bincount(at, weights=rows.data[lo:hi] ** 2, minlength=rows.n_samples)
-        else:
-            sq = np.einsum("ij,ij->i", rows.data, rows.data)
+    sq = row_sqnorms(rows)
     row = int(np.argmax(sq > OUTLIER_RATIO * before))
     return (f"Row {row} of this chunk has a squared norm of {sq[row]:.3g}, "
             f"{sq[row] / before:.3g} times the largest of the rows the stream has seen "
@@ -178,14 +187,7 @@ def _outlier_message(rows: RowData, before: float) -> str:
 def first_non_finite_row(rows: RowData) -> int:
     """Return the first row whose squared norm is not finite, -1 if none (O(nnz): for
     error paths)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        if rows.is_sparse:
-            lo, hi = rows.indptr[0], rows.indptr[-1]
-            at = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
-            norms = np.bincount(at, weights=rows.data[lo:hi] ** 2, minlength=rows.n_samples)
-        else:
-            norms = np.einsum("ij,ij->i", rows.data, rows.data)
-    bad = np.flatnonzero(~np.isfinite(norms))
+    bad = np.flatnonzero(~np.isfinite(row_sqnorms(rows)))
     return int(bad[0]) if bad.size else -1
 
 

@@ -5,11 +5,10 @@ Preconditioned stochastic gradient steps ``w <- prox(w - eta P g(w))`` with
 ``x'_j = (x_j - c_j) / s_j``, with ``w_j = v_j / s_j`` (notes.md#preconditioning; the
 shift ``c_j`` changes no pairwise difference ``x - x'``, only the noise of the stochastic
 gradients). So the estimators transform the rows (dense: one copy; CSR: the stored
-values, plus the shifted columns, which hold a non-zero in at least half of the rows,
-so O(nnz)), run the unchanged kernels on them, and report ``coef_ = v / s`` and an
-intercept that accounts for the shift. The penalty and the radius of a ball act on
-``v``: a per-feature weighted penalty on ``w``, as if the user had standardised the
-columns.
+values, plus the shifted columns, which hold a non-zero in at least half of the rows, so
+O(nnz)), run the unchanged kernels on them, and report ``coef_ = v / s`` and an intercept
+that accounts for the shift. The penalty and the radius of a ball act on ``v``: a
+per-feature weighted penalty on ``w``, as if the user had standardised the columns.
 
 Dense columns (non-zero in at least ``DENSE_SHARE`` of the rows) are centred and get
 their own standard deviation; all the other ("sparse") columns share one scale, the
@@ -24,9 +23,9 @@ estimator's state (``feature_scale``, ``feature_shift``, ``sparse_scale``, ``row
 a scale of 0 marks a feature not seen yet, a bound of 0 no bound), so that they are
 saved, loaded and reused by ``warm_start``. ``fit`` sets them on its rows (at most
 ``MEDIAN_ROWS`` of them, evenly spaced). A stream sets them on its first chunk, if it has
-enough rows of both classes (else every scale is 1 and there is no bound: the papers'
-steps); a feature first seen later gets the shared sparse scale of the first chunk. An
-entry never moves once set: the learner's state is in the transformed coordinates.
+enough rows of both classes (else every scale is 1 and there is no bound: the papers' steps);
+a feature first seen later gets the shared sparse scale of the first chunk. An entry never
+moves once set: the learner's state is in the transformed coordinates.
 """
 
 from __future__ import annotations
@@ -77,8 +76,9 @@ MEDIAN_ROWS = 10_000
 # the rows store at least 1 / SHARED_ROWS entries per feature (the table costs O(d))
 SHARED_ROWS = 4
 _NO_CODES = np.zeros(0, dtype=np.uint8)
-# a centred column's standard deviation is floored at this share of its root mean square: a
-# constant column is not blown up into rounding noise; one 10^5 spreads from 0 keeps its own
+# a centred column whose spread is below this share of its root mean square is constant (to
+# rounding) in the rows read: scaled by the root mean square, its later values are not blown
+# up 10^6-fold (notes.md#preconditioning); one 10^5 spreads from 0 keeps its own spread
 RELATIVE_FLOOR = 1e-6
 
 
@@ -160,7 +160,7 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     row: :func:`_sample_stride`). If the rows are ``usable`` (enough rows of both classes,
     :func:`aucopt.algorithms._calibrate.usable`), the features non-zero in at least
     ``DENSE_SHARE`` of the rows read are centred (their mean) and scaled by their standard
-    deviation (floored at ``RELATIVE_FLOOR`` times their root mean square); every other
+    deviation (their root mean square if constant: ``RELATIVE_FLOOR``); every other
     feature gets the shared sparse scale, the root mean square of all the non-zero values
     of those features (1 if there are fewer than ``MIN_NONZEROS`` of them); with ``clip``,
     the row bound is ``ROW_CLIP`` times the weighted median length of the transformed rows
@@ -251,13 +251,14 @@ def _set_shared(shared: np.ndarray, count: np.ndarray, squares: np.ndarray, n: f
 
 def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.ndarray,
                 squares: np.ndarray, n: float) -> None:
-    """Set the scale of ``cols`` (the shared one, or the floored standard deviation of the
-    ``centred`` ones) and the shift of the centred ones (their mean)."""
+    """Set the scale of ``cols`` (the shared one, or the spread of the ``centred`` ones)
+    and the shift of the centred ones (their mean)."""
     spread = np.full(cols.size, state[SHARED_KEY][0])
     mean_square = squares[centred] / n
     mean = total[centred] / n
-    variance = np.maximum(mean_square - mean * mean, 0.0)
-    spread[centred] = np.sqrt(np.maximum(variance, RELATIVE_FLOOR**2 * mean_square))
+    variance = np.maximum(mean_square - mean * mean, 0.0)  # constant: the root mean square
+    spread[centred] = np.sqrt(np.where(variance < RELATIVE_FLOOR**2 * mean_square,
+                                       mean_square, variance))
     state[SHIFT_KEY][cols[centred]] = mean
     state[SCALE_KEY][cols] = spread
 
@@ -318,8 +319,7 @@ def _median_norm(sq: np.ndarray, weight: np.ndarray) -> float:
 
 
 def _affine_norms(rows: RowData, state: dict, centred: np.ndarray, stride: int) -> np.ndarray:
-    """Return the squared lengths of the transformed rows ``0, stride, 2 stride, ...``
-    (unclipped)."""
+    """Return the squared lengths of the transformed rows ``0, stride, ...`` (unclipped)."""
     sq = np.empty(-(-rows.n_samples // stride))
     inv, offset = _affine(state, centred)
     if rows.is_sparse:

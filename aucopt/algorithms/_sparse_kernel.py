@@ -15,6 +15,7 @@ from .._kernels._clock import NO_DEADLINE
 from .._kernels._state import zeros
 from .._kernels.sparse_kernel import OUT_OF_TIME, SparseKernelState, sparse_kernel_fit
 from ..utils._param_validation import Interval
+from ._data import row_sqnorms
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
 from ._params import POSITIVE, SIZE, KernelScalars, Param, common
@@ -94,12 +95,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
                            for _ in range(budget)]).astype(np.int64)
     basis_idx = np.full(budget, -1, dtype=np.int64)
     beta = np.zeros(budget)
-    sq = np.empty(rows.n_samples)
-    if rows.is_sparse:
-        owner = np.repeat(np.arange(rows.n_samples), np.diff(rows.indptr))
-        sq[:] = np.bincount(owner, weights=rows.data**2, minlength=rows.n_samples)
-    else:
-        sq[:] = np.einsum("ij,ij->i", rows.data, rows.data)
+    sq = row_sqnorms(rows)
     deadline = deadline_of(params)  # looked at between additions
     m, n_newton, status = sparse_kernel_fit(
         basis_idx, beta, sq, np.empty(rows.n_features), inv2s2, rows.data, rows.indices,

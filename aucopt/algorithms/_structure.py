@@ -91,6 +91,9 @@ def check_sparse_structure(X) -> None:
     """
     if not sp.issparse(X):
         return
+    if X.ndim != 2:  # scipy's sparse arrays may be 1-D (csr_array of a vector)
+        raise ValueError(f"Expected a 2-D sparse matrix, got a sparse array of shape "
+                         f"{X.shape}: reshape a single row with X.reshape(1, -1).")
     fmt = X.format
     n, d = X.shape
     if fmt == "csr":

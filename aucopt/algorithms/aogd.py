@@ -21,7 +21,7 @@ from .._kernels.aogd import (
 )
 from ..utils._param_validation import Interval, Options
 from ._calibrate import StepCalibration, regularised
-from ._data import counts_as_weights
+from ._data import counts_as_weights, row_sqnorms
 from ._fast import select
 from ._memory import check_memory
 from ._params import (
@@ -164,7 +164,7 @@ def auto_bandwidth(rows: RowData, weights=None) -> float:
     else:
         values = rows.data
         mean = values.mean(axis=0) if rows.n_samples else np.zeros(rows.n_features)
-    sq = float(np.sum(values * values)) / n
+    sq = float(row_sqnorms(rows).sum()) / n  # (no copy of the values)
     var = sq - float(mean @ mean)
     return float(np.sqrt(var)) if var > 1e-12 * sq else 1.0  # relative: any feature scale
 

@@ -33,6 +33,7 @@ from ._batch import (
     unit_scale,
 )
 from ._cutting_plane import as_matrix, cutting_plane
+from ._data import row_sqnorms
 from ._params import POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -277,8 +278,7 @@ def run_cutting_plane(state, rows, params, y, t, kappa, spread, cut=None):
     X = as_matrix(rows)
     lam = lam_by_spread(params["lam"], X, y, spread)
     y = unit_scale(y)  # after "auto", which counts integer weights as duplicated rows
-    floor = LAM_FLOOR * max(float(X.multiply(X).sum(axis=1).max()) if sp.issparse(X)
-                            else float(np.einsum("ij,ij->i", X, X).max(initial=0.0)), 1e-300)
+    floor = LAM_FLOOR * max(float(row_sqnorms(X).max(initial=0.0)), 1e-300)
     if lam < floor:
         if not isinstance(params["lam"], str):
             raise ValueError(

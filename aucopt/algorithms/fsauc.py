@@ -208,6 +208,10 @@ def check_state(state: dict, params: dict, n_features: int) -> None:
 def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """FSAUC over ``order`` (see :func:`aucopt._kernels.fsauc.fsauc_epoch`)."""
     hp = hyper(params)
+    if state["stage"][0] == 0 and hp.auto_kappa and state["data_sqmax"][0] == 0.0:
+        # only zero rows so far (empty documents): kappa = 0 would fix stage 1's step at
+        # eta1 / 0; the run starts with the first row that has a norm
+        return t, OK
     status = _start(state, hp) if state["stage"][0] == 0 else OK
     if status != OK:
         return t, status

@@ -12,6 +12,7 @@ from .._kernels._state import view, zeros
 from .._kernels.spdam import SpdamProblem, SpdamState, spdam_iterations
 from ..utils._param_validation import Interval, Options
 from ._batch import BATCH, batch_common, run_stages, stage_tol
+from ._data import row_sqnorms
 from ._fast import select
 from ._params import COUNT, POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
@@ -90,10 +91,9 @@ def centred_scales(rows: RowData, y, means, p, root2=None):
     if rows.is_sparse:
         X = sp.csr_matrix((rows.data, rows.indices, rows.indptr),
                           shape=(rows.n_samples, rows.n_features))
-        sq = np.asarray(X.multiply(X).sum(axis=1)).ravel()
     else:
         X = rows.data
-        sq = np.einsum("ij,ij->i", X, X)
+    sq = row_sqnorms(X)
     k = (y > 0).astype(np.intp)
     cross = np.asarray(X @ means.T)[np.arange(rows.n_samples), k]
     centred = sq - 2.0 * cross + np.einsum("ij,ij->i", means, means)[k]

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from ..algorithms._data import as_rows, non_finite_message
+from ..algorithms._data import as_rows, non_finite_message, row_sqnorms
 from ..algorithms._structure import check_sparse_structure
 
 __all__ = ["read_svmlight", "partitions", "frame_arrays", "feature_names", "as_block",
@@ -286,8 +286,7 @@ def block_stats(X, y, k, scatter, n_features=None):
     y = np.asarray(y).ravel()
     if y.shape[0] != X.shape[0]:
         raise ValueError(f"partition {k}: X has {X.shape[0]} rows but y has {y.shape[0]}.")
-    sq = np.asarray(X.multiply(X).sum(axis=1)).ravel() if sp.issparse(X) else \
-        np.einsum("ij,ij->i", X, X)
+    sq = row_sqnorms(X)
     bad = np.flatnonzero(~np.isfinite(sq))
     if bad.size:
         raise ValueError(f"partition {k}: " + non_finite_message(as_rows(X), int(bad[0])))

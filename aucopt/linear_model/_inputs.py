@@ -227,7 +227,7 @@ class InputChecks:
         if type(X) is np.ndarray:
             plain = X.dtype == np.float64 and X.ndim == 2 and X.flags.c_contiguous
         elif type(X) in _CSR_TYPES:  # sorted, no repeated columns: else the full path
-            plain = X.dtype == np.float64 and self._spec().sparse
+            plain = X.dtype == np.float64 and self._spec().sparse and X.ndim == 2
         else:
             return None
         shape = X.shape
