@@ -36,7 +36,7 @@ class RowScores:
         is not finite because the row is not (a NaN or an infinity among its values)."""
         if self._kernel_vocabulary():
             return self._with_new_names(lambda: self._map.row(x, self._width, grow=True),
-                                        lambda rows: self._formed_checked(rows))
+                                        self._formed_checked)
         rows = self._map.row(x, self._width, grow=False)
         score = self.estimator._score_row(rows)  # None: no O(nnz) score, or not finite
         return self._formed_checked(rows) if score is None else score
