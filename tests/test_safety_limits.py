@@ -196,3 +196,18 @@ def test_batch_solvers_on_csr_make_no_copy_of_x_for_row_norms(algorithm, limit):
     peak = tracemalloc.get_traced_memory()[1] / (X.data.nbytes + X.indices.nbytes)
     tracemalloc.stop()
     assert peak < limit, f"{peak:.2f}x"
+
+
+def test_row_sqnorms_of_every_container_are_the_sums_of_squares():
+    """The one row-norm pass of the library (kernel rows, CSR, dense), against NumPy."""
+    import scipy.sparse as sp
+
+    from aucopt.algorithms._data import as_rows, row_sqnorms
+
+    X = sp.random(60, 30, density=0.2, random_state=0, format="csr")
+    X[5] = 0.0  # an empty row
+    X.eliminate_zeros()
+    expected = (X.toarray() ** 2).sum(axis=1)
+    for given in (X, X.tocoo(), X.toarray(), as_rows(X), as_rows(X.toarray())):
+        np.testing.assert_allclose(row_sqnorms(given), expected, rtol=1e-14)
+    assert row_sqnorms(as_rows(sp.csr_matrix((0, 4)))).shape == (0,)

@@ -159,14 +159,17 @@ def row_sqnorms(X) -> np.ndarray:
     """Return the squared norm of each row of ``X`` (kernel rows, a dense array or a CSR
     matrix), in O(nnz) and without a copy of its values."""
     if isinstance(X, RowData):
-        X = X.data if not X.is_sparse else sp.csr_matrix(
-            (X.data, X.indices, X.indptr), shape=(X.n_samples, X.n_features))
-    if not sp.issparse(X):
+        data, indptr, n = X.data, X.indptr, X.n_samples
+    elif sp.issparse(X):
+        X = X.tocsr()
+        data, indptr, n = X.data, X.indptr, X.shape[0]
+    else:
+        data, indptr = X, None
+    if indptr is None:
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.einsum("ij,ij->i", X, X)
-    X = X.tocsr()
-    out = np.empty(X.shape[0])
-    csr_row_sqnorms(X.data, X.indptr, out)
+            return np.einsum("ij,ij->i", data, data)
+    out = np.empty(n)
+    csr_row_sqnorms(data, indptr, out)
     return out
 
 

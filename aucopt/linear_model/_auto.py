@@ -19,6 +19,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms._calibrate import LADDER_RATIO
+from ..algorithms._data import row_sqnorms
 from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
 from ._declared import registered_class
 
@@ -105,7 +106,7 @@ def has_one_scale(X) -> bool:
         scales = np.append(scales, np.sqrt(squares[~dense].sum() / counts[~dense].sum()))
     if not scales.min() > 0 or scales.max() > np.sqrt(LADDER_RATIO) * scales.min():
         return False
-    lengths = np.sqrt(np.asarray(rows.multiply(rows).sum(axis=1)).ravel())
+    lengths = np.sqrt(row_sqnorms(rows))
     return bool(lengths.max() <= ROW_CLIP * np.median(lengths))
 
 

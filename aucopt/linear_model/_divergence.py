@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from ..algorithms._data import row_sqnorms
 from ..exceptions import DivergenceError
 
 __all__ = ["divergence_error", "arithmetic_as_divergence", "unusable_fit"]
@@ -95,13 +96,8 @@ def arithmetic_as_divergence(method):
 
 def _row_scale(rows) -> float:
     """Return the largest row norm of kernel rows (for the message)."""
-    if rows.is_sparse:
-        starts = rows.indptr[:-1][np.diff(rows.indptr) > 0]  # reduceat: no empty rows
-        sq = np.add.reduceat(rows.data**2, starts) if rows.data.size else [0.0]
-    else:
-        sq = np.einsum("ij,ij->i", rows.data, rows.data) if rows.data.size else [0.0]
     with np.errstate(all="ignore"):
-        return float(np.sqrt(np.max(sq)))
+        return float(np.sqrt(row_sqnorms(rows).max(initial=0.0)))
 
 
 def unusable_fit(state: dict, params: dict, step_param: str | None) -> str | None:
