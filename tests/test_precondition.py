@@ -153,7 +153,10 @@ def test_scores_do_not_depend_on_the_columns_units(algorithm_id):
     plain = aucopt.make(algorithm_id, random_state=0, precondition=None)
     far = plain.fit(moved, y).decision_function(moved)
     near = plain.fit(X, y).decision_function(X)
-    assert not np.allclose(far, near, rtol=1e-3)  # without it they do depend on them
+    # without it they do depend on them (svm-pauc: at lam="auto", w = 0 minimises its
+    # objective on both, certified; it ranks only with the preconditioner)
+    assert not np.allclose(far, near, rtol=1e-3) or (np.ptp(far) == np.ptp(near) == 0.0
+                                                     and np.ptp(s1) > 0.0)
 
 
 def test_stream_fixes_the_transform_on_its_first_chunk():

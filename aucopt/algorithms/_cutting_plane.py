@@ -216,6 +216,10 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None, cu
     Returns
     -------
     w : ndarray of shape (d,)
+        The last iterate, or the start ``w0`` if its ``P`` is lower (the objective at
+        the working set's solutions need not decrease: where ``w = 0`` minimises ``P``
+        to within ``tol``, the last solution can end above it, with a direction that only
+        the order of the cuts chose).
     n_iter : int
         Number of cuts added.
     gap : float
@@ -229,13 +233,17 @@ def cutting_plane(X, y, lam, *, kappa, tol, max_iter, w0=None, deadline=None, cu
     alpha = np.ones(1)
     dual = 0.0
     n_iter = 0
+    start = None  # (P, w) at the start
     while True:
         delta, g, risk = (cut or _cut)(X, y, w, kappa)
         primal = 0.5 * lam * (w @ w) + risk
-        gap = primal - dual
-        if gap <= tol or n_iter >= max_iter or (n_iter and deadline is not None
-                                                 and deadline.passed()):
-            return w, n_iter, gap
+        if start is None:
+            start = (primal, w)
+        if primal - dual <= tol or n_iter >= max_iter or (n_iter and deadline is not None
+                                                           and deadline.passed()):
+            if start[0] < primal:
+                return start[1], n_iter, start[0] - dual
+            return w, n_iter, primal - dual
         k = len(deltas)
         if k == cuts.shape[0]:        # grow the working set storage geometrically
             cuts = np.vstack([cuts, np.zeros_like(cuts)])

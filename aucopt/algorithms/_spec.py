@@ -180,6 +180,11 @@ class AlgorithmSpec:
         every ``key`` is in ``column_keys``; otherwise the intercept's dots are formed
         afresh (O(d), one compiled call) after each update. None (or a None result):
         ``coef`` is formed.
+    zero_reason : callable or None
+        ``zero_reason(state, params) -> str | None``: why a fitted state's weights are all
+        zero, where the spec can tell (e.g. ``w = 0`` certified as the objective's
+        minimiser), for the warning a fit that ends with constant scores gives; None (or a
+        None result): the general message (penalties that do not scale with the features).
     exact_blocks : bool
         Whether ``run`` over consecutive parts of ``order`` (the same ``learn``) gives the
         bits of one ``run`` over all of it: under ``max_time`` the estimator then runs a
@@ -228,6 +233,7 @@ class AlgorithmSpec:
     exact_blocks: bool = True
     clip_rows: bool = True
     coef_terms: Callable[..., tuple | None] | None = None
+    zero_reason: Callable[[dict, dict], str | None] | None = None
 
     def __post_init__(self):
         if self.state:

@@ -57,6 +57,7 @@ __all__ = [
     "ls_svm_lam",
     "upgrade_state",
     "run_cutting_plane",
+    "zero_minimiser",
     "B_LS_SVM",
     "B_SVM_OR",
     "SVM_PERF",
@@ -349,7 +350,25 @@ _CP_NOTES = (" Solved by the 1-slack cutting-plane method with an O(n log n) mos
              "Default lam=\"auto\": a multiple of the pairs' mean squared distance over the "
              "sample size (notes.md#spread-lam).")
 
+def zero_minimiser(state: dict, params: dict) -> bool:
+    """Whether a cutting-plane fit certified ``w = 0`` as the objective's minimiser to
+    within ``tol`` (it returned the zero start with a duality gap of at most ``tol``)."""
+    return not state["w"].any() and float(state["gap"][0]) <= float(params["tol"])
+
+
+def _hinge_zero_reason(state: dict, params: dict) -> str | None:
+    """The reason of ``zero_reason`` for the full-AUC cutting-plane solvers."""
+    if not zero_minimiser(state, params):
+        return None
+    return (f"w = 0 minimises the objective to within tol={float(params['tol']):g} "
+            "(certified by the duality gap): at a constant score the pairwise hinge sees "
+            "only the difference of the class means, which gains less here than the penalty "
+            f"at lam_={float(state['lam'][0]):.3g} costs; lower lam (no lam helps where the "
+            "means are equal).")
+
+
 _CUTTING_PLANE = dict(
+    zero_reason=_hinge_zero_reason,
     memory="O(k d) (k cutting planes) + data",
     cost="O(nnz + n log n + k d) per cut, k cuts (k ~ O(1/(lam tol)) worst case)",
     init_state=_init_state,

@@ -75,6 +75,7 @@ from .batch_pairwise import (
     coef,
     run_cutting_plane,
     upgrade_state,
+    zero_minimiser,
 )
 from .pauc import max_fpr_param
 
@@ -277,6 +278,21 @@ def check_params(params: dict) -> None:
             f"min_fpr={params['min_fpr']!r}, max_fpr={params['max_fpr']!r}.")
 
 
+def zero_reason(state: dict, params: dict) -> str | None:
+    """Why a fit ended with ``w = 0``: certified as the minimiser (None: not certified)."""
+    if not zero_minimiser(state, params):
+        return None
+    return (f"w = 0 minimises the objective to within tol={float(params['tol']):g} "
+            "(certified by the duality gap): either the penalty at "
+            f"lam_={float(state['lam'][0]):.3g} outweighs what any direction gains, or the "
+            f"hinge over the top max_fpr={float(params['max_fpr']):g} share of the negatives "
+            "grows in every direction from a constant score, where no lam helps (when the "
+            "positives' mean lies among the means of such shares of negatives: classes that "
+            "overlap at the top of the ranking). Lower lam; if that does not help, raise "
+            "max_fpr (e.g. 0.3) or use a learner with a smoothed top-share loss (pauc-sopa-s, "
+            "pauc-sota-s).")
+
+
 def _init_state(n_features, n_samples, params, rng=None):
     return zeros(BatchPairwiseState, n_features)
 
@@ -311,6 +327,7 @@ SVM_PAUC = register(AlgorithmSpec(
     init_state=_init_state,
     run=run,
     check_params=check_params,
+    zero_reason=zero_reason,
     coef=coef,
     state=(BatchPairwiseState,),
     upgrade_state=upgrade_state,
