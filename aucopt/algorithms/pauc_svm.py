@@ -347,6 +347,9 @@ SVM_PAUC = register(AlgorithmSpec(
     "[min_fpr, max_fpr], with the structural surrogate of ICML 2013 (hinge terms on every "
     "negative) or, surrogate=\"tight\", SVMpAUC-tight of KDD 2013 (terms on the top max_fpr "
     "share only; never larger); weighted and fractional ranges in notes.md#pauc-svm-range. "
-    "Default lam=\"auto\" as svm-perf.",
+    "Default lam=\"auto\" as svm-perf. Where no direction puts the positives' mean above "
+    "the mean of the top max_fpr share of the negatives (classes that overlap at the top), "
+    "w = 0 minimises the objective whatever lam: the fit returns zeros and warns (raise "
+    "max_fpr).",
     **BATCH,
 ))
