@@ -44,3 +44,22 @@ def test_sota_s_within_the_bar_on_gaussian_columns():
         got = [robustness.default_cell("pauc-sota-s", Xtr, Xte, ytr, yte, seed, 0.1)[0]
                for seed in robustness.ORDERS]
     assert np.median(got) - ref > -robustness.bar("pauc-sota-s")
+
+
+def test_paired_bootstrap_error_of_a_partial_auc_gap():
+    rng = np.random.default_rng(0)
+    y = np.r_[np.ones(30), -np.ones(70)]
+    a = y + rng.normal(size=100)
+    se, in_range = robustness.paired_se(y, a, a, 0.1, resamples=50)
+    assert se == 0.0 and in_range == 7  # the same scorer: every resampled gap is 0
+    b = y + rng.normal(size=100)
+    se, _ = robustness.paired_se(y, a, b, 0.1, resamples=200)
+    # against a direct transcription: both classes resampled apart, the same rows for both
+    again = np.random.default_rng(0)
+    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    gaps = []
+    for _ in range(200):
+        rows = np.r_[again.choice(pos, 30), again.choice(neg, 70)]
+        gaps.append(partial_roc_auc_score(y[rows], a[rows], max_fpr=0.1)
+                    - partial_roc_auc_score(y[rows], b[rows], max_fpr=0.1))
+    assert se == np.std(gaps) and se > 0.01
