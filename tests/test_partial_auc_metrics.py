@@ -291,3 +291,32 @@ rows = [["german", ".70±.01", ".70±.01"]]
     with pytest.raises(ConfigError, match="max_fpr"):  # before any work
         run_experiment(path, tmp_path / "bad", progress=False)
     assert not (tmp_path / "bad" / "results.csv").exists()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint64, np.int8, np.int64])
+def test_integer_scores_rank_as_their_values(dtype):
+    # a negative at 0 (unsigned) or at the type's minimum: negating the scores to sort them
+    # wrapped these around, and the areas came out of a wrongly ordered curve
+    y = np.array([0, 0, 0, 1, 1, 0, 1, 0])
+    ranks = np.array([0, 1, 2, 3, 1, 5, 4, 0])
+    low = np.iinfo(dtype).min
+    scores = (ranks + low if low < 0 else ranks).astype(dtype)
+    for kwargs in ({"max_fpr": 1.0}, {"max_fpr": 0.5}, {"max_fpr": 0.5, "min_fpr": 0.2}):
+        assert partial_roc_auc_score(y, scores, **kwargs) == partial_roc_auc_score(
+            y, ranks.astype(np.float64), **kwargs)
+    assert partial_roc_auc_score(y, scores, max_fpr=0.5) == skm.roc_auc_score(y, ranks,
+                                                                             max_fpr=0.5)
+    assert two_way_partial_auc_score(y, scores, min_tpr=0.2, max_fpr=1.0) == \
+        two_way_partial_auc_score(y, ranks.astype(np.float64), min_tpr=0.2, max_fpr=1.0)
+
+
+def test_flags_must_be_bools():
+    y, s = [0, 0, 1, 1], [0.1, 0.5, 0.4, 0.9]
+    with pytest.raises(TypeError, match="standardized"):
+        partial_roc_auc_score(y, s, max_fpr=0.5, standardized="False")
+    with pytest.raises(TypeError, match="normalized"):
+        two_way_partial_auc_score(y, s, normalized="False")
+    with pytest.raises(TypeError, match="standardized"):
+        StreamingPartialAUC(standardized="no")
+    assert partial_roc_auc_score(y, s, max_fpr=0.5, standardized=np.False_) == \
+        partial_roc_auc_score(y, s, max_fpr=0.5, standardized=False)

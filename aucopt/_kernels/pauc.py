@@ -138,6 +138,18 @@ def _bottom_positives(sp, size, m, heap, chosen):
 
 
 @njit(cache=True, nogil=True)
+def share_count(fraction, n, up):
+    """Return ``ceil(fraction n)`` (``up``) or ``floor(fraction n)``, a product within a
+    relative 1e-12 of an integer taken as that integer: 0.28 x 25 is 7.000000000000001 in
+    floating point, and the 7 meant (not 8) is what the papers' ``ceil(beta n)`` counts."""
+    x = fraction * n
+    near = np.floor(x + 0.5)
+    if abs(x - near) <= 1e-12 * max(1.0, abs(x)):
+        return int(near)
+    return int(np.ceil(x)) if up else int(np.floor(x))
+
+
+@njit(cache=True, nogil=True)
 def _batch_step(st, slots, work, hp, t):
     """One 1PMB step on the stored batch; return ``(t, status)``.
 
@@ -161,9 +173,9 @@ def _batch_step(st, slots, work, hp, t):
         sp[i] = s * slot_dot(v, pv, pi, pn, i)
         if exploding(sp[i]):
             return t, DIVERGED
-    k = int(np.ceil(hp.max_fpr * n_neg))
+    k = share_count(hp.max_fpr, n_neg, True)
     k = _top_negatives(sn, n_neg, max(1, min(k, n_neg)), top)
-    m = n_pos - int(np.floor(hp.min_tpr * n_pos))
+    m = n_pos - share_count(hp.min_tpr, n_pos, False)
     _bottom_positives(sp, n_pos, max(1, min(m, n_pos)), cp, chosen)
     wn = st.buf_w[NEG]
     wp = st.buf_w[POS]

@@ -15,7 +15,6 @@ training set before its first step, so it is a batch id (``fit`` only).
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 
 import numpy as np
@@ -23,7 +22,7 @@ import numpy as np
 from .._kernels._buffers import LOSS_CODES
 from .._kernels._schedules import CONSTANT, INV_SQRT
 from .._kernels._state import view, zeros
-from .._kernels.pauc import PaucState, batch_length, pauc_2pmb_epoch, pauc_epoch
+from .._kernels.pauc import PaucState, batch_length, pauc_2pmb_epoch, pauc_epoch, share_count
 from .._kernels.pauc_rows import pauc_row
 from ..utils._param_validation import Interval, Options
 from ..utils._roc_area import mcclish, sorted_area
@@ -146,7 +145,7 @@ def partial_auc_surrogate(scores, y, max_fpr, loss) -> float:
     pos, weights = y > 0, np.abs(y).astype(np.float64)
     sp, wp = scores[pos], weights[pos]
     sn, wn = scores[~pos], weights[~pos]
-    k = max(1, min(math.ceil(max_fpr * sn.shape[0]), sn.shape[0]))
+    k = max(1, min(share_count(max_fpr, sn.shape[0], True), sn.shape[0]))
     top = np.argsort(-sn, kind="stable")[:k]
     margin = sp[:, None] - sn[top][None, :]
     phi = np.maximum(0.0, 1.0 - margin) if loss == "hinge" else (1.0 - margin) ** 2

@@ -33,8 +33,10 @@ class PAUC1PMBClassifier(BaseAUCClassifier):
     negatives of the stream (the first batches hold 1, 2, 4, ... negatives, so that the
     model moves from the first rows on), and its positives are the last ``buffer_size``
     positives seen (a ring buffer kept across batches), so that a rare positive class
-    takes part in every step. ``fit`` equals ``partial_fit`` over any chunking and River's
-    ``learn_one``.
+    takes part in every step. With ``precondition=None`` and a numeric ``eta`` (nothing is
+    then set from a first chunk: the preconditioner's scales and the calibrated step are,
+    by default), a one-pass ``fit`` (``max_iter=1, shuffle=False``) equals ``partial_fit``
+    over any chunking and River's ``learn_one``.
 
     Parameters
     ----------

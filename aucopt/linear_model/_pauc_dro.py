@@ -40,8 +40,10 @@ class SOPASClassifier(BaseAUCClassifier):
     negatives of the stream (the first batches hold 1, 2, 4, ... negatives), and its
     positives are the last ``buffer_size`` positives seen (a ring buffer kept across
     batches); the moving average :math:`u_i` of a positive lives in its ring slot, from
-    :math:`u_i = 0` when it arrives. ``fit`` equals ``partial_fit`` over any chunking and
-    River's ``learn_one``.
+    :math:`u_i = 0` when it arrives. With ``precondition=None`` and a numeric ``eta``
+    (nothing is then set from a first chunk: the preconditioner's scales and the calibrated
+    step are, by default), a one-pass ``fit`` (``max_iter=1, shuffle=False``) equals
+    ``partial_fit`` over any chunking and River's ``learn_one``.
 
     Parameters
     ----------

@@ -21,7 +21,7 @@ from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._roc_area import mcclish as _mcclish
 from ..utils._roc_area import region_area as _region_area
 from ..utils._roc_area import sorted_area as _sorted_area
-from ._ranking import _binary_target
+from ._ranking import _binary_target, _check_flag
 from ._streaming import StreamingROCAUC
 from ._window import SlidingWindow
 
@@ -106,6 +106,7 @@ def partial_roc_auc_score(y_true, y_score, *, max_fpr=0.1, min_fpr=0.0, standard
     0.25
     """
     _check_range(min_fpr, max_fpr, 0.0)
+    _check_flag("standardized", standardized)
     pos, neg = _split(y_true, y_score, pos_label)
     area = _sorted_area(pos, neg, float(min_fpr), float(max_fpr), 0.0)
     if not standardized or (min_fpr == 0.0 and max_fpr == 1.0):
@@ -155,6 +156,7 @@ def two_way_partial_auc_score(y_true, y_score, *, min_tpr=0.5, max_fpr=0.5, norm
     0.5
     """
     _check_range(0.0, max_fpr, min_tpr)
+    _check_flag("normalized", normalized)
     pos, neg = _split(y_true, y_score, pos_label)
     area = _sorted_area(pos, neg, 0.0, float(max_fpr), float(min_tpr))
     return area / ((1.0 - min_tpr) * max_fpr) if normalized else area
@@ -202,6 +204,7 @@ class StreamingPartialAUC(StreamingROCAUC):
     def __init__(self, max_fpr=0.1, min_tpr=0.0, standardized=True, window_size=None,
                  pos_label=1):
         _check_range(0.0, max_fpr, min_tpr)
+        _check_flag("standardized", standardized)
         validate_parameter_constraints(
             {"window_size": [Interval(Integral, 1, None, closed="left"), None]},
             {"window_size": window_size}, type(self).__name__)

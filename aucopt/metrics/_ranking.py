@@ -23,6 +23,12 @@ __all__ = ["auc_from_curve", "roc_auc_score", "roc_curve"]
 # ---------------------------------------------------------------------------------------
 
 
+def _check_flag(name, value):
+    """Refuse a flag that is not a bool (the string ``"False"`` is true in Python)."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {value!r}.")
+
+
 def _as_score_array(y_score, name="y_score", allow_inf=False):
     """Return ``y_score`` as a 1-D numeric array whose order is the order of the input.
 
@@ -259,8 +265,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
     >>> fpr.tolist(), tpr.tolist(), thr.tolist()
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
     """
-    if not isinstance(drop_intermediate, bool | np.bool_):
-        raise TypeError(f"drop_intermediate must be True or False, got {drop_intermediate!r}.")
+    _check_flag("drop_intermediate", drop_intermediate)
     is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label, allow_inf=True)
     values, pos_g, neg_g = _tie_groups(scores, is_pos)
     values, pos_g, neg_g = values[::-1], pos_g[::-1], neg_g[::-1]

@@ -58,9 +58,10 @@ def sorted_area(pos_sorted, neg_sorted, lo, hi, floor):
     n_pos, n_neg = pos_sorted.shape[0], neg_sorted.shape[0]
     # only the negatives that reach FPR hi are needed: the top ceil(hi n-) and their ties
     k = min(n_neg, int(math.ceil(hi * n_neg)) + 1)
-    top = neg_sorted[n_neg - k:][::-1]
-    values, first = np.unique(-top, return_index=True)
-    values = -values
+    top = neg_sorted[n_neg - k:][::-1]  # highest first; groups of ties are runs
+    # (no negation to sort them: it wraps unsigned scores and the int64 minimum)
+    first = np.flatnonzero(np.r_[True, top[1:] != top[:-1]])
+    values = top[first]
     counts = np.diff(np.append(first, k))
     if k < n_neg:  # the last group may continue below the slice: count it whole
         counts[-1] = n_neg - np.searchsorted(neg_sorted, values[-1], side="left") - first[-1]

@@ -48,6 +48,19 @@ def test_equals_reference(loss, schedule, weighted):
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
 
 
+@pytest.mark.parametrize("params", [dict(max_fpr=0.28, buffer_size=25),
+                                    dict(max_fpr=0.2, min_tpr=0.29, buffer_size=100)])
+def test_shares_of_a_batch_count_as_the_decimals_given(params):
+    # 0.28 x 25 is 7.000000000000001 and 0.29 x 100 is 28.999999999999996 in floating point:
+    # the steps took the top 8 negatives, and all but 28 positives, where 7 and 29 are meant
+    X, y = _imbalanced(n=2000, share=0.15)
+    given = dict(eta=0.05, lam=1e-3, loss="hinge", schedule="inv_sqrt", **params)
+    est = PAUC1PMBClassifier(**given, max_iter=1, shuffle=False, precondition=None).fit(X, y)
+    w, t = ref.pauc_1pmb(X, y, [np.arange(len(y))], **given)
+    assert est.t_ == t > 10
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13 * np.abs(w).max())
+
+
 def test_csr_equals_dense_and_chunks_equal_one_pass():
     X, y = growing_sparse_stream()
     fits = {}

@@ -9,6 +9,7 @@ the lowest-scored positives of a step taking part.
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -26,10 +27,11 @@ def _step(w, positives, negatives, t, *, eta, max_fpr, lam, loss, schedule, min_
     ``ceil(max_fpr * size)`` negatives of the batch with the highest scores (ties: the
     earlier arrival); return ``(w, t)``."""
     sn = np.array([x @ w for x, _ in negatives])
-    k = max(1, min(math.ceil(max_fpr * len(negatives)), len(negatives)))
+    # (the counts of the decimal fractions given: 0.28 x 25 negatives is 7, not 8)
+    k = max(1, min(math.ceil(Fraction(repr(max_fpr)) * len(negatives)), len(negatives)))
     top = sorted(range(len(negatives)), key=lambda j: (-sn[j], j))[:k]
     sp = [x @ w for x, _ in positives]
-    m = len(positives) - math.floor(min_tpr * len(positives))
+    m = len(positives) - math.floor(Fraction(repr(min_tpr)) * len(positives))
     low = set(sorted(range(len(positives)), key=lambda i: (sp[i], i))[:max(1, m)])
     positives = [p for i, p in enumerate(positives) if i in low]
     norm = sum(wp for _, wp in positives) * sum(negatives[j][1] for j in top)
