@@ -350,6 +350,7 @@ _CP_NOTES = (" Solved by the 1-slack cutting-plane method with an O(n log n) mos
              "Default lam=\"auto\": a multiple of the pairs' mean squared distance over the "
              "sample size (notes.md#spread-lam).")
 
+
 def zero_minimiser(state: dict, params: dict) -> bool:
     """Whether a cutting-plane fit certified ``w = 0`` as the objective's minimiser to
     within ``tol`` (it returned the zero start with a duality gap of at most ``tol``)."""

@@ -176,13 +176,14 @@ class FittedAttributes:
         spec = self._spec()
         reason = (spec.zero_reason(self._state, self._state_params())
                   if spec.zero_reason is not None else None)
-        scale = float(np.sqrt(self._state["data_sqmax"][0]))
-        message = f"{type(self).__name__}.fit ended with all weights zero: every score is " \
-            "the same (AUC 0.5). " + (reason or (
-                f"The largest row norm of X is {scale:.3g}; penalties and thresholds (an l1 "
-                "weight, a tolerance) do not scale with the features, so rescale them first "
-                "(e.g. aucopt.datasets.make_preprocessor('minmax')) or lower the "
-                "regularisation."))
+        if reason is None:
+            scale = float(np.sqrt(self._state["data_sqmax"][0]))
+            reason = (f"The largest row norm of X is {scale:.3g}; penalties and thresholds (an "
+                      "l1 weight, a tolerance) do not scale with the features, so rescale them "
+                      "first (e.g. aucopt.datasets.make_preprocessor('minmax')) or lower the "
+                      "regularisation.")
+        message = (f"{type(self).__name__}.fit ended with all weights zero: every score is the "
+                   f"same (AUC 0.5). {reason}")
         warnings.warn(message, UserWarning, stacklevel=3)
 
     def _one_class_counts(self):
