@@ -11,6 +11,7 @@ import scipy.sparse as sp
 from numpy.testing import assert_allclose
 from scipy.optimize import linprog, minimize
 
+import aucopt
 from aucopt.algorithms._cutting_plane import _cut
 from aucopt.algorithms.pauc_svm import pauc_cut
 from aucopt.linear_model import SVMPAUCClassifier, SVMPerfClassifier
@@ -189,3 +190,12 @@ def test_a_full_auc_fit_with_equal_class_means_says_why_it_is_zero():
     with pytest.warns(UserWarning, match="no lam helps where the means are equal"):
         est = SVMPerfClassifier(lam=0.1, precondition=None).fit(X, y)
     assert not est.coef_.any()
+
+
+def test_a_zero_model_of_another_cause_keeps_the_general_advice():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 4))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    with pytest.warns(UserWarning, match="rescale them first") as caught:
+        est = aucopt.make("spam-net", beta1=100.0, random_state=0).fit(X, y)
+    assert not est.coef_.any() and len(caught) == 1
