@@ -100,6 +100,22 @@ def test_integer_weights_give_the_statistics_of_duplicated_rows(algorithm):
         assert not np.array_equal(weighted.decision_function(X), plain.decision_function(X))
 
 
+@pytest.mark.parametrize("algorithm", [a for a in ALGORITHMS
+                                       if "bandwidth" in aucopt.make(a).get_params()])
+def test_an_auto_bandwidth_is_that_of_duplicated_rows(algorithm):
+    # (Projection++ and Sparse Kernel took the width of the unweighted rows: their
+    # integer weights then gave another objective than the repeated rows)
+    X, y = _data()
+    w = np.where(y > 0, 3.0, 1.0)
+    weighted = aucopt.make(algorithm, random_state=0).fit(X, y, sample_weight=w)
+    rep = np.repeat(np.arange(len(y)), w.astype(int))
+    repeated = aucopt.make(algorithm, random_state=0).fit(X[rep], y[rep])
+    plain = aucopt.make(algorithm, random_state=0).fit(X, y)
+    width = weighted._state["bandwidth"][0]
+    assert width == pytest.approx(repeated._state["bandwidth"][0], rel=1e-12)
+    assert width != pytest.approx(plain._state["bandwidth"][0], rel=1e-3)
+
+
 @pytest.mark.parametrize("algorithm, params", [("uni-log-batch", {"lam": 0.1}),
                                                ("svm-pauc", {"lam": 0.1}),
                                                ("pauc-2pmb", {"eta": 0.01})])

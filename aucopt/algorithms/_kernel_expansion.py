@@ -15,11 +15,13 @@ from .aogd import auto_bandwidth
 __all__ = ["inverse_width", "expansion_scores", "check_width"]
 
 
-def inverse_width(state: dict, rows: RowData, params: dict) -> float:
-    """Fix ``state["bandwidth"]`` on the first call; return ``1 / (2 sigma^2)``."""
+def inverse_width(state: dict, rows: RowData, params: dict, y=None) -> float:
+    """Fix ``state["bandwidth"]`` on the first call (``"auto"``: from ``rows`` weighted by the
+    sample weights ``|y|``, as repeated rows would give it); return ``1 / (2 sigma^2)``."""
     if state["bandwidth"][0] <= 0:
         bw = params["bandwidth"]
-        state["bandwidth"][0] = auto_bandwidth(rows) if bw == "auto" else float(bw)
+        state["bandwidth"][0] = (auto_bandwidth(rows, None if y is None else np.abs(y))
+                                 if bw == "auto" else float(bw))
         check_width(state, params, rows.n_features)  # the rule load applies to the file
     return 0.5 / state["bandwidth"][0] ** 2
 

@@ -85,7 +85,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     over the rows, whatever their weights; the weights ``|y|`` weigh the pairs). Under
     ``max_time`` the additions stop once it is spent (the basis so far is the model).
     """
-    inv2s2 = inverse_width(state, rows, params)
+    inv2s2 = inverse_width(state, rows, params, y)
     budget = min(int(params["budget"]), rows.n_samples)
     check_memory(float(budget) * (rows.n_samples + budget + N_CANDIDATES), params,
                  f"Sparse Kernel's {rows.n_samples} x {budget} kernel columns",

@@ -68,8 +68,9 @@ HELD_OUT = 0.3
 BANDWIDTH = Param("bandwidth", "auto", (POSITIVE, AUTO), 'float or "auto"', r"""
     Gaussian kernel width :math:`\sigma` in
     :math:`k(x, x') = \exp(-\|x - x'\|^2/(2\sigma^2))`. ``"auto"``: the
-    root of the total variance of the first data given (O(nnz), so a
-    typical pair has :math:`k \approx e^{-1}`); fixed afterwards.""")
+    root of the total variance of the first data given, weighted by their
+    sample weights (O(nnz), so a typical pair has :math:`k \approx e^{-1}`;
+    integer weights give the width of repeated rows); fixed afterwards.""")
 
 
 def max_memory_gb(what: str) -> Param:

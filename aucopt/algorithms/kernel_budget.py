@@ -120,7 +120,7 @@ def projection_pp_upgrade_state(state: dict) -> None:
 
 def projection_pp_run(state, rows: RowData, y, order, params, t, learn, rng=None):
     """One KOIL pass over ``order``; draws ``rng.random((len(order), 2))`` first."""
-    inv2s2 = inverse_width(state, rows, params)
+    inv2s2 = inverse_width(state, rows, params, y)
     draws = rng.random((order.shape[0], 2))
     return projection_pp_epoch(view(ProjectionPPState, state), inv2s2, rows.data, rows.indices,
                                rows.indptr, y, order, draws, hyper(params), t)
