@@ -5,6 +5,7 @@ not numbers in a stream, and result files that appear whole or not at all."""
 import errno
 import html
 import os
+import re
 import shlex
 
 import numpy as np
@@ -352,3 +353,26 @@ def test_a_streamed_file_whose_labels_are_not_the_classes_names_the_option(tmp_p
     assert "the label(s) 0.0 that --classes -1.0,1.0 does not list" in result.output
     assert "--classes 0,1" in result.output and "classes=" not in result.output
     assert not list(tmp_path.glob("m*"))
+
+
+def test_compare_refuses_more_folds_than_the_smaller_class_before_any_work(tmp_path, toy):
+    _, X, _ = toy
+    path = tmp_path / "few.svm"
+    y = np.where(np.arange(30) < 3, 1, -1)
+    dump_svmlight_file(X[:30], y, str(path), zero_based=False)
+    result = runner.invoke(app, ["compare", str(path), "--algorithms", "spam-l2", "--folds",
+                                 "5", "--grid", "none", "--n-jobs", "1", "--no-progress",
+                                 "--out", str(tmp_path / "c")])
+    assert result.exit_code == 1, result.output
+    assert "the smaller class has 3 sample(s), fewer than the 5 folds" in result.output
+    assert "--folds" in result.output and not (tmp_path / "c").exists()
+
+
+def test_compare_reports_the_sample_std_as_the_experiment_reports(tmp_path, toy):
+    result = _compare(toy[0], tmp_path / "s", "--repeats", "2")
+    assert result.exit_code == 0, result.output
+    rows = (tmp_path / "s" / "results.csv").read_text().splitlines()
+    at = rows[0].split(",").index("auc")
+    aucs = np.array([float(r.split(",")[at]) for r in rows[1:]])
+    shown = float(re.search(r"spam-l2\s+0\.\d{4} \+- (0\.\d{4})", result.output).group(1))
+    assert shown == round(float(aucs.std(ddof=1)), 4) != round(float(aucs.std()), 4)

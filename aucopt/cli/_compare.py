@@ -196,13 +196,13 @@ def summarise(results, algorithms) -> list[dict]:
         rows.append({
             "algorithm": a,
             "auc_mean": float(np.mean(aucs)),
-            "auc_std": float(np.std(aucs)),
+            "auc_std": float(np.std(aucs, ddof=1)),  # (at least two folds: the sample std)
             "fit_seconds": float(np.mean([r.fit_seconds for r in mine])),
             "params": dict(chosen[0][0]) if chosen else {},
         })
         paucs = [r.pauc for r in mine if r.pauc is not None]
         if paucs:
-            rows[-1].update(pauc_mean=float(np.mean(paucs)), pauc_std=float(np.std(paucs)))
+            rows[-1].update(pauc_mean=float(np.mean(paucs)), pauc_std=float(np.std(paucs, ddof=1)))
     return rows
 
 

@@ -102,6 +102,12 @@ def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
     y, random_state = _labels(y), _seed(random_state)
     if folds < 2 or repeats < 1:
         raise ValueError(f"kfold needs folds >= 2 and repeats >= 1, got {folds}, {repeats}.")
+    fewest = int(np.unique(y, return_counts=True)[1].min())
+    if fewest < folds:
+        raise ValueError(
+            f"the smaller class has {fewest} sample(s), fewer than the {folds} folds: some "
+            "test folds would hold none of it, and their AUC is undefined. Use at most "
+            f"{fewest} folds (the command line's --folds).")
     out = []
     for r in range(repeats):
         cv = StratifiedKFold(folds, shuffle=True, random_state=random_state + r)
