@@ -96,6 +96,10 @@ def test_published_values_are_verbatim_and_parsed():
     (".9931 ±.0001", (0.9931, 0.0001, "", False)),
     (".8379±0.0078", (0.8379, 0.0078, "", False)),
     (".7902±0386", (0.7902, 0.0386, "", True)),
+    ("8099±.0036", (0.8099, 0.0036, "", True)),
+    # an AUC of 1 and an error of 0 as written (the repair made the first 0.1)
+    ("1±.0300", (1.0, 0.03, "", False)),
+    ("1.0±0", (1.0, 0.0, "", False)),
 ])
 def test_parse_published(text, expected):
     v = parse_published(text)

@@ -87,7 +87,9 @@ def _number(text: str, repair: bool) -> tuple[float, bool]:
     text = text.strip()
     if not _NUMBER.fullmatch(text):
         raise ValueError(text)
-    if repair and "." not in text:  # ".7902±0386", "8099±.0036": a dropped decimal point
+    # ".7902±0386", "8099±.0036": a dropped decimal point (only beyond 1: "1" and "0" are
+    # an AUC of 1 and an error of 0 as written)
+    if repair and "." not in text and abs(float(text)) > 1:
         return float("0." + text.lstrip("+-")), True
     return float(text), False
 
