@@ -152,6 +152,18 @@ def test_a_damaged_manifest_names_the_file_and_the_fix(tmp_path, fake_cells):
         result.output and "JSONDecodeError" not in result.output
 
 
+def test_the_report_of_a_run_that_did_not_finish_says_how_to_finish_it(tmp_path, fake_cells):
+    out = tmp_path / "run"
+    run_experiment("natole2020-t4.2", out, **T42)
+    (out / "results.csv").unlink()  # as a run killed before its end leaves it
+    result = cli.invoke(app, ["experiment", "report", str(out)])
+    assert result.exit_code == 1, result.output
+    assert "has no results.csv: its run did not finish" in result.output
+    assert "No such file" not in result.output
+    again = run_experiment("natole2020-t4.2", out, **T42)  # what the message says to do
+    assert again["run"] == 0 and again["skipped"] > 0 and (out / "results.csv").exists()
+
+
 # --------------------------------------------------------------------------- git stamp
 
 

@@ -32,6 +32,7 @@ from ..model_selection import BETTER, WORSE, paired_ttest
 from ..utils._atomic import write_atomic
 from ._config import _build
 from ._rundir import MANIFEST, read_manifest
+from ._values import ConfigError
 
 __all__ = ["build_report", "write_report", "summarise_run"]
 
@@ -48,6 +49,11 @@ def _fmt(x, digits=4, signed=False) -> str:
 def _load_run(run_dir: Path):
     manifest = read_manifest(run_dir / MANIFEST)
     config = _build(tomllib.loads(manifest["config_toml"]), manifest.get("config_path", ""))
+    if not (run_dir / "results.csv").exists():
+        raise ConfigError(
+            f"{run_dir} has no results.csv: its run did not finish (the cells done so far are "
+            "in cells.jsonl). Run the same config with --out pointing there again: it goes on "
+            "from those cells and writes the results and the report.")
     with (run_dir / "results.csv").open(newline="") as fh:
         rows = list(csv.DictReader(fh))
     repeats = manifest["protocol"]["repeats"]  # rows of more repeats are not of this protocol
