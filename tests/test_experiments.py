@@ -352,6 +352,11 @@ def test_cli_smoke_run_report_and_list(tmp_path):
     assert result.exit_code == 0, result.output
     assert "smoke substitution: diabetes: SYNTHETIC stand-in" in result.output
     assert "not run (smoke mode runs at most two datasets): splice, usps" in result.output
+    # the algorithms left out by --algorithms, not by smoke mode (both were blamed on it)
+    assert "not run (--algorithms): vrspam-l2" in result.output
+    assert "two datasets): splice, usps, a9a, w8a, mnist, acoustic, ijcnn1\n" in result.output
+    assert "algorithms not run in this run (--algorithms): vrspam-l2" in \
+        (out / "report.md").read_text()
     rows = _rows(out / "results.csv")
     assert list(rows[0])[:6] == REQUIRED
     ok = [r for r in rows if r["status"] == "ok"]

@@ -75,14 +75,17 @@ def run_command(
 
 
 def _print_summary(cid, s):
+    from ..experiments._report import not_selected_why
+
     typer.echo(f"{cid}: {s['cells']} cells: {s['run']} run, {s['skipped']} already done; "
                f"{s['ok']} ok, {s['errors']} failed -> {s['out']}")
     for sub in s["substitutions"]:
         typer.echo(f"  smoke substitution: {sub}")
     skipped = s["not_selected"]
-    if skipped["datasets"] or skipped["algorithms"]:
-        typer.echo(f"  not run ({skipped['why']}): "
-                   f"{', '.join(skipped['datasets'] + skipped['algorithms'])}")
+    for kind in ("datasets", "algorithms"):
+        if skipped[kind]:
+            typer.echo(f"  not run ({not_selected_why(skipped, kind)}): "
+                       f"{', '.join(skipped[kind])}")
     if s["not_available"]:
         typer.echo(f"  not available (not registered yet): {', '.join(s['not_available'])}")
     if s["unavailable"]:

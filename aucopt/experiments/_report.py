@@ -230,12 +230,19 @@ def _markdown(run_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def not_selected_why(skipped: dict, kind: str) -> str:
+    """Why a run left out the ``kind`` ("datasets" or "algorithms") of its config (runs made
+    before the reasons were told apart give one for both)."""
+    why = skipped["why"]
+    return why if isinstance(why, str) else why[kind]
+
+
 def _problems(manifest, records) -> list[str]:
     out = []
     skipped = manifest.get("not_selected", {})
     for kind in ("datasets", "algorithms"):
         if skipped.get(kind):
-            out.append(f"- {kind} not run in this run ({skipped['why']}): "
+            out.append(f"- {kind} not run in this run ({not_selected_why(skipped, kind)}): "
                        f"{', '.join(skipped[kind])}")
     missing = sorted({r["algorithm_id"] for r in records
                       if r["status"] == "algorithm-not-available"})

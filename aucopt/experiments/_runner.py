@@ -404,8 +404,9 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
     manifest["not_selected"] = {
         "datasets": [d.name for d in config.datasets if d.name not in manifest["datasets"]],
         "algorithms": [a.key for a in config.algorithms if a.key not in manifest["algorithms"]],
-        "why": "smoke mode runs at most two datasets" if options.smoke and not options.datasets
-        else "--datasets / --algorithms",
+        "why": {"datasets": "smoke mode runs at most two datasets"
+                if options.smoke and not options.datasets else "--datasets",
+                "algorithms": "--algorithms"},
     }
     write_json(manifest_path, manifest)
 
