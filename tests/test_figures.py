@@ -220,6 +220,12 @@ def test_make_figures_writes_png_csv_and_manifest(tmp_path, monkeypatch):
         assert manifest["datasets"]["german.numer"]["source"] == "bundled german.numer"
     assert [m["figure"]["errors"] for m in manifests] == [0, 0, 2]
 
+    # the footer names where the data came from (it said "mirror data" for every run)
+    footers = []
+    make_figures(_config(tmp_path), tmp_path / "foot", names=["spam-beta"], max_grid_points=2,
+                 draw=lambda *a, footer, **k: footers.append(footer))
+    assert footers and footers[0].startswith("bundled data; 2 runs per point")
+
     # without a draw callback (the experiments layer never imports plotting): data only
     data_only = make_figures(_config(tmp_path), tmp_path / "data", names=["spam-beta"],
                              max_grid_points=2)

@@ -230,8 +230,18 @@ def _tasks(spec, entry, data, protocol, options, columns) -> tuple[list, list]:
     return tasks, skipped
 
 
-def _footer(protocol, options, runs) -> str:
-    mode = "SMOKE (synthetic / 300-row stand-ins)" if options.smoke else "mirror data"
+def _data_kind(source: str) -> str:
+    """``"bundled"``, ``"mirror"`` or ``"downloaded"``: where a dataset row's data came from
+    (its manifest ``source``)."""
+    if source.startswith("bundled"):
+        return "bundled"
+    return "mirror" if "AUCOPT_DATA_MIRROR" in source else "downloaded"
+
+
+def _footer(protocol, options, runs, sources) -> str:
+    kinds = sorted({_data_kind(s) for s in sources})
+    mode = ("SMOKE (synthetic / 300-row stand-ins)" if options.smoke
+            else " + ".join(kinds) + " data")
     grid = ("two-point smoke grids" if options.smoke else
             f"tuned grids thinned to <= {options.max_grid_points} values"
             if options.max_grid_points else "paper grids")
@@ -325,7 +335,8 @@ def make_figures(config, out, options: RunOptions | None = None, *, names=None, 
         drawn = draw is not None and draw(
             spec.kind, rows, labels=labels, param=spec.param,
             title=f"{config.id}: {spec.caption or spec.name}",
-            footer=_footer(protocol, options, runs), path=png)
+            footer=_footer(protocol, options, runs, [r["source"] for r in mine.values()]),
+            path=png)
         errors = [r for r in rows if r.get("status") == ERROR]
         for r in errors:
             logger.warning("%s / %s / %s r%s f%s: %s", spec.name, r["dataset"], r["algorithm"],
