@@ -47,7 +47,9 @@ class FigureSpec:
     params : dict
         Fixed hyperparameters (added to the column's).
     points : int
-        ``"convergence"``: evaluations per pass.
+        ``"convergence"``: evaluations in all, spread over the estimator's ``max_iter``
+        passes (``points // max_iter`` per pass, at least one:
+        :func:`aucopt.model_selection.convergence_curve`).
     caption : str
         Which figure of the paper this mirrors.
     """

@@ -7,9 +7,10 @@ Two kinds (:class:`~aucopt.experiments.FigureSpec`):
   split,
   each streaming column is tuned as in the table (:func:`evaluate_fold`, same
   grid, inner CV or validation set), then a fresh estimator with the chosen
-  hyperparameters learns the shuffled training part in ``points`` chunks per
-  pass with ``partial_fit`` (:func:`aucopt.model_selection.convergence_curve`)
-  and is evaluated on the test part after every chunk. Seconds are the
+  hyperparameters learns the shuffled training part with ``partial_fit`` over its
+  ``max_iter`` passes, in ``points // max_iter`` chunks per pass (at least one;
+  :func:`aucopt.model_selection.convergence_curve`), and is evaluated on the test part
+  after every chunk. Seconds are the
   cumulative ``partial_fit`` time (evaluation excluded; the kernels are compiled
   before the clock starts). Estimators that size their schedule from the stream
   length get it (``n_samples_hint``); statistics estimated from the data (class
