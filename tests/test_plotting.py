@@ -181,6 +181,13 @@ def test_roc_zoom_shows_the_low_false_positive_region(scores):
     assert ax.get_ylim()[1] >= tpr[fpr <= 0.1].max()
 
 
+@pytest.mark.parametrize("fpr_max", [-1.0, 0.0, 1.5, True, "0.1"])
+def test_roc_zoom_outside_the_false_positive_rates_is_refused(scores, fpr_max):
+    y, s1, _ = scores  # (-1 drew the curves with the axis flipped)
+    with pytest.raises(ValueError, match=r"fpr_max must be a false positive rate in \(0, 1\]"):
+        plot_roc({"A": (y, s1)}, from_scores=True, fpr_max=fpr_max)
+
+
 def test_figure_problems_finds_a_legend_on_the_data_and_too_many_colours():
     from aucopt.plotting import figure_problems
 

@@ -11,6 +11,7 @@ and returns that Axes; none calls ``plt.show``, saves a file or changes global s
 from __future__ import annotations
 
 from collections.abc import Mapping
+from numbers import Real
 
 import numpy as np
 
@@ -114,9 +115,13 @@ def plot_roc(curves, *, ax=None, title=None, from_scores=False, pos_label=None,
     TypeError
         If ``curves`` is not a mapping.
     ValueError
-        If ``curves`` is empty or an entry is not a pair of equal-length 1-D arrays.
+        If ``curves`` is empty or an entry is not a pair of equal-length 1-D arrays, or
+        ``fpr_max`` is not in (0, 1].
     """
     _check_mapping(curves, "(fpr, tpr)" if not from_scores else "(y_true, y_score)")
+    if fpr_max is not None and (isinstance(fpr_max, bool) or not isinstance(fpr_max, Real)
+                                or not 0.0 < fpr_max <= 1.0):
+        raise ValueError(f"fpr_max must be a false positive rate in (0, 1], got {fpr_max!r}.")
     parsed = {}
     for label, data in curves.items():
         if not isinstance(data, tuple | list) or len(data) != 2:
