@@ -176,6 +176,13 @@ def _write(tmp_path, text, name="tiny.toml"):
      "test_set is required by protocol 'given-test'"),
     (lambda t: t.replace('grid = { beta = "10^[-4:-3]" }', 'grid = { beta = [] }'),
      "grid.beta is empty"),
+    # out of range: refused at load, not by the runner (which left an empty cells file)
+    (lambda t: t.replace('kind = "holdout"', 'kind = "holdout"\ntest_size = 1.5'),
+     r"test_size must lie in \(0, 1\), got 1.5"),
+    (lambda t: t.replace('kind = "holdout"', 'kind = "train-val-test"\nratios = [4, -1, 1]'),
+     r"ratios must be three positive numbers \(train:validation:test\), got \[4, -1, 1\]"),
+    (lambda t: t.replace('kind = "holdout"', 'kind = "holdout"\nmax_fpr = 0'),
+     r"max_fpr must lie in \(0, 1\], got 0"),
     # a field of another TOML type is refused at load, not later by the runner or the report
     (lambda t: t.replace('grid = { beta = "10^[-4:-3]" }', 'grid = 5'),
      r"field algorithms\[0\]\.'grid' must be a table, got 5"),

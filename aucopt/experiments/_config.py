@@ -286,6 +286,13 @@ def _build(data: dict, path: str) -> ExperimentConfig:
         max_fpr=optional(proto_raw, "max_fpr", (int, float), "protocol."), **number)
     if protocol.repeats < 1 or protocol.folds < 2 or protocol.inner_folds < 2:
         raise ConfigError("[protocol] needs repeats >= 1, folds >= 2 and inner_folds >= 2.")
+    if not 0.0 < protocol.test_size < 1.0:
+        raise ConfigError(f"[protocol] test_size must lie in (0, 1), got {protocol.test_size:g}.")
+    if len(protocol.ratios) != 3 or not all(r > 0 for r in protocol.ratios):
+        raise ConfigError("[protocol] ratios must be three positive numbers (train:validation:"
+                          f"test), got {list(protocol.ratios)}.")
+    if protocol.max_fpr is not None and not 0.0 < protocol.max_fpr <= 1.0:
+        raise ConfigError(f"[protocol] max_fpr must lie in (0, 1], got {protocol.max_fpr:g}.")
     default_pre = proto_raw.get("preprocessing", "minmax")
 
     datasets = []
