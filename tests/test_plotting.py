@@ -221,3 +221,15 @@ def test_a_curve_without_a_style_is_drawn_in_a_colour_of_its_own(scores):
                           styles=styles)
     assert _legend(ax) == ["A", "B"]
 
+
+
+def test_a_new_figure_has_room_for_the_legend_outside_its_axes(scores):
+    from aucopt.plotting import figure_problems
+
+    y, s1, s2 = scores  # (the legend of the default figure ran off its right edge)
+    roc = plot_roc({"spam-l2": (y, s1), "solam with a long name": (y, s2)},
+                   from_scores=True, title="ROC")
+    conv = plot_convergence({"spam-l2 with a long label": ([1, 2, 3], [0.6, 0.7, 0.8])},
+                            title="convergence")
+    for ax in (roc, conv):
+        assert figure_problems(ax.figure) == []

@@ -33,7 +33,8 @@ def _axes(ax):
             "Install it with `pip install aucopt[plot]`."
         ) from exc
     if ax is None:
-        _, ax = plt.subplots()
+        # constrained layout and room on the right for the legend outside the axes
+        _, ax = plt.subplots(figsize=(8.0, 4.8), layout="constrained")
     return ax
 
 
