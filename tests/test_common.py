@@ -35,9 +35,16 @@ _CLASS_WEIGHT = ("class_weight is 'balanced' or None (which objective ranks), no
                  "(intercept_), which no class weight moves")
 
 
+# Sparse Kernel weighs its objective exactly and departs from repeated rows only in the
+# N_CANDIDATES rows it draws per basis point: scikit-learn's weight checks have fewer rows,
+# all of them candidates, so they pass
+_EXACT_ON_FEW_ROWS = ("sparse-kernel",)
+
+
 def _expected_failed_checks(algorithm_id: str) -> dict[str, str]:
     spec = get_algorithm(algorithm_id)
-    out = dict.fromkeys(_WEIGHT_CHECKS, _ONE_STEP) if spec.weights == "steps" else {}
+    steps = spec.weights == "steps" and algorithm_id not in _EXACT_ON_FEW_ROWS
+    out = dict.fromkeys(_WEIGHT_CHECKS, _ONE_STEP) if steps else {}
     if any(p.name == "class_weight" for p in spec.params):
         out["check_class_weight_classifiers"] = _CLASS_WEIGHT
     return out
