@@ -239,7 +239,11 @@ def gcv_path(G: np.ndarray, h: np.ndarray, df0: float, n_eff: float,
     z2 = (V.T @ h) ** 2
     scale = s.mean()
     t = (scale if scale > 0 else 1.0) * np.asarray(grid, dtype=np.float64)
-    S, T = s[None, :], t[:, None]
+    # the criterion in units where the mean eigenvalue is about 1: a power of two, so the
+    # same bits wherever (S + T)^2 stays finite, and no overflow or underflow where it
+    # would not (features of sizes beyond about 1e76 or below 1e-76)
+    unit = 2.0 ** -np.round(np.log2(scale)) if scale > 0 else 1.0
+    S, T, z2 = s[None, :] * unit, t[:, None] * unit, z2 * unit
     rss = np.maximum(1.0 - (z2 * (S + 2.0 * T) / (S + T) ** 2).sum(axis=1), 0.0)
     used = GCV_GAMMA * (df0 + (S / (S + T)).sum(axis=1)) / n_eff
     with np.errstate(divide="ignore"):

@@ -309,6 +309,19 @@ def test_auto_lam_follows_the_scale_of_the_data_and_a_number_is_kept(small):
     assert aucopt.make("b-ls-svm", lam=0.3).fit(X, y).lam_ == 0.3
 
 
+@pytest.mark.parametrize("algorithm_id", ["b-ls-svm", "uni-squ-batch"])
+@pytest.mark.parametrize("power", [-100, -80, 80, 100])
+def test_auto_lam_keeps_its_units_at_extreme_feature_sizes(small, algorithm_id, power):
+    # the criterion squared sums of eigenvalues: at 1e80 they overflowed, at 1e-100 they
+    # underflowed, every candidate scored NaN and the largest lam was taken
+    X, y = small
+    est = aucopt.make(algorithm_id).fit(X, y)
+    with np.errstate(all="raise"):  # (and no overflow on the way)
+        far = aucopt.make(algorithm_id).fit(10.0**power * X, y)
+    assert_allclose(far.lam_, 10.0 ** (2 * power) * est.lam_, rtol=1e-9)
+    assert_allclose(far.coef_, 10.0**-power * est.coef_, rtol=1e-6)
+
+
 def test_files_saved_before_lam_was_recorded_report_the_parameter(small):
     X, y = small
     est = aucopt.make("svm-perf", lam=0.25).fit(X, y)
