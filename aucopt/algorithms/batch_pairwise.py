@@ -155,7 +155,8 @@ def class_statistics(X, y):
     mean and covariance are weighted by ``w_i / sum_class w`` (1/n_class for unit
     weights), so an integer weight ``k`` gives the statistics of ``k`` copies. Dense
     input is centred per class; CSR input uses ``X_c^T W_c X_c / W - c c^T`` from
-    sparse products, so X is never densified (only the d x d results are dense).
+    sparse products, so X is never densified (only the d x d results are dense), but for
+    the columns whose mean that difference would cancel (:func:`_recentre`).
     """
     stats = []
     for mask in (y > 0, y < 0):
@@ -167,6 +168,7 @@ def class_statistics(X, y):
             mean = np.asarray(weighted.sum(axis=0)).ravel() / total
             gram = (Xc.T @ weighted).toarray() / total
             cov = gram - np.outer(mean, mean)
+            _recentre(cov, gram, mean, Xc, v, weighted, total)
         else:
             mean = (Xc * v[:, None]).sum(axis=0) / total
             centred = Xc - mean
@@ -174,6 +176,31 @@ def class_statistics(X, y):
         stats.append((mean, cov))
     (c_pos, s_pos), (c_neg, s_neg) = stats
     return c_pos, c_neg, s_pos, s_neg
+
+
+# a CSR column whose variance is below this share of its mean square (a mean of 100 times
+# its spread or more) loses over four digits to the cancellation of gram - mean mean^T
+CANCELLED = 1e-4
+
+
+def _recentre(cov, gram, mean, Xc, v, weighted, total) -> None:
+    """Form again, in place, the rows and columns of ``cov`` of the CSR columns ``J`` whose
+    ``gram - mean mean^T`` cancels (variance below ``CANCELLED`` times the mean square: a
+    large offset), from those columns centred explicitly (dense, O(n k) for k of them):
+    ``E[x (x_J - c_J)] - c r^T`` against every column (O(nnz k)) and
+    ``E[(x_J - c_J)(x_J - c_J)^T] - r r^T`` among them, ``r = E[x_J - c_J]`` the rounding
+    left in the mean, so that no offset of ``x`` or ``x_J`` multiplies it (weights ``v``,
+    ``weighted = diag(v) Xc``)."""
+    cols = np.flatnonzero(np.diag(cov) <= CANCELLED * np.diag(gram))
+    cols = cols[np.diag(gram)[cols] > 0]
+    if cols.size == 0:
+        return
+    centred = Xc[:, cols].toarray() - mean[cols]
+    rest = v @ centred / total
+    across = np.asarray(weighted.T @ centred) / total - np.outer(mean, rest)
+    cov[:, cols] = across
+    cov[cols, :] = across.T
+    cov[np.ix_(cols, cols)] = (centred * v[:, None]).T @ centred / total - np.outer(rest, rest)
 
 
 def ls_svm_solution(X, y, lam):

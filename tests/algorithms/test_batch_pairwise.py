@@ -125,6 +125,23 @@ def test_ls_svm_sparse_statistics_without_densifying():
     assert_allclose(est.coef_, dense.coef_, rtol=1e-8, atol=1e-12)
 
 
+@pytest.mark.parametrize("algorithm_id", ["b-ls-svm", "uni-squ-batch"])
+@pytest.mark.parametrize("offset", [1e4, 1e8])
+def test_csr_columns_far_from_zero_give_the_dense_statistics(small, algorithm_id, offset):
+    # X'WX / W - c c^T cancelled: at an offset of 1e8 the covariance was noise (a singular
+    # system), at 1e7 the model 6-17% off the dense one's
+    X, y = small
+    X = X.copy()
+    X[:, :3] += offset  # three columns far from zero; the others near it
+    Xs, signed = sp.csr_matrix(X), y.astype(np.float64)
+    for a, b in zip(class_statistics(Xs, signed), class_statistics(X, signed)):
+        assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    for lam in ("auto", 1e-3):
+        dense = aucopt.make(algorithm_id, lam=lam).fit(X, y)
+        assert_allclose(aucopt.make(algorithm_id, lam=lam).fit(Xs, y).coef_, dense.coef_,
+                        rtol=1e-7, atol=1e-12 * np.abs(dense.coef_).max())
+
+
 # ----------------------------------------------------------- cutting-plane parts
 def _alg15_scan(scores, y, kappa):
     """Literal thesis Algorithm 15 (with offsets -+ 1/(2 kappa)), decreasing scan."""
