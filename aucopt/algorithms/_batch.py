@@ -25,6 +25,13 @@ __all__ = ["BATCH", "AUTO_GRID", "batch_common", "max_memory_gb", "stage_tol",
 
 # AlgorithmSpec fields of every batch solver.
 BATCH = dict(streaming=False, sparse=True, epochs_by_base=False)
+# the description of ``shuffle`` for a solver whose solution does not depend on the order of
+# the rows, and for one that preconditions (its scales are estimated from evenly spaced rows)
+ORDER_FREE = "Ignored (the solution does not depend on the sample order)."
+ORDER_FREE_PRECONDITIONED = (
+    "Ignored: the solution does not depend on the sample order, but, with "
+    "``precondition=\"auto\"`` on more than 10^4 rows, through the preconditioner's scales, "
+    "estimated from 10^4 evenly spaced rows (notes.md#preconditioning).")
 
 
 def batch_common(*, max_iter: int, max_iter_doc: str, shuffle_default: bool = True,

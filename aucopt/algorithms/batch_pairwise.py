@@ -20,6 +20,8 @@ from .._kernels._state import F64, I64, D, zeros
 from ._batch import (
     BATCH,
     GCV_MAX_FEATURES,
+    ORDER_FREE,
+    ORDER_FREE_PRECONDITIONED,
     batch_common,
     best_lam,
     class_totals,
@@ -73,7 +75,7 @@ PAPER_D0 = (
 # Gao et al. 2013, Section 6.1 / Gao et al. 2013, Section 6.1: batch lam in 2^[-10:10]
 LAMS = tuple(2.0**k for k in range(-10, 11))
 
-_IGNORED = dict(shuffle="Ignored (the solution does not depend on the sample order).",
+_IGNORED = dict(shuffle=ORDER_FREE,
                 random_state="Unused (deterministic); kept for the common estimator API.",
                 verbose="Log one line when the solve is done.")
 LS_SVM_PARAMS = (
@@ -89,7 +91,8 @@ LS_SVM_PARAMS = (
 )
 _CUTS = batch_common(max_iter=1000, max_iter_doc="Maximum number of cutting planes (QP solves).",
                      shuffle_default=False, warm_start="Take the first cut at the previous "
-                     "solution instead of at zero.", **_IGNORED)
+                     "solution instead of at zero.",
+                     **{**_IGNORED, "shuffle": ORDER_FREE_PRECONDITIONED})
 # lam="auto" = factor * E||x_i - x_j||^2 / n_eff (notes.md#spread-lam), the factor measured on
 # the robustness suite; SVM-perf's problem is SVM-OR's with lam/4, hence 4 times the factor.
 # B-LS-SVM uses it above GCV_MAX_FEATURES only (its GCV choices were 1.5 to 6.6 times the

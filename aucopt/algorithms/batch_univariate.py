@@ -26,6 +26,8 @@ from .._kernels._checks import OK
 from .._kernels._state import F64, I64, D, zeros
 from ..utils._param_validation import Options
 from ._batch import (
+    ORDER_FREE,
+    ORDER_FREE_PRECONDITIONED,
     class_totals,
     effective_size,
     gcv_lam,
@@ -220,14 +222,15 @@ def _uni_squ_cg(X, y, lam, tol, max_iter, w0, deadline=None):
 
 
 # ------------------------------------------------------------------------ specs
-def _solver_params(max_iter_doc: str, warm_start_doc: str) -> tuple[Param, ...]:
+def _solver_params(max_iter_doc: str, warm_start_doc: str,
+                   preconditioned: bool) -> tuple[Param, ...]:
     """The shared parameters of a deterministic solver run to convergence."""
     max_iter, shuffle, random_state, warm_start, verbose, max_time = common(
         max_iter=1000, max_iter_doc=max_iter_doc, warm_start=warm_start_doc)
     return (
         max_iter,
         shuffle.replace(default=False,
-                        doc="Ignored (the solution does not depend on the sample order)."),
+                        doc=ORDER_FREE_PRECONDITIONED if preconditioned else ORDER_FREE),
         random_state.replace(doc="Unused (deterministic); kept for the common estimator API."),
         warm_start,
         verbose.replace(doc="Log one line when the solve is done."),
@@ -264,7 +267,7 @@ LOG_PARAMS = (
         most ``tol`` (L-BFGS-B ``gtol``), or earlier only if the objective stops
         decreasing in floating point (reached near 1e-9 on german.numer).""", kernel=float),
     *_solver_params("Maximum number of L-BFGS iterations.",
-                    r"Start from the previous :math:`(w, b)`."),
+                    r"Start from the previous :math:`(w, b)`.", preconditioned=True),
 )
 SQU_PARAMS = (
     gcv_lam("""the balanced least-squares problem over the rows (sample size
@@ -278,7 +281,8 @@ SQU_PARAMS = (
         are solved by conjugate gradients (O(nnz) per step, no d x d matrix)
         instead of a Cholesky factorisation."""),
     *_solver_params("Maximum number of conjugate-gradient steps (unused by the Cholesky solve).",
-                    r"Start conjugate gradients from the previous :math:`w`."),
+                    r"Start conjugate gradients from the previous :math:`w`.",
+                    preconditioned=False),
 )
 
 # The solvers' scalars (no kernel: scipy runs the solve; lam is read by the specs)

@@ -65,7 +65,7 @@ import numpy as np
 
 from .._kernels._state import zeros
 from ..utils._param_validation import Interval, Options
-from ._batch import BATCH, batch_common, spread_lam
+from ._batch import BATCH, ORDER_FREE_PRECONDITIONED, batch_common, spread_lam
 from ._params import POSITIVE, KernelScalars, Param, precondition
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
@@ -114,7 +114,7 @@ PARAMS = (
     *batch_common(max_iter=1000, max_iter_doc="Maximum number of cutting planes (QP solves).",
                   shuffle_default=False,
                   warm_start="Take the first cut at the previous solution instead of at zero.",
-                  shuffle="Ignored (the solution does not depend on the sample order).",
+                  shuffle=ORDER_FREE_PRECONDITIONED,
                   random_state="Unused (deterministic); kept for the common estimator API.",
                   verbose="Log one line when the solve is done."),
 )
