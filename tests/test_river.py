@@ -227,6 +227,28 @@ def test_hyperparameters_and_labels_are_checked_as_the_model_is_made():
     assert many.estimator.__dict__["_state"]["data_count"].tolist() == [3.0, 2.0]
 
 
+@pytest.mark.parametrize("algorithm", ["ogd-fifo", "pauc-sopa"])
+def test_a_sorted_stream_warns_through_learn_many_and_after_a_refused_row(algorithm):
+    from aucopt.exceptions import OrderedStreamWarning
+
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"a": rng.normal(size=1200), "b": rng.normal(size=1200)})
+    many = AUCClassifier(algorithm)  # (learn_many never checked the order)
+    with pytest.warns(OrderedStreamWarning, match="learn_many"):
+        for start in range(0, 1200, 100):
+            part = frame.iloc[start:start + 100]
+            many.learn_many(part, pd.Series([False] * len(part), index=part.index))
+    one = AUCClassifier(algorithm)  # a refused row of the other class counted as seen
+    rows = frame.to_dict("records")
+    for x in rows[:5]:
+        one.learn_one(x, False)
+    with pytest.raises(ValueError):
+        one.learn_one({"a": float("nan")}, True)
+    with pytest.warns(OrderedStreamWarning, match="learn_one"):
+        for x in rows[5:]:
+            one.learn_one(x, False)
+
+
 def test_empty_samples_are_learned():
     model = AUCClassifier("spam-l2")
     model.learn_one({}, True)

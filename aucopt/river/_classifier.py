@@ -97,8 +97,9 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
     before both are seen: ``predict_proba_one`` returns 0.5 for both labels before
     the first update, and while only one class has arrived most algorithms keep the
     model at zero (score 0, probability 0.5: there is no pair to rank yet); the
-    univariate surrogates (``uni-exp``, ``uni-squ``) and Projection++ already move,
-    but their scores mean little until the other class arrives.
+    univariate surrogates (``uni-exp``, ``uni-squ``, ``uni-log``) and Projection++
+    already move (on rows that are not empty), but their scores mean little until the
+    other class arrives.
 
     :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
     ``s = f(x) + intercept``: increasing in ``s``, so it ranks exactly like the
@@ -198,8 +199,6 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
             ``True`` (or 1) for the positive class, ``False`` (0 or -1) for the other.
         """
         signed = signed_label(y)
-        if self._one_class:
-            self._check_order(signed)
         columns = self._map.columns
         known, width = len(columns), self._width
         try:  # the hot path of a stream: the state exists and is wide enough for the row
@@ -213,6 +212,8 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         except Exception:
             self._rollback(known, width)
             raise
+        if self._one_class:  # (after the row is learnt: a refused row is not part of it)
+            self._check_order(signed)
 
     def learn_many(self, X: pd.DataFrame, y: pd.Series) -> None:
         """Update the model with a mini-batch: ``partial_fit`` on its rows, in order.
@@ -228,12 +229,15 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         if len(X) == 0:
             return
         known, width = len(self._map.columns), self._width
+        before = self.estimator._one_class_counts() if self._one_class else None
         try:
             rows = self._map.frame_rows(X, self._width, grow=True)
             self._fit(rows, signed)
         except Exception:
             self._rollback(known, width)
             raise
+        if self._one_class:
+            self._check_order(signed, before, call="learn_many")
 
     def predict_proba_one(self, x: dict) -> dict:
         """Return ``{False: 1 - p, True: p}``, ``p`` a monotone map of the score (not calibrated).
@@ -330,16 +334,19 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         self.estimator._validate_params()
         self._validated = self.estimator._params()
 
-    def _check_order(self, signed) -> None:
-        """Warn once (``OrderedStreamWarning``) while the stream is one class for as many
-        rows as ``partial_fit`` allows: a stream sorted by label teaches a one-pass learner
-        an inverted ranking. Checked only until both classes have arrived."""
+    def _check_order(self, signed, before=None, call="learn_one") -> None:
+        """Warn once (``OrderedStreamWarning``) when the stream learnt so far began with as
+        many rows of one class as ``partial_fit`` allows: a stream sorted by label teaches a
+        one-pass learner an inverted ranking. ``signed``: the labels just learnt, ``before``
+        the class counts before them (a chunk of ``learn_many``). Checked only until both
+        classes have arrived."""
         seen = self.__dict__.setdefault("_classes_seen", set())
-        seen.add(bool(signed[0] > 0))
-        if len(seen) == 2 or self.estimator.__dict__.get("_ordered_warned", False):
+        seen.update({bool(s > 0) for s in signed})
+        est = self.estimator
+        if len(seen) < 2 or before is not None:
+            est._warn_ordered_stream(call=call, before=before, signed=signed)
+        if len(seen) == 2 or est.__dict__.get("_ordered_warned", False):
             self._one_class = False
-        elif self._learned:
-            self.estimator._warn_ordered_stream(call="learn_one")
 
     def _fit(self, rows, signed) -> None:
         """Widen the state if the vocabulary grew, then run one update pass on ``rows``."""
