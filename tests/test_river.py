@@ -249,6 +249,25 @@ def test_a_sorted_stream_warns_through_learn_many_and_after_a_refused_row(algori
             one.learn_one(x, False)
 
 
+@pytest.mark.parametrize("algorithm", ["ogd-fifo", "pauc-sopa"])
+def test_learn_many_gives_a_bounded_vocabulary_the_columns_a_learn_one_loop_does(algorithm):
+    # the frame's names all competed at once (in hash order, missing columns too): 'a',
+    # first seen in the third row, took a column from 'f'
+    rows = [({"e": 1.0}, True), ({"f": -1.0}, False), ({"a": 1.5}, True),
+            ({"e": -1.0, "f": 0.7}, False), ({"a": 0.2, "f": -1.0}, True),
+            ({"e": -0.5, "a": -1.0}, False)]
+    frame = pd.DataFrame([x for x, _ in rows])
+    frame["never"] = np.nan  # missing in every row: no column
+    kw = dict(seed=0, max_features=2, eta=0.05, precondition=None)
+    one, many = AUCClassifier(algorithm, **kw), AUCClassifier(algorithm, **kw)
+    for x, y in rows:
+        one.learn_one(x, y)
+    many.learn_many(frame, pd.Series([y for _, y in rows]))
+    assert many.columns == one.columns == {"e": 0, "f": 1}
+    probe = {"a": 1.0, "e": 2.0, "f": -1.0}
+    assert many.score_one(probe) == one.score_one(probe)
+
+
 def test_empty_samples_are_learned():
     model = AUCClassifier("spam-l2")
     model.learn_one({}, True)

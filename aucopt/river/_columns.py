@@ -144,6 +144,21 @@ class ColumnMap:
             for i in np.argsort(stable_hashes(new), kind="stable"):
                 self._column(new[i], True)
 
+    def _admit_frame(self, X) -> None:
+        """Give a bounded vocabulary's columns to a frame's new names as ``learn_one`` on its
+        rows in order would: by the first row holding each (a missing value holds none: a
+        column missing throughout gets none), the names new in one row in the order of
+        their hashes (:meth:`_admit`)."""
+        if self.max_features is None or len(self.columns) >= self.max_features:
+            return
+        present = X.notna().to_numpy()
+        held = present.any(axis=0)
+        first = np.where(held, present.argmax(axis=0), -1)
+        for row in np.unique(first[held]):
+            self._admit([name for name, at in zip(X.columns, first) if at == row])
+            for name in (name for name, at in zip(X.columns, first) if at == row):
+                self._column(name, True)  # (a single new name: as learn_one's row plan)
+
     def _plan(self, keys, grow):
         """Return ``(indices, indptr, order, inverse)`` and whether every name had a column.
 
@@ -261,7 +276,7 @@ class ColumnMap:
             raise ValueError(f"the frame's column names must be distinct; {twice} appear more "
                              "than once (each column is one feature: rename or drop them).")
         if grow:
-            self._admit(list(X.columns))
+            self._admit_frame(X)
         cols = [self._column(name, grow) for name in X.columns]
         keep = [i for i, c in enumerate(cols) if c is not None]
         _refuse_strings(X.iloc[:, keep])
