@@ -101,12 +101,11 @@ def test_growing_vocabulary_equals_knowing_all_features(algorithm):
     """Features that appear late (state widened on the fly) give the model of a fixed width."""
     data = _stream(emerging=True)
     params = dict(get_algorithm(algorithm).equivalence_params)
-    model = AUCClassifier(algorithm, seed=0, **params)
-    if algorithm in NOT_GROWABLE:
+    if algorithm in NOT_GROWABLE:  # refused as the model is made
         with pytest.raises(ValueError, match="n_features=<int>"):
-            for x, y in data:
-                model.learn_one(x, y)
+            AUCClassifier(algorithm, seed=0, **params)
         return
+    model = AUCClassifier(algorithm, seed=0, **params)
     for x, y in data:
         model.learn_one(x, y)
     # the state started at 8 columns and doubled to 16 when the 9th name arrived
@@ -589,3 +588,14 @@ def test_a_kernel_model_scores_the_names_it_has_not_learnt():
     frame = pd.DataFrame([new, {"a": 0.0, "b": 1.0, "e": 2.0}])
     assert np.allclose(vocabulary.predict_proba_many(frame)[True],
                        knows_c.predict_proba_many(frame)[True], rtol=1e-12)
+
+
+@pytest.mark.parametrize("algorithm", ["aogd", "fsauc", "opauc-f", "opauc-rp"])
+def test_ids_of_a_fixed_width_are_refused_a_growing_vocabulary_when_made(algorithm):
+    # (made without a word, they failed at the first learn_one, mid-pipeline)
+    with pytest.raises(ValueError, match="cannot widen its state for new features"):
+        AUCClassifier(algorithm)
+    model = AUCClassifier(algorithm, n_features=16)
+    model.learn_one({"a": 1.0}, True)
+    model.learn_one({"a": -1.0}, False)
+    assert np.isfinite(model.score_one({"a": 0.5}))

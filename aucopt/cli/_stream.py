@@ -166,21 +166,19 @@ def _learners(algorithms, baselines, n_features, scaler):
     import importlib
 
     from ..river import AUCClassifier
-    from ..river._classifier import probe_feature_axes
+    from ..river._classifier import FixedWidthError
 
     learners = {}
     for item in algorithms:
         algorithm, *pairs = item.split(":")
         params = _parse_params(pairs, algorithm)
-        learners[item] = AUCClassifier(algorithm, n_features=n_features, seed=0, **params)
-        if n_features is None:  # a growing vocabulary: fail before streaming, name the flag
-            try:
-                probe_feature_axes(algorithm, 0, params)
-            except ValueError as exc:
-                raise ValueError(
-                    f"{algorithm!r} cannot widen its state as new feature names arrive "
-                    f"({exc}); pass --n-features N (e.g. --n-features 262144) to hash the "
-                    "features into N columns.") from None
+        try:
+            learners[item] = AUCClassifier(algorithm, n_features=n_features, seed=0, **params)
+        except FixedWidthError as exc:  # a growing vocabulary: name the command's flag
+            raise ValueError(
+                f"{algorithm!r} cannot widen its state as new feature names arrive "
+                f"({exc.reason}); pass --n-features N (e.g. --n-features 262144) to hash the "
+                "features into N columns.") from None
     for key in baselines:
         if key not in BASELINES:
             raise ValueError(f"unknown baseline {key!r}; choose from {sorted(BASELINES)}.")

@@ -22,7 +22,19 @@ __all__ = ["AUCClassifier", "probe_feature_axes"]
 # as True and False, -1 is the negative label of the scikit-learn convention
 _CLASSES = np.array([False, True])
 _PROBE_WIDTHS = (3, 5)
+_AXES: dict = {}  # (algorithm, seed, hyperparameters) -> feature axes of its state
 _MIN_WIDTH = 8
+
+
+class FixedWidthError(ValueError):
+    """An algorithm whose state cannot widen for new feature names, given a growing
+    vocabulary (``reason``: why, from :func:`probe_feature_axes`)."""
+
+    def __init__(self, algorithm: str, reason: str):
+        self.algorithm, self.reason = algorithm, reason
+        super().__init__(
+            f"algorithm {algorithm!r} cannot widen its state for new features ({reason}). "
+            "Pass n_features=<int> (e.g. 2**18) to hash the features into a fixed width.")
 
 
 def _probability(score: float) -> float:
@@ -54,7 +66,7 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         names arrive, which gives the same model as knowing every name from the
         start. Algorithms whose state cannot grow that way (random features per
         input column: ``aogd``, ``opauc-f``, ``opauc-rp``; and ``fsauc``) need an
-        int. An int: names are hashed into that many columns with a stable 64-bit
+        int (without one, ``ValueError`` when the model is made). An int: names are hashed into that many columns with a stable 64-bit
         hash (FNV-1a with a SplitMix64 finaliser, the same in every process);
         colliding names add up.
     seed : int or None, default=None
@@ -151,7 +163,8 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         self._validated = self.estimator._params()
         self._map = ColumnMap(n_features, max_features)
         self._width = n_features or 0
-        self._axes = None
+        # a growing vocabulary needs a state that widens: refused now, not at the first row
+        self._axes = self._probe_axes() if n_features is None else None
         self._learned = False
         self._one_class = True  # until both classes arrived (the ordered-stream check)
 
@@ -385,14 +398,16 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         self._width = width
 
     def _probe_axes(self) -> dict:
-        """Find the state's feature axes (see :func:`probe_feature_axes`)."""
+        """Find the state's feature axes (see :func:`probe_feature_axes`; the same for
+        every model of the same algorithm, seed and hyperparameters)."""
+        key = (self.algorithm, self.seed, repr(sorted(self.params.items())))
+        if key in _AXES:
+            return _AXES[key]
         try:
-            return probe_feature_axes(self.algorithm, self.seed, self.params)
+            found = _AXES[key] = probe_feature_axes(self.algorithm, self.seed, self.params)
+            return found
         except ValueError as exc:
-            raise ValueError(
-                f"algorithm {self.algorithm!r} cannot widen its state for new features ({exc}). "
-                "Pass n_features=<int> (e.g. 2**18) to hash the features into a fixed width."
-            ) from None
+            raise FixedWidthError(self.algorithm, str(exc)) from None
 
 
 def probe_feature_axes(algorithm: str, seed=None, params=None) -> dict:
