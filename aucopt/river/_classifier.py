@@ -66,8 +66,9 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         names arrive, which gives the same model as knowing every name from the
         start. Algorithms whose state cannot grow that way (random features per
         input column: ``aogd``, ``opauc-f``, ``opauc-rp``; and ``fsauc``) need an
-        int (without one, ``ValueError`` when the model is made). An int: names are hashed into that many columns with a stable 64-bit
-        hash (FNV-1a with a SplitMix64 finaliser, the same in every process);
+        int (without one, ``ValueError`` when the model is made). An int: names are
+        hashed into that many columns with a stable 64-bit hash (FNV-1a with a
+        SplitMix64 finaliser, the same in every process);
         colliding names add up.
     seed : int or None, default=None
         Seed of the algorithm's random draws (its ``random_state``).

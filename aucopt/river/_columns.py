@@ -154,9 +154,13 @@ class ColumnMap:
         present = X.notna().to_numpy()
         held = present.any(axis=0)
         first = np.where(held, present.argmax(axis=0), -1)
-        for row in np.unique(first[held]):
-            self._admit([name for name, at in zip(X.columns, first) if at == row])
-            for name in (name for name, at in zip(X.columns, first) if at == row):
+        by_row = {}
+        for name, at in zip(X.columns, first.tolist()):
+            if at >= 0:
+                by_row.setdefault(at, []).append(name)
+        for row in sorted(by_row):
+            self._admit(by_row[row])
+            for name in by_row[row]:
                 self._column(name, True)  # (a single new name: as learn_one's row plan)
 
     def _plan(self, keys, grow):
