@@ -76,6 +76,19 @@ def test_the_budget_stops_inside_the_first_pass(small_blocks):
     assert np.array_equal(stream.coef_, est.coef_)
 
 
+def test_a_chunk_stopped_by_the_budget_says_its_later_rows_are_not_learnt(small_blocks):
+    # (the warning named fit, max_iter and a tolerance, none of which a chunk has)
+    X, y = _data(n=300, d=5)
+    est = aucopt.make("solam", random_state=0, max_time=1e-9)
+    with pytest.warns(ConvergenceWarning, match=r"SOLAMClassifier\.partial_fit stopped after "
+                      r"max_time=1e-09 s inside its chunk: the model learnt the rows before "
+                      r"that point, and no later call learns the others"):
+        est.partial_fit(X, y, classes=[-1, 1])
+    with pytest.warns(ConvergenceWarning, match=r"SOLAMClassifier\.fit stopped .* before "
+                      r"max_iter"):
+        aucopt.make("solam", random_state=0, max_time=1e-9).fit(X, y)
+
+
 def test_mba_stops_between_its_sampling_rounds():
     X, y = _data(n=400, d=20)
     est = aucopt.make("mba", random_state=0, max_iter=1000, batch_size=2000, max_time=1e-6)

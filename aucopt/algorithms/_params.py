@@ -278,9 +278,11 @@ def common(*, max_iter: int | None = None, max_iter_doc: str = "Passes over the 
 
 
 MAX_TIME = Param("max_time", None, (POSITIVE, None), "float or None", """
-    Time budget of ``fit`` in seconds, checked between passes (and between the outer
-    iterations of the batch solvers): when it is spent, ``fit`` stops there, keeps the
-    model reached so far and warns (``ConvergenceWarning``). None: no limit.""")
+    Time budget of ``fit`` (and of a ``partial_fit`` chunk) in seconds, checked between
+    blocks of rows within a pass, between passes and between the outer iterations of the
+    batch solvers: when it is spent, the call stops there, keeps the model reached so far
+    and warns (``ConvergenceWarning``; rows of a chunk after that point are not learnt).
+    None: no limit.""")
 
 def precondition(default="auto") -> Param:
     """Declare ``precondition``: a fixed diagonal preconditioner from the features' spread.

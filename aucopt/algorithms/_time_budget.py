@@ -7,8 +7,9 @@ blocks (:func:`run_pass`) and checks it between them and between passes; the bat
 solvers that run ``max_iter`` themselves (cutting planes, stages, conjugate gradients,
 pair-sampling rounds, coordinate-descent sweeps) check it between their outer iterations.
 When the budget is spent the solver stops after the block or iteration in progress, keeps
-the model it has (as usable as one stopped by ``max_iter``; a stream stopped inside a pass
-is the model of the rows before that point) and warns with a
+the model it has (as usable as one stopped by ``max_iter``; stopped inside a pass, its
+weights are those of the rows before that point, its data statistics, and so its
+intercept, those of all the rows of the call) and warns with a
 :class:`sklearn.exceptions.ConvergenceWarning`; it never raises for lack of time. Without
 ``max_time``, and whenever it is not spent, the results are those of an unlimited run bit
 for bit.
@@ -24,8 +25,8 @@ import warnings
 
 from .._kernels._checks import OK
 
-__all__ = ["Deadline", "deadline_of", "budget", "within_budget", "run_pass", "FIRST_BLOCK",
-           "BLOCK_SECONDS"]
+__all__ = ["Deadline", "deadline_of", "budget", "call_name", "within_budget", "run_pass",
+           "FIRST_BLOCK", "BLOCK_SECONDS"]
 
 FIRST_BLOCK = 1024  # rows of the first block of a pass under max_time, and the fewest
 BLOCK_SECONDS = 0.1  # later blocks are sized to take about this long (at most 4x the last)
@@ -56,9 +57,15 @@ class Deadline:
             return False
         if not self.warned:
             self.warned = True
-            message = (f"{self.what} stopped after max_time={self.seconds:g} s, before "
-                       "max_iter or its tolerance: the model is the one reached so far. Raise "
-                       "max_time (or None) to let it finish.")
+            if self.what.endswith("partial_fit"):  # a chunk of a stream
+                message = (f"{self.what} stopped after max_time={self.seconds:g} s inside its "
+                           "chunk: the model learnt the rows before that point, and no later "
+                           "call learns the others. Raise max_time (or None) to learn whole "
+                           "chunks.")
+            else:
+                message = (f"{self.what} stopped after max_time={self.seconds:g} s, before "
+                           "max_iter or its tolerance: the model is the one reached so far. "
+                           "Raise max_time (or None) to let it finish.")
             # imported here: the registry (``aucopt algorithms``) does not load scikit-learn
             from sklearn.exceptions import ConvergenceWarning
 
@@ -94,12 +101,18 @@ def budget(seconds: float | None, what: str):
         _CURRENT.reset(token)
 
 
+def call_name(estimator, stream) -> str:
+    """``"Name.fit"`` or, for a chunk of a stream, ``"Name.partial_fit"`` (the warning's
+    subject)."""
+    return f"{type(estimator).__name__}.{'partial_fit' if stream else 'fit'}"
+
+
 def within_budget(method):
     """Decorate an estimator's ``_fit_rows``: one :class:`Deadline` of its ``max_time`` for
     everything the call runs (each :func:`deadline_of` inside returns it)."""
     @functools.wraps(method)
     def wrapper(self, *args, **kwargs):
-        with budget(self._params().get("max_time"), f"{type(self).__name__}.fit"):
+        with budget(self._params().get("max_time"), call_name(self, kwargs.get("stream"))):
             return method(self, *args, **kwargs)
     return wrapper
 

@@ -42,7 +42,7 @@ from ..algorithms._precondition import (
     transform_rows,
 )
 from ..algorithms._rowpath import BY_COLUMNS
-from ..algorithms._time_budget import deadline_of, run_pass, within_budget
+from ..algorithms._time_budget import call_name, deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
 from ._declared import DeclaredParams
@@ -315,7 +315,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
         # one budget for the calibration, the passes and their retries at a lower step
-        deadline = deadline_of(params, f"{type(self).__name__}.fit")
+        deadline = deadline_of(params, call_name(self, stream))
         transform, fixed = self._transform(params, rows, y, reset, warm_from)
         if transform is not None:  # notes.md#preconditioning: the kernels see (x - c) / s
             rows = transform_rows(rows, transform, self._centred(transform), in_place=own)
