@@ -59,6 +59,7 @@ __all__ = [
     "ls_svm_lam",
     "upgrade_state",
     "run_cutting_plane",
+    "sparse_covariance",
     "zero_minimiser",
     "B_LS_SVM",
     "B_SVM_OR",
@@ -169,9 +170,7 @@ def class_statistics(X, y):
         if sp.issparse(Xc):
             weighted = sp.diags(v) @ Xc
             mean = np.asarray(weighted.sum(axis=0)).ravel() / total
-            gram = (Xc.T @ weighted).toarray() / total
-            cov = gram - np.outer(mean, mean)
-            _recentre(cov, gram, mean, Xc, v, weighted, total)
+            cov = sparse_covariance(Xc, v, weighted, mean, total)
         else:
             mean = (Xc * v[:, None]).sum(axis=0) / total
             centred = Xc - mean
@@ -184,6 +183,16 @@ def class_statistics(X, y):
 # a CSR column whose variance is below this share of its mean square (a mean of 100 times
 # its spread or more) loses over four digits to the cancellation of gram - mean mean^T
 CANCELLED = 1e-4
+
+
+def sparse_covariance(Xc, v, weighted, mean, total) -> np.ndarray:
+    """Return the weighted covariance ``X'WX/W - cc^T`` of CSR rows ``Xc`` (weights ``v``,
+    ``weighted = diag(v) Xc``, their mean ``c``, total weight ``W``), in O(nnz) from sparse
+    products, the columns where that difference cancels formed again (:func:`_recentre`)."""
+    gram = (Xc.T @ weighted).toarray() / total
+    cov = gram - np.outer(mean, mean)
+    _recentre(cov, gram, mean, Xc, v, weighted, total)
+    return cov
 
 
 def _recentre(cov, gram, mean, Xc, v, weighted, total) -> None:

@@ -16,6 +16,7 @@ import scipy.sparse as sp
 
 from ..algorithms._data import as_rows, non_finite_message, row_sqnorms
 from ..algorithms._structure import check_sparse_structure
+from ..algorithms.batch_pairwise import sparse_covariance
 
 __all__ = ["read_svmlight", "partitions", "frame_arrays", "feature_names", "as_block",
            "block_stats", "merge_stats", "tree_reduce", "PartStats"]
@@ -301,8 +302,8 @@ def block_stats(X, y, k, scatter, n_features=None):
         mean = np.asarray(Xc.mean(axis=0)).ravel()
         cov = None
         if scatter:
-            if sp.issparse(Xc):
-                cov = (Xc.T @ Xc).toarray() - n * np.outer(mean, mean)
+            if sp.issparse(Xc):  # (recentred where X'X - n m m^T would cancel)
+                cov = n * sparse_covariance(Xc, np.ones(n), Xc, mean, n)
             else:
                 centred = Xc - mean
                 cov = centred.T @ centred
