@@ -162,6 +162,18 @@ def test_average_with_one_partition_is_fit(client, algorithm):
     np.testing.assert_allclose(est.coef_, ref.coef_, rtol=1e-9, atol=1e-12)
 
 
+@pytest.mark.parametrize("strategy, algorithm, step", [("average", "spam-l2", "eta0"),
+                                                       ("svrg", "vrspam-l2", "eta")])
+def test_the_step_used_is_recorded_as_fit_records_it(client, strategy, algorithm, step):
+    # (a numeric step, and "auto" that a small first partition cannot calibrate, left no
+    # eta0_ / eta_ at all)
+    X, y = _problem()
+    est = ad.fit(aucopt.make(algorithm, **{step: 0.01}), *_dask(X, y), strategy=strategy)
+    assert getattr(est, f"{step}_") == 0.01
+    small = ad.fit(aucopt.make(algorithm), *_dask(X, y, chunk=10), strategy=strategy)
+    assert getattr(small, f"{step}_") is None
+
+
 @pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "uni-squ"])
 def test_average_over_partitions_learns_and_uses_exact_train_statistics(client, algorithm):
     X, y = _problem(n=600, d=8, seed=4)
@@ -553,6 +565,9 @@ def test_empty_partitions_are_skipped(client):
     assert ad.fit(aucopt.make("uni-squ", random_state=0), Xd, yd, strategy="average").t_ > 0
     scores = ad.decision_function(ref, Xd)
     assert ad.roc_auc_score(yd, scores) == exact_auc(y, ref.decision_function(X))
+    nothing = (da.from_array(X[:0], chunks=((0,), (6,))), da.from_array(y[:0], chunks=((0,),)))
+    with pytest.raises(ValueError, match="every partition is empty"):  # (not "one class ([])")
+        ad.fit(aucopt.make("b-ls-svm"), *nothing)
 
 
 def test_a_dask_dataframe_with_a_label_column(client):
@@ -638,6 +653,12 @@ def test_frames_as_users_have_them(client):
     unlabelled.loc[7, "label"] = np.nan
     with pytest.raises(ValueError, match=r"partition 0: y contains NaN \(first in row 7\)"):
         ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(unlabelled, 2), "label")
+    for missing in (pd.array(words, dtype="string"), pd.array(y, dtype="Int64")):
+        missing[7] = pd.NA  # (a TypeError from the worker's np.unique before)
+        gap = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=missing)
+        with pytest.raises(ValueError, match=r"partition 0: y has a missing label \(first in "
+                           r"row 7\)"):
+            ad.fit(aucopt.make("b-ls-svm"), dd.from_pandas(gap, 2), "label")
     for strategy in ("statistics", "sequential"):
         model = aucopt.make("spam-l2" if strategy == "sequential" else "b-ls-svm")
         with pytest.raises(ValueError, match="Unknown label type: 'continuous'"):

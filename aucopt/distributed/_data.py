@@ -294,6 +294,13 @@ def block_stats(X, y, k, scatter, n_features=None):
     if y.dtype.kind == "f" and np.isnan(y).any():
         raise ValueError(f"partition {k}: y contains NaN (first in row "
                          f"{int(np.flatnonzero(np.isnan(y))[0])}); drop or label those rows.")
+    if y.dtype.kind == "O":  # labels of a pandas extension dtype: pd.NA or None where missing
+        import pandas as pd
+
+        missing = np.flatnonzero(pd.isna(y))
+        if missing.size:
+            raise ValueError(f"partition {k}: y has a missing label (first in row "
+                             f"{int(missing[0])}); drop or label those rows.")
     stats = PartStats()
     for label in np.unique(y):
         mask = y == label

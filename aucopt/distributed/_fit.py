@@ -56,6 +56,9 @@ def class_statistics(client, xs, ys, *, scatter, n_features=None, progress=False
 def _classes(est, stats):
     labels = sorted(stats)
     if len(labels) != 2:
+        if not labels:
+            raise ValueError(f"{type(est).__name__} needs rows of two classes; every partition "
+                             "is empty. Check the data (a filter that kept no row?).")
         what = "only one class" if len(labels) < 2 else f"{len(labels)} classes"
         raise ValueError(f"{type(est).__name__} needs exactly two classes in y; the partitions "
                          f"hold {what} ({labels[:10]}). Binarise y first "
@@ -223,8 +226,11 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
                     result, step = _train.restarting(train, trainer, step, dask_client, xs,
                                                      ys, classes, stats, sizes, rounds,
                                                      progress)
-                if step is not None:  # the step used, as fit records it; "auto" stays asked
-                    setattr(est, f"{est._spec().step_param}_", step)
+                name = est._spec().step_param
+                if name is not None:  # the step used, as fit records it ("auto" stays asked;
+                    given = est.get_params()[name]  # None: it could not be calibrated)
+                    setattr(est, f"{name}_", step if step is not None or isinstance(
+                        given, str) else given)
             _commit(est, *result, classes)
     est.distributed_strategy_ = strategy
     if names is not None:
