@@ -227,10 +227,11 @@ def fit(estimator, X, y=None, *, strategy="auto", client=None, n_rounds=None, pr
                                                      ys, classes, stats, sizes, rounds,
                                                      progress)
                 name = est._spec().step_param
-                if name is not None:  # the step used, as fit records it ("auto" stays asked;
-                    given = est.get_params()[name]  # None: it could not be calibrated)
-                    setattr(est, f"{name}_", step if step is not None or isinstance(
-                        given, str) else given)
+                if name is not None:  # the step used, as fit records it: the calibrated one,
+                    asked = est.get_params()[name]  # None if "auto" could not calibrate, or
+                    used = step if step is not None else (  # the number given
+                        None if isinstance(asked, str) else asked)
+                    setattr(est, f"{name}_", used)
             _commit(est, *result, classes)
     est.distributed_strategy_ = strategy
     if names is not None:
