@@ -217,3 +217,20 @@ def test_auto_set_again_after_a_given_step_returns_to_the_calibrated_one(one_row
     given_first.partial_fit(X[:400], y[:400], classes=[-1, 1])
     given_first.set_params(eta0="auto").partial_fit(X[400:800], y[400:800])
     assert given_first.eta0_ not in (0.5, None)
+
+
+def test_a_saved_stream_set_back_to_auto_continues_as_the_unsaved_one(tmp_path):
+    """The step "auto" gave a stream is in the model file: a model saved after some calls
+    with a given step, loaded and set back to "auto", returned to the given step instead of
+    the calibrated one (the file did not keep it), unlike the same model never saved."""
+    X, y = make_auc_problem(600, 5, random_state=1)
+    est = aucopt.make("solam", random_state=0)
+    est.partial_fit(X[:300], y[:300], classes=[-1, 1])
+    calibrated = est.eta0_
+    est.set_params(eta0=0.5).partial_fit(X[300:400], y[300:400])
+    aucopt.io.save(est, tmp_path / "model")
+    loaded = aucopt.io.load(tmp_path / "model")
+    for model in (est, loaded):
+        model.set_params(eta0="auto").partial_fit(X[400:], y[400:])
+    assert loaded.eta0_ == est.eta0_ == calibrated != 0.5
+    np.testing.assert_array_equal(loaded.decision_function(X), est.decision_function(X))

@@ -83,6 +83,7 @@ _PARAMS = [-5, 0, float("inf"), float("-inf"), float("nan"), 10**9, 10**18, "aut
            None, 1e308, -1e-300, 2.5]
 _ATTRS = {"n_features_in_": [0, -1, N_FEATURES + 1, 10**12, "4", 2.5, None],
           "t_": [-1, 2**63, 1.5], "n_iter_": [-1, "x"],
+          "_auto_step_value": [-1.0, 0, "x", True, float("inf")],
           "classes_": [{"object_array": [1, 1]}, {"object_array": [[1], [2]]},
                        {"object_array": [1, 2, 3]}, [1, 2], "ab"]}
 _GENERATORS = ["seed", "RandomState", "__import__", "PCG64DXSM", "MT19937", "Philox", 5, None,

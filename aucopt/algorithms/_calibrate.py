@@ -55,6 +55,7 @@ from ._time_budget import deadline_of
 
 __all__ = [
     "AUTO_RETRIES",
+    "AUTO_STEP_ATTR",
     "RESTART_MESSAGE",
     "RUN_SHARE",
     "LADDER_POWERS",
@@ -81,6 +82,10 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
+
+# the estimator attribute that keeps the step "auto" gave a stream (None: not calibrated yet),
+# so that "auto" set again after a number returns to it; model files keep it too
+AUTO_STEP_ATTR = "_auto_step_value"
 
 SAMPLE_ROWS = 2000  # updates per brief run: passes x sample rows (at least MIN_SAMPLE rows)
 MIN_SAMPLE = 500

@@ -30,6 +30,7 @@ import numpy as np
 from .._api import make, picked
 from .._version import __version__
 from ..algorithms import get_algorithm, list_algorithms
+from ..algorithms._calibrate import AUTO_STEP_ATTR
 from ..algorithms._data import counts_as_weights
 from ..algorithms._precondition import upgrade_transform
 from ..exceptions import ModelFileError
@@ -104,7 +105,7 @@ def _arrays_and_meta(estimator) -> tuple[dict, dict]:
     if estimator._spec().coef is not None:  # formed on reading; kept for readers of the .npz
         fitted.update(coef_=estimator.coef_, intercept_=estimator.intercept_)
     for key, value in fitted.items():
-        if not key.endswith("_") or key.startswith("_"):
+        if key != AUTO_STEP_ATTR and (not key.endswith("_") or key.startswith("_")):
             continue
         if isinstance(value, np.ndarray) and value.dtype != object:
             arrays[_ATTR + key] = value

@@ -31,6 +31,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
+from ..algorithms._calibrate import AUTO_STEP_ATTR
 from ..algorithms._data import new_data_stats
 from ..algorithms._distributed import STRATEGIES
 from ..algorithms._precondition import (
@@ -191,14 +192,16 @@ def check_attributes(where, attrs: dict, spec) -> int:
     """
     allowed = {*_SCALAR_ATTRS, "classes_", "coef_", "intercept_", "feature_names_in_",
                "distributed_strategy_", "libsvm_zero_based_"}
-    step = f"{spec.step_param}_" if spec.calibration is not None else None
-    unknown = sorted(set(attrs) - allowed - {step})
+    # the step used last and the one "auto" gave the stream (None until calibrated)
+    steps = {f"{spec.step_param}_", AUTO_STEP_ATTR} if spec.calibration is not None else set()
+    unknown = sorted(set(attrs) - allowed - steps)
     if unknown:
         _fail(where, f"unknown fitted attribute(s) {unknown}")
-    value = attrs.get(step)  # the step "auto" chose (None until partial_fit calibrates)
-    if value is not None and (isinstance(value, bool) or not isinstance(value, Real)
-                              or not math.isfinite(value) or value <= 0):
-        _fail(where, f"{step} must be a positive finite number or null, got {value!r}")
+    for step in sorted(steps & set(attrs)):
+        value = attrs[step]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, Real)
+                                  or not math.isfinite(value) or value <= 0):
+            _fail(where, f"{step} must be a positive finite number or null, got {value!r}")
     strategy = attrs.get("distributed_strategy_", STRATEGIES[0])
     if strategy not in STRATEGIES:  # set by aucopt.distributed.fit, saved as a string
         _fail(where, f"distributed_strategy_ must be one of {list(STRATEGIES)}, got {strategy!r}")

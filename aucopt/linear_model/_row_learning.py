@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .._kernels._checks import OK
 from .._kernels.row_step import NOT_HERE
+from ..algorithms._calibrate import AUTO_STEP_ATTR
 from ..algorithms._fast import fastmath
 from ..algorithms._precondition import SCALE_KEY, transform_rows
 from ..algorithms._rowpath import row_path, scaled_row
@@ -76,16 +77,16 @@ class RowLearning:
         a call with a number given keeps it (a ``fit`` forgets it)."""
         fitted = self.__dict__
         if is_auto(self._params().get(name)):
-            fitted["_auto_step_value"] = used
-        elif reset or "_auto_step_value" not in fitted:
-            fitted["_auto_step_value"] = None
+            fitted[AUTO_STEP_ATTR] = used
+        elif reset or AUTO_STEP_ATTR not in fitted:
+            fitted[AUTO_STEP_ATTR] = None
 
     def _auto_step_so_far(self, name: str):
         """The step ``"auto"`` gave this stream so far (None: to calibrate); a model loaded
-        from a file, which does not keep it, continues with its last step ``name_``."""
+        from a file saved before model files kept it continues with its last step ``name_``."""
         fitted = self.__dict__
-        if "_auto_step_value" in fitted:
-            return fitted["_auto_step_value"]
+        if AUTO_STEP_ATTR in fitted:
+            return fitted[AUTO_STEP_ATTR]
         return fitted.get(name + "_")
 
     def _new_row_path(self, params):
@@ -106,6 +107,6 @@ class RowLearning:
         if spec.calibration is not None:
             commit[name + "_"] = None if isinstance(stepped[name], str) else stepped[name]
             if is_auto(params.get(name)):
-                commit["_auto_step_value"] = commit[name + "_"]
+                commit[AUTO_STEP_ATTR] = commit[name + "_"]
         self._row_commit = commit
         return row_path(spec, self._state, stepped, valid_for=params)
