@@ -170,6 +170,7 @@ def test_the_step_used_is_recorded_as_fit_records_it(client, strategy, algorithm
     X, y = _problem()
     est = ad.fit(aucopt.make(algorithm, **{step: 0.01}), *_dask(X, y), strategy=strategy)
     assert getattr(est, f"{step}_") == 0.01
+    X, y = X[:40], y[:40]  # four partitions of 10 rows
     small = ad.fit(aucopt.make(algorithm), *_dask(X, y, chunk=10), strategy=strategy)
     assert getattr(small, f"{step}_") is None
 

@@ -45,7 +45,7 @@ from ..algorithms._rowpath import BY_COLUMNS
 from ..algorithms._time_budget import call_name, deadline_of, run_pass, within_budget
 from ..metrics import roc_auc_score
 from ..utils._random import make_generator
-from ._declared import DeclaredParams
+from ._declared import READ_WITH, DeclaredParams
 from ._divergence import arithmetic_as_divergence, divergence_error, unusable_fit
 from ._fitted import ORDERED_PREFIX_ROWS, FittedAttributes
 from ._inputs import SCORE_LABELS_HINT, InputChecks, owns_values
@@ -370,7 +370,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         n_epochs = fitted.pop("_epochs_run", n_epochs)  # fewer if max_time stopped the passes
         # whether the call wrote the per-feature entries at its columns only (the O(nnz)
         # scores of _fitted._learn_row_scored stay current then)
-        fitted["_by_columns"] = undo is not None and bool(undo.columns)
+        fitted["_by_columns"], fitted[READ_WITH] = undo is not None and bool(undo.columns), \
+            self._params()  # (the hyperparameters coef_ and the scores are read with)
         fitted.update(_state=state, _rng=rng, t_=int(t), classes_=classes, _fitted={},
                       n_iter_=n_epochs if spec.epochs_by_base else int(state.get("n_iter",
                                                                                  [1])[0]))

@@ -20,12 +20,14 @@ from ..algorithms import get_algorithm
 from ..algorithms._params import constraints_of, document, structural_names
 from ..utils._param_validation import Interval, validate_parameter_constraints
 
-__all__ = ["DeclaredParams", "ESTIMATORS", "registered_class"]
+__all__ = ["DeclaredParams", "ESTIMATORS", "READ_WITH", "registered_class"]
 
 ESTIMATORS: dict = {}  # registry id -> the estimator class that names it (filled on import)
 # The packages whose classes fill ESTIMATORS when imported; the kernel estimators build on
 # the linear ones, so they are imported by name when an id is not found (registered_class).
 _PACKAGES = ("aucopt.linear_model", "aucopt.kernel_model")
+# the attribute holding the hyperparameters of the update that committed the state
+READ_WITH = "_read_with"
 
 _PARAMETERS = "    {parameters}"  # the docstring line replaced by the declared parameters
 _ATTRIBUTES = "    {attributes}"  # ... by the attributes every estimator has (not documented above)
@@ -155,10 +157,16 @@ class DeclaredParams:
         return {name: getattr(self, name) for name in self._structural()}
 
     def _state_params(self) -> dict:
-        """Return the hyperparameters the committed state is read with: :meth:`_params`, with
-        the structural values it was built with where ``set_params`` changed them since (the
-        next ``fit`` takes the new ones)."""
-        built = self.__dict__.get("_built_with")
+        """Return the hyperparameters the committed state is read with (``coef_``, scores):
+        those of the update that committed it (``set_params`` since applies to the next
+        update, as in scikit-learn, however often the model was read in between; e.g. SPAM's
+        ``output``); for a state committed without them (an older pickle), :meth:`_params`
+        with the structural values it was built with."""
+        fitted = self.__dict__
+        read = fitted.get(READ_WITH)
+        if read is not None:
+            return read
+        built = fitted.get("_built_with")
         return self._params() if not built else {**self._params(), **built}
 
     def _check_structure(self) -> None:

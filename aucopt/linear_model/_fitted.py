@@ -14,6 +14,7 @@ from ..algorithms._data import as_rows, class_mean_scores
 from ..algorithms._precondition import SCALE_KEY, intercept_shift, rescaled, unscaled
 from ..algorithms._row_score import row_columns, score_path
 from ..exceptions import OrderedStreamWarning
+from ._declared import READ_WITH
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
 
@@ -36,8 +37,11 @@ class FittedAttributes:
         return state
 
     def _set_coef(self) -> None:
-        """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read."""
+        """Forget ``coef_`` and ``intercept_``: they are formed from the state when next read,
+        with the hyperparameters as they are now (a state committed from outside an update:
+        a load, a distributed fit, a widened stream)."""
         self._fitted = {}
+        self.__dict__[READ_WITH] = self._params()
 
     def _fitted_attributes(self) -> dict:
         """Return ``{"coef_": ..., "intercept_": ...}`` of the committed state (cached).
@@ -105,7 +109,7 @@ class FittedAttributes:
             if token is None:
                 token = fitted["_fitted"] = {}
             path = fitted.get("_score_path")
-            if path is None or not (path.fits(state, self._params())
+            if path is None or not (path.fits(state, self._state_params())
                                     and path.current(state, token)):
                 path = self._current_path(state, token)
                 if path is None:
@@ -119,7 +123,7 @@ class FittedAttributes:
         """Return the :class:`~aucopt.algorithms._row_score.ScorePath` of ``state`` with the
         coefficients of the committed state ``token`` (the dict of the fitted attributes,
         new after every update); None: no O(nnz) score of this state."""
-        fitted, params = self.__dict__, self._params()
+        fitted, params = self.__dict__, self._state_params()
         path = fitted.get("_score_path")
         if path is not None and path.fits(state, params) and path.current(state, token):
             return path
@@ -142,7 +146,7 @@ class FittedAttributes:
         if (path is not None and token is not None and path.dots_for is token
                 and path.form.by_columns):
             state = fitted["_state"]
-            if not (path.fits(state, self._params()) and path.coefs_for is token):
+            if not (path.fits(state, self._state_params()) and path.coefs_for is token):
                 path = self._current_path(state, token)  # a test-then-train step: current
             if path is not None and path.dots_current(token) and path.flush():
                 spec = path.spec

@@ -16,6 +16,7 @@ from ..algorithms._calibrate import AUTO_STEP_ATTR
 from ..algorithms._fast import fastmath
 from ..algorithms._precondition import SCALE_KEY, transform_rows
 from ..algorithms._rowpath import row_path, scaled_row
+from ._declared import READ_WITH
 
 __all__ = ["RowLearning", "is_auto"]
 
@@ -47,7 +48,7 @@ class RowLearning:
             if status != OK and path.preconditioned:  # the rows scaled here
                 t, status = self._scaled_path_row(path, fitted["_state"], params, rows, y)
             if status == OK:
-                fitted["t_"], fitted["_fitted"] = t, {}
+                fitted["t_"], fitted["_fitted"], fitted[READ_WITH] = t, {}, params
                 fitted.update(fitted["_row_commit"])
                 return True
         self._fit_rows(rows, y, self.classes_, n_epochs=1, shuffle=False, reset=False,

@@ -22,7 +22,7 @@ class RowScores:
         est = self.estimator
         spec = est._spec()
         if spec.decision is not None:
-            raw = spec.decision(est._state, est._params(), rows)
+            raw = spec.decision(est._state, est._state_params(), rows)
         elif rows.n_samples == 1:  # score_one: w at the row's columns
             return np.array([self._linear_score(rows)])
         else:
