@@ -179,10 +179,17 @@ def test_input_errors(func, y_true, y_score, error, match):
 
 
 def test_a_nan_score_is_named_alone_where_infinite_scores_are_ranked():
-    for func in (roc_auc_score, roc_curve):
-        with pytest.raises(ValueError, match=r"contains NaN \(infinite scores have a rank"):
-            func([0, 1, 1], [0.1, np.nan, 0.3])
+    with pytest.raises(ValueError, match=r"contains NaN \(infinite scores have a rank"):
+        roc_auc_score([0, 1, 1], [0.1, np.nan, 0.3])
     assert roc_auc_score([0, 1, 1], [0.1, np.inf, 0.3]) == 1.0
+
+
+def test_roc_curve_refuses_infinite_scores_as_its_docstring_says():
+    """A negative at +inf gave the point (0, 0) at threshold +inf, which its definition
+    (positive when s >= t) puts at FPR 1; scikit-learn refuses them too."""
+    for scores in ([np.inf, 0.0, 1.0], [0.1, -np.inf, 0.3], [0.1, np.nan, 0.3]):
+        with pytest.raises(ValueError, match="NaN or infinity"):
+            roc_curve([0, 1, 1], scores)
 
 
 def test_pairwise_loss_rejects_infinite_scores():
@@ -285,6 +292,17 @@ def test_pairwise_loss_errors():
 # -------------------------------------------------------------------------------------
 # StreamingROCAUC
 # -------------------------------------------------------------------------------------
+
+def test_a_text_score_is_refused_one_at_a_time_as_in_an_array():
+    """update(1, "0.5") parsed the text where update([1], ["0.5"]) refused it."""
+    metric = StreamingROCAUC()
+    for score in ("0.5", b"0.5"):
+        with pytest.raises(TypeError, match="must be a real number"):
+            metric.update(1, score)
+    with pytest.raises(TypeError, match="must contain real numbers"):
+        metric.update([1], ["0.5"])
+    assert metric.n_pos == 0 and not StreamingROCAUC.requires_labels
+
 
 stream_st = st.lists(st.tuples(st.integers(0, 1), st.integers(-2, 2).map(float)), max_size=40)
 

@@ -320,3 +320,14 @@ def test_flags_must_be_bools():
         StreamingPartialAUC(standardized="no")
     assert partial_roc_auc_score(y, s, max_fpr=0.5, standardized=np.False_) == \
         partial_roc_auc_score(y, s, max_fpr=0.5, standardized=False)
+
+
+def test_two_way_normalised_is_a_double_whatever_the_type_of_its_bounds():
+    """Bounds given as numpy float32 made the normalised area a float32 (1e-8 off)."""
+    y, s = [0, 0, 0, 0, 1, 1], [0.1, 0.2, 0.3, 0.9, 0.8, 0.4]
+    for min_tpr, max_fpr in ((np.float32(0.3), 0.5), (0.25, np.float32(0.3))):
+        value = two_way_partial_auc_score(y, s, min_tpr=min_tpr, max_fpr=max_fpr,
+                                          normalized=True)
+        assert type(value) is float
+        assert value == two_way_partial_auc_score(y, s, min_tpr=float(min_tpr),
+                                                  max_fpr=float(max_fpr), normalized=True)

@@ -599,3 +599,13 @@ def test_ids_of_a_fixed_width_are_refused_a_growing_vocabulary_when_made(algorit
     model.learn_one({"a": 1.0}, True)
     model.learn_one({"a": -1.0}, False)
     assert np.isfinite(model.score_one({"a": 0.5}))
+
+
+def test_the_exact_metrics_tell_river_that_they_ignore_weights():
+    """works_with_weights was a method (always true when read as River reads it), so River
+    took the metrics for weighted ones, whose update ignores w."""
+    from aucopt.river import ExactPartialAUC
+
+    for metric in (ExactROCAUC(), ExactRollingROCAUC(), ExactPartialAUC()):
+        assert metric.works_with_weights is False
+    assert (ExactROCAUC() + metrics.Accuracy()).works_with_weights is False

@@ -159,7 +159,7 @@ def two_way_partial_auc_score(y_true, y_score, *, min_tpr=0.5, max_fpr=0.5, norm
     _check_flag("normalized", normalized)
     pos, neg = _split(y_true, y_score, pos_label)
     area = _sorted_area(pos, neg, 0.0, float(max_fpr), float(min_tpr))
-    return area / ((1.0 - min_tpr) * max_fpr) if normalized else area
+    return area / ((1.0 - float(min_tpr)) * float(max_fpr)) if normalized else area
 
 
 class StreamingPartialAUC(StreamingROCAUC):

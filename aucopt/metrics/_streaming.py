@@ -13,6 +13,8 @@ __all__ = ["StreamingROCAUC"]
 
 
 def _finite_float(value, name="y_score"):
+    if isinstance(value, str | bytes):  # float("0.5") parses text; arrays of it are refused
+        raise TypeError(f"{name} must be a real number, got {value!r}.")
     try:
         out = float(value)
     except (TypeError, ValueError) as exc:
@@ -72,7 +74,7 @@ class StreamingROCAUC:
     """
 
     bigger_is_better = True
-    requires_labels = True
+    requires_labels = False  # (River's meaning: it takes scores, not predicted labels)
 
     def __init__(self, pos_label=1):
         self.pos_label = pos_label

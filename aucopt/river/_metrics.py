@@ -57,7 +57,8 @@ class ExactROCAUC(metrics.base.BinaryMetric):
     def bigger_is_better(self):
         return True
 
-    def works_with_weights(self) -> bool:
+    @property
+    def works_with_weights(self) -> bool:  # (River reads it as an attribute: `w` is ignored)
         return False
 
     def update(self, y_true, y_pred, w=1.0) -> None:
