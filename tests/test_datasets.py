@@ -12,6 +12,7 @@ import json
 import logging
 import lzma
 import re
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import FrozenInstanceError, replace
 
@@ -294,7 +295,10 @@ def test_fetch_checks_the_shape_without_a_checksum(toy, server, isolated):
         fetch("toy")
     register_dataset(replace(info, sha256="0" * 64), replace=True)
     assert fetch("toy", verify=False)[0].shape == (60, 5)  # verify=False skips the checks
-    (isolated / "toy.npz").unlink()
+    # ... and keeps no parsed cache, which a checked call would have taken for checked data
+    assert not (isolated / "toy.npz").exists()
+    with pytest.raises(DatasetIntegrityError, match="sha256"):
+        fetch("toy")
     # a checksum of the mirror's serialisation does not apply to the official download
     register_dataset(replace(info, sha256="0" * 64, sha256_of="mirror"), replace=True)
     assert fetch("toy")[0].shape == (60, 5)
@@ -378,6 +382,17 @@ def test_fetch_mirror_argument_without_manifest(toy, server, tmp_path):
     assert fetch("toy", mirror=mirror, download=False)[0].shape == (60, 5)
     with pytest.raises(DatasetNotAvailableError, match="mirror directory .* does not exist"):
         fetch("toy", mirror=tmp_path / "nowhere", data_home=tmp_path / "other")
+
+
+def test_fetch_from_a_mirror_file_with_an_upper_case_suffix(toy, server, isolated, tmp_path):
+    """toy.BZ2 was copied into the cache without its suffix and read as plain text (an
+    integrity error blaming the mirror)."""
+    mirror = tmp_path / "upper"
+    mirror.mkdir()
+    (mirror / "toy.BZ2").write_bytes((server.root / "toy.bz2").read_bytes())
+    (mirror / "MANIFEST.json").write_text(json.dumps({"toy": {"file": "toy.BZ2"}}))
+    assert fetch("toy", mirror=mirror, download=False)[0].shape == (60, 5)
+    assert _files(isolated) == ["toy.bz2", "toy.npz"]
 
 
 def test_fetch_without_download_says_where_it_looked(toy, server, isolated):
@@ -501,6 +516,17 @@ def test_standard_none_clone_and_unknown_scheme():
         est = make_preprocessor(scheme)
         assert est is not make_preprocessor(scheme)
         assert np.allclose(clone(est).fit(X).transform(X), est.fit_transform(X))
+        # every scheme names its output columns ("none" had no get_feature_names_out)
+        assert est.get_feature_names_out().tolist() == ["x0", "x1", "x2"]
+
+
+def test_minmax_spans_the_interval_when_a_range_overflows():
+    """max - min beyond float64 (columns of +-1e308) made the column NaN."""
+    X = np.array([[-1e308, 1.0], [1e308, 2.0], [0.0, 3.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scikit-learn's range, at fit
+        scaler = make_preprocessor("minmax").fit(X)
+    np.testing.assert_array_equal(scaler.transform(X), [[-1, -1], [1, 0], [0, 1]])
     with pytest.raises(ValueError, match="Unknown preprocessing scheme 'zscore'.*minmax"):
         make_preprocessor("zscore")
 

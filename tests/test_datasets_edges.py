@@ -189,6 +189,30 @@ def test_changed_record_rebuilds_the_parsed_cache(server, isolated, tmp_path):
     assert server.requests == {"/pima": 2}  # one per cache: the raw file was reused
 
 
+def test_a_stale_parsed_cache_that_cannot_be_removed_is_rebuilt_in_memory(server, isolated,
+                                                                          monkeypatch):
+    """On a read-only cache (here: every removal of a .npz refused, as the file system of a
+    non-root user does), a parsed cache of an earlier record raised PermissionError
+    instead of parsing the raw file again."""
+    from pathlib import Path
+
+    X, _ = make_auc_problem(60, 2, random_state=7)
+    labels = (np.arange(60) % 3 == 0).astype(int)
+    _serve(server, "pima", X, labels)
+    register_dataset(DatasetInfo("pima", server.url + "pima", 60, 2, "+1 as given"))
+    assert (fetch("pima")[1] == 1).sum() == 20
+    unlink = Path.unlink
+
+    def refused(path, *args, **kwargs):
+        if path.suffix == ".npz":
+            raise PermissionError(13, "Permission denied", str(path))
+        return unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", refused)
+    register_dataset(replace(dataset_info("pima"), positive_label=0.0), replace=True)
+    assert (fetch("pima")[1] == 1).sum() == 40
+
+
 def test_parsed_cache_of_an_earlier_version_is_rebuilt(server, isolated):
     """A NAME.npz without the record's stamp (earlier aucopt) is parsed again."""
     X, y = make_auc_problem(30, 2, random_state=8)

@@ -48,6 +48,27 @@ def test_zero_based_files(tmp_path):
         next(iter_svmlight(path, chunk_size=0))
 
 
+def test_a_zero_in_a_comment_does_not_make_a_file_zero_based(tmp_path):
+    """"# row 0" after the data made "auto" read the file as zero-based: every column
+    shifted by one (or a valid file refused with n_features)."""
+    path = tmp_path / "commented.svm"
+    path.write_text("1 1:1.5 2:2.5 # row 0\n-1 2:3.0 # row 1 0:x\n")
+    (X, y), = iter_svmlight(path)
+    np.testing.assert_array_equal(X.toarray(), [[1.5, 2.5], [0.0, 3.0]])
+    assert next(iter_svmlight(path, n_features=2))[0].shape == (2, 2)
+
+
+@pytest.mark.parametrize("kwargs, message", [({"n_features": 0}, "n_features"),
+                                             ({"n_features": 2.0}, "n_features"),
+                                             ({"zero_based": 1.0}, "zero_based"),
+                                             ({"zero_based": 1}, "zero_based")])
+def test_bad_arguments_are_named_not_blamed_on_the_file(tmp_path, kwargs, message):
+    path = tmp_path / "ok.svm"
+    path.write_text("1 1:1\n-1 2:3\n")
+    with pytest.raises(ValueError, match=f"^{message} must be"):
+        next(iter_svmlight(path, **kwargs))
+
+
 def test_fit_stream_equals_partial_fit_over_the_chunks(libsvm_file, tmp_path):
     path, X, y = libsvm_file
     result = CliRunner().invoke(app, ["fit", "spam-l2", str(path), "--stream", "--chunk-size",

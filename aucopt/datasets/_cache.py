@@ -147,6 +147,15 @@ def part_file(target: Path):
     _drop_stale_parts(target)
 
 
+def discard(path: Path) -> None:
+    """Remove ``path`` from the cache if it can (a read-only cache keeps it: the caller
+    rebuilds what it needs from the raw file without it)."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError as exc:
+        logger.warning("Could not remove %s from the cache (%s).", path, exc)
+
+
 def load_npz(path: Path, info, verify: bool):
     """Return ``(X, y)`` from the parsed cache ``path``, or None (then removed) when it is
     missing, unreadable, of another shape or made from another version of the record."""
@@ -162,18 +171,18 @@ def load_npz(path: Path, info, verify: bool):
         y = z["y"].astype(np.int64)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
         logger.warning("Ignoring the unreadable parsed cache %s (%s); rebuilding it.", path, exc)
-        path.unlink(missing_ok=True)
+        discard(path)
         return None
     if stamp != record_fingerprint(info):
         logger.info("%s: the parsed cache %s was made from %s version of the record; "
                     "rebuilding it.", info.name, path, "another" if stamp else "an older")
-        path.unlink(missing_ok=True)
+        discard(path)
         return None
     if len(y) != shape[0] or shape[1] != info.n_features or (verify and
                                                                shape[0] != info.n_samples):
         logger.warning("The parsed cache %s (%d x %d) does not match the registry (%d x %d); "
                        "rebuilding it.", path, *shape, info.n_samples, info.n_features)
-        path.unlink(missing_ok=True)
+        discard(path)
         return None
     return X, y
 

@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import cache_home
-from ._cache import download_path, load_npz, part_file, save_npz
+from ._cache import discard, download_path, load_npz, part_file, save_npz
 from ._preprocessing import as_output, file_labels, sparse_flag
 from ._registry import _manifest_entry, _suggest, dataset_info, list_datasets
 
@@ -95,7 +95,7 @@ def _sha256(path: Path) -> str:
 def _integrity(source: _Source, info, what: str) -> DatasetIntegrityError:
     if source.removable:
         for path in source.paths:
-            path.unlink(missing_ok=True)
+            discard(path)
     done = "The file was removed from the cache. " if source.removable else ""
     return DatasetIntegrityError(f"{', '.join(map(str, source.paths))} failed verification as "
                                  f"dataset {info.name!r}: {what}. {done}{source.hint}")
@@ -217,7 +217,8 @@ def _from_mirror(info, root: Path, home: Path) -> _Source | None:
         if key in entry and entry[key] != expected:
             logger.warning("%s: the mirror's MANIFEST.json says %s = %s, the registry %s.",
                            info.name, key, entry[key], expected)
-    dest = home / (info.name + next((e for e in _OPENERS if src.name.endswith(e)), ""))
+    # (the suffix in lower case, as the cache is searched: a mirror's .BZ2 is still bz2)
+    dest = home / (info.name + next((e for e in _OPENERS if src.name.lower().endswith(e)), ""))
     with part_file(dest) as tmp:
         shutil.copyfile(src, tmp)
     logger.info("%s: copied from the mirror file %s to %s", info.name, src, dest)
@@ -304,7 +305,9 @@ def fetch(name: str, *, data_home=None, mirror=None, download=True, return_spars
         Force CSR (True) or dense (False) output; default: CSR for the datasets the
         registry marks as sparse.
     verify : bool, default=True
-        Check the sha256 / shape of raw files before using them.
+        Check the sha256 / shape of raw files before using them. Data read without the
+        check are not written to the parsed cache (a later ``verify=True`` call checks
+        the raw file).
 
     Returns
     -------
@@ -354,5 +357,6 @@ def fetch(name: str, *, data_home=None, mirror=None, download=True, return_spars
     X, y = _read(source, info, verify)
     logger.info("%s: %d x %d read from %s (%s)", info.name, X.shape[0], X.shape[1],
                 source.origin, ", ".join(str(p) for p in source.paths))
-    save_npz(npz, X, y, info)
+    if verify:  # unverified data are not kept as if they had been checked
+        save_npz(npz, X, y, info)
     return as_output(X, y, sparse)

@@ -114,7 +114,13 @@ class SymmetricMinMaxScaler(_Delegating):
         X = X.toarray() if sp.issparse(X) else X
         scaler = self.transformer_
         span = np.where(scaler.data_range_ == 0, 1.0, scaler.data_range_)
-        return 2.0 * ((X - scaler.data_min_) / span) - 1.0
+        wide = np.isinf(span)  # max - min beyond float64 (columns near +-1.8e308)
+        with np.errstate(over="ignore", invalid="ignore"):  # those columns: again below
+            out = 2.0 * ((X - scaler.data_min_) / span) - 1.0
+        if wide.any():  # the same in halves, which cannot overflow (exact: not subnormal)
+            low, high = scaler.data_min_[wide] / 2, scaler.data_max_[wide] / 2
+            out[:, wide] = 2.0 * ((X[:, wide] / 2 - low) / (high - low)) - 1.0
+        return out
 
 
 class SparseAwareStandardScaler(_Delegating):
@@ -241,7 +247,7 @@ def make_preprocessor(scheme: str = "minmax"):
     if scheme == "robust":
         return SparseAwareRobustScaler()
     if scheme == "none":
-        return FunctionTransformer(accept_sparse=True)
+        return FunctionTransformer(accept_sparse=True, feature_names_out="one-to-one")
     raise ValueError(f"Unknown preprocessing scheme {scheme!r}; use one of "
                      f"{PREPROCESSING_SCHEMES}.")
 

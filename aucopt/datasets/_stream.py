@@ -98,9 +98,11 @@ def iter_svmlight(path, chunk_size=10_000, n_features=None, *, zero_based="auto"
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}.")
     if not _count(shuffle_buffer) or shuffle_buffer < 0:
         raise ValueError(f"shuffle_buffer must be an int >= 0; got {shuffle_buffer!r}.")
-    if zero_based not in (True, False, "auto") or isinstance(zero_based, Integral) and not (
-            isinstance(zero_based, bool | np.bool_)):
+    if not (isinstance(zero_based, bool | np.bool_)
+            or isinstance(zero_based, str) and zero_based == "auto"):  # (1.0 == True)
         raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}.")
+    if n_features is not None and (not _count(n_features) or n_features < 1):
+        raise ValueError(f"n_features must be None or a positive int; got {n_features!r}.")
     chunk_size, shuffle_buffer, path = int(chunk_size), int(shuffle_buffer), Path(path)
     with _open(path) as fh:
         source = _data_lines(fh)
@@ -178,9 +180,10 @@ def leading_zero_based(path, n_lines: int) -> bool:
 
 
 def _looks_zero_based(lines) -> bool:
-    """Return True if some line of the chunk uses feature index 0."""
+    """Return True if some line of the chunk uses feature index 0 (in its data: a comment
+    after ``#`` may hold any text)."""
     for line in lines:
-        for token in line.split()[1:]:
+        for token in line.split(b"#", 1)[0].split()[1:]:
             if token.split(b":", 1)[0] == b"0":
                 return True
     return False
