@@ -255,8 +255,8 @@ CLASS_WEIGHT = Param("class_weight", "balanced", (Options(str, {"balanced", "non
     ``"balanced"`` (default): each class has total weight 1, the balanced univariate loss
     of Kotlowski et al. (ICML 2011). None: each row weighs :math:`2 v_i / W` (its sample
     weight over the total), i.e. plain l2 logistic regression, an AUC-consistent surrogate
-    too (strongly proper composite loss, Agarwal, JMLR 2014); equal to
-    ``sklearn.linear_model.LogisticRegression(C=2 / (lam * W))``. ``lam="auto"`` is
+    too (strongly proper composite loss, Agarwal, JMLR 2014); with ``precondition=None``
+    equal to ``sklearn.linear_model.LogisticRegression(C=2 / (lam * W))``. ``lam="auto"`` is
     then :math:`E\|x_i - x_j\|^2 / W`, with the total weight :math:`W` (``n`` for unit
     weights) as the sample size (notes.md#spread-lam). ``"none"`` (e.g. in a TOML config)
     is None.""")

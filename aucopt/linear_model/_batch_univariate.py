@@ -26,8 +26,10 @@ class UniLogBatchClassifier(FittedLam, BaseAUCClassifier):
         \min_{w, b}\; \frac{\lambda}{2}\|w\|^2
         + \frac{2}{n}\sum_{i} \log\big(1 + e^{-y_i(w^\top x_i + b)}\big),
 
-    the solution of ``sklearn.linear_model.LogisticRegression(C=2 / (lam * n))``
-    (``n`` is the total sample weight with ``sample_weight``).
+    with ``precondition=None`` the solution of
+    ``sklearn.linear_model.LogisticRegression(C=2 / (lam * n))`` (``n`` is the total sample
+    weight with ``sample_weight``; with the default ``precondition="auto"`` the penalty
+    applies to the weights of the standardised columns instead).
 
     Parameters
     ----------
