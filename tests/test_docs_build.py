@@ -112,3 +112,21 @@ def test_wide_tables_scroll(site):
     css = (site / "_static" / "aucopt.css").read_text()
     assert "overflow-x: auto" in css
     assert "aucopt.css" in (site / "performance.html").read_text()
+
+
+def test_the_meaning_cells_do_not_stop_at_an_abbreviation():
+    """The first sentence of a parameter's description (its cell in the algorithm pages)
+    ended at "i.e." or "et al.": "... Kotlowski et al." instead of the whole sentence."""
+    sys.path.insert(0, str(DOCS / "_ext"))
+    try:
+        pages = importlib.import_module("algorithm_pages")
+    finally:
+        sys.path.remove(str(DOCS / "_ext"))
+    for algorithm, name in (("svm-perf", "tol"), ("uni-log-batch", "class_weight"),
+                            ("spam-l2", "precondition")):
+        doc = next(p["doc"] for p in aucopt.algorithm_info(algorithm)["params"]
+                   if p["name"] == name)
+        cell = pages._first_sentence([doc])
+        assert not cell.endswith(("i.e.", "e.g.", "et al.")), (algorithm, name, cell)
+        assert cell.endswith(".") and doc.startswith(cell.rstrip(".")), (algorithm, name, cell)
+    assert pages._first_sentence(["One, i.e. two. Three."]) == "One, i.e. two."

@@ -25,13 +25,14 @@ from sklearn.model_selection import (
     StratifiedKFold,
     train_test_split,
 )
+from sklearn.utils import _safe_indexing
 
 from .._api import algorithm_info, make
 from ..datasets import make_preprocessor
 from ..exceptions import DivergenceError
 from ..metrics import partial_roc_auc_score, pauc_scorer, roc_auc_score, roc_curve
 from ..utils._warnings import ignored_warnings
-from ._protocols import repeated_kfold
+from ._protocols import check_both_classes, repeated_kfold
 
 logger = logging.getLogger(__name__)
 
@@ -129,9 +130,9 @@ def fold_splits(y, *, folds=5, repeats=1, random_state=0):
     folds : int, default=5
     repeats : int, default=1
     random_state : int, RandomState instance or None, default=0
-        Repeat ``r`` uses seed ``random_state + r``. ``None``, as in scikit-learn, draws
-        that seed from numpy's global generator on each call: the splits are then not
-        reproducible from call to call (:func:`repeated_kfold`).
+        Repeat ``r`` uses seed ``random_state + r`` (modulo 2**32). ``None``, as in
+        scikit-learn, draws that seed from numpy's global generator on each call: the splits
+        are then not reproducible from call to call (:func:`repeated_kfold`).
 
     Returns
     -------
@@ -151,8 +152,8 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     ----------
     algorithm_id : str
         Registry id.
-    X, y : arrays
-        The whole data set; ``train`` and ``test`` index it.
+    X, y : arrays (pandas objects too)
+        The whole data set; ``train`` and ``test`` index its rows by position.
     train, test : ndarray of int
         Row indices.
     dataset : str
@@ -174,7 +175,8 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     curve_points : int
         If > 0, also return a convergence curve with that many points.
     params : dict, optional
-        Fixed hyperparameters set before the search (the grid overrides them).
+        Fixed hyperparameters set before the search (the grid overrides them; a
+        ``random_state`` among them is the estimator's seed instead of ``random_state``).
     validation : ndarray of int, optional
         Rows for model selection: the grid point with the best validation AUC
         is chosen (no inner CV), then the model is fitted on ``train`` alone.
@@ -210,23 +212,27 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     if isinstance(grid, str):  # a name; check_grid refuses an unknown one
         grid = {"quick": info["quick_grid"], "paper": info["grid"], "none": {}}.get(grid, grid)
     fixed = dict(params or {})
-    estimator = make(algorithm_id, random_state=random_state, **fixed)
+    estimator = make(algorithm_id, **{"random_state": random_state, **fixed})
     check_grid(grid, estimator)
-    train = np.asarray(train)
+    # rows by position, whatever the containers (a pandas index is not a position)
+    y, train, test = np.asarray(y), np.asarray(train), np.asarray(test)
+    check_both_classes(y, repeat, test=test, **({} if validation is None else
+                                           {"validation": np.asarray(validation)}))
     if max_train is not None and len(train) > max_train:
         train, _ = train_test_split(train, train_size=max_train, stratify=y[train],
                                     random_state=random_state)
         train = np.sort(train)
     scaler = make_preprocessor(preprocessing)
-    X_train = scaler.fit_transform(X[train])
-    X_test = scaler.transform(X[test])
+    X_train = scaler.fit_transform(_safe_indexing(X, train))
+    X_test = scaler.transform(_safe_indexing(X, test))
     y_train, y_test = y[train], y[test]
     params = {}
     start = time.perf_counter()
     try:
         if grid and len(grid_points(grid)) > 1:
             params = _search(estimator, grid, X_train, y_train, inner_folds, random_state,
-                             scaler.transform(X[validation]) if validation is not None else None,
+                             None if validation is None else
+                             scaler.transform(_safe_indexing(X, np.asarray(validation))),
                              None if validation is None else y[validation],
                              "roc_auc" if max_fpr is None else pauc_scorer(max_fpr))
         elif grid:
@@ -256,7 +262,7 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         result.roc = (fpr, tpr)
     if curve_points:
         try:
-            result.curve = convergence_curve(clone(estimator), X_train, y_train, X_test,
+            result.curve = convergence_curve(estimator, X_train, y_train, X_test,
                                              y_test, n_points=curve_points)
         except DivergenceError as exc:
             warnings.warn(f"{algorithm_id} with {params}: no convergence curve on {dataset} "
@@ -328,7 +334,8 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
     Parameters
     ----------
     estimator : BaseAUCClassifier
-        Unfitted estimator with the chosen hyperparameters.
+        Estimator with the chosen hyperparameters; a clone of it learns (the estimator
+        itself is left as it is, as scikit-learn's ``learning_curve`` does).
     X_train, y_train, X_test, y_test : arrays
     n_points : int
         Number of points on the curve (at least 1). A streaming estimator gets the same
@@ -345,6 +352,7 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
         raise ValueError(f"n_points must be an int >= 1, got {n_points!r}.")
     n = len(y_train)
     seen, aucs = [], []
+    estimator = clone(estimator)
     if hasattr(estimator, "partial_fit"):
         passes = estimator.get_params().get("max_iter", 1)
         rng = np.random.default_rng(random_state)

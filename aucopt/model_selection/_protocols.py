@@ -81,6 +81,26 @@ def _seed(random_state) -> int:
                      f"{random_state!r}.")
 
 
+def _repeat_seed(seed: int, r: int) -> int:
+    """The seed of repeat ``r``: ``seed + r``, modulo 2**32 (the seeds numpy accepts: a
+    seed of 2**32 - 1 is valid for one repeat, so its next repeats must be too)."""
+    return (seed + r) % 2**32
+
+
+def check_both_classes(y, repeat: int, **parts) -> None:
+    """Refuse a split one of whose ``parts`` (name -> row indices) holds a single class:
+    its AUC (a test part's, a validation part's) is undefined, and no fit on it has a
+    ranking to learn."""
+    for name, rows in parts.items():
+        held = np.unique(y[rows])
+        if held.size < 2:
+            raise ValueError(
+                f"the {name} part of repeat {repeat} holds only the class {held.tolist()} "
+                f"({rows.size} rows): its AUC is undefined. The smaller class has "
+                f"{int(np.unique(y, return_counts=True)[1].min())} sample(s); give that part "
+                "a larger share (test_size, ratios) or use k-fold.")
+
+
 def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
     """Return ``repeats`` x ``folds`` stratified k-fold splits.
 
@@ -90,10 +110,10 @@ def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
     folds : int, default=5
     repeats : int, default=5
     random_state : int, RandomState instance or None, default=0
-        Repeat ``r`` uses seed ``random_state + r``. ``None``, as in scikit-learn, draws
-        that seed from numpy's global generator on each call, so the splits are not
-        reproducible from call to call (a ``RandomState`` draws it from itself); every
-        ``Split.seed`` is still an int.
+        Repeat ``r`` uses seed ``random_state + r`` (modulo 2**32). ``None``, as in
+        scikit-learn, draws that seed from numpy's global generator on each call, so the
+        splits are not reproducible from call to call (a ``RandomState`` draws it from
+        itself); every ``Split.seed`` is still an int.
 
     Returns
     -------
@@ -110,9 +130,10 @@ def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
             f"{fewest} folds (the command line's --folds).")
     out = []
     for r in range(repeats):
-        cv = StratifiedKFold(folds, shuffle=True, random_state=random_state + r)
+        seed = _repeat_seed(random_state, r)
+        cv = StratifiedKFold(folds, shuffle=True, random_state=seed)
         for f, (train, test) in enumerate(cv.split(np.zeros(len(y)), y)):
-            out.append(Split(r, f, train, test, None, random_state + r))
+            out.append(Split(r, f, train, test, None, seed))
     return out
 
 
@@ -125,7 +146,8 @@ def repeated_holdout(y, *, test_size=0.2, repeats=20, random_state=0) -> list[Sp
     test_size : float, default=0.2
     repeats : int, default=20
     random_state : int, RandomState instance or None, default=0
-        Repeat ``r`` uses seed ``random_state + r`` (``None``: see :func:`repeated_kfold`).
+        Repeat ``r`` uses seed ``random_state + r`` modulo 2**32 (``None``: see
+        :func:`repeated_kfold`). Refused when a test part would hold a single class.
 
     Returns
     -------
@@ -138,9 +160,10 @@ def repeated_holdout(y, *, test_size=0.2, repeats=20, random_state=0) -> list[Sp
     idx = np.arange(len(y))
     out = []
     for r in range(repeats):
-        train, test = train_test_split(idx, test_size=test_size, stratify=y,
-                                       random_state=random_state + r)
-        out.append(Split(r, 0, np.sort(train), np.sort(test), None, random_state + r))
+        seed = _repeat_seed(random_state, r)
+        train, test = train_test_split(idx, test_size=test_size, stratify=y, random_state=seed)
+        check_both_classes(y, r, train=train, test=test)
+        out.append(Split(r, 0, np.sort(train), np.sort(test), None, seed))
     return out
 
 
@@ -148,8 +171,9 @@ def train_val_test(y, *, ratios=(4, 1, 1), repeats=5, random_state=0) -> list[Sp
     """Return one stratified train/validation/test split in ``ratios``, ``repeats`` times.
 
     The split is drawn once (seed ``random_state``); repeat ``r`` keeps it and
-    only changes the estimator seed to ``random_state + r`` (Liu et al. 2018: "averaged
-    over 5 random runs over the training data").
+    only changes the estimator seed to ``random_state + r`` (modulo 2**32; Liu et al. 2018:
+    "averaged over 5 random runs over the training data"). Refused when a part would
+    hold a single class.
 
     Parameters
     ----------
@@ -175,7 +199,9 @@ def train_val_test(y, *, ratios=(4, 1, 1), repeats=5, random_state=0) -> list[Sp
     val, test = train_test_split(rest, test_size=ratios[2] / (ratios[1] + ratios[2]),
                                  stratify=y[rest], random_state=random_state)
     train, val, test = np.sort(train), np.sort(val), np.sort(test)
-    return [Split(r, 0, train, test, val, random_state + r) for r in range(repeats)]
+    check_both_classes(y, 0, train=train, validation=val, test=test)
+    return [Split(r, 0, train, test, val, _repeat_seed(random_state, r))
+            for r in range(repeats)]
 
 
 def given_test_halved(y_train, y_test, *, repeats=5, random_state=0) -> list[Split]:
@@ -205,7 +231,8 @@ def given_test_halved(y_train, y_test, *, repeats=5, random_state=0) -> list[Spl
     rows = np.arange(n, n + len(y_test))
     val, test = train_test_split(rows, test_size=0.5, stratify=y_test, random_state=random_state)
     train = np.arange(n)
-    return [Split(r, 0, train, np.sort(test), np.sort(val), random_state + r)
+    check_both_classes(np.concatenate([y_train, y_test]), 0, validation=val, test=test)
+    return [Split(r, 0, train, np.sort(test), np.sort(val), _repeat_seed(random_state, r))
             for r in range(repeats)]
 
 

@@ -19,6 +19,7 @@ OUT = Path(__file__).resolve().parents[1] / "algorithms" / "generated"
 
 # docstring citations like "[1]_" point at the class page's references; drop them here
 _CITE = re.compile(r"\s*\[\d+\]_")
+_ABBREVIATIONS = (" i.e.", " e.g.", " et al.", " cf.", " vs.", "(i.e.", "(e.g.", "(cf.")
 
 
 def _text(lines) -> str:
@@ -45,9 +46,13 @@ def _grid(values) -> str:
 
 
 def _first_sentence(desc: list[str]) -> str:
+    """The text up to the first full stop that ends a sentence (not an abbreviation's)."""
     text = " ".join(line.strip() for line in desc).strip()
-    match = re.match(r"(.+?\.)(\s|$)", text)
-    return _CITE.sub("", match.group(1) if match else text)
+    for stop in re.finditer(r"\.(\s|$)", text):
+        head = text[:stop.start() + 1]
+        if not head.endswith(_ABBREVIATIONS):
+            return _CITE.sub("", head)
+    return _CITE.sub("", text)
 
 
 def _param_table(info: dict) -> list[str]:
