@@ -114,9 +114,10 @@ def test_warmup_command_names_the_cache(tmp_path, monkeypatch):
         assert kernel_cache_dir() == os.path.join(here, "__pycache__")
 
 
-@pytest.mark.parametrize("ids", [",", " , "])
+@pytest.mark.parametrize("ids", [",", " , ", ""])
 def test_warmup_of_no_algorithm_is_refused(ids):
-    """``aucopt warmup ,`` failed with ``max() arg is an empty sequence``."""
+    """``aucopt warmup ,`` failed with ``max() arg is an empty sequence``; ``aucopt warmup
+    ""`` warmed every id, as no argument does."""
     result = CliRunner().invoke(app, ["warmup", ids])
     assert result.exit_code == 1 and "no algorithm to warm up" in result.output, result.output
     with pytest.raises(ValueError, match="no algorithm to warm up"):

@@ -88,7 +88,7 @@ def test_the_last_dict_is_not_pickled():
     model.predict_proba_one(x)
     assert model._map._last_row is not None
     copy = pickle.loads(pickle.dumps(model))
-    assert copy._map._last_row is None and copy._map._last_keys == model._map._last_keys
+    assert copy._map._last_row is None and copy._map._keyed_plan[0] == model._map._keyed_plan[0]
     assert copy.predict_proba_one(x) == model.predict_proba_one(x)
     old = pickle.loads(pickle.dumps(model._map))
     del old.__dict__["_last_row"]  # a map pickled before the row was kept

@@ -136,3 +136,29 @@ def test_fits_in_threads_leave_blas_with_its_thread_count():
         assert counts() == before
     aucopt.make("opauc", random_state=0).fit(X, y)
     assert counts() == before
+
+
+def test_a_river_row_mapped_while_another_thread_maps_other_keys_keeps_its_columns(monkeypatch):
+    """Threads scoring one hashed River model: a thread that found its keys equal to the last
+    ones, then lost the interpreter to a thread mapping other keys, laid its values on that
+    thread's columns (another row's score, seen 3-14 times in 300,000 calls per thread). The
+    switch is made here at that point, deterministically."""
+    from aucopt.river import AUCClassifier, _columns
+
+    model = AUCClassifier(algorithm="spam-l2", n_features=64)
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        x = {f"f{j}": float(v) for j, v in enumerate(rng.normal(size=8))}
+        model.learn_one(x, x["f0"] + x["f3"] > 0)
+    rows = [{"f0": 1.0, "f1": -2.0}, {"f2": 2.0, "f3": -2.0}]
+    expected = [model.score_one(dict(row)) for row in rows]
+    model.score_one(dict(rows[0]))  # its keys are the last ones mapped
+    same_types = _columns._same_types
+
+    def switched(keys, others):  # the other thread runs here
+        monkeypatch.setattr(_columns, "_same_types", same_types)
+        assert model.score_one(dict(rows[1])) == expected[1]
+        return same_types(keys, others)
+
+    monkeypatch.setattr(_columns, "_same_types", switched)
+    assert model.score_one(dict(rows[0])) == expected[0]

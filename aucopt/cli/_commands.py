@@ -145,8 +145,11 @@ def warmup(
     from .._warmup import warmup as warm
     from ._tables import cached_tables
 
+    ids = split_list(algorithms)
+    if algorithms is not None and ids is None:  # "" names none (every id: no argument)
+        ids = []
     start = time.perf_counter()
-    seconds = warm(split_list(algorithms), jobs=jobs)
+    seconds = warm(ids, jobs=jobs)
     cached_tables()  # and `aucopt algorithms`' tables
     slowest = max(seconds, key=seconds.get)
     typer.echo(f"{len(seconds)} algorithms ready in {time.perf_counter() - start:.1f} s "

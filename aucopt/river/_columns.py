@@ -96,12 +96,14 @@ class ColumnMap:
 
     max_features = None  # (maps pickled before the bound existed)
     _last_row = None  # (and before the last row was kept)
+    _keyed_plan = (None, None)  # (and before the last keys and plan were one attribute)
 
     def __init__(self, n_features, max_features=None):
         self.n_features, self.max_features = n_features, max_features
         self.columns = {}  # name -> column (a vocabulary; empty when hashing)
-        self._last_keys = None
-        self._last_plan = None
+        # (the last key tuple, its plan): one attribute, read once, so that threads scoring
+        # rows of other keys at once never pair one row's keys with another's plan
+        self._keyed_plan = (None, None)
         self._last_row = None  # (the dict, the list of its values, its row): not pickled
         # int32 indices like aucopt.algorithms._data.as_rows, so rows from learn_one and
         # from partial_fit take the same compiled kernels
@@ -212,8 +214,9 @@ class ColumnMap:
         listed = None
         # (a vocabulary without a bound gives columns by a dict alone, where the equal names
         # 1, 1.0 and True share one; hashing tells them apart)
-        if keys == self._last_keys and (self.n_features is None and self.max_features is None
-                                        or _same_types(keys, self._last_keys)):
+        last_keys, last_plan = self._keyed_plan
+        if keys == last_keys and (self.n_features is None and self.max_features is None
+                                  or _same_types(keys, last_keys)):
             last = self._last_row
             # the same dict with the same values (compared one by one, the same objects
             # first) and the same width: the row made from it last, every name known then
@@ -224,13 +227,13 @@ class ColumnMap:
                         return last[2]
                 except (TypeError, ValueError):  # an array put in since: refused below
                     pass
-            cols, indptr, order, inverse = self._last_plan
+            cols, indptr, order, inverse = last_plan
             complete = True
         else:
             plan, complete = self._plan(keys, grow)
             cols, indptr, order, inverse = plan
             if complete:
-                self._last_keys, self._last_plan = keys, plan
+                self._keyed_plan = (keys, plan)
         if listed is None:
             listed = list(x.values())
         try:
@@ -301,7 +304,7 @@ class ColumnMap:
         """Remove ``names`` from the vocabulary (undo of a failed learning call)."""
         for name in names:
             self.columns.pop(name, None)
-        self._last_keys = self._last_plan = self._last_row = None
+        self._keyed_plan, self._last_row = (None, None), None
 
 
 def feature_axes(states: dict[int, dict]) -> dict[str, tuple[int, ...]]:
