@@ -231,7 +231,9 @@ def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
     y_true : array-like of shape (n_samples,)
         Binary labels of any type.
     y_score : array-like of shape (n_samples,)
-        Finite real-valued scores.
+        Real-valued scores; ``+inf`` and ``-inf`` rank as the largest and smallest
+        values, below the first point's threshold (the curve of scores ``+-1e300`` in
+        their place; scikit-learn refuses them).
     pos_label : int, float, bool, str or None, default=None
         Label of the positive class; ``None`` takes the larger of the two sorted labels.
         (scikit-learn requires it unless the labels are {0, 1} or {-1, 1}; where
@@ -254,8 +256,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
     Raises
     ------
     ValueError
-        For the same inputs as :func:`roc_auc_score`, and for infinite scores (as
-        scikit-learn; :func:`roc_auc_score` ranks them). Unlike scikit-learn, a
+        For the same inputs as :func:`roc_auc_score`. Unlike scikit-learn, a
         ``y_true`` with a single class raises instead of returning NaN rates.
     TypeError
         If ``y_score`` is not numeric or the labels cannot be sorted.
@@ -267,9 +268,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])
     """
     _check_flag("drop_intermediate", drop_intermediate)
-    # finite only (as scikit-learn): a score of +inf would have to be counted at the
-    # threshold +inf of the first point, (0, 0)
-    is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label)
+    is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label, allow_inf=True)
     values, pos_g, neg_g = _tie_groups(scores, is_pos)
     values, pos_g, neg_g = values[::-1], pos_g[::-1], neg_g[::-1]
     tps = np.cumsum(pos_g)

@@ -324,7 +324,7 @@ def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val,
 
 
 def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=20,
-                      random_state=0):
+                      random_state=0, copy=True):
     """Return test AUC against the number of training samples seen.
 
     Streaming estimators learn the shuffled training data chunk by chunk with
@@ -334,8 +334,7 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
     Parameters
     ----------
     estimator : BaseAUCClassifier
-        Estimator with the chosen hyperparameters; a clone of it learns (the estimator
-        itself is left as it is, as scikit-learn's ``learning_curve`` does).
+        Estimator with the chosen hyperparameters.
     X_train, y_train, X_test, y_test : arrays
     n_points : int
         Number of points on the curve (at least 1). A streaming estimator gets the same
@@ -343,6 +342,10 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
         at most one per training row, so ``max_iter`` times that in all.
     random_state : int
         Seed of the sample order.
+    copy : bool, default=True
+        Learn on a clone of ``estimator``, leaving it as it is (as scikit-learn's
+        ``learning_curve`` does); False: on ``estimator`` itself, which then holds the
+        model of the last point (a wrapper that records its calls, for instance).
 
     Returns
     -------
@@ -352,7 +355,8 @@ def convergence_curve(estimator, X_train, y_train, X_test, y_test, *, n_points=2
         raise ValueError(f"n_points must be an int >= 1, got {n_points!r}.")
     n = len(y_train)
     seen, aucs = [], []
-    estimator = clone(estimator)
+    if copy:
+        estimator = clone(estimator)
     if hasattr(estimator, "partial_fit"):
         passes = estimator.get_params().get("max_iter", 1)
         rng = np.random.default_rng(random_state)
