@@ -41,7 +41,8 @@ class FittedAttributes:
         with the hyperparameters as they are now (a state committed from outside an update:
         a load, a distributed fit, a widened stream)."""
         self._fitted = {}
-        self.__dict__[READ_WITH] = self._params()
+        self.__dict__.pop(READ_WITH, None)  # (the structure the state was built with, kept)
+        self.__dict__[READ_WITH] = self._state_params()
 
     def _fitted_attributes(self) -> dict:
         """Return ``{"coef_": ..., "intercept_": ...}`` of the committed state (cached).
