@@ -376,3 +376,43 @@ def test_compare_reports_the_sample_std_as_the_experiment_reports(tmp_path, toy)
     aucs = np.array([float(r.split(",")[at]) for r in rows[1:]])
     shown = float(re.search(r"spam-l2\s+0\.\d{4} \+- (0\.\d{4})", result.output).group(1))
     assert shown == round(float(aucs.std(ddof=1)), 4) != round(float(aucs.std()), 4)
+
+
+def test_an_output_path_that_is_a_folder_is_named_not_a_temporary_file(tmp_path, toy):
+    """evaluate --plot FOLDER (and stream's CSV, a report's -o) failed with "[Errno 21] Is a
+    directory: '.FOLDER.c4c5.tmp' -> 'FOLDER'", naming a file the user never asked for."""
+    data = str(toy[0])
+    assert runner.invoke(app, ["fit", "spam-l2", data, "--out", str(tmp_path / "m")]).exit_code == 0
+    (tmp_path / "roc").mkdir()
+    (tmp_path / "s.csv").mkdir()
+    for args in (["evaluate", str(tmp_path / "m"), data, "--plot", str(tmp_path / "roc")],
+                 ["stream", data, "--baselines", "", "--no-progress", "--out",
+                  str(tmp_path / "s")]):
+        result = runner.invoke(app, args)
+        assert result.exit_code == 1 and "it is a folder" in result.output, result.output
+        assert ".tmp" not in result.output
+
+
+def test_stream_refuses_a_learner_named_twice_as_compare_does(tmp_path, toy):
+    """stream kept one of two equal learners (a dict of them) and said nothing."""
+    result = runner.invoke(app, ["stream", str(toy[0]), "--algorithms", "spam-l2,spam-l2",
+                                 "--baselines", "", "--no-progress", "--out",
+                                 str(tmp_path / "s")])
+    assert result.exit_code == 1 and "named twice" in result.output, result.output
+
+
+def test_fit_stream_names_a_bad_row_where_it_is_in_the_file(tmp_path):
+    """A NaN on the fourth data line was reported "first in row 141" (its place in a
+    shuffled chunk): now the row of the file, or said to be counted in a shuffled chunk."""
+    X, y = make_auc_problem(200, 5, random_state=0)
+    dump_svmlight_file(X, y, str(tmp_path / "nan.svm"), zero_based=False)
+    lines = (tmp_path / "nan.svm").read_text().splitlines()
+    lines[3] = re.sub(r" 2:\S+", " 2:nan", lines[3])
+    (tmp_path / "nan.svm").write_text("\n".join(lines) + "\n")
+    base = ["fit", "spam-l2", str(tmp_path / "nan.svm"), "--stream", "--n-features", "5",
+            "--out", str(tmp_path / "m")]
+    result = runner.invoke(app, [*base, "--shuffle-buffer", "0", "--chunk-size", "2"])
+    assert result.exit_code == 1 and "first in data row 3, counted from 0" in result.output
+    result = runner.invoke(app, base)
+    assert result.exit_code == 1 and "shuffled through a buffer" in result.output
+    assert "--shuffle-buffer 0" in result.output

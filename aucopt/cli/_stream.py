@@ -169,6 +169,8 @@ def _learners(algorithms, baselines, n_features, scaler):
     from ..river._classifier import FixedWidthError
 
     learners = {}
+    if len(set(algorithms)) < len(algorithms):  # (a dict of them kept one: as compare)
+        raise ValueError(f"An algorithm is named twice: {', '.join(algorithms)}.")
     for item in algorithms:
         algorithm, *pairs = item.split(":")
         params = _parse_params(pairs, algorithm)

@@ -25,6 +25,9 @@ def replaced_on_success(path, tmp=None):
         raise (NotADirectoryError if folder.exists() else FileNotFoundError)(
             f"cannot write {path}: {folder} is not a folder"
             f"{'' if folder.exists() else ' (no such folder; create it first)'}.")
+    if path.is_dir():  # (the same: os.replace would name the temporary file)
+        raise IsADirectoryError(f"cannot write {path}: it is a folder; give a file name "
+                                "(inside it, or beside it).")
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp") if tmp is None else Path(tmp)
     try:
         yield tmp
