@@ -7,8 +7,9 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.aucopt-installed
 # three pytest workers on two cores: many tests wait on subprocesses, Dask clusters and
-# timeouts, and a third worker runs meanwhile (full suite on the quiet 2-core machine:
-# 420-435 s with -n 3 against 463-494 s with -n 2)
+# timeouts, and a third worker runs meanwhile (quiet 2-core machine, same suite: a fresh
+# clone 498 s of pytest with -n 3 against 505 s with -n 2; a checkout whose kernels are
+# all cached 420-435 s against 463 s)
 PYTEST_ARGS ?= -n 3
 
 .PHONY: run test lint bench bench-fuzz bench-fuzz-io bench-fuzz-inputs docs clean bench-peers
