@@ -416,3 +416,22 @@ def test_fit_stream_names_a_bad_row_where_it_is_in_the_file(tmp_path):
     result = runner.invoke(app, base)
     assert result.exit_code == 1 and "shuffled through a buffer" in result.output
     assert "--shuffle-buffer 0" in result.output
+
+
+def test_evaluate_plot_makes_its_folder_as_fit_out_does(tmp_path, toy):
+    """evaluate --plot missing/roc.png refused the missing folder, which fit --out and
+    stream --out make."""
+    data = str(toy[0])
+    assert runner.invoke(app, ["fit", "spam-l2", data, "--out", str(tmp_path / "m")]).exit_code == 0
+    plot = tmp_path / "new" / "roc.png"
+    result = runner.invoke(app, ["evaluate", str(tmp_path / "m"), data, "--plot", str(plot)])
+    assert result.exit_code == 0 and plot.read_bytes()[:4] == b"\x89PNG", result.output
+
+
+def test_stream_refuses_a_scale_and_no_scale_together(tmp_path, toy):
+    """--scale maxabs --no-scale ran without a word, --no-scale winning."""
+    result = runner.invoke(app, ["stream", str(toy[0]), "--scale", "maxabs", "--no-scale",
+                                 "--baselines", "", "--no-progress", "--out",
+                                 str(tmp_path / "s")])
+    assert result.exit_code == 2 and "contradict" in result.output, result.output
+    assert not (tmp_path / "s.csv").exists()

@@ -395,6 +395,7 @@ def evaluate(
         fig, axes = new_figure(1, 1, panel=(4.5, 4.5), legend_width=2.4)
         plot_roc({est._algorithm: (y == est.classes_[1], scores)}, ax=axes[0, 0],
                  from_scores=True, title=f"ROC of {est._algorithm} on {name}")
+        plot.parent.mkdir(parents=True, exist_ok=True)  # (as fit --out and stream --out)
         save_figure(fig, plot)
         typer.echo(f"ROC curve written to {plot}")
 

@@ -275,6 +275,9 @@ def stream(
     from ..river import prequential
     from ._data import refuse_missing
 
+    if no_scale and scale not in ("auto", "none"):  # (one of them is not what was asked)
+        raise typer.BadParameter(f"--no-scale and --scale {scale} contradict each other; "
+                                 "give one of them.")
     path = Path(data)
     info = None if path.is_file() else _registered(data)
     refuse_missing(data, {data} if info else set())
