@@ -194,15 +194,17 @@ def first_non_finite_row(rows: RowData) -> int:
     return int(bad[0]) if bad.size else -1
 
 
-def non_finite_message(rows: RowData, row: int) -> str:
-    """Return the error message for a row of ``X`` with a NaN, an infinity or a huge value."""
+def non_finite_message(rows: RowData, row: int, where: str | None = None) -> str:
+    """Return the error message for a row of ``X`` with a NaN, an infinity or a huge value
+    (``where``: how the message places that row, default ``"first in row {row}"``)."""
     lo, hi = (rows.indptr[row], rows.indptr[row + 1]) if rows.is_sparse else (None, None)
     values = rows.data[lo:hi] if rows.is_sparse else rows.data[row]
+    where = f"first in row {row}" if where is None else where
     if np.isnan(values).any():
-        return (f"Input X contains NaN (first in row {row}). Impute or drop the missing values "
+        return (f"Input X contains NaN ({where}). Impute or drop the missing values "
                 "first (e.g. sklearn.impute.SimpleImputer).")
-    return (f"Input X contains infinity or a value too large for dtype('float64') (first in "
-            f"row {row}; squared row norms must stay finite). Remove or clip infinite values "
+    return (f"Input X contains infinity or a value too large for dtype('float64') ({where}; "
+            "squared row norms must stay finite). Remove or clip infinite values "
             "(e.g. numpy.nan_to_num) or rescale the features before fitting.")
 
 

@@ -3,7 +3,6 @@ one pass over a LIBSVM file, and the warnings and checks around them."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import typer
@@ -112,23 +111,26 @@ def fit_stream(est, data, chunk_size, n_features, classes, shuffle_buffer, seed,
         try:
             est.partial_fit(X, y, classes=labels)
         except ValueError as exc:  # a bad row named by its place in the chunk: in the file
-            raise _in_file(exc, seen, shuffle_buffer) from None
+            raise _in_file(exc, X, seen, shuffle_buffer) from None
         seen += X.shape[0]
     _check_both_classes(est, path, seen)
     return path.name, seen, zero_based
 
 
-def _in_file(exc: ValueError, seen: int, shuffle_buffer: int) -> ValueError:
-    """``exc`` of a chunk with the row it names counted from the file's first data row
-    (``seen`` rows before the chunk), or said to be counted in a shuffled chunk."""
-    found = re.search(r"\(first in row (\d+)\)", str(exc))
-    if found is None:
+def _in_file(exc: ValueError, X, seen: int, shuffle_buffer: int) -> ValueError:
+    """``exc`` of the chunk ``X``, where it is the refusal of a non-finite row, with that row
+    counted from the file's first data row (``seen`` rows before the chunk), or said to be
+    counted in a shuffled chunk; any other error as it is."""
+    from ..algorithms._data import as_rows, first_non_finite_row, non_finite_message
+
+    rows = as_rows(X)
+    bad = first_non_finite_row(rows)
+    if bad < 0 or str(exc) != non_finite_message(rows, bad):
         return exc
-    row = int(found.group(1))
-    where = (f"(first in data row {seen + row}, counted from 0)" if not shuffle_buffer else
-             f"(first in row {row} of a chunk of rows shuffled through a buffer of "
-             f"{shuffle_buffer} lines; --shuffle-buffer 0 names its row in the file)")
-    return ValueError(str(exc)[:found.start()] + where + str(exc)[found.end():])
+    where = (f"first in data row {seen + bad}, counted from 0" if not shuffle_buffer else
+             f"first in row {bad} of a chunk of rows shuffled through a buffer of "
+             f"{shuffle_buffer} lines; --shuffle-buffer 0 names its row in the file")
+    return ValueError(non_finite_message(rows, bad, where))
 
 
 def _check_both_classes(est, path, seen: int) -> None:

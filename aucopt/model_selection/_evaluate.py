@@ -216,8 +216,9 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
     check_grid(grid, estimator)
     # rows by position, whatever the containers (a pandas index is not a position)
     y, train, test = np.asarray(y), np.asarray(train), np.asarray(test)
-    check_both_classes(y, repeat, test=test, **({} if validation is None else
-                                           {"validation": np.asarray(validation)}))
+    validation = None if validation is None else np.asarray(validation)
+    check_both_classes(y, repeat, test=test,
+                       **({} if validation is None else {"validation": validation}))
     if max_train is not None and len(train) > max_train:
         train, _ = train_test_split(train, train_size=max_train, stratify=y[train],
                                     random_state=random_state)
@@ -232,7 +233,7 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         if grid and len(grid_points(grid)) > 1:
             params = _search(estimator, grid, X_train, y_train, inner_folds, random_state,
                              None if validation is None else
-                             scaler.transform(_safe_indexing(X, np.asarray(validation))),
+                             scaler.transform(_safe_indexing(X, validation)),
                              None if validation is None else y[validation],
                              "roc_auc" if max_fpr is None else pauc_scorer(max_fpr))
         elif grid:
