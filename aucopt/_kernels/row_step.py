@@ -150,6 +150,8 @@ def begin_row(stats, undo, data, indices, indptr, y):
     undo.used[0] = n_more
     at = 0
     for a in undo.by_rows:
+        if a.shape[1] == 0:
+            continue
         for q in range(nnz):
             for c in range(a.shape[1]):
                 saved[at] = a[indices[q], c]
@@ -168,8 +170,9 @@ def begin_row(stats, undo, data, indices, indptr, y):
                 at += 1
     at = 0
     for b in undo.whole:
-        copy_values(b, saved_whole[at:at + b.shape[0]])
-        at += b.shape[0]
+        if b.shape[0]:  # (the padding is empty)
+            copy_values(b, saved_whole[at:at + b.shape[0]])
+            at += b.shape[0]
     for z in undo.zeroed:
         z[:] = 0.0
     accumulate_class_sums(count, sums, sqmax, data, indices, indptr, y)
@@ -198,11 +201,14 @@ def undo_row(undo, indices, indptr):
     saved, saved_whole, extra = undo.saved, undo.saved_whole, undo.extra
     at = 0
     for b in undo.whole:
-        copy_values(saved_whole[at:at + b.shape[0]], b)
-        at += b.shape[0]
+        if b.shape[0]:
+            copy_values(saved_whole[at:at + b.shape[0]], b)
+            at += b.shape[0]
     nnz, n_more = indptr[1], undo.used[0]
     at = 0
     for a in undo.by_rows:
+        if a.shape[1] == 0:
+            continue
         for q in range(nnz):
             for c in range(a.shape[1]):
                 a[indices[q], c] = saved[at]

@@ -53,8 +53,13 @@ _PCG64 = np.random.PCG64
 _new_tuple = tuple.__new__  # a RowData without the named tuple's Python-level __new__
 _ORDER = np.zeros(1, dtype=np.int64)  # the order of a one-row chunk (read only by kernels)
 _NO_EXTRA = (np.zeros(0, dtype=np.int64), np.zeros(1, dtype=np.int64))
-_NO_ZEROED = (np.zeros(0),)  # tuples numba can loop over, with nothing to do
-_NO_ROWS = (np.zeros((0, 0)),)
+# The undo's tuples are padded with empty arrays (nothing to save) to a few fixed lengths:
+# numba types a tuple by its length, and every length compiled the transaction and each
+# family's fused call again (one state entry more or less, e.g. with precondition=None,
+# made a new type); each tuple is a multiple of its slots long.
+_EMPTY_2D, _EMPTY_BYTES, _EMPTY = np.zeros((0, 0)), np.zeros(0, dtype=np.uint8), np.zeros(0)
+_ROW_SLOTS, _COL_SLOTS, _WHOLE_SLOTS, _ZEROED_SLOTS = 4, 2, 8, 2
+_NO_ZEROED = (_EMPTY,) * _ZEROED_SLOTS
 _NO_WATCH = np.zeros(1)
 _NO_SCALING = (np.zeros(0), np.zeros(1), np.zeros(1), False)  # a lane that never scales
 _SCRATCH_ROWS = 64  # non-zeros a row may have before the saved values need a larger buffer
@@ -237,7 +242,15 @@ def _transaction(state: dict, column_keys, own=()) -> tuple | None:
             whole.append(value.reshape(-1).view(np.uint8))
     if any(np.shares_memory(a, w) for a in by_rows + by_cols for w in whole):
         return None  # an entry saved whole and by columns: the undo would not be exact
-    return tuple(by_rows) or _NO_ROWS, tuple(by_cols) or _NO_ROWS, tuple(whole)
+    return (_padded(by_rows, _ROW_SLOTS, _EMPTY_2D), _padded(by_cols, _COL_SLOTS, _EMPTY_2D),
+            _padded(whole, _WHOLE_SLOTS, _EMPTY_BYTES))
+
+
+def _padded(items, slots: int, empty: np.ndarray) -> tuple:
+    """Return ``items`` as a tuple followed by ``empty`` up to a multiple of ``slots``
+    (at least ``slots`` long): fewer distinct tuple types for numba to compile for."""
+    n = max(slots, -(-len(items) // slots) * slots)
+    return tuple(items) + (empty,) * (n - len(items))
 
 
 def feature_axis(key: str, value: np.ndarray, d: int) -> int | None:
@@ -317,7 +330,7 @@ class RowPath:
         if step.pre and self.fused is not spam_lazy_row:
             self.fused = None  # only that wrapper makes the pre calls itself
         watch = self.state[step.watch[0]] if step.watch else _NO_WATCH
-        self._set_undo(self.undo._replace(zeroed=step.zeroed or _NO_ZEROED,
+        self._set_undo(self.undo._replace(zeroed=_padded(step.zeroed, _ZEROED_SLOTS, _EMPTY),
                                           max_nnz=step.max_nnz, watch=watch,
                                           watched=np.array([watch[0]], np.float64)))
 
