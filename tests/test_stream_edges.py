@@ -23,28 +23,43 @@ from aucopt.river import (  # noqa: E402
 )
 
 _LEARN_MANY = """
+import sys
 import numpy as np, pandas as pd
 from aucopt.river import AUCClassifier
-rng = np.random.default_rng(0)
-X = pd.DataFrame({{"a": rng.normal(size={rows}), "b": rng.normal(size={rows})}})
-y = pd.Series(rng.integers(0, 2, {labels}).astype(bool))
-try:
-    AUCClassifier("{algorithm}", seed=0).learn_many(X, y)
-except ValueError as error:
-    print("refused:", error)
+for case in sys.argv[1:]:
+    algorithm, rows, labels = case.split(":")
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"a": rng.normal(size=int(rows)), "b": rng.normal(size=int(rows))})
+    y = pd.Series(rng.integers(0, 2, int(labels)).astype(bool))
+    try:
+        AUCClassifier(algorithm, seed=0).learn_many(X, y)
+    except ValueError as error:
+        print(case, "refused:", error, flush=True)
 """
+_SHAPES = [(5, 10), (3, 2000), (10, 5)]
+_LEARNERS = ["spam-l2", "ftrl-auc"]
 
 
-@pytest.mark.parametrize("rows, labels", [(5, 10), (3, 2000), (10, 5)])
-@pytest.mark.parametrize("algorithm", ["spam-l2", "ftrl-auc"])
-def test_learn_many_refuses_labels_that_are_not_one_per_row(rows, labels, algorithm):
+@pytest.fixture(scope="module")
+def learn_many_outcomes():
+    """Every case of the test below in one subprocess (one interpreter start), so that a
+    crash is a failure: ``(return code, stdout, stderr)``."""
+    cases = [f"{a}:{rows}:{labels}" for a in _LEARNERS for rows, labels in _SHAPES]
+    done = subprocess.run([sys.executable, "-c", _LEARN_MANY, *cases], capture_output=True,
+                          text=True)
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("rows, labels", _SHAPES)
+@pytest.mark.parametrize("algorithm", _LEARNERS)
+def test_learn_many_refuses_labels_that_are_not_one_per_row(rows, labels, algorithm,
+                                                            learn_many_outcomes):
     """The kernels read a label per row: more labels than rows crashed the interpreter
-    (SIGSEGV), fewer were read past their end (a subprocess, so that a crash is a failure)."""
-    code = _LEARN_MANY.format(rows=rows, labels=labels, algorithm=algorithm)
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
-    assert f"refused: learn_many needs one label per row: X has {rows} rows, y {labels}" in (
-        done.stdout)
+    (SIGSEGV), fewer were read past their end."""
+    returncode, stdout, stderr = learn_many_outcomes
+    assert returncode == 0, (returncode, stderr[-2000:])
+    assert (f"{algorithm}:{rows}:{labels} refused: learn_many needs one label per row: "
+            f"X has {rows} rows, y {labels}") in stdout
 
 
 def test_the_fit_refuses_rows_and_labels_of_different_lengths():
