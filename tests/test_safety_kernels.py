@@ -47,7 +47,8 @@ def _other_value(algorithm, name):
     if isinstance(default, str):  # another of the declared options
         declared = next(p for p in get_algorithm(algorithm).params if p.name == name)
         options = next(c.options for c in declared.constraints if hasattr(c, "options"))
-        return sorted(options - {default})[0]
+        others = sorted(options - {default})
+        return others[0] if others else 1.5  # "auto" or a number (a kernel's bandwidth)
     return max(int(default or 1) // 2, 2) + 1
 
 

@@ -70,7 +70,8 @@ BANDWIDTH = Param("bandwidth", "auto", (POSITIVE, AUTO), 'float or "auto"', r"""
     :math:`k(x, x') = \exp(-\|x - x'\|^2/(2\sigma^2))`. ``"auto"``: the
     root of the total variance of the first data given, weighted by their
     sample weights (O(nnz), so a typical pair has :math:`k \approx e^{-1}`;
-    integer weights give the width of repeated rows); fixed afterwards.""")
+    integer weights give the width of repeated rows); fixed afterwards: a stream
+    (``partial_fit``) refuses another value until ``fit`` restarts.""", structural=True)
 
 
 def max_memory_gb(what: str) -> Param:
@@ -213,11 +214,15 @@ def fix_bandwidth(state: dict, rows: RowData, params: dict, y) -> None:
     estimator shares read-only state arrays between its state and the working copy
     of a ``partial_fit`` call instead of copying them (O(D d) per call otherwise).
     """
+    bw = params["bandwidth"]
     if state["bandwidth"][0] <= 0:
-        bw = params["bandwidth"]
         sigma = auto_bandwidth(rows, np.abs(y)) if bw == "auto" else float(bw)
         state["bandwidth"][0] = sigma
         state["freq"] /= sigma
+    elif bw != "auto" and float(bw) != state["bandwidth"][0]:  # a warm start's kept width
+        raise ValueError(f"warm_start=True cannot reuse the previous frequencies, drawn for "
+                         f"bandwidth={float(state['bandwidth'][0])!r}, with bandwidth={bw!r}: set "
+                         "warm_start=False to start afresh, or the previous bandwidth.")
     state["freq"].flags.writeable = False
 
 

@@ -74,7 +74,8 @@ PARAMS = (
         step shrinks every coefficient by :math:`1 - \eta\lambda`.""", kernel=float),
     BANDWIDTH.replace(doc=r"""
         Kernel width :math:`\sigma`. ``"auto"``: the root of the total variance
-        of the first data given, fixed afterwards."""),
+        of the first data given, fixed afterwards: a stream (``partial_fit``) refuses
+        another value until ``fit`` restarts."""),
     Param("replacement", "reservoir", (Options(str, set(REPLACEMENT)),), '{"reservoir", "fifo"}',
           "Buffer policy: KOIL_RS++ or KOIL_FIFO++.", kernel=codes(REPLACEMENT)),
     max_memory_gb("the 2 x ``budget`` support vectors (d values each) and their Gram matrix"),

@@ -207,3 +207,26 @@ def test_averaging_set_after_a_fit_is_structural(tmp_path):
     assert np.array_equal(est.decision_function(X), before)
     est.fit(X, y)  # fit restarts with the new value
     assert est._state is not None and np.isfinite(est.decision_function(X)).all()
+
+
+def test_a_bandwidth_set_after_the_first_call_is_refused_not_ignored():
+    """The frequencies are divided by the bandwidth once, on the first call: a bandwidth set
+    later changed nothing, without a word (the stream went on with the first width, and a
+    warm-started fit too). A stream now refuses it, as every hyperparameter that shapes the
+    state, and so does a warm start; fit restarts with it."""
+    X, y = make_nonlinear_problem(120, kind="circles", random_state=7)
+    est = AOGDClassifier(random_state=0, bandwidth=0.5).partial_fit(X, y, classes=[-1, 1])
+    before = est.decision_function(X)
+    est.set_params(bandwidth=2.0)
+    with pytest.raises(ValueError, match="bandwidth was changed from 0.5 to 2.0"):
+        est.partial_fit(X, y)
+    assert np.array_equal(est.decision_function(X), before)
+    warm = AOGDClassifier(random_state=0, bandwidth=0.5, warm_start=True).fit(X, y)
+    warm_before = warm.decision_function(X)
+    warm.set_params(bandwidth=2.0)
+    with pytest.raises(ValueError, match="drawn for bandwidth=0.5, with bandwidth=2.0"):
+        warm.fit(X, y)
+    assert np.array_equal(warm.decision_function(X), warm_before)
+    fresh = AOGDClassifier(random_state=0, bandwidth=2.0).fit(X, y)
+    assert np.array_equal(warm.set_params(warm_start=False).fit(X, y).decision_function(X),
+                          fresh.decision_function(X))
