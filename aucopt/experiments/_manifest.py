@@ -12,7 +12,7 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-__all__ = ["build_manifest", "config_text", "now"]
+__all__ = ["build_manifest", "config_text", "now", "resolved_params"]
 
 
 def now() -> str:
@@ -94,6 +94,27 @@ def config_text(config) -> tuple[str, str | None]:
     return text, hashlib.sha256(text.encode()).hexdigest() if text else None
 
 
+def resolved_params(entry, registered) -> dict:
+    """Return ``{registry id: {name: value}}``: the hyperparameters each estimator of a
+    config's column starts from (the id's defaults under the config's ``params``), without
+    the names its grid searches and the seed, as plain JSON values.
+
+    The manifest keeps them so that a later version can be checked to resolve the same
+    config to the same values (a changed default would silently change a rerun's table).
+    """
+    from .._api import make
+
+    out = {}
+    for aid in sorted({entry.id, *entry.id_by_dataset.values()} & set(registered)):
+        try:
+            values = make(aid, **entry.params).get_params(deep=False)
+        except (TypeError, ValueError):  # the run reports it in the column's cells
+            continue
+        out[aid] = {k: v.item() if hasattr(v, "item") else v for k, v in sorted(values.items())
+                    if k not in entry.grid and k != "random_state"}
+    return out
+
+
 def build_manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
               substitutions, started) -> dict:
     text, sha256 = config_text(config)
@@ -114,7 +135,9 @@ def build_manifest(config, options, protocol, fingerprint, data_records, algorit
         "algorithms": {a.key: {"id": a.id, "id_by_dataset": a.id_by_dataset,
                                "registered": a.id in registered, "params": a.params,
                                "grid_sizes": {k: len(v) for k, v in a.grid.items()},
-                               "max_train": a.max_train} for a in algorithms},
+                               "max_train": a.max_train,
+                               "resolved": resolved_params(a, registered)}
+                       for a in algorithms},
         "versions": _versions(),
         "git": _git_hash(),
         "machine": {"platform": platform.platform(), "machine": platform.machine(),
