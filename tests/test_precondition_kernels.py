@@ -26,6 +26,7 @@ from aucopt._kernels._precondition import (
     dense_moments,
 )
 from aucopt.algorithms import _precondition as pre
+from aucopt.algorithms._moments import column_sums, unit_counts
 from aucopt.algorithms._spec import RowData
 
 D = 40
@@ -299,10 +300,10 @@ def test_binary_column_sums_equal_the_moments(weighted):
     sums = np.zeros((D, 4))
     csr_moments(rows.data, rows.indices, rows.indptr, weight, sums)
     for cols in (np.arange(D), np.arange(0, D, 2)):
-        got = pre._column_sums(rows, weight, cols)
+        got = column_sums(rows, weight, cols)
         for k in range(3):
             np.testing.assert_array_equal(got[k], sums[cols, k])
-    assert (pre._unit_counts(rows, weight) is None) == weighted
+    assert (unit_counts(rows, weight) is None) == weighted
 
 
 def test_decreasing_columns_are_refused():

@@ -37,15 +37,12 @@ from .._kernels._precondition import (
     csr_affine_clip,
     csr_affine_norms,
     csr_clip,
-    csr_moments,
     csr_scale_clip,
-    csr_unit_counts,
     dense_affine_norms,
     dense_clip_affine,
-    dense_moments,
 )
-from ._cutting_plane import as_matrix
-from ._data import as_rows, first_non_finite_row, non_finite_message
+from ._data import first_non_finite_row, non_finite_message
+from ._moments import column_sums, rows_at, variances
 from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
@@ -77,9 +74,14 @@ MEDIAN_ROWS = 10_000
 SHARED_ROWS = 4
 _NO_CODES = np.zeros(0, dtype=np.uint8)
 # a centred column whose spread is below this share of its root mean square is constant (to
-# rounding) in the rows read: scaled by the root mean square, its later values are not blown
-# up 10^6-fold (notes.md#preconditioning); one 10^5 spreads from 0 keeps its own spread
-RELATIVE_FLOOR = 1e-6
+# rounding) in the rows read: scaled by the root mean square, neither its rounding noise nor
+# its later values are blown up (notes.md#preconditioning); one 10^9 spreads from 0 keeps
+# its own spread
+RELATIVE_FLOOR = 1e-10
+# a centred column whose one-pass variance (mean square minus squared mean) is below this
+# share of its mean square may have lost most of its digits to the subtraction: its variance
+# is computed again in two passes over the rows read (a date in seconds: 10^-13)
+CANCELLATION = 1e-6
 
 
 def new_transform(n_features: int) -> dict[str, np.ndarray]:
@@ -97,56 +99,6 @@ def upgrade_transform(state: dict) -> None:
         state[SHARED_KEY] = np.ones(1)
     if SCALE_KEY in state and BOUND_KEY not in state:
         state[BOUND_KEY] = np.zeros(1)
-
-
-def _column_sums(rows: RowData, weight: np.ndarray, cols: np.ndarray, stride=1, entries=None):
-    """Return the weighted ``(non-zero count, sum, sum of squares)`` of the columns ``cols``
-    (sorted) over the rows ``0, stride, ...`` of ``rows`` (a weight each; CSR: O(their nnz);
-    ``entries``: the mask of the stored entries in ``cols`` and their places in it, if known)."""
-    if stride > 1 and (rows.is_sparse or cols.size < rows.n_features):  # (dense: in place)
-        rows, weight = _rows_at(rows, np.arange(0, rows.n_samples, stride)), weight[::stride]
-        stride = 1
-    if rows.is_sparse and cols.size * 8 >= rows.n_features:
-        # many columns (fit, a first chunk): all of them, in one compiled pass
-        counts = _unit_counts(rows, weight)
-        if counts is not None:  # binary rows of unit weight: the three sums are the counts
-            counts = counts[cols] if cols.size < rows.n_features else counts
-            return counts, counts.copy(), counts.copy()
-        sums = np.zeros((rows.n_features, 4))
-        csr_moments(rows.data, rows.indices, rows.indptr,
-                    np.ascontiguousarray(weight, dtype=np.float64), sums)
-        if cols.size < rows.n_features:
-            sums = sums[cols]
-        return sums[:, 0], sums[:, 1], sums[:, 2]
-    if rows.is_sparse:  # a few new columns of a later chunk: O(nnz log k)
-        per = np.repeat(weight, np.diff(rows.indptr))
-        if entries is None:
-            where = np.searchsorted(cols, rows.indices)
-            where[where == cols.size] = 0
-            keep = cols[where] == rows.indices
-            entries = keep, where[keep]
-        (keep, at), k = entries, cols.size
-        val, per = rows.data[keep], per[keep]
-        return (np.bincount(at, weights=per * (val != 0), minlength=k),
-                np.bincount(at, weights=per * val, minlength=k),
-                np.bincount(at, weights=per * val * val, minlength=k))
-    X = rows.data if cols.size == rows.n_features else np.ascontiguousarray(rows.data[:, cols])
-    out = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
-    dense_moments(X, np.ascontiguousarray(weight, dtype=np.float64), stride, *out)
-    return out
-
-
-def _unit_counts(rows: RowData, weight: np.ndarray) -> np.ndarray | None:
-    """Return the stored entries of every column of the CSR ``rows`` (float64) if every row
-    weight and every stored value is 1, else None: then they are the bits of each of the
-    weighted non-zero count, sum and sum of squares (:func:`csr_unit_counts`, about 6x faster)."""
-    if not (weight == 1.0).all():
-        return None
-    nnz = int(rows.indptr[-1] - rows.indptr[0])
-    counts = np.zeros(rows.n_features, dtype=np.int32 if nnz < 2**31 else np.int64)
-    if not csr_unit_counts(rows.data, rows.indices, rows.indptr, counts):
-        return None
-    return counts.astype(np.float64)
 
 
 def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
@@ -190,9 +142,9 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     stride = _sample_stride(rows, weight) if first else 1
     sampled, n, given = stride > 1, float(weight[::stride].sum()), rows
     if sampled and rows.is_sparse:  # the rows read, gathered once
-        rows = _rows_at(rows, np.arange(0, rows.n_samples, stride))
+        rows = rows_at(rows, np.arange(0, rows.n_samples, stride))
         weight, stride = weight[::stride], 1
-    count, total, squares = _column_sums(rows, weight, cols, stride, entries)
+    count, total, squares = column_sums(rows, weight, cols, stride, entries)
     if not (np.isfinite(squares).all() and np.isfinite(total).all()):
         raise ValueError(non_finite_message(given, max(first_non_finite_row(given), 0)))
     every, seen = cols, np.flatnonzero(count > 0)  # every: the columns this call sets
@@ -212,7 +164,8 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         scale[cols] = shared[0] if shared[0] > 0 else 1.0
         return every if sampled else cols
     centred = count >= DENSE_SHARE * n  # centre the dense columns
-    _set_affine(state, cols, centred, total, squares, n)
+    _set_affine(state, cols, centred, total, squares, n,
+                lambda at: variances(rows, weight, stride, at))
     if clip and state[BOUND_KEY][0] == 0.0:
         sq = _affine_norms(rows, state, centred_columns(state), stride)
         state[BOUND_KEY][0] = ROW_CLIP * _median_norm(sq, weight[::stride])
@@ -227,7 +180,10 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
                 _set_shared(shared, count, squares, n)
                 if sampled:
                     scale[unset] = shared[0]
-            _set_affine(state, cols, centred, total, squares, n)
+            bound = state[BOUND_KEY][0]
+            _set_affine(state, cols, centred, total, squares, n,
+                        lambda at: variances(rows, weight, stride, at, sq, bound,
+                                              state[SHIFT_KEY][at]))
             sq = _affine_norms(rows, state, centred_columns(state), stride)
             state[BOUND_KEY][0] = ROW_CLIP * _median_norm(sq, weight[::stride])
     return every if sampled else cols
@@ -250,13 +206,19 @@ def _set_shared(shared: np.ndarray, count: np.ndarray, squares: np.ndarray, n: f
 
 
 def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.ndarray,
-                squares: np.ndarray, n: float) -> None:
+                squares: np.ndarray, n: float, two_pass) -> None:
     """Set the scale of ``cols`` (the shared one, or the spread of the ``centred`` ones)
-    and the shift of the centred ones (their mean)."""
+    and the shift of the centred ones (their mean); ``two_pass(columns)`` returns the
+    variances of centred columns whose one-pass variance lost digits (``CANCELLATION``),
+    called before anything is set."""
     spread = np.full(cols.size, state[SHARED_KEY][0])
     mean_square = squares[centred] / n
     mean = total[centred] / n
-    variance = np.maximum(mean_square - mean * mean, 0.0)  # constant: the root mean square
+    variance = np.maximum(mean_square - mean * mean, 0.0)
+    redo = np.flatnonzero(variance < CANCELLATION * mean_square)
+    if redo.size:
+        variance[redo] = two_pass(cols[centred][redo])
+    # constant to rounding: the root mean square
     spread[centred] = np.sqrt(np.where(variance < RELATIVE_FLOOR**2 * mean_square,
                                        mean_square, variance))
     state[SHIFT_KEY][cols[centred]] = mean
@@ -283,27 +245,22 @@ def _clipped_sums(rows: RowData, weight: np.ndarray, state: dict, cols: np.ndarr
     sq, long = sq[long], long * stride  # (rows of ``rows``)
     f = bound / np.sqrt(sq)
     w = weight[long]
-    few = _rows_at(rows, long)
+    few = rows_at(rows, long)
     at = np.arange(cols.size)
     if rows.is_sparse:  # only the columns of the long rows change: O(their nnz), not O(d)
         used = np.unique(few.indices)
         at = np.minimum(np.searchsorted(cols, used), cols.size - 1)
         at = at[cols[at] == used]
     less, less_squares, cross = np.zeros(cols.size), np.zeros(cols.size), np.zeros(cols.size)
-    _, less[at], _ = _column_sums(few, w * (1.0 - f), cols[at])  # sum of w (1 - f) x
-    _, _, less_squares[at] = _column_sums(few, w * (1.0 - f * f), cols[at])  # w (1 - f^2) x^2
-    _, cross[at], _ = _column_sums(few, w * f * (1.0 - f), cols[at])
+    _, less[at], _ = column_sums(few, w * (1.0 - f), cols[at])  # sum of w (1 - f) x
+    _, _, less_squares[at] = column_sums(few, w * (1.0 - f * f), cols[at])  # w (1 - f^2) x^2
+    _, cross[at], _ = column_sums(few, w * f * (1.0 - f), cols[at])
     total, squares = total - less, squares - less_squares
     c = state[SHIFT_KEY][cols[centred]]
     rest = w * (1.0 - f)
     total[centred] += c * float(rest.sum())
     squares[centred] += c * c * float(rest @ (1.0 - f)) + 2.0 * c * cross[centred]
     return total, squares
-
-
-def _rows_at(rows: RowData, which: np.ndarray) -> RowData:
-    """Return the rows ``which`` (sorted indices) of ``rows``."""
-    return as_rows(as_matrix(rows)[which])
 
 
 def _median_norm(sq: np.ndarray, weight: np.ndarray) -> float:
