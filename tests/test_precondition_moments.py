@@ -204,7 +204,8 @@ def test_learn_one_refuses_a_row_whose_norm_overflows():
     before = {k: v.copy() for k, v in model.estimator._state.items()}
     probe = dict(zip("abc", X[300]))
     score = model.score_one(probe)
-    with pytest.raises(ValueError, match="infinity or a value too large"):
+    with pytest.raises(ValueError, match="values too large for the kernels .*finite, but "
+                       "the squared row norm overflows"):
         model.learn_one({"a": 1e200, "b": 1e200, "c": 1.0}, True)
     for key, value in before.items():
         np.testing.assert_array_equal(model.estimator._state[key], value, err_msg=key)

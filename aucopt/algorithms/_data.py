@@ -203,6 +203,10 @@ def non_finite_message(rows: RowData, row: int, where: str | None = None) -> str
     if np.isnan(values).any():
         return (f"Input X contains NaN ({where}). Impute or drop the missing values "
                 "first (e.g. sklearn.impute.SimpleImputer).")
+    if np.isfinite(values).all():  # finite, but the row's squared norm overflows
+        return (f"Input X holds values too large for the kernels ({where}: finite, but the "
+                "squared row norm overflows float64). Rescale the features before fitting "
+                "(e.g. aucopt.datasets.make_preprocessor('standard')).")
     return (f"Input X contains infinity or a value too large for dtype('float64') ({where}; "
             "squared row norms must stay finite). Remove or clip infinite values "
             "(e.g. numpy.nan_to_num) or rescale the features before fitting.")
