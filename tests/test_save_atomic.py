@@ -114,8 +114,10 @@ def test_removed_or_forged_hashes_are_refused(tmp_path, pair, forgery):
         meta["format_version"] = 1
         del meta["npz_sha256"], meta["meta_sha256"]
     (tmp_path / "m.json").write_text(json.dumps(meta))
-    with pytest.raises(ModelFileError):
+    with pytest.raises(ModelFileError) as refused:
         aucopt.io.load(tmp_path / "m")
+    if forgery == "downgrade":  # the .json records no hash: the message does not cite one
+        assert "records no SHA-256" in str(refused.value), refused.value
 
 
 @pytest.mark.parametrize(("a", "b"), [("spam-l2", "spam-net"), ("oam-seq", "oam-gra"),
@@ -335,7 +337,11 @@ def test_save_refuses_a_model_load_would_refuse_and_keeps_the_previous(tmp_path,
     before = [(tmp_path / f"m.{s}").read_bytes() for s in ("json", "npz")]
     broken = aucopt.io.load(tmp_path / "m")
     broken.classes_ = broken.classes_[::-1].copy()
-    with pytest.raises(ModelFileError, match="classes_"):
+    with pytest.raises(ModelFileError, match="classes_") as refused:
         aucopt.io.save(broken, tmp_path / "m")
     assert [(tmp_path / f"m.{s}").read_bytes() for s in ("json", "npz")] == before
     assert _leftovers(tmp_path) == []
+    # named by the path asked for, not by the temporary file since removed
+    message = str(refused.value)
+    assert str(tmp_path / "m.json") in message and ".tmp" not in message, message
+    assert "nothing was saved" in message

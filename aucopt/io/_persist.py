@@ -194,7 +194,12 @@ def save(estimator, path) -> tuple[Path, Path]:
         meta["meta_sha256"] = meta_digest(meta)
         text = json.dumps(meta, indent=1, sort_keys=True).encode()
         json_tmp = saving.write(json_path, lambda handle: handle.write(text))
-        _load_pair(json_tmp, npz_tmp)  # what load would refuse never replaces a model
+        try:  # what load would refuse never replaces a model
+            _load_pair(json_tmp, npz_tmp)
+        except ModelFileError as exc:  # named by the paths asked for, not the temporary ones
+            text = str(exc).replace(str(json_tmp), str(json_path))
+            raise ModelFileError(f"{text.replace(str(npz_tmp), str(npz_path))} (nothing was "
+                                 "saved: the previous files are as they were)") from None
         saving.commit()
     logger.info("Saved %s to %s (+ .npz)", type(estimator).__name__, json_path)
     return json_path, npz_path
@@ -245,10 +250,12 @@ def load(path):
         if not p.exists():
             raise FileNotFoundError(f"{p} not found: a saved model is a .json and a .npz file "
                                     "written by aucopt.io.save.")
+    unhashed = False  # the .json records no hash, the .npz was saved with one
     for attempt in range(_ATTEMPTS):
         try:
             return _load_pair(json_path, npz_path)
         except _Mismatch as mismatch:
+            unhashed = mismatch.digest is None
             settled = (same_file(mismatch.json_info, json_path)
                        and same_file(mismatch.npz_info, npz_path))
             if settled and not pending_files(npz_path) + pending_files(json_path):
@@ -257,10 +264,13 @@ def load(path):
     estimator = _recover(json_path, npz_path)
     if estimator is not None:
         return estimator
+    why = ("the .json records no SHA-256, as a save of format version 1 did, and the .npz "
+           "was written by a later save" if unhashed else
+           "the SHA-256 recorded in the .json differs")
     raise ModelFileError(
-        f"{npz_path} is not the .npz saved with {json_path} (the SHA-256 recorded in the "
-        ".json differs): the two files come from different saves, or one was modified. "
-        "Restore the pair from the same save, or refit and save again.")
+        f"{npz_path} is not the .npz saved with {json_path} ({why}): the two files come from "
+        "different saves, or one was modified. Restore the pair from the same save, or refit "
+        "and save again.")
 
 
 class _Mismatch(ModelFileError):
