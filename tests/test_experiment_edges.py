@@ -152,6 +152,23 @@ def test_a_damaged_manifest_names_the_file_and_the_fix(tmp_path, fake_cells):
         result.output and "JSONDecodeError" not in result.output
 
 
+@pytest.mark.parametrize("field", ["config_toml", "protocol", "protocol.repeats"])
+def test_a_manifest_without_a_field_every_run_writes_is_named_as_damaged(tmp_path, fake_cells,
+                                                                         field):
+    """The report printed a bare KeyError ("error: 'config_toml'")."""
+    out = tmp_path / "run"
+    run_experiment(_write(tmp_path, GOOD), out, **QUIET)
+    manifest = json.loads((out / "manifest.json").read_text())
+    if "." in field:
+        del manifest["protocol"][field.split(".")[1]]
+    else:
+        del manifest[field]
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    result = cli.invoke(app, ["experiment", "report", str(out)])
+    assert result.exit_code == 1, result.output
+    assert f"lacks the field(s) {field} that every run writes" in result.output, result.output
+
+
 def test_the_report_of_a_run_that_did_not_finish_says_how_to_finish_it(tmp_path, fake_cells):
     out = tmp_path / "run"
     run_experiment("natole2020-t4.2", out, **T42)
@@ -187,3 +204,9 @@ def test_git_stamp_only_for_aucopts_own_checkout(tmp_path, monkeypatch, package_
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(manifest_module, "__file__", str(package / "_manifest.py"))
     assert manifest_module._git_hash() == stamp
+
+
+def test_the_figures_help_shows_the_table_name():
+    """Rich took ``[[figures]]`` for markup and showed "every config with [])"."""
+    result = cli.invoke(app, ["experiment", "figures", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "with a [[figures]] table" in result.output, result.output

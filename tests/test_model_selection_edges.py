@@ -37,6 +37,19 @@ def test_a_test_or_validation_part_of_one_class_is_refused_as_kfold_refuses_it()
     assert len(repeated_holdout(y, test_size=0.2, repeats=3)) == 3  # 6 or 7 positives each
 
 
+def test_too_few_of_a_class_for_the_parts_is_named_by_the_library():
+    """scikit-learn's refusal ("The least populated class in y has only 1 member") named its
+    own groups; the library names the parts of the protocol, as k-fold does."""
+    from aucopt.model_selection._protocols import given_test_halved
+
+    with pytest.raises(ValueError, match="1 sample.*2 parts of a holdout"):
+        repeated_holdout(np.r_[np.ones(1), -np.ones(50)])
+    with pytest.raises(ValueError, match="2 sample.*3 parts of train-val-test"):
+        train_val_test(np.r_[np.ones(2), -np.ones(50)])
+    with pytest.raises(ValueError, match="1 sample.* in the test set, fewer than the 2 parts"):
+        given_test_halved(np.r_[np.ones(5), -np.ones(50)], np.r_[np.ones(1), -np.ones(20)])
+
+
 def test_seeds_at_numpys_bound_work_for_every_repeat():
     y = np.r_[np.ones(10), -np.ones(10)]
     seed = 2**32 - 1

@@ -119,7 +119,7 @@ def report_command(
 @friendly_errors
 def figures_command(
     config: str = typer.Argument(..., help="Config id, a TOML path, or 'all' (every config "
-                                            "with [[figures]])."),
+                                            r"with a [\[figures]] table)."),  # \[: no markup
     out: Path = typer.Option(..., "--out", help="Output directory: <config>-<figure>.png/.csv "
                                                 "and <config>-<figure>.json."),
     figures: str = typer.Option(None, help="Comma-separated figure names (default: all)."),

@@ -318,6 +318,11 @@ def _build(data: dict, path: str) -> ExperimentConfig:
                               f"{binarize!r}.")
         if kind == "given-test" and test_set is None:
             raise ConfigError(f"{where}test_set is required by protocol 'given-test'.")
+        if test_set is not None:
+            try:
+                test_set = dataset_info(test_set).name
+            except ValueError as exc:
+                raise ConfigError(f"{where}test_set: {exc}") from None
         datasets.append(DatasetEntry(info.name, label, pre, binarize, test_set))
     names = [d.name for d in datasets]
     if len(set(names)) != len(names):
@@ -358,20 +363,48 @@ def _algorithm(a, i: int) -> AlgorithmEntry:
             raise ConfigError(f"{where}grid.{param} is empty.")
         grid[param] = expanded
     fixed = dict(optional(a, "params", dict, where, {}))
-    by_dataset = dict(optional(a, "id_by_dataset", dict, where, {}, str))
+    both = sorted(set(fixed) & set(grid))
+    if both:
+        raise ConfigError(f"{where}params and {where}grid both set {both}: the grid's values "
+                          "would replace the fixed one; keep it in one of them.")
+    by_dataset = _by_dataset(a, "id_by_dataset", where, str)
     for checked in {aid, *by_dataset.values()}:
+        _known_id(checked, f"{where}id" if checked == aid else f"{where}id_by_dataset")
         check_hyperparameters(checked, {**grid, **{k: [v] for k, v in fixed.items()}},
                               f"{where[:-1]} ({checked})")
-    caps = optional(a, "max_train_by_dataset", dict, where, {}, int)
-    try:
-        caps = {dataset_info(k).name: v for k, v in caps.items()}
-    except ValueError as exc:
-        raise ConfigError(f"{where}max_train_by_dataset: {exc}") from None
+    caps = _by_dataset(a, "max_train_by_dataset", where, int)
+    cap = optional(a, "max_train", int, where)
+    small = {k: v for k, v in {"max_train": cap, **caps}.items() if v is not None and v < 1}
+    if small:
+        raise ConfigError(f"{where}max_train must be a positive number of rows, got {small}.")
     return AlgorithmEntry(
         key=optional(a, "key", str, where, aid), id=aid,
         label=optional(a, "label", str, where, aid), grid=grid, params=fixed,
-        id_by_dataset=by_dataset, max_train=optional(a, "max_train", int, where),
-        max_train_by_dataset=caps)
+        id_by_dataset=by_dataset, max_train=cap, max_train_by_dataset=caps)
+
+
+def _by_dataset(a: dict, field: str, where: str, kind) -> dict:
+    """The per-dataset table ``field`` of a column, its keys resolved to registry names."""
+    table = optional(a, field, dict, where, {}, kind)
+    try:
+        return {dataset_info(k).name: v for k, v in table.items()}
+    except ValueError as exc:
+        raise ConfigError(f"{where}{field}: {exc}") from None
+
+
+def _known_id(aid: str, where: str) -> None:
+    """Refuse an id that is not registered but close to one that is (a misspelling); an id
+    unlike every registered one is left to the runner (a column not implemented yet)."""
+    import difflib
+
+    from ..algorithms import list_algorithms
+
+    known = list_algorithms()
+    if aid not in known:
+        close = difflib.get_close_matches(aid, known, n=3, cutoff=0.75)
+        if close:
+            raise ConfigError(f"{where}: {aid!r} is not a registered algorithm; did you mean "
+                              f"{', '.join(map(repr, close))}?")
 
 
 def _published(table: dict, datasets: list, keys: list, scale: float):
@@ -383,11 +416,14 @@ def _published(table: dict, datasets: list, keys: list, scale: float):
     strangers = [c for c in columns if c not in keys]
     if strangers:
         raise ConfigError(f"published.columns {strangers} are not algorithm keys ({keys}).")
+    if len(set(columns)) != len(columns):
+        raise ConfigError(f"published.columns lists a key twice: {columns}.")
     out = {}
     for j, row in enumerate(require(table, "rows", list, "published.")):
-        if not isinstance(row, list) or len(row) != len(columns) + 1:
-            raise ConfigError(f"published.rows[{j}] must be [dataset, {len(columns)} values], "
-                              f"got {row!r}.")
+        if not isinstance(row, list) or len(row) != len(columns) + 1 or not isinstance(
+                row[0], str):
+            raise ConfigError(f"published.rows[{j}] must be [dataset name, {len(columns)} "
+                              f"values], got {row!r}.")
         name = labels.get(row[0])
         if name is None:
             try:
@@ -396,6 +432,8 @@ def _published(table: dict, datasets: list, keys: list, scale: float):
                 raise ConfigError(f"published.rows[{j}]: {exc}") from None
         if name not in labels.values():
             raise ConfigError(f"published.rows[{j}]: dataset {row[0]!r} is not in datasets.")
+        if name in out:
+            raise ConfigError(f"published.rows[{j}]: dataset {row[0]!r} has a row already.")
         try:
             out[name] = {c: parse_published(str(v), scale=scale) for c, v in zip(columns, row[1:])}
         except ConfigError as exc:

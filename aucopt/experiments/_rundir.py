@@ -56,6 +56,14 @@ def read_manifest(path) -> dict:
     if not isinstance(manifest, dict):
         raise ValueError(f"{path} is not a readable run manifest ({manifest}): the run "
                          f"directory is damaged, so {_start_over(path.parent)}.")
+    protocol = manifest.get("protocol")
+    missing = [k for k in ("config_toml", "fingerprint") if k not in manifest] + (
+        [f"protocol.{k}" for k in ("kind", "folds", "repeats") if k not in protocol]
+        if isinstance(protocol, dict) else ["protocol"])
+    if missing:
+        raise ValueError(f"{path} lacks the field(s) {', '.join(missing)} that every run "
+                         f"writes: the run directory is damaged, so "
+                         f"{_start_over(path.parent)}.")
     return manifest
 
 
