@@ -126,3 +126,19 @@ def test_score_needs_no_sample_weight(data):
     est = aucopt.make("spam-l2").fit(X, y)
     with pytest.raises(ValueError, match="sample_weight"):
         est.score(X, y, sample_weight=np.ones(len(y)))
+
+
+@pytest.mark.parametrize("algorithm, params, other", [
+    ("vrspam-l2", {"eta0": 1e7, "eta": 1e-12}, "eta0=10000000.0"),
+    ("vrspam-net", {"eta0": 1e7, "eta": 1e-12}, "eta0=10000000.0"),
+    ("aogd", {"eta_random": 1e8, "eta": 1e-12}, "eta_random=100000000.0"),
+])
+def test_a_divergence_of_another_step_names_it_too(data, algorithm, params, other):
+    """VRSPAM's SPAM start (eta0) and AOGD's random-example step (eta_random) diverged, and
+    the error named only 'eta', which lowering could not fix."""
+    from aucopt.exceptions import DivergenceError
+
+    X, y = data
+    with pytest.raises(DivergenceError, match=rf"Lower 'eta'.*Its other step \({other}\) "
+                                              r"may be the one too large"):
+        aucopt.make(algorithm, random_state=0, **params).fit(X, y)

@@ -86,6 +86,9 @@ class AlgorithmSpec:
         At most 9 combinations covering the useful range, for the demo.
     step_param : str or None
         Hyperparameter to lower when the iterates diverge.
+    other_steps : tuple of str
+        Further step sizes whose pass may diverge (a start run with its own step, the step
+        of another part of the update): a divergence error names them too.
     calibration : StepCalibration or None
         How ``step_param="auto"`` is calibrated on the data
         (:mod:`aucopt.algorithms._calibrate`); None: the step is not calibrated.
@@ -212,6 +215,7 @@ class AlgorithmSpec:
     grid: Mapping[str, tuple] = field(default_factory=dict)
     quick_grid: Mapping[str, tuple] = field(default_factory=dict)
     step_param: str | None = None
+    other_steps: tuple[str, ...] = ()
     calibration: Any = None
     warm_keys: tuple[str, ...] = ()
     equivalence_params: Mapping[str, Any] = field(default_factory=dict)

@@ -329,6 +329,7 @@ AOGD = register(
               "lam": tuple(10.0**k for k in range(-8, 0))},
         quick_grid={"eta": (2.0**-7, 2.0**-5, 2.0**-3), "lam": (1e-6, 1e-4, 1e-2)},
         step_param="eta",
+        other_steps=("eta_random",),  # the random-example step, when given
         calibration=StepCalibration(regularised("square", l2="lam"), unit=AUTO_ETA, power=0.0,
                                     share=0.75, model_vector=model_vector,
                                     held_out=HELD_OUT, prepare=fix_bandwidth),

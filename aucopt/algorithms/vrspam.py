@@ -219,6 +219,7 @@ _COMMON = dict(
     upgrade_state=upgrade_state,
     state=(VrspamState,),
     step_param="eta",
+    other_steps=("eta0",),  # the step of the SPAM start (init="spam")
     calibration=StepCalibration(regularised("square", l2="beta", l1="beta1"), unit=AUTO_ETA,
                                 brief={"max_iter": CALIBRATION_STAGES}, resolve=resolve_beta,
                                 tolerance=CALIBRATION_TOLERANCE),

@@ -65,6 +65,12 @@ def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
     else:
         advice = (f"Lower {name!r} (currently {value}), e.g. by a factor of 10, or "
                   f"{rescale}.")
+    others = [f"{other}={getattr(estimator, other, None)!r}" for other in spec.other_steps
+              if isinstance(getattr(estimator, other, None), (int, float))]
+    if others and name:
+        advice += (f" Its other step{'s' if len(others) > 1 else ''} ({', '.join(others)}) "
+                   f"may be the one too large: lower {'them' if len(others) > 1 else 'it'} "
+                   f"if lowering {name!r} does not help.")
     return DivergenceError(
         f"{type(estimator).__name__} diverged in pass {epoch + 1} after {t} updates: the "
         f"iterate became non-finite or exploded. {advice} The estimator was left as it was "
