@@ -344,3 +344,20 @@ def test_a_date_in_seconds_keeps_its_own_spread(algorithm, as_format):
     assert scales[0] == pytest.approx(500.0, rel=0.05)
     assert scales[1] == pytest.approx(scales[0], rel=1e-6)
     assert aucs[1] == pytest.approx(aucs[0], abs=1e-4) and aucs[0] > 0.85
+
+
+def test_a_constant_column_is_shifted_to_exact_zeros():
+    """Rows all equal to (0.1, 0.7, -0.3): the mean of a constant column may differ from its
+    value in the last bit, and the rows became of length 3e-15 instead of 0; OPAUCr then
+    tripped its divergence guard, blaming an extreme scale the data did not have. A column
+    that holds one value in the rows read is now shifted by that value itself."""
+    X = np.tile([[0.1, 0.7, -0.3]], (100, 1))
+    y = np.r_[np.ones(50), -np.ones(50)]
+    for algorithm in ("opauc-r", "spam-l2"):
+        est = aucopt.make(algorithm, random_state=0).fit(X, y)
+        assert np.array_equal(est._state[SHIFT_KEY], X[0])
+        assert np.unique(est.decision_function(X)).size == 1
+    rng = np.random.default_rng(0)
+    Z = np.c_[rng.normal(size=(200, 2)), np.full(200, 0.1)]  # one constant column among others
+    est = aucopt.make("spam-l2", random_state=0).fit(Z, np.where(Z[:, 0] > 0, 1, -1))
+    assert est._state[SHIFT_KEY][2] == 0.1 and est._state[SCALE_KEY][2] == pytest.approx(0.1)

@@ -70,11 +70,14 @@ def unit_counts(rows: RowData, weight: np.ndarray) -> np.ndarray | None:
 
 
 def variances(rows: RowData, weight: np.ndarray, stride: int, cols: np.ndarray,
-               sq: np.ndarray | None = None, bound: float = 0.0, shift=None) -> np.ndarray:
-    """Return the weighted variances of the columns ``cols`` over the rows ``0, stride,
-    ...`` of ``rows``, in two passes (the mean, then the squared deviations from it): exact
-    to rounding however far the columns sit from 0. With ``bound``, the rows whose squared
-    transformed length ``sq`` exceeds ``bound**2`` count shortened, ``shift + f (x -
+               sq: np.ndarray | None = None, bound: float = 0.0,
+               shift=None) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(variances, values)``: the weighted variances of the columns ``cols`` over
+    the rows ``0, stride, ...`` of ``rows``, in two passes (the mean, then the squared
+    deviations from it), exact to rounding however far the columns sit from 0; and the
+    value of each column that holds one value only in those rows (NaN for the others: a
+    mean of equal values may differ from them in its last bit). With ``bound``, the rows
+    whose squared transformed length ``sq`` exceeds ``bound**2`` count shortened, ``shift + f (x -
     shift)`` with ``f = bound / sqrt(sq)``, as in
     :func:`aucopt.algorithms._precondition._clipped_sums`."""
     read = np.arange(0, rows.n_samples, stride)
@@ -82,7 +85,7 @@ def variances(rows: RowData, weight: np.ndarray, stride: int, cols: np.ndarray,
     long = np.flatnonzero(sq > bound * bound) if bound > 0.0 else np.empty(0, np.intp)
     f = bound / np.sqrt(sq[long]) if long.size else None
     matrix = as_matrix(rows) if rows.is_sparse else rows.data
-    out = np.empty(cols.size)
+    out, values = np.empty(cols.size), np.full(cols.size, np.nan)
     for start in range(0, cols.size, BLOCK_COLUMNS):
         part = cols[start:start + BLOCK_COLUMNS]
         block = matrix[read][:, part]
@@ -92,7 +95,9 @@ def variances(rows: RowData, weight: np.ndarray, stride: int, cols: np.ndarray,
             block[long] = c + f[:, None] * (block[long] - c)
         deviation = block - (w @ block) / w.sum()
         out[start:start + part.size] = (w @ (deviation * deviation)) / w.sum()
-    return out
+        low, high = block.min(axis=0), block.max(axis=0)
+        values[start:start + part.size] = np.where(low == high, low, np.nan)
+    return out, values
 
 
 def rows_at(rows: RowData, which: np.ndarray) -> RowData:

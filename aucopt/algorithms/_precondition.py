@@ -209,7 +209,8 @@ def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.nd
                 squares: np.ndarray, n: float, two_pass) -> None:
     """Set the scale of ``cols`` (the shared one, or the spread of the ``centred`` ones)
     and the shift of the centred ones (their mean); ``two_pass(columns)`` returns the
-    variances of centred columns whose one-pass variance lost digits (``CANCELLATION``),
+    variances of centred columns whose one-pass variance lost digits (``CANCELLATION``)
+    and the value of those that hold one (:func:`~aucopt.algorithms._moments.variances`),
     called before anything is set."""
     spread = np.full(cols.size, state[SHARED_KEY][0])
     mean_square = squares[centred] / n
@@ -217,7 +218,9 @@ def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.nd
     variance = np.maximum(mean_square - mean * mean, 0.0)
     redo = np.flatnonzero(variance < CANCELLATION * mean_square)
     if redo.size:
-        variance[redo] = two_pass(cols[centred][redo])
+        variance[redo], values = two_pass(cols[centred][redo])
+        one = np.isfinite(values)  # one value: the shift is that value, which becomes 0
+        mean[redo[one]], variance[redo[one]] = values[one], 0.0
     # constant to rounding: the root mean square
     spread[centred] = np.sqrt(np.where(variance < RELATIVE_FLOOR**2 * mean_square,
                                        mean_square, variance))
