@@ -72,9 +72,11 @@ def unit_counts(rows: RowData, weight: np.ndarray) -> np.ndarray | None:
 def variances(rows: RowData, weight: np.ndarray, stride: int, cols: np.ndarray,
                sq: np.ndarray | None = None, bound: float = 0.0,
                shift=None) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(variances, values)``: the weighted variances of the columns ``cols`` over
-    the rows ``0, stride, ...`` of ``rows``, in two passes (the mean, then the squared
-    deviations from it), exact to rounding however far the columns sit from 0; and the
+    """Return ``(ratios, values)``: the weighted variance of each column of ``cols`` over
+    the rows ``0, stride, ...`` of ``rows`` divided by its mean square, in two passes (the
+    mean, then the squared deviations from it) on the column divided by its largest value
+    (no underflow on columns of 1e-160), exact to rounding however far the columns sit from
+    0; and the
     value of each column that holds one value only in those rows (NaN for the others: a
     mean of equal values may differ from them in its last bit). With ``bound``, the rows
     whose squared transformed length ``sq`` exceeds ``bound**2`` count shortened, ``shift + f (x -
@@ -93,10 +95,14 @@ def variances(rows: RowData, weight: np.ndarray, stride: int, cols: np.ndarray,
         if long.size:
             c = shift[start:start + BLOCK_COLUMNS]
             block[long] = c + f[:, None] * (block[long] - c)
-        deviation = block - (w @ block) / w.sum()
-        out[start:start + part.size] = (w @ (deviation * deviation)) / w.sum()
         low, high = block.min(axis=0), block.max(axis=0)
         values[start:start + part.size] = np.where(low == high, low, np.nan)
+        size = np.maximum(np.abs(low), np.abs(high))
+        block /= np.where(size > 0.0, size, 1.0)
+        deviation = block - (w @ block) / w.sum()
+        square = w @ (block * block)
+        out[start:start + part.size] = np.where(
+            square > 0.0, (w @ (deviation * deviation)) / np.where(square > 0.0, square, 1.0), 0.0)
     return out, values
 
 

@@ -209,21 +209,23 @@ def _set_affine(state: dict, cols: np.ndarray, centred: np.ndarray, total: np.nd
                 squares: np.ndarray, n: float, two_pass) -> None:
     """Set the scale of ``cols`` (the shared one, or the spread of the ``centred`` ones)
     and the shift of the centred ones (their mean); ``two_pass(columns)`` returns the
-    variances of centred columns whose one-pass variance lost digits (``CANCELLATION``)
-    and the value of those that hold one (:func:`~aucopt.algorithms._moments.variances`),
-    called before anything is set."""
+    variance / mean square of centred columns whose one-pass variance lost digits
+    (``CANCELLATION``) and the value of those that hold one
+    (:func:`~aucopt.algorithms._moments.variances`), called before anything is set."""
     spread = np.full(cols.size, state[SHARED_KEY][0])
     mean_square = squares[centred] / n
     mean = total[centred] / n
-    variance = np.maximum(mean_square - mean * mean, 0.0)
-    redo = np.flatnonzero(variance < CANCELLATION * mean_square)
+    # the variance as a share of the mean square (its one-pass value, or its two-pass one
+    # where that lost digits): in shares, columns of 1e-160 do not underflow
+    ratio = np.maximum(1.0 - mean * mean / np.where(mean_square > 0.0, mean_square, 1.0), 0.0)
+    redo = np.flatnonzero(ratio < CANCELLATION)
     if redo.size:
-        variance[redo], values = two_pass(cols[centred][redo])
+        ratio[redo], values = two_pass(cols[centred][redo])
         one = np.isfinite(values)  # one value: the shift is that value, which becomes 0
-        mean[redo[one]], variance[redo[one]] = values[one], 0.0
+        mean[redo[one]], ratio[redo[one]] = values[one], 0.0
     # constant to rounding: the root mean square
-    spread[centred] = np.sqrt(np.where(variance < RELATIVE_FLOOR**2 * mean_square,
-                                       mean_square, variance))
+    spread[centred] = np.sqrt(mean_square) * np.sqrt(np.where(ratio < RELATIVE_FLOOR**2, 1.0,
+                                                              ratio))
     state[SHIFT_KEY][cols[centred]] = mean
     state[SCALE_KEY][cols] = spread
 

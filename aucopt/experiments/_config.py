@@ -397,7 +397,7 @@ def _known_id(aid: str, where: str) -> None:
     unlike every registered one is left to the runner (a column not implemented yet)."""
     import difflib
 
-    from ..algorithms import list_algorithms
+    from .._api import list_algorithms
 
     known = list_algorithms()
     if aid not in known:
