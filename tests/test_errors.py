@@ -142,3 +142,19 @@ def test_a_divergence_of_another_step_names_it_too(data, algorithm, params, othe
     with pytest.raises(DivergenceError, match=rf"Lower 'eta'.*Its other step \({other}\) "
                                               r"may be the one too large"):
         aucopt.make(algorithm, random_state=0, **params).fit(X, y)
+
+
+def test_a_kernel_model_of_all_zero_coefficients_is_warned_about(data):
+    """Sparse Kernel with an overwhelming penalty returned an all-zero model (every score 0)
+    without the warning a linear model's all-zero coef_ gets: the kernel models have no
+    coef_, and declare the entry of their expansion's coefficients instead."""
+    from aucopt.algorithms import get_algorithm
+
+    X, y = data
+    with pytest.warns(UserWarning, match="ended with all weights zero: every score is the same"):
+        est = aucopt.make("sparse-kernel", lam=1e300).fit(X, y)
+    assert np.unique(est.decision_function(X)).size == 1
+    for algorithm in ALGORITHMS:  # a declared entry is one of the state's
+        key = get_algorithm(algorithm).model_key
+        if key is not None:
+            assert key in aucopt.make(algorithm, random_state=0).fit(X, y)._state, algorithm

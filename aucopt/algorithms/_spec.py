@@ -188,6 +188,10 @@ class AlgorithmSpec:
         zero, where the spec can tell (e.g. ``w = 0`` certified as the objective's
         minimiser), for the warning a fit that ends with constant scores gives; None (or a
         None result): the general message (penalties that do not scale with the features).
+    model_key : str or None
+        The state entry of a model without ``coef_`` (a kernel expansion's coefficients)
+        whose all-zero value means that every score is the same: ``fit`` warns about it
+        as about an all-zero ``coef_``.
     exact_blocks : bool
         Whether ``run`` over consecutive parts of ``order`` (the same ``learn``) gives the
         bits of one ``run`` over all of it: under ``max_time`` the estimator then runs a
@@ -238,6 +242,7 @@ class AlgorithmSpec:
     clip_rows: bool = True
     coef_terms: Callable[..., tuple | None] | None = None
     zero_reason: Callable[[dict, dict], str | None] | None = None
+    model_key: str | None = None
 
     def __post_init__(self):
         if self.state:

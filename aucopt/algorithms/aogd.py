@@ -322,6 +322,7 @@ AOGD = register(
         row_kernel=row_kernel,
         coef=None,
         decision=rff_decision,
+        model_key="w",
         mean_scores=mean_scores,
         upgrade_state=upgrade_state,
         weights="steps",

@@ -176,6 +176,9 @@ class FittedAttributes:
     def _warn_constant_model(self) -> None:
         """Warn if ``fit`` ended with all weights zero on data that is not all zero."""
         coef = getattr(self, "coef_", None)
+        if coef is None:  # a kernel model: the coefficients of its expansion
+            key = self._spec().model_key
+            coef = None if key is None else self._state.get(key)
         if coef is None or coef.any() or not self._state["data_sum"].any():
             return
         spec = self._spec()
