@@ -26,10 +26,44 @@ __all__ = ["fit"]
 logger = logging.getLogger(__name__)
 
 
-def _summary(item):
-    """Rows and labels of one partition, from its statistics (runs on a worker)."""
-    _, stats = item
-    return sum(row[0] for row in stats.values()), sorted(stats)
+def _group_stats(xs, ys, ks, scatter, n_features):
+    """Merged :func:`block_stats` of the partitions ``ks`` (one task), and each partition's
+    rows and labels: ``(widths, stats, {k: (n_rows, labels)})``."""
+    merged, summaries = None, {}
+    for x, y, k in zip(xs, ys, ks):
+        item = block_stats(x, y, k, scatter, n_features)
+        summaries[k] = (sum(row[0] for row in item[1].values()), sorted(item[1]))
+        merged = item if merged is None else merge_stats(merged, item)
+    return (*merged, summaries)
+
+
+def _merge_groups(a, b):
+    """Merge two results of :func:`_group_stats`."""
+    return (*merge_stats(a[:2], b[:2]), {**a[2], **b[2]})
+
+
+def _groups(client, xs) -> list[list[int]]:
+    """The partitions each statistics task reads: those a worker holds in memory (persisted
+    and computed), shared among its threads, so that a fit pays Dask's cost per task a few
+    times instead of once per partition; else one partition per task (a partition read by
+    its task: a task of several would hold them all in memory at once)."""
+    from distributed import futures_of
+
+    futures = [next((f for f in futures_of(x) if f.key == getattr(x, "key", None)), None)
+               for x in xs]  # (the future a persisted partition stands for)
+    if not xs or any(f is None or f.status != "finished" for f in futures):
+        return [[k] for k in range(len(xs))]  # (not in memory yet: no waiting here, where
+    holders = client.who_has(futures)  # no worker might ever compute them)
+    threads = client.nthreads()
+    by_worker = {}
+    for k, future in enumerate(futures):
+        held = holders.get(future.key) or (None,)
+        by_worker.setdefault(held[0], []).append(k)
+    groups = []
+    for worker, ks in by_worker.items():
+        n = min(len(ks), threads.get(worker, 1) if worker is not None else len(ks))
+        groups += [ks[i::n] for i in range(n)]
+    return groups
 
 
 def class_statistics(client, xs, ys, *, scatter, n_features=None, progress=False):
@@ -45,12 +79,11 @@ def class_statistics(client, xs, ys, *, scatter, n_features=None, progress=False
     """
     import dask
 
-    items = [dask.delayed(block_stats, pure=True)(x, y, k, scatter, n_features)
-             for k, (x, y) in enumerate(zip(xs, ys))]
-    summaries = [dask.delayed(_summary, pure=True)(item) for item in items]
-    (widths, stats), summaries = compute(client, [tree_reduce(items, merge_stats), summaries],
-                                         progress)
-    return next(iter(widths)), stats, summaries
+    items = [dask.delayed(_group_stats, pure=True)([xs[k] for k in ks], [ys[k] for k in ks],
+                                                   ks, scatter, n_features)
+             for ks in _groups(client, xs)]
+    widths, stats, summaries = compute(client, tree_reduce(items, _merge_groups), progress)
+    return next(iter(widths)), stats, [summaries[k] for k in range(len(xs))]
 
 
 def _classes(est, stats):
