@@ -210,3 +210,12 @@ def test_the_figures_help_shows_the_table_name():
     """Rich took ``[[figures]]`` for markup and showed "every config with [])"."""
     result = cli.invoke(app, ["experiment", "figures", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0 and "with a [[figures]] table" in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [["run", "tiny.toml"], ["figures", "liu2018-t2", "--smoke"]])
+def test_an_out_that_is_a_file_is_a_usage_error(tmp_path, command):
+    """It failed with the operating system's "[Errno 17] File exists"."""
+    (tmp_path / "afile").write_text("")
+    result = cli.invoke(app, ["experiment", *command, "--out", str(tmp_path / "afile")],
+                        env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "is a file" in result.output, result.output

@@ -37,7 +37,8 @@ def list_command():
 def run_command(
     config: str = typer.Argument(..., help="Config id (see 'aucopt experiment list'), a TOML "
                                             "path, or 'all'."),
-    out: Path = typer.Option(..., "--out", help="Output directory (reuse it to resume)."),
+    out: Path = typer.Option(..., "--out", file_okay=False,
+                             help="Output directory (reuse it to resume)."),
     smoke: bool = typer.Option(False, "--smoke", help="Tiny offline run: bundled german.numer "
                                                       "and synthetic stand-ins, tiny grids."),
     datasets: str = typer.Option(None, help="Comma-separated dataset names (default: all)."),
@@ -120,8 +121,9 @@ def report_command(
 def figures_command(
     config: str = typer.Argument(..., help="Config id, a TOML path, or 'all' (every config "
                                             r"with a [\[figures]] table)."),  # \[: no markup
-    out: Path = typer.Option(..., "--out", help="Output directory: <config>-<figure>.png/.csv "
-                                                "and <config>-<figure>.json."),
+    out: Path = typer.Option(..., "--out", file_okay=False,
+                             help="Output directory: <config>-<figure>.png/.csv "
+                                  "and <config>-<figure>.json."),
     figures: str = typer.Option(None, help="Comma-separated figure names (default: all)."),
     smoke: bool = typer.Option(False, "--smoke", help="Tiny offline run (stand-in data, tiny "
                                                       "grids, few points)."),
