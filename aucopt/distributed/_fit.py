@@ -79,8 +79,10 @@ def class_statistics(client, xs, ys, *, scatter, n_features=None, progress=False
     """
     import dask
 
-    items = [dask.delayed(_group_stats, pure=True)([xs[k] for k in ks], [ys[k] for k in ks],
-                                                   ks, scatter, n_features)
+    # (impure: new keys for every fit, which never takes the statistics of an earlier one
+    # that the scheduler has not released yet, e.g. of files since rewritten)
+    items = [dask.delayed(_group_stats, pure=False)([xs[k] for k in ks], [ys[k] for k in ks],
+                                                    ks, scatter, n_features)
              for ks in _groups(client, xs)]
     widths, stats, summaries = compute(client, tree_reduce(items, _merge_groups), progress)
     return next(iter(widths)), stats, [summaries[k] for k in range(len(xs))]
