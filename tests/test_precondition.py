@@ -321,9 +321,10 @@ def test_the_partial_auc_svm_is_preconditioned_without_shortening_rows():
     assert aucopt.make("svm-perf").fit(X, y)._state[BOUND_KEY][0] > 0.0
 
 
+@pytest.mark.parametrize("n", [2000, 25_000])  # all rows read; every third (MEDIAN_ROWS)
 @pytest.mark.parametrize("as_format", [np.asarray, sp.csr_matrix])
 @pytest.mark.parametrize("algorithm", ["spam-l2", "solam", "uni-squ"])
-def test_a_date_in_seconds_keeps_its_own_spread(algorithm, as_format):
+def test_a_date_in_seconds_keeps_its_own_spread(algorithm, as_format, n):
     """A column of 1.7e9 + 500 z (a date in seconds, spread 500): its variance, taken in one
     pass as mean square minus squared mean, lost all its digits, and the column was taken
     for a constant: scaled by its root mean square (1.7e9), its signal was gone (AUC 0.51
@@ -332,8 +333,8 @@ def test_a_date_in_seconds_keeps_its_own_spread(algorithm, as_format):
     from sklearn.metrics import roc_auc_score
 
     rng = np.random.default_rng(0)
-    z = rng.normal(size=(2000, 3))
-    y = np.where(z[:, 0] + 0.5 * rng.normal(size=2000) > 0, 1, -1)
+    z = rng.normal(size=(n, 3))
+    y = np.where(z[:, 0] + 0.5 * rng.normal(size=n) > 0, 1, -1)
     scales, aucs = [], []
     for offset in (0.0, 1.7e9):
         X = z.copy()

@@ -5,7 +5,6 @@ two-pass variances of the columns whose one-pass variance lost its digits."""
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._kernels._precondition import csr_moments, csr_unit_counts, dense_moments
 from ._cutting_plane import as_matrix
@@ -76,22 +75,25 @@ def variances(rows: RowData, weight: np.ndarray, stride: int, cols: np.ndarray,
     the rows ``0, stride, ...`` of ``rows`` divided by its mean square, in two passes (the
     mean, then the squared deviations from it) on the column divided by its largest value
     (no underflow on columns of 1e-160), exact to rounding however far the columns sit from
-    0; and the
-    value of each column that holds one value only in those rows (NaN for the others: a
-    mean of equal values may differ from them in its last bit). With ``bound``, the rows
-    whose squared transformed length ``sq`` exceeds ``bound**2`` count shortened, ``shift + f (x -
-    shift)`` with ``f = bound / sqrt(sq)``, as in
-    :func:`aucopt.algorithms._precondition._clipped_sums`."""
+    0; and the value of each column that holds one value only in those rows (NaN for the
+    others: a mean of equal values may differ from them in its last bit).
+
+    With ``bound``, the rows whose squared transformed length ``sq`` exceeds ``bound**2``
+    count shortened, ``shift + f (x - shift)`` with ``f = bound / sqrt(sq)``, as in
+    :func:`aucopt.algorithms._precondition._clipped_sums`.
+    """
     read = np.arange(0, rows.n_samples, stride)
     w = np.asarray(weight, dtype=np.float64)[read]
     long = np.flatnonzero(sq > bound * bound) if bound > 0.0 else np.empty(0, np.intp)
     f = bound / np.sqrt(sq[long]) if long.size else None
-    matrix = as_matrix(rows) if rows.is_sparse else rows.data
+    matrix = as_matrix(rows)[read] if rows.is_sparse else rows.data  # (CSR: rows read once)
     out, values = np.empty(cols.size), np.full(cols.size, np.nan)
     for start in range(0, cols.size, BLOCK_COLUMNS):
         part = cols[start:start + BLOCK_COLUMNS]
-        block = matrix[read][:, part]
-        block = block.toarray() if sp.issparse(block) else np.array(block, dtype=np.float64)
+        if rows.is_sparse:
+            block = matrix[:, part].toarray()
+        else:  # (only the rows read at these columns: no copy of all the columns)
+            block = np.array(matrix[np.ix_(read, part)], dtype=np.float64)
         if long.size:
             c = shift[start:start + BLOCK_COLUMNS]
             block[long] = c + f[:, None] * (block[long] - c)
