@@ -52,13 +52,13 @@ from ._runner import (
     UNAVAILABLE,
     RunOptions,
     _algorithm_problem,
-    _plain,
     _short,
     _write_csv,
     effective_protocol,
     search_grid,
     thin_grid,
 )
+from ._values import plain
 
 __all__ = ["make_figures"]
 
@@ -136,7 +136,7 @@ def _curve_rows(task) -> list[dict]:
                                        copy=False)  # (the wrapper records its calls)
     except Exception as exc:  # noqa: BLE001  (a failing run is a result, not a crash)
         return [{**base, "status": ERROR, "message": _short(exc)}]
-    params = {f"param_{k}": _plain(v) for k, v in sorted(result.params.items())}
+    params = {f"param_{k}": plain(v) for k, v in sorted(result.params.items())}
     return [{**base, "point": i + 1, "samples": int(n), "seconds": float(s), "auc": float(a),
              "fit_auc": float(result.auc), "status": OK, **params}
             for i, (n, s, a) in enumerate(zip(seen, timed.seconds, aucs))]
@@ -144,13 +144,13 @@ def _curve_rows(task) -> list[dict]:
 
 def _param_rows(task) -> list[dict]:
     """One row of AUC at a fixed value of the varied parameter (other parameters tuned)."""
-    base = {**_split_row(task), "param": task["param"], "value": _plain(task["value"])}
+    base = {**_split_row(task), "param": task["param"], "value": plain(task["value"])}
     try:
         result = _tuned(task, {**task["params"], task["param"]: task["value"]})
     except Exception as exc:  # noqa: BLE001
         return [{**base, "status": ERROR, "message": _short(exc)}]
     return [{**base, "auc": float(result.auc), "fit_seconds": float(result.fit_seconds),
-             "status": OK, **{f"param_{k}": _plain(v) for k, v in sorted(result.params.items())
+             "status": OK, **{f"param_{k}": plain(v) for k, v in sorted(result.params.items())
                               if k != task["param"]}}]
 
 

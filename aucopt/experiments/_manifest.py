@@ -103,6 +103,7 @@ def resolved_params(entry, registered) -> dict:
     config to the same values (a changed default would silently change a rerun's table).
     """
     from .._api import make
+    from ._values import plain
 
     out = {}
     for aid in sorted({entry.id, *entry.id_by_dataset.values()} & set(registered)):
@@ -110,7 +111,7 @@ def resolved_params(entry, registered) -> dict:
             values = make(aid, **entry.params).get_params(deep=False)
         except (TypeError, ValueError):  # the run reports it in the column's cells
             continue
-        out[aid] = {k: v.item() if hasattr(v, "item") else v for k, v in sorted(values.items())
+        out[aid] = {k: plain(v) for k, v in sorted(values.items())
                     if k not in entry.grid and k != "random_state"}
     return out
 

@@ -51,7 +51,7 @@ from ._config import ExperimentConfig, load_config
 from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
 from ._manifest import build_manifest, config_text, now
 from ._rundir import MANIFEST, check_resume, fingerprint, read_cells, read_manifest, write_json
-from ._values import fraction
+from ._values import fraction, plain
 
 __all__ = ["RunOptions", "run_experiment", "run_cell", "thin_grid", "search_grid", "SMOKE_ROWS"]
 
@@ -274,7 +274,7 @@ def run_cell(task: dict) -> dict:
                n_train=int(min(len(split.train), task["max_train"] or len(split.train))))
     if result.pauc is not None:
         row["pauc"] = float(result.pauc)
-    row.update({f"param_{k}": _plain(v) for k, v in sorted(result.params.items())})
+    row.update({f"param_{k}": plain(v) for k, v in sorted(result.params.items())})
     return row
 
 
@@ -286,10 +286,6 @@ def _short(exc) -> str:
     if causes:
         text += f" ... {causes[-1]}"
     return text[:600]
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v
 
 
 def _cell_key(row) -> tuple:
@@ -385,7 +381,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
                          registered, substitutions, started)
     if not options.smoke:
         manifest["grids_used"] = {
-            a.key: {k: [_plain(v) for v in vals]
+            a.key: {k: [plain(v) for v in vals]
                     for k, vals in thin_grid(a.grid, options.max_grid_points).items()}
             for a in algorithms}
         manifest["reduced_grid"] = options.max_grid_points is not None
@@ -417,7 +413,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
         results = runner(delayed(run_cell)(t) for t in tasks)
         for row in tqdm(results, total=len(tasks), desc=config.id, unit="cell",
                         disable=not show or not tasks):
-            fh.write(json.dumps(row, default=_plain) + "\n")
+            fh.write(json.dumps(row, default=plain) + "\n")
             fh.flush()
             counts["ok" if row["status"] == OK else "errors"] += 1
             if row["status"] != OK:

@@ -13,7 +13,9 @@ import math
 import re
 from dataclasses import dataclass
 
-__all__ = ["ConfigError", "PublishedValue", "parse_values", "parse_published",
+import numpy as np
+
+__all__ = ["ConfigError", "PublishedValue", "parse_values", "parse_published", "plain",
            "check_hyperparameters", "fraction"]
 
 
@@ -46,6 +48,11 @@ class PublishedValue:
 
 _RANGE = re.compile(r"^\s*(?:(?P<base>\d+(?:\.\d+)?)\s*\^\s*)?\[\s*(?P<a>[-+]?\d+(?:\.\d+)?)\s*:"
                     r"\s*(?P<b>[-+]?\d+(?:\.\d+)?)\s*(?::\s*(?P<c>[-+]?\d+(?:\.\d+)?)\s*)?\]\s*$")
+
+
+def plain(value):
+    """Return a numpy scalar as the Python number it holds (JSON, CSV); anything else as is."""
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def parse_values(value) -> list:

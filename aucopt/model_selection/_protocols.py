@@ -87,15 +87,17 @@ def _repeat_seed(seed: int, r: int) -> int:
     return (seed + r) % 2**32
 
 
-def _enough_of_each(y: np.ndarray, parts: int, protocol: str, where: str = "") -> None:
+def _enough_of_each(y: np.ndarray, parts: int, what: str, where: str = "",
+                    advice: str = "Use k-fold with fewer folds, or more data.") -> None:
     """Refuse labels whose smaller class cannot put a sample in each of the ``parts`` a
-    stratified split of ``protocol`` makes (scikit-learn's refusal names its own groups)."""
+    stratified split makes (scikit-learn's refusal names its own groups); ``advice`` may
+    name ``{fewest}``."""
     fewest = int(np.unique(y, return_counts=True)[1].min())
     if fewest < parts:
         raise ValueError(
-            f"the smaller class has {fewest} sample(s){where}, fewer than the {parts} parts of "
-            f"{protocol}: some part would hold none of it, and its AUC is undefined. Use "
-            "k-fold with fewer folds, or more data.")
+            f"the smaller class has {fewest} sample(s){where}, fewer than the {parts} {what}: "
+            "some of them would hold none of it, and their AUC is undefined. "
+            + advice.format(fewest=fewest))
 
 
 def check_both_classes(y, repeat: int, **parts) -> None:
@@ -133,12 +135,8 @@ def repeated_kfold(y, *, folds=5, repeats=5, random_state=0) -> list[Split]:
     y, random_state = _labels(y), _seed(random_state)
     if folds < 2 or repeats < 1:
         raise ValueError(f"kfold needs folds >= 2 and repeats >= 1, got {folds}, {repeats}.")
-    fewest = int(np.unique(y, return_counts=True)[1].min())
-    if fewest < folds:
-        raise ValueError(
-            f"the smaller class has {fewest} sample(s), fewer than the {folds} folds: some "
-            "test folds would hold none of it, and their AUC is undefined. Use at most "
-            f"{fewest} folds (the command line's --folds).")
+    _enough_of_each(y, folds, "folds",
+                    advice="Use at most {fewest} folds (the command line's --folds).")
     out = []
     for r in range(repeats):
         seed = _repeat_seed(random_state, r)
@@ -168,7 +166,7 @@ def repeated_holdout(y, *, test_size=0.2, repeats=20, random_state=0) -> list[Sp
     if not 0 < test_size < 1 or repeats < 1:
         raise ValueError(f"holdout needs 0 < test_size < 1 and repeats >= 1, got {test_size}, "
                          f"{repeats}.")
-    _enough_of_each(y, 2, "a holdout (train, test)")
+    _enough_of_each(y, 2, "parts of a holdout (train, test)")
     idx = np.arange(len(y))
     out = []
     for r in range(repeats):
@@ -204,7 +202,7 @@ def train_val_test(y, *, ratios=(4, 1, 1), repeats=5, random_state=0) -> list[Sp
     if ratios.shape != (3,) or np.any(ratios <= 0) or repeats < 1:
         raise ValueError(f"train-val-test needs three positive ratios and repeats >= 1, got "
                          f"{tuple(ratios)}, {repeats}.")
-    _enough_of_each(y, 3, "train-val-test")
+    _enough_of_each(y, 3, "parts of train-val-test")
     idx = np.arange(len(y))
     rest_share = (ratios[1] + ratios[2]) / ratios.sum()
     train, rest = train_test_split(idx, test_size=rest_share, stratify=y,
@@ -240,7 +238,8 @@ def given_test_halved(y_train, y_test, *, repeats=5, random_state=0) -> list[Spl
     random_state = _seed(random_state)
     if repeats < 1:
         raise ValueError(f"given-test needs repeats >= 1, got {repeats}.")
-    _enough_of_each(y_test, 2, "the halved test set (validation, test)", " in the test set")
+    _enough_of_each(y_test, 2, "parts of the halved test set (validation, test)",
+                    " in the test set")
     n = len(y_train)
     rows = np.arange(n, n + len(y_test))
     val, test = train_test_split(rows, test_size=0.5, stratify=y_test, random_state=random_state)
