@@ -227,6 +227,28 @@ def check_dense_moments(jit, index_type=np.int32):
             np.testing.assert_array_equal(got, want)
 
 
+def check_dense_clip_at_the_bound(jit, index_type=np.int32):
+    """Dense rows whose norm is the bound, or one unit of rounding beside it, are scaled
+    exactly as the plain loop scales them: the norm that decides is the running sum in
+    column order, whatever the kernel measures first (odd and even widths, heavy tails)."""
+    rng = np.random.default_rng(5)
+    for d in (1, 3, 4, 7, 64):
+        X = rng.standard_cauchy(size=(40, d))
+        inv, offset = rng.uniform(0.5, 2.0, d), rng.normal(size=d)
+        moved = X * inv + offset
+        running = np.array([float(np.sqrt(sum(v * v for v in row))) for row in moved])
+        for norm in running[:6]:
+            for bound in (norm, np.nextafter(norm, 0.0), np.nextafter(norm, np.inf)):
+                out = np.empty_like(X)
+                _kernel(dense_clip_affine, jit)(X, inv, offset, bound, out)
+                want = moved.copy()
+                for i, row in enumerate(moved):
+                    sq = sum(v * v for v in row)
+                    if bound * bound < sq < np.inf:
+                        want[i] = row * (bound / np.sqrt(sq))
+                np.testing.assert_array_equal(out, want)
+
+
 def check_overflow_is_not_shortened(jit, index_type=np.int32):
     """A row whose squared norm overflows is left as it is by every clipping kernel (a
     factor bound / inf would turn it into zeros that no check refuses); the row beside it,
@@ -257,7 +279,8 @@ def _overflow_rows(jit, index_type):
 
 
 CHECKS = (check_moments, check_norms, check_scale_clip, check_affine_clip, check_unit_counts,
-          check_dense_moments, check_overflow_is_not_shortened)
+          check_dense_moments, check_dense_clip_at_the_bound,
+          check_overflow_is_not_shortened)
 
 
 @pytest.mark.parametrize("index_type", [np.int32, np.int64])
