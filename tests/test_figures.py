@@ -132,9 +132,19 @@ def test_figures_are_parsed_with_the_columns_grids_and_params(tmp_path):
     assert bundled["liu2018-t2"] == ["convergence"]
 
 
+def test_a_figure_names_its_datasets_by_label_name_or_alias(tmp_path):
+    """As the published rows do: the config's label, the registry name, or an alias of it."""
+    text = TINY.replace('label = "german"', 'label = "G"')
+    for given in ("G", "german.numer", "german"):
+        figure = f'\n[[figures]]\nkind = "convergence"\ndatasets = ["{given}"]\n'
+        assert load_config(_config(tmp_path, text + figure)).figures[0].datasets == (
+            "german.numer",)
+
+
 @pytest.mark.parametrize("figure, match", [
     ('kind = "heatmap"', "kind must be one of"),
-    ('kind = "convergence"\ndatasets = ["a9a"]', r"datasets \['a9a'\] are not datasets"),
+    ('kind = "convergence"\ndatasets = ["a9a"]', r"datasets\[0\]: dataset 'a9a' is not in"),
+    ('kind = "convergence"\ndatasets = ["a9b"]', r"datasets\[0\]: Unknown dataset 'a9b'"),
     ('kind = "convergence"\nalgorithms = ["opauc"]', r"algorithms \['opauc'\] are not algorithm"),
     ('kind = "auc-vs-param"\nalgorithm = "spam-l2"\nparam = "eta0"', "give the values of 'eta0'"),
     ('kind = "auc-vs-param"\nalgorithm = "spam-l2"',

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..datasets import BINARIZATION_SCHEMES, PREPROCESSING_SCHEMES, dataset_info
 from ..model_selection import PROTOCOLS
 from ._fields import optional, require, unknown
-from ._figure_specs import FigureSpec, figure_specs
+from ._figure_specs import FigureSpec, config_dataset, figure_specs
 from ._values import (
     ConfigError,
     PublishedValue,
@@ -408,7 +408,6 @@ def _known_id(aid: str, where: str) -> None:
 
 
 def _published(table: dict, datasets: list, keys: list, scale: float):
-    labels = {d.label: d.name for d in datasets} | {d.name: d.name for d in datasets}
     unknown(table, {"columns", "rows", "win_tie_loss"}, "[published]")
     if not table:
         return {}, {}
@@ -424,14 +423,7 @@ def _published(table: dict, datasets: list, keys: list, scale: float):
                 row[0], str):
             raise ConfigError(f"published.rows[{j}] must be [dataset name, {len(columns)} "
                               f"values], got {row!r}.")
-        name = labels.get(row[0])
-        if name is None:
-            try:
-                name = dataset_info(row[0]).name
-            except ValueError as exc:
-                raise ConfigError(f"published.rows[{j}]: {exc}") from None
-        if name not in labels.values():
-            raise ConfigError(f"published.rows[{j}]: dataset {row[0]!r} is not in datasets.")
+        name = config_dataset(row[0], datasets, f"published.rows[{j}]")
         if name in out:
             raise ConfigError(f"published.rows[{j}]: dataset {row[0]!r} has a row already.")
         try:

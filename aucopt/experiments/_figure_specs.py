@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..datasets import dataset_info
 from ._fields import optional, require, unknown
 from ._values import ConfigError, parse_values
 
@@ -68,6 +69,27 @@ class FigureSpec:
 
 
 
+def config_dataset(given: str, datasets: list, where: str) -> str:
+    """Return the registry name of the config's dataset that ``given`` names: its label,
+    its registry name, or an alias of that name (:func:`aucopt.datasets.dataset_info`).
+
+    Raises
+    ------
+    ConfigError
+        If ``given`` is no dataset of the registry, or not one of ``datasets``.
+    """
+    names = {d.label: d.name for d in datasets} | {d.name: d.name for d in datasets}
+    name = names.get(given)
+    if name is None:
+        try:
+            name = dataset_info(given).name
+        except ValueError as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+    if name not in names.values():
+        raise ConfigError(f"{where}: dataset {given!r} is not in datasets.")
+    return name
+
+
 def figure_specs(entries, datasets: list, algorithms: list) -> tuple:
     """Read the ``[[figures]]`` tables of a config.
 
@@ -76,7 +98,7 @@ def figure_specs(entries, datasets: list, algorithms: list) -> tuple:
     entries : list of dict
         The ``figures`` array of the TOML file.
     datasets : list of DatasetEntry
-        The config's datasets (a figure names them by registry name or label).
+        The config's datasets (a figure names them by label, registry name or alias).
     algorithms : list of AlgorithmEntry
         The config's columns (a figure takes their grids and fixed parameters).
 
@@ -91,7 +113,6 @@ def figure_specs(entries, datasets: list, algorithms: list) -> tuple:
     """
     if not isinstance(entries, list):
         raise ConfigError(f"'figures' must be an array of tables ([[figures]]), got {entries!r}.")
-    names = {d.name: d.name for d in datasets} | {d.label: d.name for d in datasets}
     columns = {a.key: a for a in algorithms}
     out = []
     for i, f in enumerate(entries):
@@ -103,12 +124,10 @@ def figure_specs(entries, datasets: list, algorithms: list) -> tuple:
         kind = require(f, "kind", str, where)
         if kind not in FIGURE_KINDS:
             raise ConfigError(f"{where}kind must be one of {FIGURE_KINDS}, got {kind!r}.")
-        shown = optional(f, "datasets", list, where, [], str)
-        strangers = [d for d in shown if d not in names]
-        if strangers:
-            raise ConfigError(f"{where}datasets {strangers} are not datasets of the config.")
+        shown = [config_dataset(d, datasets, f"{where}datasets[{k}]")
+                 for k, d in enumerate(optional(f, "datasets", list, where, [], str))]
         spec = {"name": optional(f, "name", str, where, kind), "kind": kind,
-                "datasets": tuple(names[d] for d in shown),
+                "datasets": tuple(shown),
                 "params": dict(optional(f, "params", dict, where, {})),
                 "caption": optional(f, "caption", str, where, ""),
                 "points": optional(f, "points", int, where, 20)}
