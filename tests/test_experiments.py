@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 import time
 from pathlib import Path
 
@@ -284,6 +285,13 @@ def test_reduced_protocol_grid_and_inner_folds_are_used_and_recorded(tmp_path, m
     assert list(manifest["algorithms"]) == ["spam-l2", "spam-net"]
     assert "spam-l2" not in manifest["not_selected"]["algorithms"]
     assert "SPAM-NET" in build_report(out) and "SPAM-L2" in build_report(out)
+    # each invocation records its commit and cells; a report names them when they differ
+    assert [i["cells"] for i in manifest["invocations"]] == [2, 2]
+    assert len({i["git"] for i in manifest["invocations"]}) == 1
+    assert "Resumed run" not in build_report(out)
+    manifest["invocations"][0]["git"] = "0123abc"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    assert re.search(r"Resumed run: .*0123abc \(2 cells", build_report(out))
     full = run_experiment("natole2020-t4.2", tmp_path / "full", **opts)
     assert full["run"] == 2 and len(seen[-1]["grid"]["beta"]) == 11
     assert seen[-1]["inner_folds"] == 5

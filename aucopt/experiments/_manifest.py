@@ -116,6 +116,33 @@ def resolved_params(entry, registered) -> dict:
     return out
 
 
+def invocations(previous: dict, manifest: dict, cells: int) -> list:
+    """Return the invocations that wrote a run directory's cells, oldest first.
+
+    Each is ``{"git", "started", "cells"}`` (``cells``: how many it ran). A resumed run
+    keeps the cells of earlier invocations, which may come from other commits; a
+    ``previous`` manifest without the list (an older run) counts as one invocation.
+    """
+    earlier = previous.get("invocations")
+    if earlier is None:
+        earlier = [{"git": previous.get("git"), "started": previous.get("started"),
+                    "cells": previous.get("summary", {}).get("run")}] if previous else []
+    return [*earlier, {"git": manifest["git"], "started": manifest["started"], "cells": cells}]
+
+
+def commits_line(manifest: dict) -> str | None:
+    """Return a report line naming the commits whose invocations ran cells, when there is
+    more than one (None otherwise)."""
+    ran = [i for i in manifest.get("invocations", []) if i.get("cells") != 0]
+    commits = list(dict.fromkeys(str(i.get("git")) for i in ran))
+    if len(commits) < 2:
+        return None
+    parts = [f"{i.get('git')} ({i.get('cells', '?')} cells, started {i.get('started')})"
+             for i in ran]
+    return ("Resumed run: its cells were computed by invocations at different commits: "
+            + "; ".join(parts) + ".")
+
+
 def build_manifest(config, options, protocol, fingerprint, data_records, algorithms, registered,
               substitutions, started) -> dict:
     text, sha256 = config_text(config)

@@ -31,6 +31,7 @@ import numpy as np
 from ..model_selection import BETTER, WORSE, paired_ttest
 from ..utils._atomic import write_atomic
 from ._config import _build
+from ._manifest import commits_line
 from ._rundir import MANIFEST, read_manifest
 from ._values import ConfigError
 
@@ -166,6 +167,9 @@ def _markdown(run_dir: Path) -> str:
                  f"{manifest['versions'].get('aucopt')}"
                  + (f", git {manifest['git']}" if manifest.get("git") else "")
                  + f", finished {manifest.get('finished', 'not finished')}.")
+    resumed = commits_line(manifest)
+    if resumed is not None:
+        lines += ["", resumed]
     if smoke:
         lines += ["", "> **SMOKE RUN**: tiny grids, one repeat, 2 folds, 300 rows; datasets "
                       "that are not bundled are replaced by synthetic stand-ins. The numbers "

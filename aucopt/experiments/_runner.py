@@ -49,7 +49,7 @@ from ..model_selection import evaluate_fold
 from ..utils._atomic import replaced_on_success
 from ._config import ExperimentConfig, load_config
 from ._data import SMOKE_ROWS, data_record, load_data, outer_splits
-from ._manifest import build_manifest, config_text, now
+from ._manifest import build_manifest, config_text, invocations, now
 from ._rundir import MANIFEST, check_resume, fingerprint, read_cells, read_manifest, write_json
 from ._values import fraction, plain
 
@@ -379,6 +379,7 @@ def run_experiment(config, out, options: RunOptions | None = None, **kwargs) -> 
 
     manifest = build_manifest(config, options, protocol, marks, data_records, algorithms,
                          registered, substitutions, started)
+    manifest["invocations"] = invocations(previous, manifest, len(tasks))
     if not options.smoke:
         manifest["grids_used"] = {
             a.key: {k: [plain(v) for v in vals]
