@@ -237,6 +237,22 @@ def test_save_load_continue(tmp_path):
     assert_allclose(warm._state[SCALE_KEY], scale, rtol=0)
 
 
+@pytest.mark.parametrize("aid", ["spam-l2", "solam", "ftrl-auc", "kar", "opauc"])
+@pytest.mark.parametrize("first, then", [("auto", None), (None, "auto")])
+def test_warm_start_refuses_a_changed_precondition(aid, first, then):
+    """The previous iterates are in the coordinates of the previous setting: a warm fit
+    under the other one would read them in the wrong ones (and be far off the model)."""
+    X, y = _data(n=200)
+    X = X * np.geomspace(1e-3, 1e3, X.shape[1])
+    est = aucopt.make(aid, random_state=0, max_iter=2, precondition=first).fit(X, y)
+    before = est.decision_function(X)
+    est.set_params(warm_start=True, precondition=then)
+    with pytest.raises(ValueError, match=r"cannot continue a model learnt with precondition"):
+        est.fit(X, y)
+    assert_allclose(est.decision_function(X), before, rtol=0)  # unchanged
+    est.set_params(precondition=first).fit(X, y)  # the same setting continues
+
+
 def test_load_rejects_a_negative_scale(tmp_path):
     from ._model_files import resign  # here: subprocesses import this module by its path
 

@@ -47,7 +47,8 @@ from ._spec import RowData
 
 __all__ = ["SCALE_KEY", "SHIFT_KEY", "SHARED_KEY", "BOUND_KEY", "DENSE_SHARE", "RELATIVE_FLOOR",
            "ROW_CLIP", "MEDIAN_ROWS", "new_transform", "upgrade_transform", "fix_scale",
-           "centred_columns", "transform_rows", "unscaled", "rescaled", "intercept_shift"]
+           "centred_columns", "refuse_changed_precondition", "transform_rows", "unscaled",
+           "rescaled", "intercept_shift"]
 
 SCALE_KEY = "feature_scale"
 SHIFT_KEY = "feature_shift"
@@ -305,6 +306,17 @@ def centred_columns(state: dict) -> np.ndarray:
     """Return the columns with a non-zero shift (O(d): callers keep the result while the
     shift does not change, i.e. from one ``fit`` or first chunk to the next)."""
     return np.flatnonzero(state[SHIFT_KEY])
+
+
+def refuse_changed_precondition(auto: bool, warm_from: dict) -> None:
+    """Refuse a warm start whose ``precondition`` (``auto``: ``"auto"``) is not that of the
+    state ``warm_from``: its iterates are in the other coordinates (ValueError)."""
+    if auto != (SCALE_KEY in warm_from):
+        was, now = ("'auto'", "None") if not auto else ("None", "'auto'")
+        raise ValueError(
+            f"warm_start=True cannot continue a model learnt with precondition={was} under "
+            f"precondition={now}: its iterates are in the coordinates of the previous "
+            f"setting. Set warm_start=False to start afresh, or precondition back to {was}.")
 
 
 def transform_rows(rows: RowData, state: dict, centred: np.ndarray, in_place=False) -> RowData:

@@ -19,19 +19,8 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d
 
 from .._kernels._checks import OK
 from ..algorithms import _calibrate, get_algorithm
-from ..algorithms._calibrate import (
-    AUTO_RETRIES,
-    LADDER_RATIO,
-    MIN_ROWS,
-    calibrate_step,
-    usable,
-)
-from ..algorithms._data import (
-    as_rows,
-    identity_order,
-    new_data_stats,
-    observe_data,
-)
+from ..algorithms._calibrate import AUTO_RETRIES, LADDER_RATIO, MIN_ROWS, calibrate_step, usable
+from ..algorithms._data import as_rows, identity_order, new_data_stats, observe_data
 from ..algorithms._memory import check_width
 from ..algorithms._precondition import (
     SCALE_KEY,
@@ -39,6 +28,7 @@ from ..algorithms._precondition import (
     centred_columns,
     fix_scale,
     new_transform,
+    refuse_changed_precondition,
     transform_rows,
 )
 from ..algorithms._rowpath import BY_COLUMNS
@@ -384,12 +374,15 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         """Return ``(scale and shift, columns set by this call)`` of the preconditioner
         (None, None: the rows are used as they are; notes.md#preconditioning).
 
-        ``fit`` sets them on all its rows (``warm_start`` keeps the previous ones); a
+        ``fit`` sets them on all its rows (``warm_start`` keeps the previous ones, and
+        refuses a changed ``precondition``: the iterates are in the other coordinates); a
         stream on its first chunk, and later features from the chunk that first holds
         them (:func:`~aucopt.algorithms._precondition.fix_scale`). A stream started with
         ``"auto"`` keeps its transform if ``precondition`` is later set to None.
         """
         auto = is_auto(params.get("precondition"))
+        if reset and warm_from is not None:
+            refuse_changed_precondition(auto, warm_from)
         if reset:
             if not auto:
                 return None, None
