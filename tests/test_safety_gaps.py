@@ -59,7 +59,7 @@ def test_a_subnormal_hyperparameter_is_refused_by_fit_as_by_load(algorithm, name
     assert not hasattr(est, "coef_")
 
 
-@pytest.mark.parametrize("algorithm", ["sparse-kernel", "projection-pp"])
+@pytest.mark.parametrize("algorithm", ["sparse-kernel", "projection-pp", "aogd"])
 @pytest.mark.parametrize("bandwidth", [1e-300, 1e300])
 def test_a_bandwidth_whose_kernel_is_nan_or_constant_is_refused_by_fit(algorithm, bandwidth):
     """As load refuses it: 1 / (2 sigma^2) is inf or 0 (before: fit made such a model)."""
@@ -67,6 +67,21 @@ def test_a_bandwidth_whose_kernel_is_nan_or_constant_is_refused_by_fit(algorithm
     y = np.where(X[:, 0] > 0, 1, -1)
     with pytest.raises(ValueError, match="1/\\(2 sigma\\^2\\)"):
         aucopt.make(algorithm, bandwidth=bandwidth).fit(X, y)
+
+
+def test_aogd_load_refuses_a_width_whose_features_are_constant(tmp_path):
+    """AOGD's frequencies divided by a bandwidth of 1e200 make every random feature
+    constant (a model of equal scores, saved and loaded without a word before)."""
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    aucopt.io.save(aucopt.make("aogd", random_state=0).fit(X, np.where(X[:, 0] > 0, 1, -1)),
+                   tmp_path / "m")
+    npz = next(tmp_path.glob("m*.npz"))
+    arrays = dict(np.load(npz))
+    arrays["state__bandwidth"][0] = 1e200
+    np.savez(npz, **arrays)
+    resign(tmp_path / "m")
+    with pytest.raises(ModelFileError, match="1/\\(2 sigma\\^2\\)"):
+        aucopt.io.load(tmp_path / "m")
 
 
 def test_mba_refuses_a_round_of_pairs_beyond_max_memory_gb():

@@ -10,9 +10,9 @@ import numpy as np
 
 from .._kernels.kernel_budget import kernel_scores
 from ._spec import RowData
-from .aogd import auto_bandwidth
+from .aogd import auto_bandwidth, check_width
 
-__all__ = ["inverse_width", "expansion_scores", "check_width"]
+__all__ = ["inverse_width", "expansion_scores", "check_width"]  # (check_width: of aogd)
 
 
 def inverse_width(state: dict, rows: RowData, params: dict, y=None) -> float:
@@ -24,19 +24,6 @@ def inverse_width(state: dict, rows: RowData, params: dict, y=None) -> float:
                                  if bw == "auto" else float(bw))
         check_width(state, params, rows.n_features)  # the rule load applies to the file
     return 0.5 / state["bandwidth"][0] ** 2
-
-
-def check_width(state: dict, params: dict, n_features: int) -> None:
-    """Raise ValueError unless a loaded ``bandwidth`` is unset (0) or gives a positive finite
-    ``1 / (2 sigma^2)``; outside about [1e-154, 1e154] the kernel is NaN or constant."""
-    sigma = np.float64(state["bandwidth"][0])
-    with np.errstate(all="ignore"):
-        inverse = 0.5 / sigma**2 if sigma > 0 else 0.0
-    if sigma != 0.0 and not (np.isfinite(inverse) and inverse > 0):
-        raise ValueError(f"bandwidth={float(sigma)!r} gives 1/(2 sigma^2)="
-                         f"{float(inverse)!r}, with which the Gaussian kernel is NaN or "
-                         "constant: give a bandwidth within about [1e-154, 1e154], of the "
-                         "order of the distances between rows (or 'auto')")
 
 
 def expansion_scores(rows: RowData, points, points_sq, coef, active, bandwidth) -> np.ndarray:

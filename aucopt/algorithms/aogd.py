@@ -41,7 +41,7 @@ from ._spec import AlgorithmSpec, RowData
 
 __all__ = [
     "AOGDHyper", "AVERAGING", "AOGD", "BANDWIDTH", "HELD_OUT", "PARAMS", "auto_bandwidth",
-    "draw_frequencies", "hyper", "max_memory_gb", "rff_decision", "with_docs",
+    "check_width", "draw_frequencies", "hyper", "max_memory_gb", "rff_decision", "with_docs",
 ]
 
 PAPER = (
@@ -206,6 +206,20 @@ def draw_frequencies(n_components: int, n_features: int, rng,
     return out
 
 
+def check_width(state: dict, params: dict, n_features: int) -> None:
+    """Raise ValueError unless a loaded ``bandwidth`` is unset (0) or gives a positive finite
+    ``1 / (2 sigma^2)``; outside about [1e-154, 1e154] the Gaussian kernel is NaN or constant
+    (AOGD's random features too: frequencies of 1e-200 make every feature constant)."""
+    sigma = np.float64(state["bandwidth"][0])
+    with np.errstate(all="ignore"):
+        inverse = 0.5 / sigma**2 if sigma > 0 else 0.0
+    if sigma != 0.0 and not (np.isfinite(inverse) and inverse > 0):
+        raise ValueError(f"bandwidth={float(sigma)!r} gives 1/(2 sigma^2)="
+                         f"{float(inverse)!r}, with which the Gaussian kernel is NaN or "
+                         "constant: give a bandwidth within about [1e-154, 1e154], of the "
+                         "order of the distances between rows (or 'auto')")
+
+
 def fix_bandwidth(state: dict, rows: RowData, params: dict, y) -> None:
     """On the first call, set ``state["bandwidth"]`` (``"auto"``: of the rows weighted by
     their sample weights ``|y|``) and divide the frequencies by it.
@@ -218,6 +232,7 @@ def fix_bandwidth(state: dict, rows: RowData, params: dict, y) -> None:
     if state["bandwidth"][0] <= 0:
         sigma = auto_bandwidth(rows, np.abs(y)) if bw == "auto" else float(bw)
         state["bandwidth"][0] = sigma
+        check_width(state, params, rows.n_features)  # the rule load applies to the file
         state["freq"] /= sigma
     elif bw != "auto" and float(bw) != state["bandwidth"][0]:  # a warm start's kept width
         raise ValueError(f"warm_start=True cannot reuse the previous frequencies, drawn for "
@@ -325,6 +340,7 @@ AOGD = register(
         model_key="w",
         mean_scores=mean_scores,
         upgrade_state=upgrade_state,
+        check_state=check_width,
         weights="steps",
         grid={"eta": tuple(2.0**k for k in range(-8, 0)),
               "lam": tuple(10.0**k for k in range(-8, 0))},
