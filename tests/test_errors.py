@@ -121,11 +121,38 @@ def test_unknown_parameter_lists_the_parameters():
         aucopt.make("spam-l2", lr=0.1)
 
 
-def test_score_needs_no_sample_weight(data):
+def test_score_with_sample_weight_is_the_weighted_auc(data):
+    """As ClassifierMixin.score takes weights (GridSearchCV routes them there when asked):
+    scikit-learn's weighted AUC; integer weights are the rows repeated; bad ones refused."""
+    from sklearn.metrics import roc_auc_score as sklearn_auc
+
     X, y = data
-    est = aucopt.make("spam-l2").fit(X, y)
-    with pytest.raises(ValueError, match="sample_weight"):
-        est.score(X, y, sample_weight=np.ones(len(y)))
+    est = aucopt.make("spam-l2", random_state=0).fit(X, y)
+    weight = np.random.default_rng(0).integers(0, 4, len(y)).astype(float)
+    s = est.decision_function(X)
+    assert est.score(X, y, sample_weight=weight) == pytest.approx(
+        sklearn_auc(y, s, sample_weight=weight), abs=1e-12)
+    repeated = np.repeat(np.arange(len(y)), weight.astype(int))
+    assert est.score(X, y, sample_weight=weight) == pytest.approx(
+        est.score(X[repeated], y[repeated]), abs=1e-14)
+    assert est.score(X, y, sample_weight=np.ones(len(y))) == pytest.approx(est.score(X, y))
+    for bad, match in [(-weight, ">= 0"), (weight[:-1], "one weight per sample"),
+                       (np.where(y == y.max(), 0.0, 1.0), "positive total weight")]:
+        with pytest.raises(ValueError, match=match):
+            est.score(X, y, sample_weight=bad)
+
+
+def test_grid_search_routes_weights_to_score_when_asked(data):
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    X, y = data
+    weight = np.random.default_rng(1).uniform(0.5, 2.0, len(y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = aucopt.make("spam-l2", random_state=0, max_iter=2)
+        est.set_fit_request(sample_weight=True).set_score_request(sample_weight=True)
+        search = GridSearchCV(est, {"beta": [1e-4, 1e-2]}, cv=2).fit(X, y, sample_weight=weight)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()
 
 
 @pytest.mark.parametrize("algorithm, params, other", [

@@ -253,8 +253,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
             True labels; both classes must be present, and no other label.
-        sample_weight : None
-            Not supported; must be None.
+        sample_weight : array-like of shape (n_samples,), default=None
+            The weighted AUC: each positive-negative pair counts with the product of
+            its weights (:func:`aucopt.metrics.roc_auc_score`).
 
         Returns
         -------
@@ -263,14 +264,13 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         Raises
         ------
         ValueError
-            If ``y`` holds a label that is not in ``classes_``, or a single class.
+            If ``y`` holds a label that is not in ``classes_``, or a single class, or a
+            weight is negative or not finite.
         """
-        if sample_weight is not None:
-            raise ValueError("score does not support sample_weight; it returns the ROC AUC.")
         check_is_fitted(self)
         y = column_or_1d(y, warn=True)  # a column, as fit takes it (with the same warning)
         signed = self._signed_labels(y, self.classes_, SCORE_LABELS_HINT)
-        return roc_auc_score(signed > 0, self.decision_function(X))
+        return roc_auc_score(signed > 0, self.decision_function(X), sample_weight=sample_weight)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

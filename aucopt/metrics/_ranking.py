@@ -162,7 +162,33 @@ def _twice_u(pos, neg_sorted):
 # ---------------------------------------------------------------------------------------
 
 
-def roc_auc_score(y_true, y_score, *, pos_label=None):
+def _sample_weight(sample_weight, is_pos) -> np.ndarray:
+    """Validate ``sample_weight`` for the rows of ``is_pos``: finite, non-negative, 1-D, one
+    per row, a positive total on each class (ValueError otherwise)."""
+    weight = np.asarray(sample_weight, dtype=np.float64)
+    if weight.ndim != 1 or weight.size != is_pos.size:
+        raise ValueError(f"sample_weight must be one weight per sample ({is_pos.size}); got "
+                         f"shape {weight.shape}.")
+    if not (np.isfinite(weight).all() and (weight >= 0).all()):
+        raise ValueError("sample_weight must hold finite weights >= 0.")
+    if not (weight[is_pos].sum() > 0 and weight[~is_pos].sum() > 0):
+        raise ValueError("sample_weight must give each class a positive total weight (the "
+                         "AUC of a class of weight 0 is undefined).")
+    return weight
+
+
+def _weighted_auc(pos, pos_weight, neg, neg_weight) -> float:
+    """``sum_i sum_j v_i v_j (1[s_i > s_j] + 1[s_i = s_j] / 2) / (V+ V-)``: each positive's
+    weight times the weight of the negatives below it plus half of those tied with it."""
+    order = np.argsort(neg, kind="stable")
+    below = np.concatenate(([0.0], np.cumsum(neg_weight[order])))
+    neg = neg[order]
+    ranks = below[np.searchsorted(neg, pos, side="left")] + below[
+        np.searchsorted(neg, pos, side="right")]
+    return float(pos_weight @ ranks) / (2.0 * float(pos_weight.sum()) * below[-1])
+
+
+def roc_auc_score(y_true, y_score, *, pos_label=None, sample_weight=None):
     r"""Exact area under the ROC curve, ties counted one half.
 
     .. math::
@@ -187,6 +213,11 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
         Label of the positive class. ``None`` takes the larger of the two sorted labels
         (1 of {0, 1} and {-1, 1}, ``True`` of booleans, the later of two strings), the
         same class :func:`sklearn.metrics.roc_auc_score` treats as positive.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights ``v >= 0`` (a positive total on each class): each positive-negative pair
+        counts ``v_i v_j``, divided by the product of the classes' total weights, as
+        :func:`sklearn.metrics.roc_auc_score` weighs them (integer weights: the AUC of
+        the rows repeated). Summed in float64, to rounding (not an exact integer count).
 
     Returns
     -------
@@ -198,7 +229,7 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
     ValueError
         If the inputs are empty, of different lengths, not 1-D, contain NaN, or
         ``y_true`` has one class or more than two classes, or
-        ``pos_label`` is not a label of ``y_true``.
+        ``pos_label`` is not a label of ``y_true``, or a weight is negative or not finite.
     TypeError
         If ``y_score`` is not numeric or the labels cannot be sorted.
 
@@ -210,6 +241,9 @@ def roc_auc_score(y_true, y_score, *, pos_label=None):
     0.75
     """
     is_pos, scores, n_pos, n_neg = _binary_target(y_true, y_score, pos_label, allow_inf=True)
+    if sample_weight is not None:
+        weight = _sample_weight(sample_weight, is_pos)
+        return _weighted_auc(scores[is_pos], weight[is_pos], scores[~is_pos], weight[~is_pos])
     return _twice_u(np.sort(scores[is_pos]), np.sort(scores[~is_pos])) / (2 * n_pos * n_neg)
 
 
