@@ -323,3 +323,21 @@ def test_paired_ttest_takes_numpy_reals_as_alpha():
     for bad in (True, np.float32(1.5), "0.05"):
         with pytest.raises(ValueError, match="alpha must be a level in"):
             paired_ttest(a, b, alpha=bad)
+
+
+def test_the_refits_of_a_batch_curve_do_not_warn():
+    """A batch method refitted with max_iter = 1, 2, ... stops early; svm-pauc's first
+    cutting planes leave w = 0, and each such refit warned that the model was zero (17
+    warnings in one `aucopt compare`), about models nobody asked for."""
+    import warnings
+
+    import aucopt
+    from aucopt.datasets import make_auc_problem
+    from aucopt.model_selection import convergence_curve
+
+    X, y = make_auc_problem(600, 8, separation=1.0, random_state=4)
+    est = aucopt.make("svm-pauc", max_fpr=0.1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _, auc = convergence_curve(est, X[:400], y[:400], X[400:], y[400:], n_points=3)
+    assert auc[0] == 0.5 and not [w for w in caught if "weights zero" in str(w.message)]
