@@ -169,6 +169,14 @@ class StepCalibration:
         Relative: the smallest step whose objective is within this of the lowest is
         chosen (:data:`TOLERANCE`, which favours the safer of steps that fit alike; smaller
         for a solver that converges to the minimiser, where a larger step is faster).
+    weight_power : float
+        How the kernel's steps grow with the sample weights (notes.md#sample-weights): 1
+        where a row's step is scaled by its weight, 2 where a pair's is scaled by the
+        product of two, 0 where the kernel normalises them (an adaptive step, VRSPAM's
+        ``n w_i / W``, the partial-AUC learners' weighted means). The ladder's centre is
+        divided by the sample's mean weight to this power, so that weights multiplied by a
+        constant leave the steps taken, and the model, as they were (all-ones weights:
+        the same bits as none).
     """
 
     objective: Callable[..., float]
@@ -184,14 +192,16 @@ class StepCalibration:
     tolerance: float = TOLERANCE
     narrow: bool = False
     safety: int = 0
+    weight_power: float = 1.0
 
-    def centre(self, m2: float) -> float:
-        """Return the centre of the ladder for mean squared row norm ``m2``."""
-        return self.unit / (m2 + self.offset) ** self.power
+    def centre(self, m2: float, weight: float = 1.0) -> float:
+        """Return the centre of the ladder for mean squared row norm ``m2`` and mean row
+        weight ``weight``."""
+        return self.unit / (m2 + self.offset) ** self.power / weight ** self.weight_power
 
-    def ladder(self, m2: float) -> list[float]:
+    def ladder(self, m2: float, weight: float = 1.0) -> list[float]:
         """Return the steps tried, smallest first."""
-        c = self.centre(m2)
+        c = self.centre(m2, weight)
         return [c * LADDER_RATIO**k for k in LADDER_POWERS]
 
 
@@ -449,7 +459,7 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     # the fit's max_time covers the brief runs too: once it is spent no other step is tried
     deadline = deadline_of(params)
     with np.errstate(all="ignore"), one_blas_thread():
-        for step in spec.calibration.ladder(scale):
+        for step in spec.calibration.ladder(scale, float(np.abs(y).mean())):
             trial(step)
             if deadline.passed() or (not scale_free(spec)
                                      and past_the_best(trials, spec.calibration.tolerance)):

@@ -165,7 +165,7 @@ FTRL_AUC = register(
         quick_grid={"alpha": ("auto", 0.01, 0.2), "lam1": (1e-3, 0.1, 1.0)},
         step_param="alpha",
         calibration=StepCalibration(regularised("square", l2="lam2", l1="lam1"),
-                                    unit=AUTO_ALPHA, power=0.5),
+                                    unit=AUTO_ALPHA, power=0.5, weight_power=0.0),
         warm_keys=("pack",),
         warm_values=warm_values,
         column_keys=("pack",),

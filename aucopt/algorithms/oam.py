@@ -322,7 +322,8 @@ OAM_SEQ = register(
         name="OAM_seq",
         run=_runner("sequential"),
         row_kernel=_row_kernel("sequential"),
-        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"], share=0.5),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["sequential"], share=0.5,
+                                    weight_power=2.0),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (N proximal steps against "
         "the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},
@@ -340,7 +341,8 @@ OAM_GRA = register(
         name="OAM_gra",
         run=_runner("gradient"),
         row_kernel=_row_kernel("gradient"),
-        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"], share=0.5),
+        calibration=StepCalibration(regularised("hinge"), unit=AUTO_C["gradient"], share=0.5,
+                                    weight_power=2.0),
         cost="O(N nnz) per sample on CSR rows, O(N d) on dense rows (one hinge subgradient "
         "over the other class's reservoir)",
         quick_grid={"C": ("auto", 2.0**-12, 2.0**-9)},

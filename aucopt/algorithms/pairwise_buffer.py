@@ -367,7 +367,8 @@ OGD_FIFO = register(
         plain_form=plain_form,
         **_runner("ogd-fifo", FIFO),
         check_state=_check_state(1),
-        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"]),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["ogd-fifo"],
+                                    weight_power=2.0),
         grid={"eta": ETA_GRID, "lam": LAM_GRID},
         quick_grid={"eta": ("auto", 2.0**-7, 2.0**-5, 2.0**-3)},
         notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV. "
@@ -393,7 +394,8 @@ KAR = register(
         state=(KarState,),
         **_runner("kar", RSX),
         check_state=_check_state(0),
-        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"], share=0.8),
+        calibration=StepCalibration(regularised(_loss, l2="lam"), unit=AUTO_ETA["kar"], share=0.8,
+                                    weight_power=2.0),
         grid={"eta": ETA_GRID, "lam": LAM_GRID, "buffer_size": (100,)},
         quick_grid={"eta": ("auto", 2.0**-9, 2.0**-7, 2.0**-5)},
         notes="AlQuabeh et al. 2024: eta in 2^[-8:-1], lambda in 10^[-8:-1], 3-fold CV; buffer "

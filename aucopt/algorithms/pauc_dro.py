@@ -285,7 +285,7 @@ SHARED = dict(
     check_state=check_state,
     step_param="eta",
     calibration=StepCalibration(_objective, unit=AUTO_ETA, share=0.8, held_out=0.3,
-                                safety=SAFETY),
+                                safety=SAFETY, weight_power=0.0),
     warm_keys=("w",),
     warm_values=warm_values,
     equivalence_params={"eta": 0.05, "precondition": None},

@@ -92,6 +92,7 @@ PAUC_SOPA = register(
         # the ladder first on every case of benchmarks/robustness.py, 0.02-0.04 short of
         # the least-squares optimum's partial AUC on counts and german.numer
         **{**SHARED, "calibration": StepCalibration(partial_auc_objective, unit=AUTO_ETA,
-                                                    share=0.8, safety=1)},
+                                                    share=0.8, safety=1,
+                                                    weight_power=0.0)},
     )
 )

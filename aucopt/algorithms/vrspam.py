@@ -151,7 +151,10 @@ def _spam_start(state, rows: RowData, y, order, params) -> int:
                    "stats": "train", "warmup": 0.1, "output": "average"}
     tmp = spam.init_state(rows.n_features, rows.n_samples, spam_params)
     tmp.update({key: state[key] for key in ("data_count", "data_sum", "data_sqmax")})
-    _, status = spam.run(tmp, rows, y, order, spam_params, 0, True)
+    # its steps scaled by n w_i / W, as VRSPAM's own (notes.md#sample-weights): weights
+    # multiplied by a constant start from the same point (all-ones: y as given)
+    mean = float(np.abs(y).mean())
+    _, status = spam.run(tmp, rows, y if mean == 1.0 else y / mean, order, spam_params, 0, True)
     state["w"][...] = spam.iterates(tmp)[1]
     return status
 
@@ -222,7 +225,7 @@ _COMMON = dict(
     other_steps=("eta0",),  # the step of the SPAM start (init="spam")
     calibration=StepCalibration(regularised("square", l2="beta", l1="beta1"), unit=AUTO_ETA,
                                 brief={"max_iter": CALIBRATION_STAGES}, resolve=resolve_beta,
-                                tolerance=CALIBRATION_TOLERANCE),
+                                tolerance=CALIBRATION_TOLERANCE, weight_power=0.0),
     warm_keys=("w", "started"),
     weights="steps",
     **BATCH,
