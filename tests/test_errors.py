@@ -121,6 +121,17 @@ def test_unknown_parameter_lists_the_parameters():
         aucopt.make("spam-l2", lr=0.1)
 
 
+def test_a_divergence_under_a_tiny_max_fpr_names_it():
+    """SOPA's steps on the top negatives grow as 1 / max_fpr: at 1e-8 no step helps, and
+    the error blamed only the step and the features' scale."""
+    from aucopt.datasets import make_auc_problem
+    from aucopt.exceptions import DivergenceError
+
+    X, y = make_auc_problem(300, 5, random_state=1)
+    with pytest.raises(DivergenceError, match=r"max_fpr=1e-08 .* raise max_fpr"):
+        aucopt.make("pauc-sopa", max_fpr=1e-8, random_state=0).fit(X, y)
+
+
 def test_score_with_sample_weight_is_the_weighted_auc(data):
     """As ClassifierMixin.score takes weights (GridSearchCV routes them there when asked):
     scikit-learn's weighted AUC; integer weights are the rows repeated; bad ones refused."""

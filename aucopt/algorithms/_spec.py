@@ -89,6 +89,9 @@ class AlgorithmSpec:
     other_steps : tuple of str
         Further step sizes whose pass may diverge (a start run with its own step, the step
         of another part of the update): a divergence error names them too.
+    divergence_hint : callable or None
+        ``divergence_hint(params) -> str or None``: a sentence a divergence error adds for
+        a hyperparameter that multiplies the steps (e.g. ``1 / max_fpr``), when it does.
     calibration : StepCalibration or None
         How ``step_param="auto"`` is calibrated on the data
         (:mod:`aucopt.algorithms._calibrate`); None: the step is not calibrated.
@@ -220,6 +223,7 @@ class AlgorithmSpec:
     quick_grid: Mapping[str, tuple] = field(default_factory=dict)
     step_param: str | None = None
     other_steps: tuple[str, ...] = ()
+    divergence_hint: Callable[[dict], str | None] | None = None
     calibration: Any = None
     warm_keys: tuple[str, ...] = ()
     equivalence_params: Mapping[str, Any] = field(default_factory=dict)

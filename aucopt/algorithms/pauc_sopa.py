@@ -16,7 +16,7 @@ from ._spec import AlgorithmSpec
 from .pauc import ETA_GRID, max_fpr_param, partial_auc_objective
 from .pauc_dro import AUTO_ETA, COMMON_PARAMS, SHARED, dro_calls, eta_param
 
-__all__ = ["PARAMS", "PAUC_SOPA", "cvar_objective", "hyper", "ETA_S_GRID"]
+__all__ = ["PARAMS", "PAUC_SOPA", "cvar_objective", "hyper", "tiny_range", "ETA_S_GRID"]
 
 ETA_S_GRID = (0.01, 0.1, 1.0)
 _BLOCK = 2**20  # pairs per block of the exact objective
@@ -72,6 +72,17 @@ def _scalars(params) -> tuple:
     return hp, (0.0, hp.margin, 0.0, 0.0, 0.0, hp.max_fpr, hp.eta_s)
 
 
+def tiny_range(params) -> str | None:
+    """The divergence hint of a small ``max_fpr``: it multiplies the steps on the top
+    negatives by ``1 / max_fpr`` (the CVaR's weights)."""
+    beta = params.get("max_fpr")
+    if isinstance(beta, float) and beta < 0.01:
+        return (f"max_fpr={beta:g} multiplies the steps on the highest-scored negatives by "
+                f"1/max_fpr = {1.0 / beta:.3g}; if lowering the step does not help, raise "
+                "max_fpr (a range below one negative of the data has nothing to learn).")
+    return None
+
+
 PAUC_SOPA = register(
     AlgorithmSpec(
         id="pauc-sopa",
@@ -91,6 +102,7 @@ PAUC_SOPA = register(
         # outscore most positives in every direction), so it ranked the smallest step of
         # the ladder first on every case of benchmarks/robustness.py, 0.02-0.04 short of
         # the least-squares optimum's partial AUC on counts and german.numer
+        divergence_hint=tiny_range,
         **{**SHARED, "calibration": StepCalibration(partial_auc_objective, unit=AUTO_ETA,
                                                     share=0.8, safety=1,
                                                     weight_power=0.0)},

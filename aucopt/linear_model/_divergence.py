@@ -71,6 +71,9 @@ def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
         advice += (f" Its other step{'s' if len(others) > 1 else ''} ({', '.join(others)}) "
                    f"may be the one too large: lower {'them' if len(others) > 1 else 'it'} "
                    f"if lowering {name!r} does not help.")
+    hint = spec.divergence_hint(estimator._params()) if spec.divergence_hint else None
+    if hint:
+        advice += f" {hint}"
     return DivergenceError(
         f"{type(estimator).__name__} diverged in pass {epoch + 1} after {t} updates: the "
         f"iterate became non-finite or exploded. {advice} The estimator was left as it was "
