@@ -19,7 +19,8 @@ def vrspam(X, y, picks, *, beta, beta1=0.0, eta, w0=None, spam_order=None, sampl
     """Run one stage per entry of ``picks``; return the list of snapshots.
 
     ``spam_order``: when given (and ``w0`` is None), start from the averaged
-    iterate of one SPAM pass over that order with the training statistics.
+    iterate of one SPAM pass over that order with the training statistics (with weights,
+    its steps scaled by ``n w_i / W`` too).
     ``sample_weight``: the finite sum ``(1/W) sum_i w_i F_i`` with weighted statistics;
     the full gradient weighs row i by ``w_i / W``, an inner step on a uniformly drawn
     row is scaled by ``n w_i / W`` (notes.md#sample-weights).
@@ -34,8 +35,10 @@ def vrspam(X, y, picks, *, beta, beta1=0.0, eta, w0=None, spam_order=None, sampl
     if w0 is not None:
         w_tilde = np.array(w0, dtype=float)
     elif spam_order is not None:
+        # its steps scaled by n w_i / W, as the inner steps (the statistics do not change)
         _, w_tilde, _ = spam_ref.spam(X, y, [spam_order], beta=beta, beta1=beta1, t0=0.0,
-                                      sample_weight=sample_weight)
+                                      sample_weight=None if sample_weight is None
+                                      else sw * (n / sw.sum()))
     else:
         w_tilde = np.zeros(X.shape[1])
     snapshots = []
