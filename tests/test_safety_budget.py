@@ -58,6 +58,20 @@ def test_a_pass_in_blocks_is_the_pass_bit_for_bit(algorithm, small_blocks):
             assert _same(plain, blocked, data)
 
 
+@pytest.mark.parametrize("algorithm", [a for a in aucopt.list_algorithms()
+                                       if not get_algorithm(a).epochs_by_base])
+def test_a_solver_under_a_budget_not_spent_runs_once(algorithm, small_blocks):
+    """A spec whose ``run`` is the whole solver checks the budget itself: run_pass gave it
+    the rows in blocks, and it solved again on each (two or three solves, other results,
+    n_iter_ of the last solve only)."""
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # the budget is never spent
+        plain = aucopt.make(algorithm, random_state=0).fit(X, y)
+        budgeted = aucopt.make(algorithm, random_state=0, max_time=1e9).fit(X, y)
+    assert _same(plain, budgeted, X)
+
+
 def test_the_budget_stops_inside_the_first_pass(small_blocks):
     """One pass over 20,000 rows, budget 1 µs: the fit stops after its first block of rows
     (before: only between passes, so a single long pass always ran to its end)."""

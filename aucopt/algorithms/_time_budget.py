@@ -122,14 +122,18 @@ def run_pass(spec, state, rows, y, order, params, t, learn, rng, deadline: Deadl
     """Run one pass of ``spec.run`` over ``order``; return ``(t, status, stopped)``.
 
     Without a budget (``deadline.end`` None) this is one call of ``spec.run``. With one,
-    the pass of a spec with ``exact_blocks`` runs in blocks of rows, in order, with the
+    the pass of a spec with ``exact_blocks`` (whose ``run`` is one pass: ``epochs_by_base``)
+    runs in blocks of rows, in order, with the
     deadline checked between them (never before the first): its ``run`` over consecutive
     parts of ``order`` is the ``run`` over all of it bit for bit, so the result is that of
     one call whenever the budget is not spent. ``stopped``: the budget ran out inside the
     pass (the rows before that point learned).
     """
     n = order.shape[0]
-    if deadline.end is None or not spec.exact_blocks or n <= FIRST_BLOCK:
+    # (a spec whose run is the whole solver, not a pass, checks the deadline itself: run in
+    # blocks it would be solved again on each block)
+    if (deadline.end is None or not spec.exact_blocks or not spec.epochs_by_base
+            or n <= FIRST_BLOCK):
         t, status = spec.run(state, rows, y, order, params, t, learn, rng, **hook)
         return t, status, False
     start, size = 0, FIRST_BLOCK
