@@ -122,6 +122,32 @@ def test_numpy_scalar_names_fall_where_the_python_ones_do():
     assert len(scores) == 1
 
 
+def test_numpy_scalars_within_tuple_names_fall_where_the_python_ones_do():
+    """("city", np.int64(3)) is the key ("city", 3) (a model trained from a DataFrame, served
+    from JSON): only top-level NumPy scalars were hashed as the Python ones."""
+    assert stable_hash(("city", np.int64(3))) == stable_hash(("city", 3))
+    assert stable_hash((np.float64(1.5), (np.int32(2), "a"))) == stable_hash((1.5, (2, "a")))
+    assert stable_hash(("t", 1)) != stable_hash(("t", True))  # (as before: by type)
+
+
+@pytest.mark.parametrize("bound", [{"n_features": 1024}, {"n_features": None, "max_features": 2}])
+@pytest.mark.parametrize("names", [(("t", 1), ("t", True)), (0.0, -0.0), ((0.0,), (-0.0,))])
+def test_equal_names_that_hash_apart_do_not_share_the_cached_plan(bound, names):
+    """Keys equal to the last row's but hashed apart (tuples of 1 and True, 0.0 and -0.0)
+    took the last row's columns: a row's columns depended on the row before it."""
+    a, b = names
+    fresh = ColumnMap(**bound)
+    if bound.get("max_features"):  # a full vocabulary: later names are hashed
+        fresh.row({"x": 1.0, "z": 1.0}, 2, grow=True)
+    width = 1024 if bound["n_features"] else 2
+    want = fresh.row({b: 1.0}, width, grow=True).indices.copy()
+    cached = ColumnMap(**bound)
+    if bound.get("max_features"):
+        cached.row({"x": 1.0, "z": 1.0}, 2, grow=True)
+    cached.row({a: 1.0}, width, grow=True)
+    np.testing.assert_array_equal(cached.row({b: 1.0}, width, grow=True).indices, want)
+
+
 def test_a_name_with_a_lone_surrogate_is_hashed():
     """Names decoded with errors='surrogateescape' hold lone surrogates, which strict UTF-8
     refuses: hashing raised UnicodeEncodeError in learn_one and predict_proba_one."""

@@ -17,12 +17,22 @@ _ONE_BYTE = np.frombuffer(b"\0", dtype=np.uint8)
 def _name_bytes(name) -> bytes:
     """The bytes a name is hashed by: UTF-8 of a string (lone surrogates, as
     ``surrogateescape`` decoding leaves them, kept as they are), else its type and
-    ``repr``; a NumPy scalar as the Python one it equals (``np.int64(3)`` and ``3``, keys
-    of one dict entry, fell into different columns; their ``repr`` changed with NumPy 2)."""
-    if isinstance(name, np.generic):
-        name = name.item()
+    ``repr``; a NumPy scalar, also within a tuple, as the Python one it equals
+    (``np.int64(3)`` and ``3``, keys of one dict entry, fell into different columns; their
+    ``repr`` changed with NumPy 2)."""
+    name = _plain(name)
     return name.encode("utf-8", "surrogatepass") if isinstance(name, str) else (
         f"{type(name).__name__}:{name!r}".encode("utf-8", "surrogatepass"))
+
+
+def _plain(name):
+    """``name`` with its NumPy scalars, within tuples too, as the Python ones they equal
+    (``("city", np.int64(3))`` is the key ``("city", 3)`` of a dict)."""
+    if isinstance(name, np.generic):
+        return name.item()
+    if type(name) is tuple:
+        return tuple(map(_plain, name))
+    return name
 
 
 def stable_hashes(names) -> np.ndarray:

@@ -14,6 +14,7 @@ arrive.
 
 from __future__ import annotations
 
+import math
 from numbers import Real
 
 import numpy as np
@@ -73,10 +74,20 @@ def _refuse_strings(frame) -> None:
                             f"{text!r}. {_NUMERIC_HINT}")
 
 
+def _same_kind(a, b) -> bool:
+    """Whether the equal names ``a`` and ``b`` hash alike: of the same types, within tuples
+    too, and floats of the same sign (``0.0 == -0.0``, but their ``repr`` differ)."""
+    if type(a) is not type(b):
+        return False
+    if type(a) is tuple:
+        return len(a) == len(b) and all(map(_same_kind, a, b))
+    return type(a) is not float or math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 def _same_types(keys: tuple, others: tuple) -> bool:
-    """Whether the equal names ``keys`` and ``others`` are of the same types one by one: the
-    hash tells ``1``, ``1.0`` and ``True`` apart, although they are equal."""
-    return all(type(a) is type(b) for a, b in zip(keys, others))
+    """Whether the equal names ``keys`` and ``others`` hash alike one by one: the hash tells
+    ``1``, ``1.0`` and ``True`` apart (also inside tuples), although they are equal."""
+    return all(type(a) is str or _same_kind(a, b) for a, b in zip(keys, others))
 
 
 class ColumnMap:
