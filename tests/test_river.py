@@ -192,6 +192,14 @@ def test_bad_labels_and_values_raise_and_lose_nothing():
                 score({"f0": value, "f1": 1.0})
     with pytest.raises(ValueError, match="infinity"):
         model.predict_proba_many(pd.DataFrame({"f0": [1.0, -np.inf]}))
+    # under a name not known yet too (scores drop such names: their values went unchecked)
+    for value, message in ((float("nan"), "NaN"), (float("inf"), "infinity")):
+        for score in (model.predict_proba_one, model.score_one, model.predict_one):
+            with pytest.raises(ValueError, match=message):
+                score({"unseen": value, "f1": 1.0})
+    with pytest.raises(ValueError, match="infinity"):
+        model.predict_proba_many(pd.DataFrame({"f0": [1.0, 1.0], "unseen": [1.0, np.inf]}))
+    assert len(model.predict_proba_many(pd.DataFrame({"f0": [1.0], "unseen": [np.nan]}))) == 1
     with pytest.raises(ValueError, match="True/False"):
         model.learn_many(pd.DataFrame({"f0": [1.0]}), pd.Series(["no"]))
     assert model.columns == before[0]

@@ -20,7 +20,7 @@ from numbers import Real
 import numpy as np
 import scipy.sparse as sp
 
-from ..algorithms._data import as_rows
+from ..algorithms._data import as_rows, first_non_finite_row, non_finite_message
 from ..algorithms._hashing import hashed_row_plan, stable_hashes
 from ..algorithms._spec import RowData
 
@@ -72,6 +72,20 @@ def _refuse_strings(frame) -> None:
         if text is not None:
             raise TypeError(f"feature values must be numbers; column {name!r} holds "
                             f"{text!r}. {_NUMERIC_HINT}")
+
+
+def _refuse_infinities(frame) -> None:
+    """Refuse infinite values in the columns of ``frame`` a score drops (names not known
+    yet), as a known column's are refused (NaN is a missing value there, as everywhere in
+    a frame); non-numeric ones as every column's."""
+    _refuse_strings(frame)
+    try:
+        values = frame.to_numpy(dtype=np.float64, na_value=0.0)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
+    if not np.isfinite(values).all():
+        raise ValueError(non_finite_message(as_rows(values), first_non_finite_row(
+            as_rows(values))))
 
 
 def _same_kind(a, b) -> bool:
@@ -263,6 +277,8 @@ class ColumnMap:
             values = values.astype(np.float64)
         elif values.dtype.itemsize != 8:
             values = values.astype(np.float64)
+        if not complete and not np.isfinite(values).all():  # a name dropped (not known yet)
+            raise ValueError(non_finite_message(as_rows(values[None, :]), 0))  # as learning
         if order is not None:
             values = values[order]
         if inverse is not None:
@@ -302,6 +318,9 @@ class ColumnMap:
             dense = X.iloc[:, keep].to_numpy(dtype=np.float64, na_value=0.0)
         except (TypeError, ValueError) as exc:
             raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
+        dropped = [i for i, c in enumerate(cols) if c is None]  # names not known yet
+        if dropped:
+            _refuse_infinities(X.iloc[:, dropped])
         mapped = np.array([cols[i] for i in keep], dtype=np.int64)
         if self.n_features is None:  # new names may lie beyond the state's width
             width = max(width, self.size)
