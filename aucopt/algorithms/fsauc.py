@@ -256,6 +256,18 @@ def row_kernel(state: dict, params: dict) -> RowStep | None:
                    zeroed=(work,))
 
 
+def zero_reason(state, params) -> str | None:
+    """Why the weights are zero when no stage has ended yet (the output is a stage's
+    average, formed at its end): a fit stopped early by ``max_time``, a short stream."""
+    if int(state["stage"][0]) > 1:
+        return None
+    steps, n0 = int(state["stage_steps"][0]), int(state["n0"][0])
+    return (f"FSAUC outputs the average of a stage's iterates when the stage ends, and its "
+            f"first stage has not ended ({steps} of its {n0} steps done; a fit's stages are "
+            f"n_samples * max_iter / {int(state['n_stages'][0])} steps long). With max_time, "
+            "lower max_iter or give more time; in a stream, learn more rows.")
+
+
 def coef(state, params) -> np.ndarray:
     """Return the w-part of ``v_hat``, the average of the last completed stage."""
     return state["v_hat"][:-2]
@@ -296,6 +308,7 @@ FSAUC = register(
         step_param="eta1",
         calibration=StepCalibration(regularised("square"), unit=AUTO_ETA1),
         warm_keys=("v_hat", "alpha_hat"),
+        zero_reason=zero_reason,
         equivalence_params={"kappa": 4.0, "n_samples_hint": 600, "precondition": None},
         weights="steps",
         notes="Liu et al. 2018 grid: R in 10^[-1:1:5], eta1 in 2^[-10:1:10] on a validation "

@@ -140,3 +140,21 @@ def test_warm_started_l1_projection_equals_the_sort_based_one(guess):
         got = w.copy()
         assert project_l1_ball_warm(got, radius, start) == pytest.approx(theta, rel=1e-13)
         assert_allclose(got, expected, rtol=0, atol=1e-14 * np.abs(w).max())
+
+
+def test_a_fit_before_its_first_stage_ends_says_why_its_weights_are_zero():
+    """FSAUC's output is a stage's average, formed when the stage ends: a fit stopped before
+    (max_time, or a long n_samples_hint) has zero weights, and the warning advised
+    rescaling the features."""
+    import warnings
+
+    from aucopt.datasets import make_auc_problem
+    from aucopt.linear_model import FSAUCClassifier
+
+    X, y = make_auc_problem(500, 5, random_state=1)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        FSAUCClassifier(n_samples_hint=10**7, random_state=0).fit(X, y)
+    messages = [str(w.message) for w in caught if "weights zero" in str(w.message)]
+    assert len(messages) == 1 and "first stage has not ended" in messages[0]
+    assert "rescale" not in messages[0]
