@@ -274,7 +274,7 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
         Rows to visit, in this order.
     hp : OpaucHyper
         The kernel scalars (:data:`aucopt.algorithms.opauc.PARAMS`); with ``auto_eta``
-        the step is ``eta / sqmax``.
+        the step is ``eta / (sqmax + lam)``.
     t : int
         Updates done before this call.
     learn : bool
@@ -296,7 +296,7 @@ def opauc_epoch(st, rm, data, indices, indptr, y, order, hp, t, learn):
             continue
         if exploding(dw):
             return t, DIVERGED
-        eta = hp.eta / max(sqmax[0], 1e-300) if hp.auto_eta else hp.eta
+        eta = hp.eta / max(sqmax[0] + hp.lam, 1e-300) if hp.auto_eta else hp.eta
         eta *= abs(y[i])  # the row's weight (notes.md#sample-weights)
         for j in range(w.shape[0]):
             w[j] -= eta * g[j]
@@ -410,7 +410,7 @@ def opauc_sketch_epoch(st, sketch, data, indices, indptr, y, order, hp, t, learn
         if exploding(dw):
             return t, DIVERGED
         coef = dw - 1.0 if positive else dw + 1.0
-        eta = hp.eta / max(sqmax[0], 1e-300) if hp.auto_eta else hp.eta
+        eta = hp.eta / max(sqmax[0] + hp.lam, 1e-300) if hp.auto_eta else hp.eta
         eta *= weight
         # g = S_hat w + lam w + delta (dw - y), delta = x - c: the x part goes sparse
         for j in range(d):

@@ -61,7 +61,9 @@ PAPER = (
 
 # eta="auto" is calibrated on the data (aucopt.algorithms._calibrate) on a ladder centred
 # on AUTO_ETA / m2, m2 the mean squared row norm of the sample; until partial_fit has a chunk to
-# calibrate on, the kernel uses AUTO_ETA / M^2, M^2 the largest squared row norm seen.
+# calibrate on, the kernel uses AUTO_ETA / (M^2 + lam), M^2 the largest squared row norm seen
+# (+ lam: on rows of norm 1e-4, AUTO_ETA / M^2 times lam passed 2, and the shrinkage factor
+# 1 - eta lam of every step fell below -1: River streams diverged at their eighth row)
 AUTO_ETA = 0.1
 
 CENTERINGS = {"unbiased": CENTER_UNBIASED, "paper": CENTER_PAPER}

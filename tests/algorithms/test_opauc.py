@@ -302,3 +302,19 @@ def test_files_saved_with_integer_class_counts_still_load(algorithm, key, tmp_pa
     old.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
     est.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 2.0))
     np.testing.assert_array_equal(old.decision_function(X), est.decision_function(X))
+
+
+@pytest.mark.parametrize("algorithm", ["opauc", "opauc-r"])
+def test_a_stream_of_small_rows_before_calibration_does_not_diverge(algorithm):
+    """Single rows never calibrate "auto": the rule AUTO_ETA / M^2 grew like 1/scale^2 on
+    rows of norm 1e-4 while lam did not, so 1 - eta lam fell below -1 and the stream
+    diverged at its eighth row; the rule is AUTO_ETA / (M^2 + lam)."""
+    import aucopt
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=300) > 0.5, 1, -1)
+    est = aucopt.make(algorithm, random_state=0)
+    for i in range(300):
+        est.partial_fit(X[i:i + 1] * 1e-4, y[i:i + 1], classes=[-1, 1])
+    assert est.score(X, y) > 0.7
