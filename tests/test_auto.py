@@ -32,7 +32,8 @@ def test_sklearn_estimator_checks(estimator, check):
 def test_make_auto_is_the_scikit_learn_chooser_not_the_river_learner():
     est = aucopt.make("auto", random_state=3)
     assert type(est) is AUCClassifier is aucopt.AUCClassifier
-    assert est.get_params() == {"algorithm": "auto", "random_state": 3}
+    assert est.get_params() == {"algorithm": "auto", "random_state": 3, "max_time": None,
+                                "verbose": 0}
     assert "AUCClassifier" in aucopt.__all__ and "AUCClassifier" in dir(aucopt)
     with pytest.raises(TypeError, match="no parameter"):
         aucopt.make("auto", beta=1.0)
@@ -259,3 +260,23 @@ def test_a_stream_refuses_another_algorithm_after_it_started():
     model.set_params(algorithm=chosen).partial_fit(X[100:], y[100:])
     model.set_params(algorithm="auto").partial_fit(X[100:], y[100:])
     assert model.algorithm_ == chosen
+
+
+def test_max_time_and_verbose_reach_the_chosen_estimator(caplog):
+    """The recommended model can be time-bounded and made verbose like every estimator
+    (make("auto", max_time=1.0) was a TypeError, and `aucopt -v fit auto` logged nothing)."""
+    import logging
+
+    import pytest
+
+    import aucopt
+    from aucopt.datasets import make_auc_problem
+    from aucopt.utils._param_validation import InvalidParameterError
+
+    X, y = make_auc_problem(300, 5, random_state=0)
+    with caplog.at_level(logging.INFO, logger="aucopt"):
+        est = aucopt.make("auto", max_time=30.0, verbose=1, random_state=0).fit(X, y)
+    assert est.estimator_.max_time == 30.0 and est.estimator_.verbose == 1
+    assert any(r.name.startswith("aucopt") for r in caplog.records)
+    with pytest.raises(InvalidParameterError, match="max_time"):
+        aucopt.make("auto", max_time=-1.0).fit(X, y)

@@ -271,10 +271,13 @@ def common(*, max_iter: int | None = None, max_iter_doc: str = "Passes over the 
         doc = warm_start if isinstance(warm_start, str) else (
             "Start ``fit`` from the previous solution (the counters restart).")
         out.append(Param("warm_start", False, ("boolean",), "bool", doc))
-    out.append(Param("verbose", 0, (Interval(Integral, 0, None, closed="left"), "boolean"),
-                     "int", "Log one line per pass at INFO level on the ``aucopt`` logger."))
+    out.append(VERBOSE)
     out.append(MAX_TIME)
     return tuple(out)
+
+
+VERBOSE = Param("verbose", 0, (Interval(Integral, 0, None, closed="left"), "boolean"), "int",
+                "Log one line per pass at INFO level on the ``aucopt`` logger.")
 
 
 MAX_TIME = Param("max_time", None, (POSITIVE, None), "float or None", """

@@ -20,7 +20,9 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..algorithms._calibrate import LADDER_RATIO
 from ..algorithms._data import row_sqnorms
+from ..algorithms._params import MAX_TIME, VERBOSE, constraints_of
 from ..algorithms._precondition import DENSE_SHARE, MEDIAN_ROWS, ROW_CLIP
+from ..utils._param_validation import validate_parameter_constraints
 from ._declared import registered_class
 
 __all__ = ["AUCClassifier", "BATCH_MAX_FEATURES", "BATCH_MAX_NONZEROS", "BATCH_PARAMS",
@@ -199,6 +201,13 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
         ``aucopt.make(id)`` has none.
     random_state : int, RandomState instance or None, default=None
         Seed of the chosen estimator.
+    max_time : float or None, default=None
+        Time budget in seconds of each ``fit`` and ``partial_fit`` call, given to the
+        chosen estimator (its ``max_time``: it stops there, keeps the model reached so far
+        and warns). None: no limit.
+    verbose : int, default=0
+        Given to the chosen estimator: one line per pass at INFO level on the ``aucopt``
+        logger.
 
     Attributes
     ----------
@@ -232,11 +241,19 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "algorithm": [str],  # "auto" or a registry id (checked when fitting)
         "random_state": ["random_state"],
+        **constraints_of((MAX_TIME, VERBOSE)),
     }
 
-    def __init__(self, algorithm="auto", random_state=None):
+    def __init__(self, algorithm="auto", random_state=None, max_time=None, verbose=0):
         self.algorithm = algorithm
         self.random_state = random_state
+        self.max_time = max_time
+        self.verbose = verbose
+
+    def _validate_params(self) -> None:
+        """Check the hyperparameters (aucopt's constraints, as the estimators check theirs)."""
+        validate_parameter_constraints(self._parameter_constraints,
+                                       self.get_params(deep=False), type(self).__name__)
 
     def _make(self, algorithm: str, params: dict):
         from ..algorithms import get_algorithm
@@ -245,7 +262,8 @@ class AUCClassifier(ClassifierMixin, BaseEstimator):
         cls = registered_class(algorithm)
         if cls is None:
             raise ValueError(f"{algorithm!r} has no scikit-learn estimator.")
-        return cls(random_state=self.random_state, **params)
+        return cls(random_state=self.random_state, max_time=self.max_time,
+                   verbose=self.verbose, **params)
 
     def _chosen(self, X, streaming: bool):
         if self.algorithm != "auto":
