@@ -280,3 +280,20 @@ def test_max_time_and_verbose_reach_the_chosen_estimator(caplog):
     assert any(r.name.startswith("aucopt") for r in caplog.records)
     with pytest.raises(InvalidParameterError, match="max_time"):
         aucopt.make("auto", max_time=-1.0).fit(X, y)
+
+
+def test_warnings_through_the_chooser_point_at_the_callers_line():
+    import warnings
+
+    import numpy as np
+
+    import aucopt
+    from aucopt.exceptions import OrderedStreamWarning
+
+    X = np.random.default_rng(0).normal(size=(1200, 3))
+    y = np.r_[np.zeros(1100, int), np.ones(100, int)]  # sorted by label
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        aucopt.make("auto", random_state=0).partial_fit(X, y, classes=[0, 1])
+    ordered = [w for w in caught if issubclass(w.category, OrderedStreamWarning)]
+    assert ordered and {w.filename for w in ordered} == {__file__}

@@ -191,3 +191,13 @@ def test_the_step_calibration_stops_on_the_budget(algorithm, monkeypatch):
         est.fit(X, y)
     assert len(runs) == 1
     assert np.isfinite(est.decision_function(X)).all()
+
+
+@pytest.mark.parametrize("algorithm", ["spam-l2", "uni-log-batch", "svm-perf", "vrspam-l2"])
+def test_the_budget_warning_points_at_the_callers_line(algorithm):
+    """A fixed stacklevel pointed at aucopt's lines (or scipy's, from its optimiser's
+    callback) whenever the deadline was checked deeper than usual."""
+    X, y = _data(n=3000, d=20)
+    with pytest.warns(ConvergenceWarning, match="max_time") as caught:
+        aucopt.make(algorithm, random_state=0, max_time=1e-9).fit(X, y)
+    assert {w.filename for w in caught if w.category is ConvergenceWarning} == {__file__}

@@ -21,9 +21,9 @@ import contextlib
 import contextvars
 import functools
 import time
-import warnings
 
 from .._kernels._checks import OK
+from ..utils._warnings import warn_external
 
 __all__ = ["Deadline", "deadline_of", "budget", "call_name", "within_budget", "run_pass",
            "FIRST_BLOCK", "BLOCK_SECONDS"]
@@ -69,7 +69,7 @@ class Deadline:
             # imported here: the registry (``aucopt algorithms``) does not load scikit-learn
             from sklearn.exceptions import ConvergenceWarning
 
-            warnings.warn(message, ConvergenceWarning, stacklevel=3)
+            warn_external(message, ConvergenceWarning)
         return True
 
 

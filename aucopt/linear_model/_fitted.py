@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import math
 import threading
-import warnings
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from ..algorithms._data import as_rows, class_mean_scores
 from ..algorithms._precondition import SCALE_KEY, intercept_shift, rescaled, unscaled
 from ..algorithms._row_score import row_columns, score_path
 from ..exceptions import OrderedStreamWarning
+from ..utils._warnings import warn_external
 from ._declared import READ_WITH
 
 __all__ = ["FittedAttributes", "ORDERED_PREFIX_ROWS"]
@@ -192,7 +192,7 @@ class FittedAttributes:
                       "regularisation.")
         message = (f"{type(self).__name__}.fit ended with all weights zero: every score is the "
                    f"same (AUC 0.5). {reason}")
-        warnings.warn(message, UserWarning, stacklevel=3)
+        warn_external(message, UserWarning)
 
     def _one_class_counts(self):
         """Return a copy of the class counts while the stream is one class and not warned
@@ -241,4 +241,4 @@ class FittedAttributes:
             "shuffle_buffer=N), the CLI's fit --stream --shuffle-buffer N, or shuffle the "
             "file once (e.g. shuf). Ignore this if the stream really is that imbalanced."
         )
-        warnings.warn(message, OrderedStreamWarning, stacklevel=3)
+        warn_external(message, OrderedStreamWarning)

@@ -11,11 +11,15 @@ section's filter, as with any use of ``catch_warnings``.
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import warnings
 from contextlib import contextmanager
 
-__all__ = ["ignored_warnings", "recorded_warnings"]
+__all__ = ["ignored_warnings", "recorded_warnings", "warn_external"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep  # aucopt/
 
 _LOCK = threading.RLock()  # (re-entrant: a silenced section may call another)
 
@@ -34,3 +38,16 @@ def recorded_warnings():
     with _LOCK, warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         yield caught
+
+
+def warn_external(message, category=UserWarning) -> None:
+    """Warn at the line that called into aucopt (the caller of its outermost frame on the
+    stack: the user's line), however deep in aucopt, or in a library it calls back from
+    (scipy's optimisers), the warning is raised; a fixed ``stacklevel`` pointed at aucopt's
+    own lines whenever the call came through another of its layers."""
+    frame, level, outside = sys._getframe(1), 2, 2
+    while frame is not None:
+        if frame.f_code.co_filename.startswith(_PACKAGE):
+            outside = level + 1
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=outside)
