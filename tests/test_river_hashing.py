@@ -157,3 +157,22 @@ def test_a_name_with_a_lone_surrogate_is_hashed():
     model.learn_one({name: -1.0, "b": 0.5}, False)
     assert model.predict_proba_one({name: 1.0})[True] > 0.5
     assert stable_hash(name) not in {stable_hash("caf"), stable_hash("café")}
+
+
+def test_a_full_bounded_vocabulary_hashes_a_rows_new_names_in_one_call(monkeypatch):
+    """One hash call per name cost 8x the hashed mode's test-then-train step on rows of
+    new tokens; the columns are those of the names hashed one by one."""
+    import aucopt.river._columns as columns
+
+    full = ColumnMap(None, max_features=4)
+    full.row({"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0}, 4, grow=True)
+    calls = []
+    real = columns.stable_hashes
+    monkeypatch.setattr(columns, "stable_hashes", lambda names: calls.append(1) or real(names))
+    for grow in (True, False):  # (other names each time: a row of the same keys is cached)
+        x = {f"new{grow}{i}": float(i + 1) for i in range(20)}
+        calls.clear()
+        row = full.row(x, 4, grow=grow)
+        assert len(calls) == 1
+    want = sorted({int(stable_hash(name) % 4) for name in x})
+    np.testing.assert_array_equal(row.indices, want)

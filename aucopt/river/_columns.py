@@ -159,6 +159,23 @@ class ColumnMap:
             return col
         return int(stable_hashes([name])[0] % np.uint64(self.n_features))
 
+    def _columns_of(self, names, grow) -> list:
+        """Columns of ``names`` (None: unknown and not growing), as :meth:`_column` gives
+        them one by one, but the names hashed into a full bounded vocabulary in one call
+        (a hash call per name cost 8x the hashed mode's step on rows of new tokens)."""
+        get = self.columns.get
+        found = [get(name) for name in names]
+        missing = [i for i, col in enumerate(found) if col is None]
+        if (missing and self.max_features is not None
+                and len(self.columns) >= self.max_features):
+            hashed = stable_hashes([names[i] for i in missing]) % np.uint64(self.max_features)
+            for i, col in zip(missing, hashed.tolist()):
+                found[i] = col
+        else:
+            for i in missing:
+                found[i] = self._column(names[i], grow)
+        return found
+
     def _admit(self, names):
         """Give the bounded vocabulary's columns to the new ``names`` in the order of their
         stable hashes, not of the dict: which of them still get a column of their own must
@@ -203,7 +220,7 @@ class ColumnMap:
             return (cols, indptr, order, inverse), True
         if grow:
             self._admit(keys)
-        found = [self._column(k, grow) for k in keys]
+        found = self._columns_of(keys, grow)
         pos = [i for i, c in enumerate(found) if c is not None]
         cols = [found[i] for i in pos] if len(pos) < len(found) else found
         inverse = None
@@ -311,7 +328,7 @@ class ColumnMap:
                              "than once (each column is one feature: rename or drop them).")
         if grow:
             self._admit_frame(X)
-        cols = [self._column(name, grow) for name in X.columns]
+        cols = self._columns_of(list(X.columns), grow)
         keep = [i for i, c in enumerate(cols) if c is not None]
         _refuse_strings(X.iloc[:, keep])
         try:
