@@ -617,3 +617,18 @@ def test_the_exact_metrics_tell_river_that_they_ignore_weights():
     for metric in (ExactROCAUC(), ExactRollingROCAUC(), ExactPartialAUC()):
         assert metric.works_with_weights is False
     assert (ExactROCAUC() + metrics.Accuracy()).works_with_weights is False
+
+
+def test_io_save_of_a_river_model_says_to_pickle_it(tmp_path):
+    """The advice for a Pipeline (save its last step) looped for River: the last step is the
+    River model itself, refused the same way; and its .estimator alone loses the names."""
+    from river import preprocessing
+
+    import aucopt.io
+
+    pipe = preprocessing.StandardScaler() | AUCClassifier("spam-l2")
+    for x, y in _stream(n=20):
+        pipe.learn_one(x, y)
+    for model in (pipe, pipe[-1]):
+        with pytest.raises(TypeError, match="River model .* pickle or joblib"):
+            aucopt.io.save(model, tmp_path / "m")

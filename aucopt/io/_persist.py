@@ -172,6 +172,13 @@ def save(estimator, path) -> tuple[Path, Path]:
     ``.NAME.*.tmp`` / ``.old`` files, removed by the next save of ``NAME``).
     """
     estimator = picked(estimator)  # make("auto"): the estimator it chose
+    if not hasattr(estimator, "_algorithm") and type(estimator).__module__.startswith(
+            ("aucopt.river", "river.")):
+        raise TypeError(
+            f"aucopt.io.save stores one scikit-learn aucopt estimator; got a River model "
+            f"({type(estimator).__name__}). A River model keeps the columns of its feature "
+            "names beside its estimator: save the whole model (or pipeline) with pickle or "
+            "joblib, which keeps both (saving its .estimator alone would lose the names).")
     if not hasattr(estimator, "_algorithm"):
         raise TypeError(
             f"aucopt.io.save stores one aucopt estimator; got a {type(estimator).__name__}. "
