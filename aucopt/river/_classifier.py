@@ -41,7 +41,8 @@ def _probability(score: float) -> float:
     """Map a ranking score to (0, 1), increasing: ``1/2 + arctan(score)/pi``.
 
     The Cauchy CDF saturates slowly (``1 - p ~ 1/(pi s)``), so scores stay
-    distinguishable up to about 1e15, where a logistic map is 1.0 from 37 on.
+    distinguishable up to about 1e15, where a logistic map is 1.0 from 37 on; near 0 no
+    map to (0, 1) tells apart scores below float64's spacing at 1/2 (about 1e-16).
     """
     return 0.5 + math.atan(score) / math.pi
 
@@ -115,8 +116,11 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
     other class arrives.
 
     :meth:`predict_proba_one` is ``1/2 + arctan(s)/pi`` of the ranking score
-    ``s = f(x) + intercept``: increasing in ``s``, so it ranks exactly like the
-    score, but it is **not a calibrated probability**. :meth:`predict_one` is
+    ``s = f(x) + intercept``: increasing in ``s``, so it ranks like the score to
+    float64's resolution near 1/2 (scores below about 1e-16 in size all map to 1/2: on
+    features in tiny units a metric fed with it sees ties; scale the features, e.g.
+    River's ``StandardScaler``, or rank with :meth:`score_one`), and it is **not a
+    calibrated probability**. :meth:`predict_one` is
     ``s > 0``. With ``eta0="auto"``-style step sizes taken from the data seen so
     far, an all-zero first row (River's ``StandardScaler`` emits one) can spoil
     SOLAM and FSAUC; give them a fixed ``kappa`` (e.g. ``kappa=4.0``).
