@@ -172,3 +172,34 @@ def test_weights_times_a_constant_leave_the_steps_taken(algorithm):
     assert getattr(hundred, step) == pytest.approx(
         getattr(one, step) / 100.0 ** spec.calibration.weight_power, rel=1e-9)
     np.testing.assert_allclose(s100, s1, atol=0.05)
+
+
+@pytest.mark.parametrize("algorithm", ["solam", "reg-solam", "fsauc"])
+def test_small_weights_do_not_fail_the_curvature_check(algorithm):
+    """Weights summing to 1: the calibrated step is n times larger and the rows' steps the
+    same, but the check of the step against the data's curvature ignored the weights: the
+    calibration took the right steps for divergences, and the fit restarted 1-3 times at a
+    step 16-256 times too small (test AUC 0.76 to 0.73)."""
+    import warnings
+
+    X, y = make_auc_problem(600, 6, separation=1.0, random_state=1)
+    spec = get_algorithm(algorithm)
+    step = spec.step_param + "_"
+    one = aucopt.make(algorithm, random_state=0).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no restart of a diverged fit
+        small = aucopt.make(algorithm, random_state=0).fit(X, y,
+                                                           sample_weight=np.full(600, 1 / 600))
+    assert getattr(small, step) == pytest.approx(getattr(one, step) * 600, rel=1e-9)
+    np.testing.assert_allclose(small.decision_function(X), one.decision_function(X),
+                               rtol=1e-9, atol=1e-12)
+
+
+def test_weights_beyond_float64_steps_are_named():
+    from aucopt.exceptions import DivergenceError
+
+    X, y = make_auc_problem(300, 5, random_state=1)
+    with pytest.raises(ValueError, match="weights of mean 1e\\+200 .* divide the weights"):
+        aucopt.make("ogd-fifo", random_state=0).fit(X, y, sample_weight=np.full(300, 1e200))
+    with pytest.raises(DivergenceError, match="sample weights' mean is 1e\\+200"):
+        aucopt.make("uni-squ", random_state=0).fit(X, y, sample_weight=np.full(300, 1e200))

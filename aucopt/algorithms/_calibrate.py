@@ -197,7 +197,9 @@ class StepCalibration:
     def centre(self, m2: float, weight: float = 1.0) -> float:
         """Return the centre of the ladder for mean squared row norm ``m2`` and mean row
         weight ``weight``."""
-        return self.unit / (m2 + self.offset) ** self.power / weight ** self.weight_power
+        with np.errstate(over="ignore", divide="ignore"):  # (the caller checks the ladder)
+            return float(self.unit / (m2 + self.offset) ** self.power
+                         / np.float64(weight) ** self.weight_power)
 
     def ladder(self, m2: float, weight: float = 1.0) -> list[float]:
         """Return the steps tried, smallest first."""
@@ -458,8 +460,15 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     # other cores are busy (OPAUC^pca's covariance: 50x slower with 2 threads on 2 busy cores)
     # the fit's max_time covers the brief runs too: once it is spent no other step is tried
     deadline = deadline_of(params)
+    weight = float(np.abs(y).mean())
+    ladder = spec.calibration.ladder(scale, weight)
+    if not all(0.0 < step < np.inf for step in ladder):
+        raise ValueError(
+            f"sample weights of mean {weight:.3g} put the steps {spec.step_param}='auto' would "
+            f"try beyond float64 (the steps follow the weights' size: "
+            f"notes.md#sample-weights): divide the weights by their mean.")
     with np.errstate(all="ignore"), one_blas_thread():
-        for step in spec.calibration.ladder(scale, float(np.abs(y).mean())):
+        for step in ladder:
             trial(step)
             if deadline.passed() or (not scale_free(spec)
                                      and past_the_best(trials, spec.calibration.tolerance)):

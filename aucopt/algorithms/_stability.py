@@ -13,9 +13,18 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .._kernels._checks import DIVERGED, OK
 
-__all__ = ["step_status"]
+__all__ = ["largest_weight", "step_status"]
+
+
+def largest_weight(y, order) -> float:
+    """Return the largest sample weight ``|y_i|`` of the rows ``order`` (1.0 for none): a
+    row's step is the step parameter times its weight (notes.md#sample-weights), so a step
+    check on weighted rows is made at the largest of them."""
+    return float(np.abs(y[order]).max()) if order.shape[0] else 1.0
 
 
 def step_status(step: float, scale: float, limit: float) -> int:

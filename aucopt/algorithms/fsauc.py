@@ -27,7 +27,7 @@ from ._params import KernelScalars, Param, auto_step, codes, common, preconditio
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
-from ._stability import step_status
+from ._stability import largest_weight, step_status
 from .solam import KAPPA, RADII, ZETAS, R, kappa_of
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
@@ -146,10 +146,11 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
     return state
 
 
-def _start(state: dict, hp) -> int:
+def _start(state: dict, hp, weight: float = 1.0) -> int:
     """Set the constants of Liu et al. 2018, Algorithm 1 line 1 and start stage 1 at ``v_hat``.
 
-    Returns ``DIVERGED`` when ``eta1 * kappa^2`` exceeds :data:`MAX_STEP_CURVATURE`.
+    Returns ``DIVERGED`` when ``eta1 * weight * kappa^2`` exceeds :data:`MAX_STEP_CURVATURE`
+    (``weight``: the largest sample weight of the rows to learn, which scales their steps).
     """
     kappa = kappa_of(hp, state)
     r0 = 2.0 * math.sqrt(1.0 + 2.0 * kappa * kappa) * hp.R
@@ -165,10 +166,10 @@ def _start(state: dict, hp) -> int:
     state["alpha"][:] = state["alpha_hat"]
     state["alpha1"][:] = state["alpha_hat"]
     state["stage"][0] = 1
-    return step_status(eta, kappa * kappa, MAX_STEP_CURVATURE)
+    return step_status(eta * weight, kappa * kappa, MAX_STEP_CURVATURE)
 
 
-def _restart(state: dict, hp) -> int:
+def _restart(state: dict, hp, weight: float = 1.0) -> int:
     """Begin a new FSAUC run with twice the horizon, from the last output (doubling trick).
 
     Without ``n_samples_hint`` the stream length ``n`` is unknown; the first
@@ -185,7 +186,7 @@ def _restart(state: dict, hp) -> int:
     state["n0"][0] = max(1, n // m)
     state["stage_steps"][0] = 0
     state["v_sum"][:] = 0.0
-    return _start(state, hp)
+    return _start(state, hp, weight)
 
 
 def upgrade_state(state: dict) -> None:
@@ -212,7 +213,8 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
         # only zero rows so far (empty documents): kappa = 0 would fix stage 1's step at
         # eta1 / 0; the run starts with the first row that has a norm
         return t, OK
-    status = _start(state, hp) if state["stage"][0] == 0 else OK
+    weight = largest_weight(y, order)
+    status = _start(state, hp, weight) if state["stage"][0] == 0 else OK
     if status != OK:
         return t, status
     st = view(FsaucState, state)
@@ -222,7 +224,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
     pos = 0
     while pos < order.shape[0]:
         if doubling and st.stage[0] > st.n_stages[0]:
-            status = _restart(state, hp)
+            status = _restart(state, hp, weight)
             if status != OK:
                 return t, status
         if doubling:  # steps left in the current run

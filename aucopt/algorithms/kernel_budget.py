@@ -223,8 +223,7 @@ PROJECTION_PP = register(
         quick_grid={"eta": (2.0**-6, 2.0**-4, 2.0**-2), "lam": (1e-3, 1e-1, 1.0)},
         step_param="eta",
         calibration=StepCalibration(projection_pp_objective, unit=AUTO_ETA, power=0.0,
-                                    share=0.75, model_vector=projection_pp_model_vector,
-                                    weight_power=2.0),
+                                    share=0.75, model_vector=projection_pp_model_vector),
         warm_keys=(),
         equivalence_params={"bandwidth": 1.0},
         notes="AlQuabeh et al. 2024 reports the grid eta in 2^[-8:-1], lam in 10^[-8:-1] for all "

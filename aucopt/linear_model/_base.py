@@ -331,7 +331,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                     failed = (0, t)  # a last step that overflowed: no later step saw it
                 if failed is not None and (step is None or retry == AUTO_RETRIES):
                     self._raise_divergence(spec, *failed, float(np.sqrt(state["data_sqmax"][0])),
-                                           step=step)
+                                           step=step, weight=float(np.abs(y).mean()))
             except BaseException:
                 if undo is not None:
                     undo.rollback()
@@ -488,5 +488,5 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
             state.pop(key, None)  # caches of one process; the undo plan holds views of the state
         return state
 
-    def _raise_divergence(self, spec, epoch, t, scale, step=None):
-        raise divergence_error(self, spec, epoch, t, scale, step)
+    def _raise_divergence(self, spec, epoch, t, scale, step=None, weight=1.0):
+        raise divergence_error(self, spec, epoch, t, scale, step, weight)

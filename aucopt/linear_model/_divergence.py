@@ -15,10 +15,12 @@ __all__ = ["divergence_error", "arithmetic_as_divergence", "unusable_fit"]
 # largest row norms outside this range are "extreme": steps tuned for unit-scale features
 # are off by the square of the norm there
 _USUAL_SCALE = (1e-6, 1e6)
+# mean sample weights beyond these are named by a divergence error (they scale every step)
+EXTREME_WEIGHTS = (1e-100, 1e100)
 
 
 def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
-                     step: float | None = None) -> DivergenceError:
+                     step: float | None = None, weight: float = 1.0) -> DivergenceError:
     """Return the :class:`DivergenceError` of ``estimator``, naming the step parameter.
 
     Parameters
@@ -32,6 +34,8 @@ def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
         The largest row norm of the training data.
     step : float, optional
         The last step tried when the step is ``"auto"`` (calibrated, then lowered).
+    weight : float, default=1.0
+        The mean sample weight of the rows (1: unweighted); named when extreme.
 
     Returns
     -------
@@ -71,6 +75,10 @@ def divergence_error(estimator, spec, epoch: int, t: int, scale: float,
         advice += (f" Its other step{'s' if len(others) > 1 else ''} ({', '.join(others)}) "
                    f"may be the one too large: lower {'them' if len(others) > 1 else 'it'} "
                    f"if lowering {name!r} does not help.")
+    if not EXTREME_WEIGHTS[0] <= weight <= EXTREME_WEIGHTS[1]:
+        advice += (f" The sample weights' mean is {weight:.3g}: the steps and the data "
+                   "statistics grow with the weights, beyond float64 here; divide the weights "
+                   "by their mean.")
     hint = spec.divergence_hint(estimator._params()) if spec.divergence_hint else None
     if hint:
         advice += f" {hint}"
