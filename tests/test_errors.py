@@ -109,6 +109,15 @@ class TestBadStream:
             aucopt.make(algorithm_id).partial_fit(X, y, classes=[0, 1, 2])
 
 
+def test_classes_as_a_set_or_a_generator_are_two_labels(data):
+    """NumPy makes one object of a set or a generator: {-1, 1} was refused as not two labels
+    (with the set shown as the one label)."""
+    X, y = data
+    for classes in ({-1, 1}, frozenset((1, -1)), (c for c in (-1, 1))):
+        est = aucopt.make("spam-l2", random_state=0).partial_fit(X, y, classes=classes)
+        assert est.classes_.tolist() == [-1, 1]
+
+
 def test_unknown_algorithm_id_suggests_a_close_one():
     with pytest.raises(ValueError, match="Unknown algorithm id 'spam-12'.*'spam-l2'"):
         aucopt.make("spam-12")

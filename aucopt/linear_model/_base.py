@@ -173,6 +173,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                     "may hold only one class: e.g. partial_fit(X, y, classes=[-1, 1]) or "
                     "classes=numpy.unique(y_all)."
                 )
+            if isinstance(classes, set | frozenset) or not hasattr(classes, "__len__"):
+                classes = list(classes)  # (NumPy makes one object of a set or a generator)
             classes = np.unique(np.asarray(classes))
             if classes.size != 2:
                 raise ValueError(
