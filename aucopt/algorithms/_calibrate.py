@@ -373,6 +373,11 @@ def brief_updates(n_samples: int, passes: int, stream: bool = False) -> int:
     return max(SAMPLE_ROWS, min(round(RUN_SHARE * n_samples * passes), MAX_UPDATES))
 
 
+def _representable(ladder) -> bool:
+    """Whether every step of ``ladder`` is a positive finite float64."""
+    return all(0.0 < step < np.inf for step in ladder)
+
+
 def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
                    passes: int = 1, stream: bool = False) -> tuple[float, dict]:
     """Return the calibrated value of ``spec.step_param`` and the trials.
@@ -462,10 +467,10 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     deadline = deadline_of(params)
     weight = float(np.abs(y).mean())
     ladder = spec.calibration.ladder(scale, weight)
-    if not all(0.0 < step < np.inf for step in ladder):
+    if not _representable(ladder) and _representable(spec.calibration.ladder(scale)):
         raise ValueError(
             f"sample weights of mean {weight:.3g} put the steps {spec.step_param}='auto' would "
-            f"try beyond float64 (the steps follow the weights' size: "
+            f"try beyond float64 (they follow the weights' size: "
             f"notes.md#sample-weights): divide the weights by their mean.")
     with np.errstate(all="ignore"), one_blas_thread():
         for step in ladder:

@@ -17,14 +17,17 @@ import numpy as np
 
 from .._kernels._checks import DIVERGED, OK
 
-__all__ = ["largest_weight", "step_status"]
+__all__ = ["step_status", "weight_scale"]
 
 
-def largest_weight(y, order) -> float:
-    """Return the largest sample weight ``|y_i|`` of the rows ``order`` (1.0 for none): a
-    row's step is the step parameter times its weight (notes.md#sample-weights), so a step
-    check on weighted rows is made at the largest of them."""
-    return float(np.abs(y[order]).max()) if order.shape[0] else 1.0
+def weight_scale(y, order) -> float:
+    """Return the mean sample weight ``|y_i|`` of the rows ``order``, at most 1 (1.0 for
+    none): a row's step is the step parameter times its weight (notes.md#sample-weights),
+    so weights that are shares (summing to 1) take steps that much smaller, and the
+    calibrated step parameter is that much larger (``StepCalibration.weight_power``): a
+    step check is made at the parameter times this scale. Larger weights keep the check of
+    unit weights (the papers' limits, which their steps pass)."""
+    return min(float(np.abs(y[order]).mean()), 1.0) if order.shape[0] else 1.0
 
 
 def step_status(step: float, scale: float, limit: float) -> int:

@@ -27,7 +27,7 @@ from ._params import KernelScalars, Param, auto_step, codes, common, preconditio
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
-from ._stability import largest_weight, step_status
+from ._stability import step_status, weight_scale
 from .solam import KAPPA, RADII, ZETAS, R, kappa_of
 
 __all__ = ["PARAMS", "FsaucHyper", "STEP_DECAYS", "AUTO_ETA1", "n_stages", "hyper", "FSAUC"]
@@ -150,7 +150,7 @@ def _start(state: dict, hp, weight: float = 1.0) -> int:
     """Set the constants of Liu et al. 2018, Algorithm 1 line 1 and start stage 1 at ``v_hat``.
 
     Returns ``DIVERGED`` when ``eta1 * weight * kappa^2`` exceeds :data:`MAX_STEP_CURVATURE`
-    (``weight``: the largest sample weight of the rows to learn, which scales their steps).
+    (``weight``: :func:`~._stability.weight_scale` of the rows to learn).
     """
     kappa = kappa_of(hp, state)
     r0 = 2.0 * math.sqrt(1.0 + 2.0 * kappa * kappa) * hp.R
@@ -213,7 +213,7 @@ def run(state, rows: RowData, y, order, params, t, learn, rng=None):
         # only zero rows so far (empty documents): kappa = 0 would fix stage 1's step at
         # eta1 / 0; the run starts with the first row that has a norm
         return t, OK
-    weight = largest_weight(y, order)
+    weight = weight_scale(y, order)
     status = _start(state, hp, weight) if state["stage"][0] == 0 else OK
     if status != OK:
         return t, status

@@ -27,7 +27,7 @@ from ._params import AUTO, POSITIVE, KernelScalars, Param, auto_step, common, pr
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
-from ._stability import largest_weight, step_status
+from ._stability import step_status, weight_scale
 
 __all__ = ["PARAMS", "L1_PARAMS", "REG_PARAMS", "R", "ETA0", "KAPPA", "SolamHyper", "AUTO_ETA0",
            "kappa_of", "iterates", "hyper", "SOLAM", "SOLAM_L1",
@@ -183,8 +183,8 @@ def _runner(ball: int, regularised: bool):
         """
         hp = hyper(params)
         sk = _scales(hp, state, ball, regularised)
-        # a row's step is eta0 times its weight (notes.md#sample-weights): the largest one
-        status = step_status(sk.eta0 * largest_weight(y, order), sk.kappa * sk.kappa,
+        # a row's step is eta0 times its weight (notes.md#sample-weights): :func:`weight_scale`
+        status = step_status(sk.eta0 * weight_scale(y, order), sk.kappa * sk.kappa,
                              MAX_STEP_CURVATURE)
         if status != OK:
             return t, status
