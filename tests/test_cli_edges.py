@@ -435,3 +435,17 @@ def test_stream_refuses_a_scale_and_no_scale_together(tmp_path, toy):
                                  str(tmp_path / "s")])
     assert result.exit_code == 2 and "contradict" in result.output, result.output
     assert not (tmp_path / "s.csv").exists()
+
+
+@pytest.mark.parametrize("option, value, says", [
+    ("--n-jobs", "0", "--n-jobs must be a number of processes"),
+    ("--preprocess", "bogus", "--preprocess must be one of minmax"),
+    ("--seed", "-1", "'--seed'"),
+    ("--seed", str(2**32), "'--seed'"),
+])
+def test_compare_usage_errors_exit_2_and_make_no_folder(tmp_path, toy, option, value, says):
+    """--n-jobs 0 and --seed -1 failed in joblib and NumPy (exit 1, the option not named),
+    --preprocess bogus after an empty --out folder was made."""
+    result = _compare(toy[0], tmp_path / "c", option, value)
+    assert result.exit_code == 2 and says in " ".join(result.output.split()), result.output
+    assert not (tmp_path / "c").exists()

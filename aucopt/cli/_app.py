@@ -124,3 +124,20 @@ def split_list(value: str | None) -> list[str] | None:
     if not value:
         return None
     return [v.strip() for v in value.split(",") if v.strip()]
+
+
+#: The largest ``--seed`` (NumPy's seeds are 32-bit): a larger or negative one is a usage error
+MAX_SEED = 2**32 - 1
+
+
+def check_jobs_and_scheme(n_jobs: int, preprocess: str) -> None:
+    """Refuse ``--n-jobs 0`` and an unknown ``--preprocess`` as usage errors, before any data
+    is read or folder made."""
+    from ..datasets import PREPROCESSING_SCHEMES
+
+    if n_jobs == 0:
+        raise typer.BadParameter("--n-jobs must be a number of processes (or -1: every core), "
+                                 "not 0.")
+    if preprocess not in PREPROCESSING_SCHEMES:
+        raise typer.BadParameter(f"--preprocess must be one of {', '.join(PREPROCESSING_SCHEMES)}"
+                                 f", got {preprocess!r}.")

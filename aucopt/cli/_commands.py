@@ -9,7 +9,15 @@ from pathlib import Path
 
 import typer
 
-from ._app import VERBOSITY, app, datasets_app, friendly_errors, split_list
+from ._app import (
+    MAX_SEED,
+    VERBOSITY,
+    app,
+    check_jobs_and_scheme,
+    datasets_app,
+    friendly_errors,
+    split_list,
+)
 
 DEFAULT_OUT = Path("aucopt-results")
 STREAM_SHUFFLE_BUFFER = 50_000  # lines held by fit --stream's shuffle buffer by default
@@ -38,7 +46,8 @@ def demo(
                              "and the figures."),
     folds: int = typer.Option(5, min=2, help="Outer stratified folds."),
     n_jobs: int = typer.Option(2, help="Parallel workers (joblib)."),
-    seed: int = typer.Option(0, help="Seed of the splits and the estimators."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Seed of the splits and the "
+                             "estimators."),
     algorithms: str = typer.Option(None, help="Comma-separated ids (default: one recommended "
                                    "id per family, b-ls-svm and logreg; see --all)."),
     all_: bool = typer.Option(False, "--all", help="Every registered id (and logreg): "
@@ -94,7 +103,7 @@ def compare(
     folds: int = typer.Option(5, min=2),
     repeats: int = typer.Option(1, min=1),
     n_jobs: int = typer.Option(2),
-    seed: int = typer.Option(0),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED),
     grid: str = typer.Option("quick", help="quick | paper | none"),
     preprocess: str = typer.Option("minmax", help=_PREPROCESS_HELP),
     out: Path = typer.Option(DEFAULT_OUT),
@@ -116,6 +125,7 @@ def compare(
     max_fpr = 0.1 if max_fpr is None else max_fpr
     if not 0.0 < max_fpr <= 1.0:
         raise typer.BadParameter(f"--max-fpr must be in (0, 1], got {max_fpr:g}.")
+    check_jobs_and_scheme(n_jobs, preprocess)
     X, y, name, _ = load_data(data, label_column=label_column)
     command = shlex.join([
         "aucopt", "compare", data, "--algorithms", algorithms, "--folds", str(folds),
@@ -270,7 +280,8 @@ def fit(
         help="With --stream: shuffle the rows through a buffer of this many lines (seeded by "
         "--seed, else 0; memory: that many raw lines), because one-pass learners follow the "
         "file's order and many files are sorted by label. 0 keeps the file's order."),
-    seed: int = typer.Option(None, help="random_state of the estimator (sample order, "
+    seed: int = typer.Option(None, min=0, max=MAX_SEED, help="random_state of the estimator "
+                             "(sample order, "
                              "random features; -p random_state=... takes precedence) and "
                              "seed of the --stream shuffle buffer."),
     distributed: bool = typer.Option(False, help="Train on a Dask cluster; DATA is a glob of "

@@ -155,7 +155,7 @@ def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
 
     from ..datasets import make_preprocessor
     from ..metrics import partial_roc_auc_score, pauc_scorer, roc_auc_score, roc_curve
-    from ..model_selection import FoldResult
+    from ..model_selection import FoldResult, check_inner_folds
 
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}; baselines: {', '.join(BASELINES)}")
@@ -165,6 +165,7 @@ def baseline_fold(name, X, y, train, test, *, dataset="data", repeat=0, fold=0,
     model = LogisticRegression(max_iter=1000)
     params = {"C": 1.0}
     if grid != "none":
+        check_inner_folds(y_train, inner_folds)  # (else every C scores NaN, the first wins)
         cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
         search = GridSearchCV(model, {k: list(v) for k, v in _LOGREG_GRID.items()},
                               scoring="roc_auc" if max_fpr is None else pauc_scorer(max_fpr),

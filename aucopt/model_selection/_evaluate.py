@@ -296,18 +296,26 @@ class _AllFailed(ValueError):
     """Every grid point of the inner search failed."""
 
 
+def check_inner_folds(y_train, inner_folds: int) -> None:
+    """Refuse a training part whose smaller class has fewer rows than the inner folds that
+    tune a grid (each inner fold needs both classes; else every grid point scores NaN and
+    the search returns its first point as if chosen)."""
+    fewest = int(np.unique(y_train, return_counts=True)[1].min())
+    if fewest < inner_folds:
+        raise ValueError(
+            f"a training part holds {fewest} sample(s) of its smaller class, fewer than the "
+            f"{inner_folds} inner folds that tune the grid: use more data or fewer outer "
+            "folds, or fixed hyperparameters (grid='none', --grid none).")
+
+
 def _search(estimator, grid, X_train, y_train, inner_folds, random_state, X_val, y_val,
             scoring="roc_auc"):
     """Return the grid point with the best inner-CV (or validation) ``scoring`` (the AUC, or a
     partial-AUC scorer); failures score NaN."""
     cv = StratifiedKFold(inner_folds, shuffle=True, random_state=random_state)
     X_search, y_search = X_train, y_train
-    fewest = int(np.unique(y_train, return_counts=True)[1].min())
-    if X_val is None and fewest < inner_folds:
-        raise ValueError(
-            f"a training part holds {fewest} sample(s) of its smaller class, fewer than the "
-            f"{inner_folds} inner folds that tune the grid: use more data or fewer outer "
-            "folds, or fixed hyperparameters (grid='none', --grid none).")
+    if X_val is None:
+        check_inner_folds(y_train, inner_folds)
     if X_val is not None:
         X_search = (sp.vstack([X_train, X_val], format="csr") if sp.issparse(X_train)
                     else np.vstack([X_train, X_val]))
