@@ -237,6 +237,16 @@ def test_param_takes_python_and_json_spellings(value, expected):
     assert _parse_params([f"shuffle={value}"], "spam-l2") == {"shuffle": expected}
 
 
+@pytest.mark.parametrize("value, expected", [(".5", 0.5), ("5.", 5.0), ("+0.5", 0.5),
+                                             ("05", 5), ("inf", float("inf")),
+                                             ("auto", "auto"), ("1e-3", 1e-3)])
+def test_param_takes_the_numbers_python_reads(value, expected):
+    """.5, 5., +0.5 and 05 are not JSON: they stayed strings, refused as "not a float"."""
+    from aucopt.cli._commands import _parse_params
+
+    assert _parse_params([f"beta={value}"], "spam-l2") == {"beta": expected}
+
+
 @pytest.mark.parametrize("out, says", [("", "has no file name"),
                                        ("toy.svm/model", "toy.svm is a file, not a folder"),
                                        ("models/", "'models/' names a folder")])

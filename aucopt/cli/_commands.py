@@ -229,8 +229,8 @@ def datasets_fetch(name: str):
 
 
 def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
-    """Parse ``key=value`` pairs (JSON values, Python's ``True``, ``False`` and ``None`` too,
-    else strings); check the names if an id is given.
+    """Parse ``key=value`` pairs (JSON values, Python's ``True``, ``False``, ``None`` and
+    number spellings too, else strings); check the names if an id is given.
 
     The names are checked against the algorithm's declared hyperparameters, so that a
     typo is reported with the list of names (``aucopt algorithms ID`` describes them).
@@ -251,8 +251,19 @@ def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
         try:
             params[key] = _PYTHON_WORDS[raw] if raw in _PYTHON_WORDS else json.loads(raw)
         except json.JSONDecodeError:
-            params[key] = raw
+            params[key] = _number(raw)
     return params
+
+
+def _number(raw: str):
+    """``raw`` as Python reads a number (``05``, ``.5``, ``5.``, ``+0.5``, ``inf``: not JSON),
+    else the string itself."""
+    for kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            pass
+    return raw
 
 
 # the Python spellings of JSON's true, false and null, as users write them after -p
