@@ -229,6 +229,16 @@ def test_the_rerun_command_of_a_report_can_be_pasted_into_a_shell(tmp_path, toy)
         str(out))
 
 
+def test_the_rerun_command_keeps_every_digit_of_max_fpr(tmp_path, toy):
+    """0.1234567 was written as 0.123457 (:g): the rerun bounded another partial AUC."""
+    out = tmp_path / "p"
+    result = _compare(toy[0], out, "--metric", "pauc", "--max-fpr", "0.1234567")
+    assert result.exit_code == 0, result.output
+    page = (out / "report.html").read_text()
+    words = shlex.split(html.unescape(page.split("<pre>")[1].split("</pre>")[0]))
+    assert words[words.index("--max-fpr") + 1] == "0.1234567"
+
+
 @pytest.mark.parametrize("value, expected", [("True", True), ("None", None), ("true", True),
                                              ("null", None)])
 def test_param_takes_python_and_json_spellings(value, expected):

@@ -132,7 +132,7 @@ def compare(
         "--repeats", str(repeats), "--seed", str(seed), "--grid", grid, "--preprocess",
         preprocess, "--out", str(out),
         *(["--label-column", label_column] if label_column else []),
-        *(["--metric", "pauc", "--max-fpr", f"{max_fpr:g}"] if metric == "pauc" else [])])
+        *(["--metric", "pauc", "--max-fpr", repr(max_fpr)] if metric == "pauc" else [])])
     _, summary, written = run_comparison(
         X, y, dataset=name, algorithms=split_list(algorithms), folds=folds, repeats=repeats,
         seed=seed, n_jobs=n_jobs, grid=grid, preprocessing=preprocess, out=out,

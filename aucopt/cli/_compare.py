@@ -242,7 +242,7 @@ def trained_for(algorithm: str, max_fpr) -> dict:
 def run_title(dataset, max_fpr=None) -> str:
     """Return the title of a comparison's reports: what it ranks by, on which data."""
     return (f"AUC on {dataset}" if max_fpr is None else
-            f"Partial AUC (FPR <= {max_fpr:g}, McClish) on {dataset}")
+            f"Partial AUC (FPR <= {max_fpr:.15g}, McClish) on {dataset}")
 
 
 def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing,
@@ -261,11 +261,11 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing,
         f"positives. {repeats} x {folds}-fold stratified CV (seed {seed}); features scaled "
         f"with '{preprocessing}' fitted on each training part; "
         f"{_GRIDS.get(grid, f'grid {grid!r}')}"
-        f"{'' if max_fpr is None or grid == 'none' else f' (selected by pAUC@{max_fpr:g})'}"
+        f"{'' if max_fpr is None or grid == 'none' else f' (selected by pAUC@{max_fpr:.15g})'}"
         ", then refitted on the training part"
-        f"{'' if max_fpr is None else f'; learners with a max_fpr trained for {max_fpr:g}'}"
+        f"{'' if max_fpr is None else f'; learners with a max_fpr trained for {max_fpr:.15g}'}"
         ". AUC"
-        f"{'' if max_fpr is None else f' and partial AUC over FPR <= {max_fpr:g}'} on "
+        f"{'' if max_fpr is None else f' and partial AUC over FPR <= {max_fpr:.15g}'} on "
         "the test part; fit seconds = that refit alone, after a warm-up fit that compiles "
         f"the kernels. aucopt {__version__}, {now}."
     )
@@ -281,7 +281,7 @@ def _pauc_cells(row, sep: str, end: str) -> str:
 def markdown_table(summary, dataset, description: str = "", max_fpr=None) -> str:
     """Return the summary as a Markdown table, after the description of the run (ranked by
     the partial AUC at ``max_fpr`` when given)."""
-    head = f"pAUC@{max_fpr:g} mean | pAUC@{max_fpr:g} std | " if max_fpr is not None else ""
+    head = f"pAUC@{max_fpr:.15g} mean | pAUC@{max_fpr:.15g} std | " if max_fpr is not None else ""
     lines = [
         f"# {run_title(dataset, max_fpr)}",
         "",
