@@ -469,3 +469,21 @@ def test_compare_usage_errors_exit_2_and_make_no_folder(tmp_path, toy, option, v
     result = _compare(toy[0], tmp_path / "c", option, value)
     assert result.exit_code == 2 and says in " ".join(result.output.split()), result.output
     assert not (tmp_path / "c").exists()
+
+
+def test_evaluate_parts_take_one_base_from_any_part_holding_index_0(tmp_path, toy):
+    """Zero-based parts of a model without a recorded base were read one-based (a part with
+    an index 0 failed, without the --zero-based hint the help promises)."""
+    import aucopt
+    from aucopt.cli._distributed import evaluate_parts
+
+    _, X, y = toy
+    est = aucopt.make("spam-l2", random_state=0).fit(X, y)
+    (tmp_path / "parts").mkdir()
+    first = X[:80].copy()
+    first[:, 0] = 0.0  # no index 0 in the first part
+    dump_svmlight_file(first, y[:80], str(tmp_path / "parts" / "a.svm"), zero_based=True)
+    dump_svmlight_file(X[80:], y[80:], str(tmp_path / "parts" / "b.svm"), zero_based=True)
+    labels, scores, parts = evaluate_parts(est, str(tmp_path / "parts" / "*.svm"), None)
+    want = est.decision_function(np.vstack([first, X[80:]]))
+    assert parts == 2 and np.array_equal(labels, y) and np.allclose(scores, want)

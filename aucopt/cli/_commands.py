@@ -388,7 +388,7 @@ def evaluate(
     zero_based: bool = typer.Option(
         None, "--zero-based/--one-based", help="Index base of LIBSVM files (default: the "
         "base the model's training file was read with by aucopt fit, else zero-based if "
-        "the file holds an index 0)."),
+        "the file, or one of the parts, holds an index 0)."),
 ):
     """Report the AUC of a saved model on a dataset."""
     from ..io import load
@@ -400,7 +400,7 @@ def evaluate(
     if zero_based is None:
         zero_based = getattr(est, "libsvm_zero_based_", None)
     if is_glob(data) and not Path(data).exists():
-        y, scores, n_parts = evaluate_parts(est, data, bool(zero_based))
+        y, scores, n_parts = evaluate_parts(est, data, zero_based)
         name = f"{data} ({n_parts} part{'s' if n_parts != 1 else ''})"
     else:
         X, y, name, _ = load_data(data, n_features=est.n_features_in_,

@@ -65,19 +65,26 @@ def fit_distributed(est, data, *, n_features, scheduler, workers, strategy, roun
                    f"training AUC {auc:.4f}")
 
 
+ALL_LINES = 2**62  # leading_zero_based over a whole part
+
+
 def evaluate_parts(est, pattern, zero_based=False):
     """Scores and labels of ``est`` on the LIBSVM parts matching ``pattern``, part by part
-    (their indices from 0 if ``zero_based``, else from 1).
+    (their indices from 0 if ``zero_based``, else from 1; None: from 0 if any part holds an
+    index 0, one base for all the parts).
 
     Reads one part at a time (the scores and labels of all parts are kept, 16 bytes
     per row). Returns ``(y, scores, n_parts)``.
     """
     import numpy as np
 
+    from ..datasets._stream import leading_zero_based
     from ..distributed._data import _expand, _load_part
 
     ys, scores = [], []
     files = _expand(pattern)
+    if zero_based is None:  # (a part without an index 0 is not therefore one-based)
+        zero_based = any(leading_zero_based(path, ALL_LINES) for path in files)
     for path in files:
         X, y = _load_part(path, est.n_features_in_, zero_based)
         if X.shape[0]:  # (an empty part, as fit --distributed skips it)
