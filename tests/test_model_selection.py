@@ -162,6 +162,8 @@ def test_win_tie_loss_counts_datasets():
     down = (up[1], up[0])
     flat = (np.array([0.80, 0.82, 0.79, 0.81]), np.array([0.81, 0.80, 0.80, 0.80]))
     assert win_tie_loss([up, up, flat, down]) == (2, 1, 1)
+    with pytest.raises(ValueError, match="alpha must be a level"):
+        win_tie_loss([], alpha=2)  # (checked only through paired_ttest, once per pair)
 
 
 # --------------------------------------------------------------------------- evaluate_fold

@@ -230,13 +230,17 @@ def test_quick_grid_search_with_defaults_does_not_abort(algorithm_id):
 
 def test_evaluate_fold_scores_a_diverging_model_nan_and_names_it():
     X, y = make_auc_problem(200, 5, random_state=0)
-    with pytest.warns(RuntimeWarning, match="uni-squ with .*'eta': 1000.0.*scored NaN"):
+    with pytest.warns(RuntimeWarning, match="uni-squ with .*'eta': 1000.0.*scored nan"):
         result = evaluate_fold("uni-squ", X, y, np.arange(150), np.arange(150, 200),
                                grid="none", params={"eta": 1000.0})
     assert np.isnan(result.auc)
     with pytest.raises(DivergenceError):
         evaluate_fold("uni-squ", X, y, np.arange(150), np.arange(150, 200), grid="none",
                       params={"eta": 1000.0}, error_score="raise")
+    with pytest.warns(RuntimeWarning, match=r"scored 0\.0 \(error_score\)"):  # (said NaN)
+        result = evaluate_fold("uni-squ", X, y, np.arange(150), np.arange(150, 200),
+                               grid="none", params={"eta": 1000.0}, error_score=0.0)
+    assert result.auc == 0.0
 
 
 def test_robust_scaler_ignores_outlying_values():

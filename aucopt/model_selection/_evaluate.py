@@ -246,8 +246,8 @@ def evaluate_fold(algorithm_id, X, y, train, test, *, dataset="data", repeat=0, 
         if isinstance(error_score, str) and error_score == "raise":
             raise
         warnings.warn(f"{algorithm_id} with {({**fixed, **params})} failed on {dataset} "
-                      f"(repeat {repeat}, fold {fold}); scored NaN: {exc}", RuntimeWarning,
-                      stacklevel=2)
+                      f"(repeat {repeat}, fold {fold}); scored {float(error_score)!r} "
+                      f"(error_score): {exc}", RuntimeWarning, stacklevel=2)
         return FoldResult(dataset, algorithm_id, repeat, fold, float(error_score),
                           time.perf_counter() - start, {**fixed, **params},
                           pauc=None if max_fpr is None else float(error_score))

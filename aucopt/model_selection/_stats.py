@@ -61,8 +61,7 @@ def paired_ttest(reference, other, *, alpha=0.05) -> TTestResult:
     """
     from scipy import stats
 
-    if not (isinstance(alpha, Real) and not isinstance(alpha, bool) and 0.0 < alpha < 1.0):
-        raise ValueError(f"alpha must be a level in (0, 1), got {alpha!r}.")
+    _check_alpha(alpha)
     a = np.asarray(reference, dtype=float)
     b = np.asarray(other, dtype=float)
     if a.shape != b.shape or a.ndim != 1:
@@ -84,6 +83,11 @@ def paired_ttest(reference, other, *, alpha=0.05) -> TTestResult:
     return TTestResult(t, p, outcome, int(a.size))
 
 
+def _check_alpha(alpha) -> None:
+    if not (isinstance(alpha, Real) and not isinstance(alpha, bool) and 0.0 < alpha < 1.0):
+        raise ValueError(f"alpha must be a level in (0, 1), got {alpha!r}.")
+
+
 def win_tie_loss(pairs, *, alpha=0.05) -> tuple[int, int, int]:
     """Count wins, ties and losses of a reference method over several datasets.
 
@@ -97,6 +101,7 @@ def win_tie_loss(pairs, *, alpha=0.05) -> tuple[int, int, int]:
     -------
     (wins, ties, losses) : tuple of int
     """
+    _check_alpha(alpha)  # (also without pairs)
     counts = {"win": 0, "tie": 0, "loss": 0}
     for ref, other in pairs:
         counts[paired_ttest(ref, other, alpha=alpha).outcome] += 1
