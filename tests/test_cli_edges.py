@@ -487,3 +487,16 @@ def test_evaluate_parts_take_one_base_from_any_part_holding_index_0(tmp_path, to
     labels, scores, parts = evaluate_parts(est, str(tmp_path / "parts" / "*.svm"), None)
     want = est.decision_function(np.vstack([first, X[80:]]))
     assert parts == 2 and np.array_equal(labels, y) and np.allclose(scores, want)
+
+
+def test_a_rerun_into_the_same_folder_leaves_no_figure_of_the_earlier_run(tmp_path, toy):
+    """convergence.png of an earlier run stayed beside the results of a run that draws none
+    (logreg learns at once); a partial-AUC run's caption said the colours followed AUC."""
+    out = tmp_path / "c"
+    assert _compare(toy[0], out).exit_code == 0
+    first = sorted(p.name for p in out.glob("*.png"))
+    result = _compare(toy[0], out, "--algorithms", "logreg", "--metric", "pauc")
+    assert result.exit_code == 0, result.output
+    if "convergence.png" in first:  # (with matplotlib)
+        assert not (out / "convergence.png").exists()
+        assert "The best algorithms by pAUC@0.1 are in colour" in (out / "report.html").read_text()

@@ -89,7 +89,8 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
                              preprocessing=preprocessing, max_fpr=max_fpr)
     write_atomic(out / "results.md", markdown_table(summary, dataset, described, max_fpr))
     written = [out / "results.csv", out / "results.md"]
-    figures = write_plots(results, out, dataset, ranked=[r["algorithm"] for r in summary])
+    figures = write_plots(results, out, dataset, ranked=[r["algorithm"] for r in summary],
+                          by="AUC" if max_fpr is None else f"pAUC@{max_fpr:.15g}")
     written += figures
     from ._html import write_html_report
 
@@ -310,8 +311,10 @@ def text_table(summary) -> str:
     return "\n".join(lines)
 
 
-def write_plots(results, out: Path, dataset: str = "data", ranked=None) -> list[Path]:
-    """Write roc.png and convergence.png; return the files written.
+def write_plots(results, out: Path, dataset: str = "data", ranked=None,
+                by: str = "AUC") -> list[Path]:
+    """Write roc.png and convergence.png; return the files written (a figure of an earlier
+    run into ``out`` that this one does not draw is removed).
 
     Without matplotlib nothing is drawn: a warning says so and the list is empty.
     ``roc.png`` has two panels, the whole curve and the low false-positive region
@@ -334,7 +337,7 @@ def write_plots(results, out: Path, dataset: str = "data", ranked=None) -> list[
         plot_roc(rocs, ax=axes[0, 0], title="ROC, whole curve", legend=False, styles=styles)
         plot_roc(rocs, ax=axes[0, 1], title="low false-positive region", fpr_max=0.2,
                  styles=styles)
-        fig.suptitle(f"ROC on {dataset}: test part of fold 1 (colours: best CV AUC first)")
+        fig.suptitle(f"ROC on {dataset}: test part of fold 1 (colours: best CV {by} first)")
         written.append(save_figure(fig, out / "roc.png"))
     if curves:
         fig, axes = new_figure(1, 1, panel=(6.0, 4.0), legend_width=2.6)
@@ -344,4 +347,7 @@ def write_plots(results, out: Path, dataset: str = "data", ranked=None) -> list[
                          title=f"Test AUC during training on {dataset} (fold 1)")
         ax.set_xscale("log")
         written.append(save_figure(fig, out / "convergence.png"))
+    for name in ("roc.png", "convergence.png"):  # (not this run's: it would be shown as such)
+        if out / name not in written:
+            (out / name).unlink(missing_ok=True)
     return written

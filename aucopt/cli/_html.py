@@ -29,8 +29,8 @@ pre { background: #f4f4f4; padding: 0.6em 1em; overflow-x: auto; }
 
 _CAPTIONS = {
     "roc.png": "ROC curves on the test part of the first fold: the whole curve (left) and "
-               "the low false-positive region (right). The best algorithms by AUC are in "
-               "colour, the others grey.",
+               "the low false-positive region (right). The best algorithms by {ranked} are "
+               "in colour, the others grey.",
     "convergence.png": "Test AUC against the training rows seen, for the algorithms that "
                        "learn incrementally (first fold).",
 }
@@ -80,9 +80,11 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
         + f"<td class=num>{r['auc_mean']:.4f}</td><td class=num>{r['auc_std']:.4f}</td>"
         f"<td class=num>{r['fit_seconds']:.4f}</td><td>{esc(_params(r['params']))}</td></tr>"
         for k, r in enumerate(summary, 1))
+    ranked = f"pAUC@{max_fpr:.15g}" if partial else "AUC"
     images = "\n".join(
         f'<figure><img src="{esc(Path(f).name)}" alt="{esc(Path(f).stem)} figure">'
-        f"<figcaption>{esc(_CAPTIONS.get(Path(f).name, ''))}</figcaption></figure>"
+        f"<figcaption>{esc(_CAPTIONS.get(Path(f).name, '').format(ranked=ranked))}"
+        "</figcaption></figure>"
         for f in figures)
     if not figures:
         images = ("<p>No figures: matplotlib is not installed "
@@ -91,12 +93,11 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
                        for f in files)
     rerun = (f"<pre>{esc(command)}</pre>" if command else
              "<p>Rerun with the same command and options (the seed fixes the splits).</p>")
-    ranked = f"pAUC@{max_fpr:g}" if partial else "AUC"
-    partial_head = (f"<th>pAUC@{max_fpr:g} mean</th><th>pAUC@{max_fpr:g} std</th>"
+    partial_head = (f"<th>pAUC@{max_fpr:.15g} mean</th><th>pAUC@{max_fpr:.15g} std</th>"
                     if partial else "")
-    partial_note = (f" pAUC@{max_fpr:g}: the partial AUC over false-positive rates in "
-                    f"[0, {max_fpr:g}], standardised (McClish) as scikit-learn's "
-                    f"<code>roc_auc_score(max_fpr={max_fpr:g})</code>." if partial else "")
+    partial_note = (f" pAUC@{max_fpr:.15g}: the partial AUC over false-positive rates in "
+                    f"[0, {max_fpr:.15g}], standardised (McClish) as scikit-learn's "
+                    f"<code>roc_auc_score(max_fpr={max_fpr:.15g})</code>." if partial else "")
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>
