@@ -500,3 +500,17 @@ def test_a_rerun_into_the_same_folder_leaves_no_figure_of_the_earlier_run(tmp_pa
     if "convergence.png" in first:  # (with matplotlib)
         assert not (out / "convergence.png").exists()
         assert "The best algorithms by pAUC@0.1 are in colour" in (out / "report.html").read_text()
+
+
+def test_compare_prints_the_description_its_files_hold(tmp_path, toy, monkeypatch):
+    """The description (with its timestamp) was made twice, once for the files and once for
+    the terminal: a run across a minute printed 04:18 and wrote 04:17."""
+    import aucopt.cli._compare as compare_module
+
+    made = []
+    monkeypatch.setattr(compare_module, "describe_run",
+                        lambda *a, **k: made.append(1) or f"description {len(made)}")
+    result = _compare(toy[0], tmp_path / "c")
+    assert result.exit_code == 0, result.output
+    assert "description 1" in result.output and "description 2" not in result.output
+    assert "description 1" in (tmp_path / "c" / "results.md").read_text()

@@ -77,7 +77,7 @@ def demo(
                           str(seed), *(["--all"] if all_ else []),
                           *(["--algorithms", ",".join(ids)] if algorithms else [])])
     start = time.perf_counter()
-    _, summary, written = run_comparison(
+    _, summary, written, _ = run_comparison(
         X, y, dataset="german.numer", algorithms=ids, folds=folds, seed=seed, n_jobs=n_jobs,
         out=out, progress=progress, command=command)
     typer.echo(text_table(summary))
@@ -115,7 +115,7 @@ def compare(
                                   "0.1 if not given."),
 ):
     """Compare algorithms on one dataset with repeated stratified k-fold CV (writes report.html)."""
-    from ._compare import describe_run, run_comparison, text_table
+    from ._compare import run_comparison, text_table
     from ._data import load_data
 
     if metric not in ("auc", "pauc"):
@@ -133,13 +133,11 @@ def compare(
         preprocess, "--out", str(out),
         *(["--label-column", label_column] if label_column else []),
         *(["--metric", "pauc", "--max-fpr", repr(max_fpr)] if metric == "pauc" else [])])
-    _, summary, written = run_comparison(
+    _, summary, written, described = run_comparison(
         X, y, dataset=name, algorithms=split_list(algorithms), folds=folds, repeats=repeats,
         seed=seed, n_jobs=n_jobs, grid=grid, preprocessing=preprocess, out=out,
         progress=progress, command=command, max_fpr=max_fpr if metric == "pauc" else None)
-    typer.echo(describe_run(X, y, name, folds=folds, repeats=repeats, seed=seed, grid=grid,
-                            preprocessing=preprocess,
-                            max_fpr=max_fpr if metric == "pauc" else None))
+    typer.echo(described)  # (the files' own, with their timestamp)
     typer.echo(text_table(summary))
     _echo_written(written)
 

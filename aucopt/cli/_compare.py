@@ -36,9 +36,11 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
 
     Returns
     -------
-    (results, summary, written) : list of FoldResult, list of dict, list of Path
+    (results, summary, written, described) : list of FoldResult, list of dict, list of
+        Path, str
         ``summary`` is sorted by mean AUC, best first; ``written`` lists the files
-        written (the figures only when matplotlib is installed).
+        written (the figures only when matplotlib is installed); ``described`` is the
+        run's description as the files give it (one timestamp).
     """
     from joblib import Parallel, delayed
     from tqdm.auto import tqdm
@@ -97,7 +99,7 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     written.append(write_html_report(
         out / "report.html", title=run_title(dataset, max_fpr), description=described,
         summary=summary, figures=figures, command=command, files=written, max_fpr=max_fpr))
-    return results, summary, written
+    return results, summary, written, described
 
 
 def compile_once(algorithms, X, y, train, preprocessing, seed) -> None:
