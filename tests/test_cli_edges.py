@@ -514,3 +514,38 @@ def test_compare_prints_the_description_its_files_hold(tmp_path, toy, monkeypatc
     assert result.exit_code == 0, result.output
     assert "description 1" in result.output and "description 2" not in result.output
     assert "description 1" in (tmp_path / "c" / "results.md").read_text()
+
+
+def test_a_csv_whose_first_row_misses_a_value_is_data_not_a_header(tmp_path):
+    """"1,,1" (or "NA") on line 1 was taken for a header: the row was dropped in silence."""
+    from aucopt.cli._data import read_csv
+
+    for mark in ("", "NA"):
+        path = tmp_path / "first.csv"
+        path.write_text(f"1,{mark},1\n0.5,0.2,0\n0.1,0.9,1\n0.3,0.3,0\n")
+        with pytest.raises(ValueError, match="line 1, column 1 is not a number"):
+            read_csv(path)
+    path.write_text(",b,label\n1,2,1\n0,1,0\n")  # (an unnamed first column: still a header)
+    assert read_csv(path, with_names=True)[2] == ["", "b"]
+
+
+def test_evaluate_matches_csv_columns_by_the_names_of_the_fit(tmp_path):
+    """A CSV with its columns in another order was scored by position (AUC 0.16 instead of
+    0.98, exit 0); columns of other names are refused."""
+    X, y = make_auc_problem(200, 3, random_state=0)
+    y = (y > 0).astype(int)
+    header = "a,b,c,label\n"
+    rows = [f"{r[0]},{r[1]},{r[2]},{t}\n" for r, t in zip(X, y)]
+    (tmp_path / "train.csv").write_text(header + "".join(rows))
+    (tmp_path / "swapped.csv").write_text(
+        "c,b,a,label\n" + "".join(f"{r[2]},{r[1]},{r[0]},{t}\n" for r, t in zip(X, y)))
+    (tmp_path / "other.csv").write_text("a,b,d,label\n" + "".join(rows))
+    model = str(tmp_path / "m")
+    assert runner.invoke(app, ["fit", "spam-l2", str(tmp_path / "train.csv"), "--out",
+                               model]).exit_code == 0
+    same = runner.invoke(app, ["evaluate", model, str(tmp_path / "train.csv")])
+    swapped = runner.invoke(app, ["evaluate", model, str(tmp_path / "swapped.csv")])
+    assert same.exit_code == swapped.exit_code == 0, swapped.output
+    assert same.output.split(":")[-1] == swapped.output.split(":")[-1]
+    other = runner.invoke(app, ["evaluate", model, str(tmp_path / "other.csv")])
+    assert other.exit_code == 1 and "not the model's by name" in other.output

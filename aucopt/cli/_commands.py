@@ -126,7 +126,7 @@ def compare(
     if not 0.0 < max_fpr <= 1.0:
         raise typer.BadParameter(f"--max-fpr must be in (0, 1], got {max_fpr:g}.")
     check_jobs_and_scheme(n_jobs, preprocess)
-    X, y, name, _ = load_data(data, label_column=label_column)
+    X, y, name, _, _ = load_data(data, label_column=label_column)
     command = shlex.join([
         "aucopt", "compare", data, "--algorithms", algorithms, "--folds", str(folds),
         "--repeats", str(repeats), "--seed", str(seed), "--grid", grid, "--preprocess",
@@ -322,7 +322,7 @@ def fit(
     params = _parse_params(param, None if auto else algorithm)
     est = make(algorithm, **params)
     _apply_cli_options(est, seed, explicit=params)
-    start = time.perf_counter()
+    start, features = time.perf_counter(), None  # (features: a CSV header's names)
     if distributed:
         from ._distributed import fit_distributed
 
@@ -344,8 +344,8 @@ def fit(
         from ..model_selection._evaluate import warm_up
         from ._data import load_data
 
-        X, y, name, zero_based = load_data(data, label_column=label_column,
-                                           zero_based=zero_based)
+        X, y, name, zero_based, features = load_data(data, label_column=label_column,
+                                                     zero_based=zero_based)
         if preprocess == "none" and not auto:  # auto: once it has picked (below)
             warn_unscaled(est, X, algorithm)
         warm_up(est, X, y)  # compile the kernels outside the reported time
@@ -362,6 +362,10 @@ def fit(
         algorithm = f"auto ({est.algorithm_})"
     if zero_based is not None:  # a LIBSVM file: evaluate reads test files with its base
         picked(est).libsvm_zero_based_ = zero_based
+    if features is not None:  # a CSV header: evaluate matches its columns by these names
+        import numpy as np
+
+        picked(est).feature_names_in_ = np.asarray(features, dtype=object)  # (as pandas')
     json_path, _ = save(est, out)
     typer.echo(f"{algorithm} on {name}: fitted in {seconds:.3f} s, {summary}; saved {json_path}")
 
@@ -391,7 +395,7 @@ def evaluate(
     """Report the AUC of a saved model on a dataset."""
     from ..io import load
     from ..metrics import roc_auc_score
-    from ._data import load_data
+    from ._data import columns_by_name, load_data
     from ._distributed import evaluate_parts, is_glob
 
     est = load(model)
@@ -401,12 +405,17 @@ def evaluate(
         y, scores, n_parts = evaluate_parts(est, data, zero_based)
         name = f"{data} ({n_parts} part{'s' if n_parts != 1 else ''})"
     else:
-        X, y, name, _ = load_data(data, n_features=est.n_features_in_,
-                                  label_column=label_column, zero_based=zero_based)
+        X, y, name, _, features = load_data(data, n_features=est.n_features_in_,
+                                            label_column=label_column, zero_based=zero_based)
+        X = columns_by_name(X, features, getattr(est, "feature_names_in_", None), name)
         scores = None
     _check_labels(y, est.classes_, name)
     if scores is None:
-        scores = est.decision_function(X)
+        import warnings
+
+        with warnings.catch_warnings():  # (the columns are matched by name above)
+            warnings.filterwarnings("ignore", message="X does not have valid feature names")
+            scores = est.decision_function(X)
     auc = roc_auc_score(y == est.classes_[1], scores)
     typer.echo(f"AUC on {name}: {auc:.4f}")
     if plot is not None:

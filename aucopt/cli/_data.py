@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 def load_data(source: str, n_features: int | None = None,
               label_column: str | None = None, zero_based: bool | None = None):
-    """Return ``(X, y, name, zero_based)`` for a dataset name or a file path.
+    """Return ``(X, y, name, zero_based, features)`` for a dataset name or a file path.
 
     Parameters
     ----------
@@ -33,7 +33,8 @@ def load_data(source: str, n_features: int | None = None,
     Returns
     -------
     tuple
-        ``zero_based`` is the base a LIBSVM file was read with (None for other data).
+        ``zero_based`` is the base a LIBSVM file was read with (None for other data);
+        ``features`` the feature names of a CSV header (None without one, or other data).
     """
     from ..datasets import dataset_info, fetch, list_datasets
 
@@ -41,20 +42,39 @@ def load_data(source: str, n_features: int | None = None,
     refuse_missing(source, {info.name for info in list_datasets()})
     if path.exists():
         if path.suffix.lower() == ".csv":
-            X, y = read_csv(path, label_column)
-            return X, y, path.name, None
+            X, y, features = read_csv(path, label_column, with_names=True)
+            return X, y, path.name, None, features
         if label_column is not None:
             raise ValueError("--label-column is for CSV files; LIBSVM files carry the label "
                              "first on every line.")
         X, y, zero_based = read_libsvm(path, zero_based)
         if n_features is not None and X.shape[1] < n_features:  # pad: no copy of the values
             X = sp.csr_matrix((X.data, X.indices, X.indptr), shape=(X.shape[0], n_features))
-        return X, y, path.name, zero_based
+        return X, y, path.name, zero_based, None
     if label_column is not None:
         raise ValueError(f"--label-column is for CSV files; {source} is a registered dataset.")
     dataset_info(source)  # raises a helpful error for unknown names
     X, y = fetch(source)
-    return X, y, source, None
+    return X, y, source, None, None
+
+
+def columns_by_name(X, features, fitted, name: str):
+    """Return ``X`` with its columns in the order of the model's feature names ``fitted``
+    when a CSV header named them (``features``): columns in another order are put in the
+    model's, other names are refused (ValueError); without names on either side, ``X``."""
+    if fitted is None or features is None:
+        return X
+    fitted = [str(f) for f in fitted]
+    if list(features) == fitted:
+        return X
+    if sorted(features) != sorted(fitted) or len(set(features)) != len(features):
+        missing = [f for f in fitted if f not in features]
+        strange = [f for f in features if f not in fitted]
+        raise ValueError(f"{name}: its feature columns are not the model's by name (the "
+                         f"model's not in it: {missing[:5]}; not the model's: {strange[:5]}); "
+                         "give the columns the model was fitted with.")
+    where = {f: k for k, f in enumerate(features)}
+    return X[:, [where[f] for f in fitted]]
 
 
 def read_libsvm(path: Path, zero_based: bool | None = None):
@@ -117,10 +137,21 @@ def _number(text: str) -> bool:
     return True
 
 
-def read_csv(path, label_column: str | int | None = None):
+# cells that mark a missing value: not a header's text (a row holding one is data, refused)
+_MISSING = {"na", "n/a", "nan", "null", "none", "?", "-"}
+
+
+def _text(cell: str) -> bool:
+    """Whether ``cell`` is text that names a column: not empty, not a number, not a mark."""
+    return bool(cell) and not _number(cell) and cell.lower() not in _MISSING
+
+
+def read_csv(path, label_column: str | int | None = None, *, with_names: bool = False):
     """Read a comma-separated file of numeric features and one label column.
 
-    The first line is a header when a field outside the label column is not a number.
+    The first line is a header when a field outside the label column is text: not empty,
+    not a number, not a missing-value mark (``NA``...; a first row with a missing value is
+    data, refused as such, not a header that drops it).
     The label column is ``label_column`` (a header name, or a 0-based index, negative from
     the end), by default the last one. Labels are numbers, booleans (``true``/``false``,
     any case) or strings, with exactly two distinct values, kept as they are: the
@@ -131,12 +162,16 @@ def read_csv(path, label_column: str | int | None = None):
     ----------
     path : str or Path
     label_column : str or int, optional
+    with_names : bool, default=False
+        Also return the header's feature names (None without a header).
 
     Returns
     -------
     X : ndarray of shape (n, d), float64
     y : ndarray of shape (n,)
         float64, bool or str.
+    features : list of str or None
+        With ``with_names`` only.
 
     Raises
     ------
@@ -166,7 +201,7 @@ def read_csv(path, label_column: str | int | None = None):
     label = _label_index(path.name, rows[0], label_column, width)
     header = None
     if isinstance(label_column, str) and not _is_int(label_column) or any(
-            not _number(f) for k, f in enumerate(rows[0]) if k != label):
+            _text(f) for k, f in enumerate(rows[0]) if k != label):
         header, rows = rows[0], rows[1:]
     if not rows:
         raise ValueError(f"{path.name} has a header line but no data rows.")
@@ -189,6 +224,8 @@ def read_csv(path, label_column: str | int | None = None):
         raise ValueError(f"{path.name}: the label column ({name}) has {values.size} distinct "
                          f"value(s) ({shown}); it must have exactly two. Choose the label "
                          "column with --label-column NAME|INDEX.")
+    if with_names:
+        return X, y, None if header is None else [header[k] for k in features]
     return X, y
 
 
