@@ -549,3 +549,27 @@ def test_evaluate_matches_csv_columns_by_the_names_of_the_fit(tmp_path):
     assert same.output.split(":")[-1] == swapped.output.split(":")[-1]
     other = runner.invoke(app, ["evaluate", model, str(tmp_path / "other.csv")])
     assert other.exit_code == 1 and "not the model's by name" in other.output
+
+
+def test_libsvm_files_xz_and_upper_case_suffixes_and_bad_bytes_are_read_or_named(tmp_path):
+    """.xz and .GZ files failed in fit (load_svmlight_file decompresses lower-case .gz and
+    .bz2 only); an index beyond 2^31 and a Latin-1 CSV gave errors naming no file."""
+    import gzip
+    import lzma
+
+    from aucopt.cli._data import read_csv, read_libsvm
+
+    X, y = make_auc_problem(50, 3, random_state=0)
+    dump_svmlight_file(X, y, str(tmp_path / "d.svm"), zero_based=False)
+    raw = (tmp_path / "d.svm").read_bytes()
+    (tmp_path / "d.svm.xz").write_bytes(lzma.compress(raw))
+    (tmp_path / "d.svm.GZ").write_bytes(gzip.compress(raw))
+    want = read_libsvm(tmp_path / "d.svm")[0].toarray()
+    for name in ("d.svm.xz", "d.svm.GZ"):
+        np.testing.assert_array_equal(read_libsvm(tmp_path / name)[0].toarray(), want)
+    (tmp_path / "huge.svm").write_text("1 3000000000:1.0\n-1 1:2.0\n")
+    with pytest.raises(ValueError, match="huge.svm is not a valid LIBSVM file .*2\\^31"):
+        read_libsvm(tmp_path / "huge.svm")
+    (tmp_path / "latin.csv").write_bytes("a,é,label\n1,2,1\n0,1,0\n".encode("latin-1"))
+    with pytest.raises(ValueError, match="latin.csv is not UTF-8 text"):
+        read_csv(tmp_path / "latin.csv")

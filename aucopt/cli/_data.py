@@ -82,15 +82,23 @@ def read_libsvm(path: Path, zero_based: bool | None = None):
     (None: zero-based if the file holds an index 0, as scikit-learn's ``"auto"``)."""
     from sklearn.datasets import load_svmlight_file
 
-    try:  # the indices as written, to see the base
-        X, y = load_svmlight_file(str(path), zero_based=True)
-    except ValueError as exc:  # name the file, and the line where iter_svmlight can
-        from ..datasets import iter_svmlight
+    from ..datasets._fetch import _open
 
-        for _ in iter_svmlight(path, chunk_size=10_000):
+    try:  # the indices as written, to see the base (.xz and upper-case suffixes too)
+        with _open(path) as fh:
+            X, y = load_svmlight_file(fh, zero_based=True)
+    except (ValueError, OverflowError, EOFError, OSError) as exc:  # name the file, and the
+        from ..datasets import iter_svmlight  # line where iter_svmlight can
+
+        try:
+            for _ in iter_svmlight(path, chunk_size=10_000):
+                pass
+        except OverflowError:  # (its own message names no file)
             pass
-        raise ValueError(f"{path.name} is not a valid LIBSVM file ({exc}); a CSV file "
-                         "needs the .csv suffix.") from None
+        hint = ("; a CSV file needs the .csv suffix" if isinstance(exc, ValueError) else
+                "; a feature index may exceed 2^31 - 1" if isinstance(exc, OverflowError) else "")
+        raise ValueError(f"{path.name} is not a valid LIBSVM file ({type(exc).__name__}: "
+                         f"{exc}){hint}.") from None
     if X.shape[0] == 0:
         raise ValueError(f"{path.name} holds no data rows.")
     has_zero = X.nnz > 0 and int(X.indices.min()) == 0
@@ -183,8 +191,13 @@ def read_csv(path, label_column: str | int | None = None, *, with_names: bool = 
     import csv
 
     path = Path(path)
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        rows = [[f.strip() for f in row] for row in csv.reader(fh) if any(f.strip() for f in row)]
+    try:
+        with path.open(newline="", encoding="utf-8-sig") as fh:
+            rows = [[f.strip() for f in row] for row in csv.reader(fh)
+                    if any(f.strip() for f in row)]
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path.name} is not UTF-8 text (byte {exc.object[exc.start]:#04x} at "
+                         f"offset {exc.start}); save it as UTF-8.") from None
     if not rows:
         raise ValueError(f"{path.name} is empty: a CSV needs feature columns and a label column.")
     width = len(rows[0])
