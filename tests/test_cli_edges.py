@@ -573,3 +573,16 @@ def test_libsvm_files_xz_and_upper_case_suffixes_and_bad_bytes_are_read_or_named
     (tmp_path / "latin.csv").write_bytes("a,é,label\n1,2,1\n0,1,0\n".encode("latin-1"))
     with pytest.raises(ValueError, match="latin.csv is not UTF-8 text"):
         read_csv(tmp_path / "latin.csv")
+
+
+def test_stream_reads_a_file_zero_based_when_told(tmp_path):
+    """A zero-based file whose first index 0 comes after line 1,000 could not be streamed:
+    the base is fixed on the first lines and stream had no --zero-based."""
+    lines = ["1 1:0.5 2:0.1\n", "-1 1:0.1 2:0.7\n"] * 600 + ["1 0:0.3 1:0.2\n"]
+    (tmp_path / "late.svm").write_text("".join(lines))
+    args = ["stream", str(tmp_path / "late.svm"), "--baselines", "", "--no-progress",
+            "--out", str(tmp_path / "p")]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 1 and "--zero-based" in first.output
+    told = runner.invoke(app, [*args, "--zero-based"])
+    assert told.exit_code == 0, told.output

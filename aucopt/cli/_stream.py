@@ -19,8 +19,9 @@ BASELINES = {
 }
 
 
-def _libsvm_rows(path: Path):
-    """Yield ``({column: value}, label > 0)`` from a LIBSVM file, one row at a time.
+def _libsvm_rows(path: Path, zero_based=None):
+    """Yield ``({column: value}, label > 0)`` from a LIBSVM file, one row at a time
+    (``zero_based`` None: the base its first 1,000 data lines show).
 
     The labels must be -1/+1 or 0/1: with any other pair (e.g. 1/2) ``label > 0``
     would make every row positive, so they raise ``ValueError``.
@@ -30,7 +31,17 @@ def _libsvm_rows(path: Path):
     from ..datasets import iter_svmlight
 
     start = 0  # the data rows before the chunk
-    for X, y in iter_svmlight(path, chunk_size=1000):
+    base = "auto" if zero_based is None else zero_based
+    chunks = iter_svmlight(path, chunk_size=1000, zero_based=base)
+    while True:
+        try:
+            X, y = next(chunks)
+        except StopIteration:
+            return
+        except ValueError as exc:
+            if "zero_based=True" not in str(exc):
+                raise
+            raise ValueError(f"{exc} (here: aucopt stream --zero-based)") from None
         odd = np.setdiff1d(y, (-1.0, 0.0, 1.0))
         if odd.size:
             raise ValueError(f"{path.name}: aucopt stream reads labels -1/+1 or 0/1 (label > 0 "
@@ -268,6 +279,9 @@ def stream(
                              "(run.lr0.1 -> run.lr0.1.csv); a prefix ending in .csv or .png "
                              "is taken without it (run.csv -> run.csv and run.png)."),
     progress: bool = typer.Option(True, help="Show a progress bar."),
+    zero_based: bool = typer.Option(
+        None, "--zero-based/--one-based", help="Index base of a LIBSVM file (default: "
+        "zero-based if its first 1,000 data lines hold an index 0)."),
 ):
     """Test-then-train on a stream: the exact AUC of each learner over time (CSV + plot)."""
     from itertools import islice
@@ -284,7 +298,7 @@ def stream(
     csv_path, png_path = _outputs(out)  # (checked before the stream is read)
     sparse = True
     if path.is_file():
-        rows, total, title = _libsvm_rows(path), None, path.name
+        rows, total, title = _libsvm_rows(path, zero_based), None, path.name
     elif info is not None:
         (rows, total), title = _registered_rows(info), info.name
     else:
