@@ -395,6 +395,22 @@ def test_fetch_from_a_mirror_file_with_an_upper_case_suffix(toy, server, isolate
     assert _files(isolated) == ["toy.bz2", "toy.npz"]
 
 
+def test_a_mirror_file_in_other_case_and_a_digest_in_upper_case_hex_are_accepted(
+        toy, server, isolated, tmp_path):
+    """NAME.BZ2 without a manifest entry was not found, and a correct digest written in
+    upper-case hex was refused (and the copy deleted)."""
+    info, _, _ = toy
+    mirror = tmp_path / "cased"
+    mirror.mkdir()
+    (mirror / "TOY.BZ2").write_bytes((server.root / "toy.bz2").read_bytes())
+    assert fetch("toy", mirror=mirror, download=False)[0].shape == (60, 5)
+    for name in _files(isolated):
+        (isolated / name).unlink()
+    (mirror / "MANIFEST.json").write_text(json.dumps(
+        {"toy": {"file": "TOY.BZ2", "sha256_uncompressed": info.sha256.upper()}}))
+    assert fetch("toy", mirror=mirror, download=False)[0].shape == (60, 5)
+
+
 def test_fetch_without_download_says_where_it_looked(toy, server, isolated):
     info, _, _ = toy
     with pytest.raises(DatasetNotAvailableError, match=rf"download=False. Looked in the cache "

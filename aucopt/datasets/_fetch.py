@@ -111,7 +111,7 @@ def _read(source: _Source, info, verify: bool):
             got = _sha256(source.paths[0])
         except broken as exc:
             raise _integrity(source, info, f"cannot decompress it ({exc})") from exc
-        if got != source.sha256:
+        if got != source.sha256.lower():  # (a digest written in upper-case hex is the same)
             raise _integrity(source, info, f"sha256 of the uncompressed text: expected "
                                            f"{source.sha256}, got {got}")
     try:
@@ -210,6 +210,10 @@ def _from_mirror(info, root: Path, home: Path) -> _Source | None:
     entry = _manifest_entry(root, info.name)
     names = [entry["file"]] if entry.get("file") else [info.filename, f"{info.name}.bz2"]
     src = next((root / n for n in names if (root / n).is_file()), None)
+    if src is None:  # (a name in other case: NAME.BZ2 is the mirror's file too)
+        wanted = {n.lower() for n in names}
+        src = next((p for p in sorted(root.iterdir()) if p.name.lower() in wanted
+                    and p.is_file()), None)
     if src is None:
         logger.info("%s: not in the mirror %s", info.name, root)
         return None
@@ -219,8 +223,13 @@ def _from_mirror(info, root: Path, home: Path) -> _Source | None:
                            info.name, key, entry[key], expected)
     # (the suffix in lower case, as the cache is searched: a mirror's .BZ2 is still bz2)
     dest = home / (info.name + next((e for e in _OPENERS if src.name.lower().endswith(e)), ""))
-    with part_file(dest) as tmp:
-        shutil.copyfile(src, tmp)
+    try:
+        with part_file(dest) as tmp:
+            shutil.copyfile(src, tmp)
+    except PermissionError as exc:
+        raise DatasetNotAvailableError(
+            f"Cannot copy {src} into the dataset cache {home} ({exc.strerror}): make it "
+            "writable, or set AUCOPT_DATA to a directory you can write.") from exc
     logger.info("%s: copied from the mirror file %s to %s", info.name, src, dest)
     hint = (f"The mirror file {src} is damaged or holds another version of the data: check or "
             f"rebuild it (and its MANIFEST.json entry) in {root}, or unset AUCOPT_DATA_MIRROR "
