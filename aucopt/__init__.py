@@ -52,6 +52,7 @@ __all__ = [
     "config_context",
     "estimator_class",
     "get_config",
+    "kernel_cache_dir",
     "list_algorithms",
     "make",
     "set_config",
@@ -64,7 +65,7 @@ __all__ = [
 #: ``import aucopt`` costs neither numba nor scikit-learn.
 _API = ("algorithm_info", "estimator_class", "list_algorithms", "make")
 #: Functions of ``aucopt._warmup``: cache locations and ahead-of-time compilation.
-_WARMUP = ("warmup",)
+_WARMUP = ("kernel_cache_dir", "warmup")
 
 
 def __getattr__(name: str):

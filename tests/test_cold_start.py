@@ -32,6 +32,7 @@ def test_import_aucopt_loads_neither_numba_nor_scikit_learn():
 
 def test_the_public_names_stay_reachable_and_listed():
     for name in ("make", "list_algorithms", "algorithm_info", "estimator_class", "warmup",
+                 "kernel_cache_dir",
                  "get_config", "__version__"):
         assert name in dir(aucopt) and name in aucopt.__all__ or name == "__version__"
         assert getattr(aucopt, name) is not None

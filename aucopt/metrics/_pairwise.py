@@ -76,6 +76,7 @@ def pairwise_auc_loss(y_true, y_score, loss="square", margin=1.0, *, pos_label=N
 
     Examples
     --------
+    >>> from aucopt.metrics import pairwise_auc_loss
     >>> pairwise_auc_loss([0, 1], [0.0, 1.0], loss="hinge")
     0.0
     >>> pairwise_auc_loss([0, 1], [0.0, 0.5], loss="square")

@@ -100,6 +100,7 @@ def partial_roc_auc_score(y_true, y_score, *, max_fpr=0.1, min_fpr=0.0, standard
 
     Examples
     --------
+    >>> from aucopt.metrics import partial_roc_auc_score
     >>> y = [0, 0, 0, 0, 1, 1]
     >>> s = [0.1, 0.2, 0.3, 0.9, 0.8, 0.4]
     >>> round(partial_roc_auc_score(y, s, max_fpr=0.5, standardized=False), 4)
@@ -150,6 +151,7 @@ def two_way_partial_auc_score(y_true, y_score, *, min_tpr=0.5, max_fpr=0.5, norm
 
     Examples
     --------
+    >>> from aucopt.metrics import two_way_partial_auc_score
     >>> y = [0, 0, 0, 0, 1, 1]
     >>> s = [0.1, 0.2, 0.3, 0.9, 0.8, 0.4]
     >>> two_way_partial_auc_score(y, s, min_tpr=0.5, max_fpr=0.5, normalized=True)
@@ -194,6 +196,7 @@ class StreamingPartialAUC(StreamingROCAUC):
 
     Examples
     --------
+    >>> from aucopt.metrics import StreamingPartialAUC
     >>> m = StreamingPartialAUC(max_fpr=0.5, standardized=False, window_size=4)
     >>> for y, s in [(0, 5.0), (0, 0.1), (0, 0.2), (1, 0.8), (1, 0.4)]:
     ...     m.update(y, s)
@@ -305,6 +308,7 @@ def pauc_scorer(max_fpr=0.1, min_tpr=0.0):
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
     >>> from aucopt.datasets import load
+    >>> from aucopt.metrics import pauc_scorer
     >>> X, y = load("german.numer")
     >>> model = make_pipeline(StandardScaler(), LogisticRegression())
     >>> scores = cross_val_score(model, X, y, cv=3, scoring=pauc_scorer(max_fpr=0.1))

@@ -235,6 +235,7 @@ def roc_auc_score(y_true, y_score, *, pos_label=None, sample_weight=None):
 
     Examples
     --------
+    >>> from aucopt.metrics import roc_auc_score
     >>> roc_auc_score([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.75
     >>> roc_auc_score(["no", "yes", "yes"], [1, 1, 2])
@@ -297,6 +298,7 @@ def roc_curve(y_true, y_score, *, pos_label=None, drop_intermediate=True):
 
     Examples
     --------
+    >>> from aucopt.metrics import roc_curve
     >>> fpr, tpr, thr = roc_curve([1, 1, 2, 2], [0.1, 0.4, 0.35, 0.8], pos_label=2)
     >>> fpr.tolist(), tpr.tolist(), thr.tolist()
     ([0.0, 0.0, 0.5, 0.5, 1.0], [0.0, 0.5, 0.5, 1.0, 1.0], [inf, 0.8, 0.4, 0.35, 0.1])

@@ -63,6 +63,7 @@ class StreamingROCAUC:
 
     Examples
     --------
+    >>> from aucopt.metrics import StreamingROCAUC
     >>> metric = StreamingROCAUC()
     >>> for y, s in [(0, 0.1), (0, 0.4), (1, 0.35), (1, 0.8)]:
     ...     metric.update(y, s)
