@@ -331,3 +331,47 @@ def test_two_way_normalised_is_a_double_whatever_the_type_of_its_bounds():
         assert type(value) is float
         assert value == two_way_partial_auc_score(y, s, min_tpr=float(min_tpr),
                                                   max_fpr=float(max_fpr), normalized=True)
+
+
+@pytest.mark.parametrize("tied", [False, True])
+def test_weighted_partial_auc_equals_sklearn_and_repeated_rows(tied):
+    """pauc_scorer could not take routed weights (a TypeError in GridSearchCV), while the
+    estimators' score and scikit-learn's roc_auc_score(max_fpr=) weigh rows."""
+    from sklearn.metrics import roc_auc_score as sklearn_auc
+
+    from aucopt.metrics import partial_roc_auc_score
+
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        n = int(rng.integers(4, 60))
+        y = rng.integers(0, 2, n)
+        y[:2] = [0, 1]
+        s = rng.integers(0, 4, n).astype(float) if tied else rng.normal(size=n)
+        w = rng.integers(0, 4, n).astype(float)
+        w[:2] = 1.0
+        for max_fpr in (0.05, 0.3):
+            assert partial_roc_auc_score(y, s, max_fpr=max_fpr, sample_weight=w) == (
+                pytest.approx(sklearn_auc(y, s, max_fpr=max_fpr, sample_weight=w), abs=1e-12))
+        keep = np.repeat(np.arange(n), w.astype(int))
+        assert partial_roc_auc_score(y, s, max_fpr=0.5, min_fpr=0.2, sample_weight=w) == (
+            pytest.approx(partial_roc_auc_score(y[keep], s[keep], max_fpr=0.5, min_fpr=0.2),
+                          abs=1e-12))
+
+
+def test_pauc_scorer_takes_routed_weights():
+    import sklearn
+    from sklearn.model_selection import GridSearchCV
+
+    import aucopt
+    from aucopt.datasets import make_auc_problem
+    from aucopt.metrics import pauc_scorer
+
+    X, y = make_auc_problem(300, 4, random_state=0)
+    w = np.random.default_rng(0).uniform(0.5, 2.0, len(y))
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = aucopt.make("spam-l2", random_state=0, max_iter=2).set_fit_request(
+            sample_weight=True)
+        scorer = pauc_scorer(0.1).set_score_request(sample_weight=True)
+        search = GridSearchCV(est, {"beta": [1e-4, 1e-2]}, cv=2, scoring=scorer)
+        search.fit(X, y, sample_weight=w)
+    assert np.isfinite(search.cv_results_["mean_test_score"]).all()

@@ -21,7 +21,7 @@ from ..utils._param_validation import Interval, validate_parameter_constraints
 from ..utils._roc_area import mcclish as _mcclish
 from ..utils._roc_area import region_area as _region_area
 from ..utils._roc_area import sorted_area as _sorted_area
-from ._ranking import _binary_target, _check_flag
+from ._ranking import _binary_target, _check_flag, _sample_weight
 from ._streaming import StreamingROCAUC
 from ._window import SlidingWindow
 
@@ -52,8 +52,31 @@ def _split(y_true, y_score, pos_label):
     return np.sort(scores[is_pos]), np.sort(scores[~is_pos])
 
 
+def _weighted_area(y_true, y_score, pos_label, sample_weight, min_fpr, max_fpr) -> float:
+    """The area under the weighted ROC curve (each row counting its weight, tie groups
+    joined linearly) over FPR in [min_fpr, max_fpr]: the curve up to a bound is its points
+    up to it, then the value interpolated at it (a vertical step at the bound adds no
+    area), as scikit-learn's ``roc_auc_score(max_fpr=)`` integrates."""
+    from sklearn.metrics import auc, roc_curve
+
+    is_pos, scores, _, _ = _binary_target(y_true, y_score, pos_label, allow_inf=True)
+    weight = _sample_weight(sample_weight, is_pos)
+    big = np.finfo(np.float64).max  # (infinite scores keep their ranks; ties among them too)
+    scores = np.clip(scores, -big, big)
+    fpr, tpr, _ = roc_curve(is_pos, scores, sample_weight=weight, drop_intermediate=False)
+
+    def upto(bound):
+        stop = int(np.searchsorted(fpr, bound, side="right"))
+        if stop >= fpr.size:
+            return float(auc(fpr, tpr))
+        value = np.interp(bound, fpr[stop - 1:stop + 1], tpr[stop - 1:stop + 1])
+        return float(auc(np.append(fpr[:stop], bound), np.append(tpr[:stop], value)))
+
+    return upto(max_fpr) - (upto(min_fpr) if min_fpr > 0.0 else 0.0)
+
+
 def partial_roc_auc_score(y_true, y_score, *, max_fpr=0.1, min_fpr=0.0, standardized=True,
-                          pos_label=None):
+                          pos_label=None, sample_weight=None):
     r"""Exact one-way partial AUC: the area under the ROC curve for FPR in [min_fpr, max_fpr].
 
     .. math::
@@ -83,6 +106,9 @@ def partial_roc_auc_score(y_true, y_score, *, max_fpr=0.1, min_fpr=0.0, standard
         the raw area (in [0, max_fpr - min_fpr]).
     pos_label : label or None, default=None
         Label of the positive class; None takes the larger of the two sorted labels.
+    sample_weight : array-like of shape (n_samples,), default=None
+        Weights ``>= 0`` (a positive total on each class): the ROC curve of the weighted
+        rows, as :func:`sklearn.metrics.roc_auc_score` draws it (summed in float64).
 
     Returns
     -------
@@ -108,8 +134,12 @@ def partial_roc_auc_score(y_true, y_score, *, max_fpr=0.1, min_fpr=0.0, standard
     """
     _check_range(min_fpr, max_fpr, 0.0)
     _check_flag("standardized", standardized)
-    pos, neg = _split(y_true, y_score, pos_label)
-    area = _sorted_area(pos, neg, float(min_fpr), float(max_fpr), 0.0)
+    if sample_weight is None:
+        pos, neg = _split(y_true, y_score, pos_label)
+        area = _sorted_area(pos, neg, float(min_fpr), float(max_fpr), 0.0)
+    else:
+        area = _weighted_area(y_true, y_score, pos_label, sample_weight, float(min_fpr),
+                              float(max_fpr))
     if not standardized or (min_fpr == 0.0 and max_fpr == 1.0):
         return area
     return _mcclish(area, float(min_fpr), float(max_fpr))
@@ -276,11 +306,14 @@ class StreamingPartialAUC(StreamingROCAUC):
         return f"{type(self).__name__}(max_fpr={self.max_fpr}): {self.get():.6f}"
 
 
-def _pauc_of(y_true, y_score, max_fpr=0.1, min_tpr=0.0):
+def _pauc_of(y_true, y_score, max_fpr=0.1, min_tpr=0.0, sample_weight=None):
     if min_tpr > 0.0:
+        if sample_weight is not None:
+            raise ValueError("the two-way partial AUC (min_tpr > 0) takes no sample_weight; "
+                             "score the one-way partial AUC (min_tpr=0) with weights.")
         return two_way_partial_auc_score(y_true, y_score, min_tpr=min_tpr, max_fpr=max_fpr,
                                          normalized=True)
-    return partial_roc_auc_score(y_true, y_score, max_fpr=max_fpr)
+    return partial_roc_auc_score(y_true, y_score, max_fpr=max_fpr, sample_weight=sample_weight)
 
 
 def pauc_scorer(max_fpr=0.1, min_tpr=0.0):
