@@ -632,3 +632,39 @@ def test_io_save_of_a_river_model_says_to_pickle_it(tmp_path):
     for model in (pipe, pipe[-1]):
         with pytest.raises(TypeError, match="River model .* pickle or joblib"):
             aucopt.io.save(model, tmp_path / "m")
+
+
+def test_seed_and_width_out_of_range_are_refused_when_made():
+    """seed=-1 was refused as "cannot widen its state" (advising n_features), then failed
+    in NumPy at the first row; n_features=2**64 failed inside numba."""
+    with pytest.raises(ValueError, match="seed must be None or an int"):
+        AUCClassifier("spam-l2", seed=-1)
+    with pytest.raises(ValueError, match="n_features=18446744073709551616 is beyond"):
+        AUCClassifier("spam-l2", n_features=2**64)
+
+
+@pytest.mark.parametrize("column", [np.array([1 + 2j, 3 + 0j]),
+                                    pd.to_timedelta([1, 2], unit="s"),
+                                    pd.to_datetime(["2020-01-01", "2020-01-02"])])
+def test_learn_many_refuses_complex_and_time_columns_as_learn_one_does(column):
+    model = AUCClassifier("spam-l2")
+    with pytest.raises(TypeError, match="real numbers"):
+        model.learn_many(pd.DataFrame({"a": column, "b": [1.0, 2.0]}),
+                         pd.Series([True, False]))
+
+
+def test_stream_takes_river_binary_datasets_labelled_1_and_0(monkeypatch):
+    """CreditCard, HTTP and SMTP label their rows 1/0: aucopt stream refused them."""
+    from river import datasets
+
+    from aucopt.cli._stream import _river_rows
+
+    class IntLabels:
+        n_samples = 4
+
+        def __iter__(self):
+            return iter([({"a": 1.0}, 1), ({"a": 0.0}, 0), ({"a": 2.0}, 1), ({"a": 0.5}, 0)])
+
+    monkeypatch.setattr(datasets, "IntLabels", IntLabels, raising=False)
+    rows, total = _river_rows("IntLabels")
+    assert [y for _, y in rows] == [True, False, True, False] and total == 4

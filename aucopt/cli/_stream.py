@@ -122,11 +122,15 @@ def _river_rows(name: str):
     dataset = cls()
 
     def rows():
+        from ..river._labels import is_positive
+
         for x, y in dataset:
-            if not isinstance(y, bool):
+            try:  # (True/False, and 1/0 or 1/-1 as some of River's binary datasets give)
+                positive = is_positive(y)
+            except ValueError:
                 raise ValueError(f"River dataset {name!r} is not binary (label {y!r}); "
-                                 "aucopt stream needs True/False labels.")
-            yield x, y
+                                 "aucopt stream needs True/False (or 1/0) labels.") from None
+            yield x, positive
 
     return rows(), getattr(dataset, "n_samples", None)
 

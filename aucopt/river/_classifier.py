@@ -163,6 +163,12 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
                              f"positive int or None; got {max_features!r}.")
         if "random_state" in params:
             raise TypeError("pass the seed as seed=..., River's name for random_state.")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral)
+                                 or not 0 <= seed < 2**32):
+            raise ValueError(f"seed must be None or an int in [0, 2**32); got {seed!r}.")
+        if n_features is not None and n_features >= 2**62:
+            raise ValueError(f"n_features={n_features} is beyond what a column index can "
+                             "hold; hash into fewer columns (e.g. 2**20).")
         self.estimator = make(algorithm, random_state=seed, **params)
         self.estimator._validate_params()  # bad values fail here, not at the first sample
         self._validated = self.estimator._params()

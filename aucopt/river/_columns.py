@@ -61,14 +61,17 @@ def _big_ints(listed: list, values: np.ndarray) -> np.ndarray:
 
 
 def _refuse_strings(frame) -> None:
-    """Refuse a DataFrame column of text (``"1.5"`` included): pandas would read it as a
-    number, where ``learn_one`` refuses it."""
-    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+    """Refuse a DataFrame column of text (``"1.5"`` included), of complex numbers, times or
+    time spans: pandas would read them as numbers, where ``learn_one`` refuses them."""
+    from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
 
     for name, column in frame.items():
+        if is_complex_dtype(column.dtype) or column.dtype.kind in "mM":  # (as learn_one)
+            raise TypeError(f"feature values must be real numbers; column {name!r} is of "
+                            f"dtype {column.dtype}. {_NUMERIC_HINT}")
         if is_numeric_dtype(column.dtype) or is_bool_dtype(column.dtype):
             continue
-        text = next((v for v in column if isinstance(v, str | bytes)), None)
+        text = next((v for v in column if isinstance(v, str | bytes | complex)), None)
         if text is not None:
             raise TypeError(f"feature values must be numbers; column {name!r} holds "
                             f"{text!r}. {_NUMERIC_HINT}")
