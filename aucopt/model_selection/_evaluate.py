@@ -299,7 +299,20 @@ class _AllFailed(ValueError):
 def check_inner_folds(y_train, inner_folds: int) -> None:
     """Refuse a training part whose smaller class has fewer rows than the inner folds that
     tune a grid (each inner fold needs both classes; else every grid point scores NaN and
-    the search returns its first point as if chosen)."""
+    the search returns its first point as if chosen).
+
+    Parameters
+    ----------
+    y_train : array-like of shape (n_samples,)
+        Labels of the training part.
+    inner_folds : int
+        Folds of the inner stratified cross-validation.
+
+    Raises
+    ------
+    ValueError
+        Naming the smaller class's count and the folds.
+    """
     fewest = int(np.unique(y_train, return_counts=True)[1].min())
     if fewest < inner_folds:
         raise ValueError(
