@@ -4,6 +4,7 @@ Corrections and choices: notes.md#aogd-averages, #rff-scale, #aogd-defaults."""
 
 from __future__ import annotations
 
+import logging
 import textwrap
 from numbers import Real
 
@@ -38,6 +39,8 @@ from ._params import (
 from ._registry import register
 from ._rowpath import RowStep
 from ._spec import AlgorithmSpec, RowData
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "AOGDHyper", "AVERAGING", "AOGD", "BANDWIDTH", "HELD_OUT", "PARAMS", "auto_bandwidth",
@@ -142,8 +145,9 @@ def auto_bandwidth(rows: RowData, weights=None) -> float:
 
     ``sigma^2 = mean ||x||^2 - ||mean x||^2`` is half the mean squared distance
     between two rows, so ``k(x, x') = exp(-||x - x'||^2 / (2 sigma^2))`` is about
-    ``exp(-1)`` for a typical pair. Falls back to 1 for constant data (a variance
-    below 1e-12 of the mean squared norm, whatever the scale of the features).
+    ``exp(-1)`` for a typical pair. A single row (a River stream's first) has no spread:
+    its length is taken (the scale of centred features). Falls back to 1 for constant data
+    (a variance below 1e-12 of the mean squared norm, whatever the scale of the features).
     With sample ``weights`` the means are weighted (integer weights: the bandwidth of
     repeated rows, notes.md#sample-weights); all-ones weights take the unweighted path.
     """
@@ -167,6 +171,11 @@ def auto_bandwidth(rows: RowData, weights=None) -> float:
         values = rows.data
         mean = values.mean(axis=0) if rows.n_samples else np.zeros(rows.n_features)
     sq = float(row_sqnorms(rows).sum()) / n  # (no copy of the values)
+    if rows.n_samples == 1 and sq > 0.0:  # one row (a River stream's first): no spread, but
+        # its length is the features' scale (of centred features, about the root of the
+        # total variance): the kernel then suits the data's units, not 1
+        logger.info("bandwidth='auto' from one row: its length %.3g", np.sqrt(sq))
+        return float(np.sqrt(sq))
     var = sq - float(mean @ mean)
     return float(np.sqrt(var)) if var > 1e-12 * sq else 1.0  # relative: any feature scale
 

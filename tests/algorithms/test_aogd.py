@@ -230,3 +230,17 @@ def test_a_bandwidth_set_after_the_first_call_is_refused_not_ignored():
     fresh = AOGDClassifier(random_state=0, bandwidth=2.0).fit(X, y)
     assert np.array_equal(warm.set_params(warm_start=False).fit(X, y).decision_function(X),
                           fresh.decision_function(X))
+
+
+def test_an_auto_bandwidth_from_one_row_is_its_length():
+    """A River stream fixes bandwidth='auto' on its first row, whose spread is 0: the width
+    was 1 whatever the features' units (Projection++ 0.66 and AOGD 0.49 prequential AUC on
+    20 standard normal features, against 0.94 and 0.81 now)."""
+    from aucopt.algorithms._data import as_rows
+    from aucopt.algorithms.aogd import auto_bandwidth
+
+    x = np.array([[3.0, 4.0, 0.0]])
+    assert auto_bandwidth(as_rows(x)) == 5.0
+    assert auto_bandwidth(as_rows(np.zeros((1, 3)))) == 1.0  # (no length either: 1)
+    two = np.array([[3.0, 4.0, 0.0], [3.0, 4.0, 0.0]])
+    assert auto_bandwidth(as_rows(two)) == 1.0  # constant rows: as before
