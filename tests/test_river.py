@@ -668,3 +668,23 @@ def test_stream_takes_river_binary_datasets_labelled_1_and_0(monkeypatch):
     monkeypatch.setattr(datasets, "IntLabels", IntLabels, raising=False)
     rows, total = _river_rows("IntLabels")
     assert [y for _, y in rows] == [True, False, True, False] and total == 4
+
+
+@pytest.mark.parametrize("bound", [None, 8])
+def test_scoring_a_kernel_model_leaves_its_vocabulary_as_it_was(bound):
+    """A kernel learner's score gives a dict's new names columns; they stayed: in a bounded
+    vocabulary they took the slots of names learnt later (predictions off by 0.32), and a
+    predict-only stream grew the state without end."""
+    rng = np.random.default_rng(0)
+    stream = [({"f0": float(v), f"g{i % 6}": 1.0}, bool(v > 0)) for i, v in
+              enumerate(rng.normal(size=120))]
+    scored, plain = (AUCClassifier("projection-pp", seed=0, max_features=bound)
+                     for _ in range(2))
+    for k, (x, y) in enumerate(stream):
+        if k < 3:
+            scored.predict_proba_one({f"junk{j}": 1.0 for j in range(3)})
+        scored.learn_one(x, y)
+        plain.learn_one(x, y)
+    assert scored.columns == plain.columns
+    for x, _ in stream[:20]:
+        assert scored.predict_proba_one(x) == plain.predict_proba_one(x)

@@ -56,9 +56,12 @@ class RowScores:
 
     def _with_new_names(self, make_rows, score):
         """Return ``score`` of the rows ``make_rows`` gives with the row's new names in the
-        vocabulary (the state widened as :meth:`learn_one` widens it); a failure puts the
-        vocabulary and the state back."""
+        vocabulary (the state widened as :meth:`learn_one` widens it), then put the
+        vocabulary and the state back: scoring leaves no trace (its names took slots of a
+        bounded vocabulary that later learnt names then missed, and grew an unbounded one
+        without end)."""
         known, width = len(self._map.columns), self._width
+        seen = self.estimator.__dict__.get("n_features_in_")
         try:
             rows = make_rows()
             if max(self._map.size, 1) > self._width:
@@ -67,12 +70,12 @@ class RowScores:
                 self._grow(self._map.size)
                 rows = rows._replace(n_features=self._width)
                 self.estimator.n_features_in_ = self._width
-            result = score(rows)
-        except Exception:
+            return score(rows)
+        finally:
             self._rollback(known, width)
-            raise
-        self._narrow = {}
-        return result
+            if seen is not None:
+                self.estimator.n_features_in_ = seen
+            self._narrow = {}
 
     def _linear_score(self, rows) -> float:
         """Ranking score of one kernel row of a linear model: O(nnz) from the lazy form where
