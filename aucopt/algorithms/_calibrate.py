@@ -175,8 +175,9 @@ class StepCalibration:
         product of two, 0 where the kernel normalises them (an adaptive step, VRSPAM's
         ``n w_i / W``, the partial-AUC learners' weighted means). The ladder's centre is
         divided by the sample's mean weight to this power, so that weights multiplied by a
-        constant leave the steps taken, and the model, as they were (all-ones weights:
-        the same bits as none).
+        constant leave the steps on the rows' terms as they were (the model too, but where
+        a penalty applies apart from those terms; notes.md#sample-weights); all-ones
+        weights give the same bits as none.
     """
 
     objective: Callable[..., float]
@@ -469,8 +470,8 @@ def calibrate_step(spec, params: dict, rows: RowData, y: np.ndarray,
     ladder = spec.calibration.ladder(scale, weight)
     if not _representable(ladder) and _representable(spec.calibration.ladder(scale)):
         raise ValueError(
-            f"sample weights of mean {weight:.3g} put the steps {spec.step_param}='auto' would "
-            f"try beyond float64 (they follow the weights' size: "
+            f"sample weights of mean {weight:.3g} put the steps that {spec.step_param}='auto' "
+            f"would try beyond float64 (they follow the weights' size: "
             f"notes.md#sample-weights): divide the weights by their mean.")
     with np.errstate(all="ignore"), one_blas_thread():
         for step in ladder:
