@@ -384,16 +384,11 @@ def test_streaming_errors_leave_state_unchanged():
 def test_weighted_auc_equals_sklearn_and_repeated_rows(tied):
     """Each pair weighs the product of its weights, ties one half; integer weights give the
     AUC of the rows repeated; weights of 0 leave rows out."""
-    rng = np.random.default_rng(3)
-    for _ in range(100):
-        n = int(rng.integers(2, 60))
-        y = rng.integers(0, 2, n)
-        y[:2] = [0, 1]
-        s = rng.integers(0, 4, n).astype(float) if tied else rng.normal(size=n)
-        w = rng.integers(0, 4, n).astype(float)
-        w[:2] = 1.0
+    from ._weighted_cases import weighted_cases
+
+    for y, s, w in weighted_cases(3, 100, tied):
         got = roc_auc_score(y, s, sample_weight=w)
         assert got == pytest.approx(skm.roc_auc_score(y, s, sample_weight=w), abs=1e-12)
-        keep = np.repeat(np.arange(n), w.astype(int))
+        keep = np.repeat(np.arange(y.size), w.astype(int))
         assert got == pytest.approx(roc_auc_score(y[keep], s[keep]), abs=1e-14)
     assert roc_auc_score([0, 1, 1], [-np.inf, np.inf, 0.0], sample_weight=[1, 2, 3]) == 1.0

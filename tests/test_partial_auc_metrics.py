@@ -341,18 +341,13 @@ def test_weighted_partial_auc_equals_sklearn_and_repeated_rows(tied):
 
     from aucopt.metrics import partial_roc_auc_score
 
-    rng = np.random.default_rng(2)
-    for _ in range(60):
-        n = int(rng.integers(4, 60))
-        y = rng.integers(0, 2, n)
-        y[:2] = [0, 1]
-        s = rng.integers(0, 4, n).astype(float) if tied else rng.normal(size=n)
-        w = rng.integers(0, 4, n).astype(float)
-        w[:2] = 1.0
+    from ._weighted_cases import weighted_cases
+
+    for y, s, w in weighted_cases(2, 60, tied, smallest=4):
         for max_fpr in (0.05, 0.3):
             assert partial_roc_auc_score(y, s, max_fpr=max_fpr, sample_weight=w) == (
                 pytest.approx(sklearn_auc(y, s, max_fpr=max_fpr, sample_weight=w), abs=1e-12))
-        keep = np.repeat(np.arange(n), w.astype(int))
+        keep = np.repeat(np.arange(y.size), w.astype(int))
         assert partial_roc_auc_score(y, s, max_fpr=0.5, min_fpr=0.2, sample_weight=w) == (
             pytest.approx(partial_roc_auc_score(y[keep], s[keep], max_fpr=0.5, min_fpr=0.2),
                           abs=1e-12))
