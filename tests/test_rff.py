@@ -96,3 +96,15 @@ def test_numeric_bandwidth_map_depends_only_on_the_input_dimension():
     from_zeros = rff.fit(np.zeros((1, 3))).transform(X)
     assert_allclose(RandomFourierFeatures(n_components=10, bandwidth=2.0, random_state=7)
                     .fit(X).transform(X), from_zeros, rtol=0, atol=0)
+
+
+def test_feature_names_out_checks_the_input_names():
+    """input_features was ignored: four names for three features passed without a word."""
+    from aucopt.kernel_model import RandomFourierFeatures
+
+    X = np.random.default_rng(0).normal(size=(20, 3))
+    rff = RandomFourierFeatures(n_components=4, random_state=0).fit(X)
+    assert rff.get_feature_names_out(["a", "b", "c"]).tolist() == [
+        "rff_sin0", "rff_sin1", "rff_cos0", "rff_cos1"]
+    with pytest.raises(ValueError, match="input_features should have length"):
+        rff.get_feature_names_out(["a", "b", "c", "d"])

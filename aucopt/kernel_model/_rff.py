@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
 
 from ..algorithms._data import as_rows
 from ..algorithms.aogd import auto_bandwidth, draw_frequencies
@@ -44,7 +44,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
     Attributes
     ----------
-    frequencies_ : ndarray of shape (n_components // 2, n_features)
+    frequencies_ : ndarray of shape (max(n_components // 2, 1), n_features)
         :math:`u_i / 1` already divided by the bandwidth.
     bandwidth_ : float
         The kernel width used.
@@ -150,7 +150,7 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (n_samples, 2 * (n_components // 2))
+        ndarray of shape (n_samples, 2 * max(n_components // 2, 1))
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
@@ -163,14 +163,16 @@ class RandomFourierFeatures(TransformerMixin, BaseEstimator):
 
         Parameters
         ----------
-        input_features : None
-            Ignored.
+        input_features : array-like of str or None
+            Checked as scikit-learn's transformers check it (its length, and the names
+            seen in ``fit``); the output names do not depend on it.
 
         Returns
         -------
         ndarray of str
         """
         check_is_fitted(self)
+        _check_feature_names_in(self, input_features)
         half = self.frequencies_.shape[0]
         return np.array([f"rff_sin{i}" for i in range(half)]
                         + [f"rff_cos{i}" for i in range(half)], dtype=object)
