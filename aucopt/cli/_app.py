@@ -126,8 +126,6 @@ def split_list(value: str | None) -> list[str] | None:
     return [v.strip() for v in value.split(",") if v.strip()]
 
 
-#: The largest ``--seed`` (NumPy's seeds are 32-bit): a larger or negative one is a usage error
-MAX_SEED = 2**32 - 1
 
 
 def check_jobs_and_scheme(n_jobs: int, preprocess: str) -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import typer
 
+from ..utils._seeds import MAX_SEED
 from ._app import (
-    MAX_SEED,
     VERBOSITY,
     app,
     check_jobs_and_scheme,

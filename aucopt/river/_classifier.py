@@ -12,6 +12,7 @@ from river import base
 
 from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows
+from ..utils._seeds import MAX_SEED
 from ._columns import ColumnMap, feature_axes, grow_state
 from ._labels import signed_label, signed_labels
 from ._scoring import RowScores
@@ -164,8 +165,8 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         if "random_state" in params:
             raise TypeError("pass the seed as seed=..., River's name for random_state.")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, Integral)
-                                 or not 0 <= seed < 2**32):
-            raise ValueError(f"seed must be None or an int in [0, 2**32); got {seed!r}.")
+                                 or not 0 <= seed <= MAX_SEED):
+            raise ValueError(f"seed must be None or an int in [0, {MAX_SEED}]; got {seed!r}.")
         if n_features is not None and n_features >= 2**62:
             raise ValueError(f"n_features={n_features} is beyond what a column index can "
                              "hold; hash into fewer columns (e.g. 2**20).")

@@ -77,18 +77,24 @@ def _refuse_strings(frame) -> None:
                             f"{text!r}. {_NUMERIC_HINT}")
 
 
+def _frame_values(frame) -> np.ndarray:
+    """Return the columns of ``frame`` as float64 (NaN, a missing value, as 0); refuse
+    values that are not real numbers (TypeError)."""
+    _refuse_strings(frame)
+    try:
+        return frame.to_numpy(dtype=np.float64, na_value=0.0)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
+
+
 def _refuse_infinities(frame) -> None:
     """Refuse infinite values in the columns of ``frame`` a score drops (names not known
     yet), as a known column's are refused (NaN is a missing value there, as everywhere in
     a frame); non-numeric ones as every column's."""
-    _refuse_strings(frame)
-    try:
-        values = frame.to_numpy(dtype=np.float64, na_value=0.0)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
+    values = _frame_values(frame)
     if not np.isfinite(values).all():
-        raise ValueError(non_finite_message(as_rows(values), first_non_finite_row(
-            as_rows(values))))
+        rows = as_rows(values)
+        raise ValueError(non_finite_message(rows, first_non_finite_row(rows)))
 
 
 def _same_kind(a, b) -> bool:
@@ -154,13 +160,18 @@ class ColumnMap:
         if col is not None:
             return col
         if self.n_features is None:
-            if self.max_features is not None and len(self.columns) >= self.max_features:
+            if self._full():
                 return int(stable_hashes([name])[0] % np.uint64(self.max_features))
             if not grow:
                 return None
             col = self.columns[name] = len(self.columns)
             return col
         return int(stable_hashes([name])[0] % np.uint64(self.n_features))
+
+    def _full(self) -> bool:
+        """Whether a bounded vocabulary holds ``max_features`` names (later names are
+        hashed into its columns)."""
+        return self.max_features is not None and len(self.columns) >= self.max_features
 
     def _columns_of(self, names, grow) -> list:
         """Columns of ``names`` (None: unknown and not growing), as :meth:`_column` gives
@@ -169,8 +180,7 @@ class ColumnMap:
         get = self.columns.get
         found = [get(name) for name in names]
         missing = [i for i, col in enumerate(found) if col is None]
-        if (missing and self.max_features is not None
-                and len(self.columns) >= self.max_features):
+        if missing and self._full():
             hashed = stable_hashes([names[i] for i in missing]) % np.uint64(self.max_features)
             for i, col in zip(missing, hashed.tolist()):
                 found[i] = col
@@ -184,7 +194,7 @@ class ColumnMap:
         stable hashes, not of the dict: which of them still get a column of their own must
         not depend on the order of a row's keys (river's check_shuffle_features_no_impact:
         0.572 against 0.510 for the same row, keys reversed)."""
-        if self.max_features is None or len(self.columns) >= self.max_features:
+        if self.max_features is None or self._full():
             return
         new = [name for name in names if name not in self.columns]
         if len(new) > 1:
@@ -196,7 +206,7 @@ class ColumnMap:
         rows in order would: by the first row holding each (a missing value holds none: a
         column missing throughout gets none), the names new in one row in the order of
         their hashes (:meth:`_admit`)."""
-        if self.max_features is None or len(self.columns) >= self.max_features:
+        if self.max_features is None or self._full():
             return
         present = X.notna().to_numpy()
         held = present.any(axis=0)
@@ -333,11 +343,7 @@ class ColumnMap:
             self._admit_frame(X)
         cols = self._columns_of(list(X.columns), grow)
         keep = [i for i, c in enumerate(cols) if c is not None]
-        _refuse_strings(X.iloc[:, keep])
-        try:
-            dense = X.iloc[:, keep].to_numpy(dtype=np.float64, na_value=0.0)
-        except (TypeError, ValueError) as exc:
-            raise TypeError(f"{exc}. {_NUMERIC_HINT}") from None
+        dense = _frame_values(X.iloc[:, keep])
         dropped = [i for i, c in enumerate(cols) if c is None]  # names not known yet
         if dropped:
             _refuse_infinities(X.iloc[:, dropped])
