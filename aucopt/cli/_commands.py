@@ -249,11 +249,11 @@ def _parse_params(pairs: list[str], algorithm: str | None = None) -> dict:
         try:
             params[key] = _PYTHON_WORDS[raw] if raw in _PYTHON_WORDS else json.loads(raw)
         except json.JSONDecodeError:
-            params[key] = _number(raw)
+            params[key] = _as_number(raw)
     return params
 
 
-def _number(raw: str):
+def _as_number(raw: str):
     """``raw`` as Python reads a number (``05``, ``.5``, ``5.``, ``+0.5``, ``inf``: not JSON),
     else the string itself."""
     for kind in (int, float):

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from ..utils._atomic import replaced_on_success, write_atomic
+from ._html import ranked_by
 
 logger = logging.getLogger(__name__)
 
@@ -92,7 +93,7 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     write_atomic(out / "results.md", markdown_table(summary, dataset, described, max_fpr))
     written = [out / "results.csv", out / "results.md"]
     figures = write_plots(results, out, dataset, ranked=[r["algorithm"] for r in summary],
-                          by="AUC" if max_fpr is None else f"pAUC@{max_fpr:.15g}")
+                          by=ranked_by(max_fpr))
     written += figures
     from ._html import write_html_report
 
@@ -264,7 +265,7 @@ def describe_run(X, y, dataset, *, folds, repeats, seed, grid, preprocessing,
         f"positives. {repeats} x {folds}-fold stratified CV (seed {seed}); features scaled "
         f"with '{preprocessing}' fitted on each training part; "
         f"{_GRIDS.get(grid, f'grid {grid!r}')}"
-        f"{'' if max_fpr is None or grid == 'none' else f' (selected by pAUC@{max_fpr:.15g})'}"
+        f"{'' if max_fpr is None or grid == 'none' else f' (selected by {ranked_by(max_fpr)})'}"
         ", then refitted on the training part"
         f"{'' if max_fpr is None else f'; learners with a max_fpr trained for {max_fpr:.15g}'}"
         ". AUC"
@@ -284,7 +285,7 @@ def _pauc_cells(row, sep: str, end: str) -> str:
 def markdown_table(summary, dataset, description: str = "", max_fpr=None) -> str:
     """Return the summary as a Markdown table, after the description of the run (ranked by
     the partial AUC at ``max_fpr`` when given)."""
-    head = f"pAUC@{max_fpr:.15g} mean | pAUC@{max_fpr:.15g} std | " if max_fpr is not None else ""
+    head = "" if max_fpr is None else f"{ranked_by(max_fpr)} mean | {ranked_by(max_fpr)} std | "
     lines = [
         f"# {run_title(dataset, max_fpr)}",
         "",

@@ -13,6 +13,11 @@ from pathlib import Path
 
 from ..utils._atomic import write_atomic
 
+
+def ranked_by(max_fpr) -> str:
+    """The name of what a comparison ranks by: ``AUC``, or ``pAUC@<max_fpr>`` (every digit)."""
+    return "AUC" if max_fpr is None else f"pAUC@{max_fpr:.15g}"
+
 _CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto;
        max-width: 70em; padding: 0 1em; color: #222; line-height: 1.45; }
@@ -80,7 +85,7 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
         + f"<td class=num>{r['auc_mean']:.4f}</td><td class=num>{r['auc_std']:.4f}</td>"
         f"<td class=num>{r['fit_seconds']:.4f}</td><td>{esc(_params(r['params']))}</td></tr>"
         for k, r in enumerate(summary, 1))
-    ranked = f"pAUC@{max_fpr:.15g}" if partial else "AUC"
+    ranked = ranked_by(max_fpr)
     images = "\n".join(
         f'<figure><img src="{esc(Path(f).name)}" alt="{esc(Path(f).stem)} figure">'
         f"<figcaption>{esc(_CAPTIONS.get(Path(f).name, '').format(ranked=ranked))}"
@@ -93,9 +98,9 @@ def write_html_report(path, *, title, description, summary, figures, command=Non
                        for f in files)
     rerun = (f"<pre>{esc(command)}</pre>" if command else
              "<p>Rerun with the same command and options (the seed fixes the splits).</p>")
-    partial_head = (f"<th>pAUC@{max_fpr:.15g} mean</th><th>pAUC@{max_fpr:.15g} std</th>"
+    partial_head = (f"<th>{ranked} mean</th><th>{ranked} std</th>"
                     if partial else "")
-    partial_note = (f" pAUC@{max_fpr:.15g}: the partial AUC over false-positive rates in "
+    partial_note = (f" {ranked}: the partial AUC over false-positive rates in "
                     f"[0, {max_fpr:.15g}], standardised (McClish) as scikit-learn's "
                     f"<code>roc_auc_score(max_fpr={max_fpr:.15g})</code>." if partial else "")
     page = f"""<!DOCTYPE html>
