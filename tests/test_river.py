@@ -234,6 +234,31 @@ def test_hyperparameters_and_labels_are_checked_as_the_model_is_made():
     assert many.estimator.__dict__["_state"]["data_count"].tolist() == [3.0, 2.0]
 
 
+def test_a_stream_labelled_one_and_minus_one_is_predicted_in_its_labels():
+    from river import metrics
+
+    rng = np.random.default_rng(3)
+    rows = [({"a": float(v), "b": float(w)}, bool(v + 0.3 * w > 0))
+            for v, w in rng.normal(size=(300, 2))]
+    accuracy = {}
+    for name, as_label in (("bool", lambda y: y), ("sign", lambda y: 1 if y else -1)):
+        model, metric = AUCClassifier("spam-l2", stats="online"), metrics.Accuracy()
+        for x, y in rows:
+            model.learn_one(x, as_label(y))
+            metric.update(as_label(y), model.predict_one(x))
+        accuracy[name] = metric.get()
+    assert accuracy["sign"] == accuracy["bool"] > 0.8  # -1 == False is false: was ~0.5
+    proba = model.predict_proba_one(rows[0][0])
+    assert set(proba) == {1, -1} and proba[True] == proba[1] > 0.5  # rows[0] is positive
+    assert model.predict_one({"a": -5.0, "b": 0.0}) == -1
+    many = AUCClassifier("spam-l2")
+    many.learn_many(pd.DataFrame({"a": [1.0, -1.0]}), pd.Series([1, 0]))
+    assert many.predict_one({"a": -3.0}) is False  # 1/0 labels: River's booleans
+    many.learn_many(pd.DataFrame({"a": [2.0, -2.0]}), pd.Series([1, -1]))
+    assert many.predict_many(pd.DataFrame({"a": [3.0, -3.0]})).tolist() == [1, -1]
+    assert list(many.predict_proba_many(pd.DataFrame({"a": [3.0]})).columns) == [-1, 1]
+
+
 @pytest.mark.parametrize("algorithm", ["ogd-fifo", "pauc-sopa"])
 def test_a_sorted_stream_warns_through_learn_many_and_after_a_refused_row(algorithm):
     from aucopt.exceptions import OrderedStreamWarning

@@ -14,7 +14,7 @@ from .._api import algorithm_info, list_algorithms, make
 from ..algorithms._data import as_rows
 from ..utils._seeds import MAX_SEED
 from ._columns import ColumnMap, feature_axes, grow_state
-from ._labels import signed_label, signed_labels
+from ._labels import BOOL_LABELS, MINUS_ONE, SIGN_LABELS, labels_after, signed_label, signed_labels
 from ._scoring import RowScores
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
@@ -99,7 +99,9 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
     the length of the stream is known.
 
     Labels are River's binary convention: ``True`` (or 1) is the positive class,
-    ``False`` (0, or -1 as in scikit-learn) the negative one; other labels raise
+    ``False`` (0, or -1 as in scikit-learn) the negative one; once a -1 was learnt, the
+    predictions use the labels 1 and -1 (``predict_one``, the keys of
+    ``predict_proba_one``, whose ``[True]`` is still the positive class); other labels raise
     ``ValueError`` (map them, e.g. ``y == "yes"``). Values must be numbers (a string such
     as ``"1.5"`` is refused) and finite (NaN and infinities raise ``ValueError`` in learning
     and in predictions alike; in the DataFrames of ``learn_many`` and ``predict_many`` a NaN
@@ -179,6 +181,7 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         self._axes = self._probe_axes() if n_features is None else None
         self._learned = False
         self._one_class = True  # until both classes arrived (the ordered-stream check)
+        self._labels = BOOL_LABELS  # (positive, negative) labels of the predictions
 
     @property
     def columns(self) -> dict:
@@ -237,6 +240,8 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         except Exception:
             self._rollback(known, width)
             raise
+        if signed is MINUS_ONE:  # a stream labelled 1/-1 is predicted in its labels
+            self._labels = SIGN_LABELS
         if self._one_class:  # (after the row is learnt: a refused row is not part of it)
             self._check_order(signed)
 
@@ -261,11 +266,13 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         except Exception:
             self._rollback(known, width)
             raise
+        self._labels = labels_after(self._predicted_labels(), y)
         if self._one_class:
             self._check_order(signed, before, call="learn_many")
 
     def predict_proba_one(self, x: dict) -> dict:
-        """Return ``{False: 1 - p, True: p}``, ``p`` a monotone map of the score (not calibrated).
+        """Return ``{False: 1 - p, True: p}``, ``p`` a monotone map of the score (not calibrated);
+        ``{-1: 1 - p, 1: p}`` once the stream learnt a label -1.
 
         Parameters
         ----------
@@ -280,13 +287,16 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         ValueError
             If a known feature's value is NaN or infinite (as :meth:`learn_one` does).
         """
+        positive, negative = self._predicted_labels()
         if not self._learned:
-            return {False: 0.5, True: 0.5}
+            return {negative: 0.5, positive: 0.5}
         p = _probability(self._row_score(x))
-        return {False: 1.0 - p, True: p}
+        return {negative: 1.0 - p, positive: p}
 
     def predict_one(self, x: dict) -> bool:
-        """Return whether the ranking score of ``x`` is positive.
+        """Return the positive label if the ranking score of ``x`` is positive, else the
+        negative one: ``True``/``False``, or ``1``/``-1`` once the stream learnt a label -1
+        (so that River's label metrics, e.g. ``Accuracy``, compare like with like).
 
         Parameters
         ----------
@@ -294,9 +304,10 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
 
         Returns
         -------
-        bool
+        bool or int
         """
-        return self.score_one(x) > 0.0
+        positive, negative = self._predicted_labels()
+        return positive if self.score_one(x) > 0.0 else negative
 
     def score_one(self, x: dict) -> float:
         """Return the ranking score ``f(x) + intercept`` (0 before the first update).
@@ -338,7 +349,8 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         pandas.DataFrame
         """
         p = 0.5 + np.arctan(self._frame_scores(X)) / np.pi
-        return pd.DataFrame({False: 1.0 - p, True: p}, index=X.index)
+        positive, negative = self._predicted_labels()
+        return pd.DataFrame({negative: 1.0 - p, positive: p}, index=X.index)
 
     def predict_many(self, X: pd.DataFrame) -> pd.Series:
         """Return :meth:`predict_one` for each row.
@@ -351,9 +363,18 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
         -------
         pandas.Series
         """
-        return pd.Series(self._frame_scores(X) > 0.0, index=X.index)
+        positive, negative = self._predicted_labels()
+        if positive is True:
+            return pd.Series(self._frame_scores(X) > 0.0, index=X.index)
+        return pd.Series(np.where(self._frame_scores(X) > 0.0, positive, negative),
+                         index=X.index)
 
     # ------------------------------------------------------------------ internals
+    def _predicted_labels(self) -> tuple:
+        """``(positive, negative)``: ``(True, False)``, or ``(1, -1)`` once the stream
+        learnt a -1 (a model pickled before it knew this predicts booleans)."""
+        return self.__dict__.get("_labels", BOOL_LABELS)
+
     def _validate(self) -> None:
         """Check the estimator's hyperparameters (again after a change); ValueError if bad."""
         self.estimator._validate_params()

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["is_positive", "signed_label", "signed_labels"]
+__all__ = ["BOOL_LABELS", "MINUS_ONE", "SIGN_LABELS", "is_positive", "labels_after",
+           "signed_label", "signed_labels"]
 
 _SIGNED = {True: np.ones(1), False: -np.ones(1), -1: -np.ones(1)}
+MINUS_ONE = _SIGNED[-1]  # the signed label of -1 (1 and 0 share True's and False's)
+# (positive, negative) labels of the predictions: River's booleans, or 1/-1 for a stream
+# labelled as scikit-learn labels (where -1 == False is false: accuracy would count every
+# right negative as wrong)
+BOOL_LABELS, SIGN_LABELS = (True, False), (1, -1)
 
 
 def signed_label(y) -> np.ndarray:
@@ -37,6 +43,15 @@ def signed_labels(y, n_rows: int) -> np.ndarray:
             raise ValueError(_label_message(next(v for v in labels.tolist()
                                                  if not _is_label(v))))
     return np.where(labels > 0, 1.0, -1.0)
+
+
+def labels_after(labels: tuple, y) -> tuple:
+    """Return the prediction labels after learning the labels ``y`` of ``learn_many``
+    (``labels`` before): 1/-1 once a -1 was learnt."""
+    values = np.asarray(y)
+    if labels is SIGN_LABELS or values.dtype == bool or not (values == -1).any():
+        return labels
+    return SIGN_LABELS
 
 
 def is_positive(y) -> bool:
