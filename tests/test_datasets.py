@@ -375,6 +375,25 @@ def test_fetch_from_a_mirror(toy, server, isolated, tmp_path, monkeypatch, caplo
     assert _files(isolated) == [] and (mirror / "toy-copy.bz2").is_file()
 
 
+def test_a_mirror_whose_manifest_contradicts_the_registry_is_refused_at_once(
+        server, isolated, tmp_path):
+    """The manifest's digest was checked and the registry's ignored: the first fetch passed,
+    the next read of the cached copy failed the registry's digest and deleted it."""
+    X, y = make_auc_problem(40, 3, random_state=1)
+    mirror = tmp_path / "other-version"
+    mirror.mkdir()
+    listed = _write(mirror / "vers.bz2", libsvm_text(X, y))
+    registered = hashlib.sha256(libsvm_text(X[:, ::-1], y)).hexdigest()  # another version
+    register_dataset(DatasetInfo("vers", server.url + "vers.bz2", 40, 3, "two versions",
+                                 sha256=registered, sha256_of="mirror"))
+    (mirror / "MANIFEST.json").write_text(json.dumps(
+        {"vers": {"file": "vers.bz2", "sha256_uncompressed": listed}}))
+    with pytest.raises(DatasetIntegrityError, match=f"MANIFEST.json .*{listed}.*registry "
+                       f"{registered}"):
+        fetch("vers", mirror=mirror, download=False)
+    assert _files(isolated) == [] and not server.requests
+
+
 def test_fetch_mirror_argument_without_manifest(toy, server, tmp_path):
     mirror = tmp_path / "plain"
     mirror.mkdir()

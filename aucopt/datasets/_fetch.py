@@ -217,6 +217,15 @@ def _from_mirror(info, root: Path, home: Path) -> _Source | None:
     if src is None:
         logger.info("%s: not in the mirror %s", info.name, root)
         return None
+    registry = info.sha256 if info.sha256_of == "mirror" else None
+    listed = entry.get("sha256_uncompressed")
+    if registry and listed and str(listed).lower() != registry.lower():
+        # (accepted now, the copy would fail the registry's digest at its next read)
+        raise DatasetIntegrityError(
+            f"{info.name}: the mirror's MANIFEST.json in {root} gives sha256 {listed}, the "
+            f"registry {registry} for the same file: the mirror holds another version of the "
+            "data (or its entry is wrong). Rebuild the mirror's file and entry, or unset "
+            "AUCOPT_DATA_MIRROR to download the dataset instead.")
     for key, expected in (("n_samples", info.n_samples), ("n_features", info.n_features)):
         if key in entry and entry[key] != expected:
             logger.warning("%s: the mirror's MANIFEST.json says %s = %s, the registry %s.",
