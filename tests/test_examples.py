@@ -14,6 +14,7 @@ from __future__ import annotations
 import doctest
 import importlib
 import pkgutil
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -147,5 +148,9 @@ def test_benchmark_smoke(script, tmp_path):
         text = out.read_text()
         assert text.startswith("# ") and "aucopt " in text.splitlines()[2]  # the stamp line
         assert REPORTS.get(script, "") in text
+        if script == "convergence_rates.py":  # linear convergence to the closed form (the
+            # script once compared fits under precondition="auto" with it: rate 0.92, stalled)
+            rate = re.search(r"\| vrspam-l2 \| stage \| ([0-9.]+) \|", text).group(1)
+            assert float(rate) < 0.8, text
     else:
         assert PRINTS[script] in stdout
