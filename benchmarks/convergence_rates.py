@@ -82,10 +82,11 @@ def main():
              f"stages (VRSPAM-L2: full gradient + `inner` = 2n steps), epochs (SPDAM: ceil(n/m) "
              f"mini-batch iterations, m = 10 % of n) or passes (SPAM-L2, for contrast: "
              f"sublinear), default steps, beta = {args.beta:g} (SPAM/VRSPAM), lam = "
-             f"{args.lam:g} (SPDAM), features scaled to [-1, 1], `precondition=None` (the papers' "
-             "algorithms: with the default `\"auto\"` the penalty applies to the weights of "
-             "the rescaled columns, whose minimiser is not this closed form). `rate` = geometric-mean "
-             "contraction per stage/epoch/pass while the error is above 1e-10.", ""]
+             f"{args.lam:g} (SPDAM), features scaled to [-1, 1], `precondition=None` (the "
+             "papers' algorithms: with the default `\"auto\"` the penalty applies to the "
+             "weights of the rescaled columns, whose minimiser is not this closed form). "
+             "`rate` = geometric-mean contraction per stage/epoch/pass while the error is "
+             "above 1e-10.", ""]
     for name in args.datasets.split(","):
         X, y = fetch(name)
         X = make_preprocessor("minmax").fit_transform(X.toarray() if hasattr(X, "toarray")

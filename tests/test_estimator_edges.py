@@ -255,3 +255,16 @@ def test_set_params_applies_to_the_next_update_whether_or_not_the_model_was_read
         model.partial_fit(X[300:], y[300:])
     assert read._state_params()["output"] == "last"
     np.testing.assert_array_equal(read.decision_function(X), unread.decision_function(X))
+
+
+@pytest.mark.parametrize("algorithm_id", aucopt.list_algorithms())
+def test_a_shuffle_documented_as_without_effect_has_none(algorithm_id):
+    """MBA's and Sparse Kernel's ``shuffle`` were documented as unused, yet the permutation
+    it draws moves their random draws (pair samples, candidate rows)."""
+    doc = get_algorithm(algorithm_id).param("shuffle").doc.strip()
+    if not re.match(r"(Unused|Ignored)\b", doc):
+        pytest.skip(f"{algorithm_id}: shuffle has an effect, as documented")
+    X, y = make_auc_problem(120, 4, random_state=5)
+    scores = [aucopt.make(algorithm_id, shuffle=s, random_state=3).fit(X, y).decision_function(X)
+              for s in (False, True)]
+    np.testing.assert_array_equal(scores[0], scores[1])

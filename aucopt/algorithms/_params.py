@@ -47,9 +47,15 @@ __all__ = [
     "COUNT",
     "NON_NEGATIVE",
     "AUTO",
+    "SHUFFLE_DRAWS",
 ]
 
 POSITIVE = Interval(Real, 0, None, closed="neither")
+
+# ``shuffle`` of a solver that does not depend on the rows' order but draws at random
+SHUFFLE_DRAWS = ("Whether ``fit`` permutes the rows first. The solver does not depend on their "
+                 "order, but the permutation is drawn from the generator of its random draws, "
+                 "so the value changes the draws (as another ``random_state`` would).")
 
 # Hard upper bounds of the integer hyperparameters: far beyond any useful value, small
 # enough that no counter overflows and that an absurd value fails in the parameter check

@@ -18,7 +18,7 @@ from ..utils._param_validation import Interval
 from ._data import row_sqnorms
 from ._kernel_expansion import expansion_scores, inverse_width
 from ._memory import check_memory
-from ._params import POSITIVE, SIZE, KernelScalars, Param, common
+from ._params import POSITIVE, SHUFFLE_DRAWS, SIZE, KernelScalars, Param, common
 from ._spec import RowData
 from ._time_budget import deadline_of
 from .aogd import BANDWIDTH, max_memory_gb, with_docs
@@ -46,7 +46,7 @@ PARAMS = (
       for p in with_docs(
           common(max_iter=20, max_iter_doc="Newton iterations per refit at most.",
                  warm_start="Unused (the basis is rebuilt by every ``fit``)."),
-          shuffle="Unused (batch solver); kept for the common interface.",
+          shuffle=SHUFFLE_DRAWS,
           random_state="Seed of the candidate draws.")),
 )
 

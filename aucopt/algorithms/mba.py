@@ -20,7 +20,15 @@ from .._kernels._state import zeros
 from .._kernels.mba import MbaState, enet_quadratic_sweeps, times
 from ..utils._param_validation import Options
 from ._batch import BATCH, batch_common, lam_by_spread, max_memory_gb, spread_lam
-from ._params import COUNT, NON_NEGATIVE, POSITIVE, KernelScalars, Param, precondition
+from ._params import (
+    COUNT,
+    NON_NEGATIVE,
+    POSITIVE,
+    SHUFFLE_DRAWS,
+    KernelScalars,
+    Param,
+    precondition,
+)
 from ._registry import register
 from ._spec import AlgorithmSpec, RowData
 from ._time_budget import deadline_of
@@ -54,7 +62,7 @@ PARAMS = (
         Refuse (before allocating) when the :math:`d \times d` matrices, or the
         ``batch_size`` row differences of a round, would need more memory."""),
     *batch_common(max_iter=10, max_iter_doc="Rounds :math:`T` of pair sampling.",
-                  shuffle="Unused (the pairs are random draws); kept for the common interface.",
+                  shuffle=SHUFFLE_DRAWS,
                   random_state="Seed of the pair draws.",
                   warm_start="Start coordinate descent from the previous solution."),
 )

@@ -54,7 +54,9 @@ papers' max over orderings: by Theorem 1 the score order of the negatives is the
 every positive at once, and each positive's row is then optimised on its own, its best
 prefix ending in one of three zones (above the range, inside, below it), one binary search
 each: O(n log n) per cut, the cost the paper states for its most violated constraint
-routine (ICML 2013, Algorithm 1).
+routine (ICML 2013, Algorithm 1). With a fractional ``beta n`` a positive may stop inside
+the negative straddling ``beta W-``, where the papers' positives sit between whole
+negatives: the risk is then slightly above theirs (notes.md#pauc-svm-range).
 """
 
 from __future__ import annotations
