@@ -113,8 +113,10 @@ def _write(args, algorithms, datasets, ls, cells, seconds):
         "3-fold CV, on the same folds. `gap` = algorithm - yardstick (mean over folds); `bar` is "
         "the tolerance the algorithm is held to (0.01 for the one-pass and batch linear "
         "learners, 0.015 for the hinge-loss batch methods b-svm-or and svm-perf, 0.03 for the "
-        "buffer-based and online univariate learners and FTRL-AUC; kernel learners: none, see "
-        "the non-linear tests); "
+        "buffer-based and online univariate learners and FTRL-AUC; none for the kernel "
+        "learners, see the non-linear tests, and for the partial-AUC learners, which trade "
+        "full AUC for the region of low false-positive rates and are judged on partial AUC "
+        "in the robustness and partial-AUC reports); "
         "`ok` says whether every gap is above `-bar`.", "",
         f"Machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
         f"{platform.python_version()}, aucopt {aucopt.__version__}; wall time "

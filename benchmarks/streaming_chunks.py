@@ -140,6 +140,9 @@ def parse_args(argv=None):
     return parser.parse_args(argv)
 
 
+OWNED_BY_OTHERS = "\n## River:"  # sections of docs/streaming.md other commands measure
+
+
 def main(argv=None):
     """Run the measurement and write the report."""
     args = parse_args(argv)
@@ -173,7 +176,8 @@ def main(argv=None):
         f"{(time.time() - started) / 60:.1f} min. Workloads: the CSR workloads of `make bench` "
         "(50 non-zeros per row in uniformly drawn columns, as hashed features give), d=10^4 "
         f"and d=10^6. Median of {args.repeats} interleaved runs, process CPU time, BLAS "
-        "limited to one thread. Rerun: `python benchmarks/streaming_chunks.py`.", "",
+        "limited to one thread. Rerun: `python benchmarks/streaming_chunks.py` (it keeps "
+        "the sections from \"River:\" on, which name their own commands).", "",
         "## Per partial_fit call", "",
         f"A model that has learned {args.warm:,} rows learns up to {args.calls:,} more chunks "
         f"of each size (cut out of X beforehand, not timed), one `partial_fit` call each; "
@@ -205,9 +209,20 @@ def main(argv=None):
         *lines, "",
         "## Machine", "", *[f"- {line}" for line in _machine(blas_default)], "",
     ]
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text("\n".join(text))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text("\n".join(text) + kept_sections(out))
     print(f"wrote {args.out}")
+
+
+def kept_sections(out: Path) -> str:
+    """The sections of the report at ``out`` from the first ``## River:`` heading on
+    (measured by other commands, each named in its section; "" if none)."""
+    if not out.is_file():
+        return ""
+    old = out.read_text()
+    start = old.find(OWNED_BY_OTHERS)
+    return "" if start < 0 else "\n" + old[start:]
 
 
 if __name__ == "__main__":

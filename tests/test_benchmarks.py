@@ -55,6 +55,9 @@ def test_benchmark_runner_writes_the_report(tmp_path):
 
 def test_streaming_chunks_writes_the_report(tmp_path):
     out = tmp_path / "streaming.md"
+    # the sections other commands measure stay (a rerun deleted them)
+    owned = "## River: a new feature name in every row\n\nmeasured by another command\n"
+    out.write_text(f"# an older report\n\n## Machine\n\n- old\n\n{owned}")
     proc = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "streaming_chunks.py"), "--algorithms",
          "uni-squ,spam-l2", "--rows", "600", "--chunks", "200,300", "--repeats", "1",
@@ -71,6 +74,8 @@ def test_streaming_chunks_writes_the_report(tmp_path):
     ratios = [line for line in lines if line.startswith(("| uni-squ | ", "| spam-l2 | "))
               and line.count("|") == 4]
     assert len(ratios) == 2, ratios
+    text = out.read_text()
+    assert text.endswith(owned) and text.count("## Machine") == 1 and "- old" not in text
 
 
 def test_peers_benchmark_quick_run_writes_the_report(tmp_path):

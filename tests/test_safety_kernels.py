@@ -173,4 +173,23 @@ def test_the_structural_check_is_from_the_declarations():
     """A spec's declaration, not the estimator, says what is structural."""
     spec = get_algorithm("projection-pp")
     assert spec.param("budget").structural and not spec.param("lam").structural
-    assert aucopt.make("kar")._structural() == ("buffer_size",)
+    assert aucopt.make("kar")._structural() == ("buffer_size", "precondition")
+
+
+def test_a_stream_refuses_a_changed_precondition_and_keeps_its_scales():
+    """partial_fit accepted a changed precondition: a stream started under None went on
+    unpreconditioned while get_params said "auto", and one set from "auto" to None left the
+    features first seen meanwhile without a scale (a coefficient then jumped x0.01)."""
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(120, 4)), np.tile([1, -1], 60)
+    X[:60, 3] = 0.0  # a feature first seen in the second chunk
+    est = aucopt.make("spam-l2", random_state=0).partial_fit(X[:60], y[:60], classes=[-1, 1])
+    scales = est._state["feature_scale"].copy()
+    est.set_params(precondition=None)
+    with pytest.raises(ValueError, match="precondition was changed from 'auto' to None"):
+        est.partial_fit(X[60:], y[60:])
+    np.testing.assert_array_equal(est._state["feature_scale"], scales)
+    plain = aucopt.make("spam-l2", precondition=None).partial_fit(X, y, classes=[-1, 1])
+    plain.set_params(precondition="auto")
+    with pytest.raises(ValueError, match="precondition was changed from None to 'auto'"):
+        plain.partial_fit(X, y)

@@ -34,7 +34,7 @@ __all__ = ["N_COLUMNS", "W", "FtrlAucState", "ftrl_auc_epoch", "ftrl_weight", "r
            "row_span"]
 
 # Columns of the per-feature state: z, n, the current weight, and both class sums, interleaved
-# so that a touched feature costs one cache line (PERFORMANCE.md).
+# so that a touched feature costs one cache line.
 Z, N, W, SUM_NEG, SUM_POS = 0, 1, 2, 3, 4
 N_COLUMNS = 5
 

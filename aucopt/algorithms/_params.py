@@ -311,4 +311,7 @@ def precondition(default="auto") -> Param:
         on the columns' units; training rows more than 3 times the median length are
         shortened to it. The penalty and the radius then act on ``s_j w_j``, as if the
         columns had been standardised (notes.md#preconditioning). None (or
-        ``"none"``, e.g. in a TOML config): the papers' algorithm, steps as written.""")
+        ``"none"``, e.g. in a TOML config): the papers' algorithm, steps as written. A
+        stream (``partial_fit``, River's ``learn_one``) continues with the setting it
+        started with: a change is refused until ``fit`` starts afresh.""",
+        structural=True)  # the state's iterates are in the coordinates of one setting

@@ -304,6 +304,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         params = self._params()
         if reset:  # before anything of size O(d) is allocated
             check_width(spec, rows.n_features, params)
+        else:  # before the preconditioner sets the scales of the rows' new features
+            self._check_structure()
         if not spec.epochs_by_base:
             n_epochs = 1  # the spec's run handles max_iter itself
         # one budget for the calibration, the passes and their retries at a lower step
@@ -379,8 +381,8 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
         ``fit`` sets them on all its rows (``warm_start`` keeps the previous ones, and
         refuses a changed ``precondition``: the iterates are in the other coordinates); a
         stream on its first chunk, and later features from the chunk that first holds
-        them (:func:`~aucopt.algorithms._precondition.fix_scale`). A stream started with
-        ``"auto"`` keeps its transform if ``precondition`` is later set to None.
+        them (:func:`~aucopt.algorithms._precondition.fix_scale`). A stream refuses a
+        changed ``precondition`` (structural: ``_check_structure``).
         """
         auto = is_auto(params.get("precondition"))
         if reset and warm_from is not None:
