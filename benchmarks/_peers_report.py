@@ -217,7 +217,8 @@ def write_report(path: Path, *, stamp: str, minutes: float, command: str, peers:
             lines.append(f"| {name} | {_f(r['auc'])} | {_f(r['after_drift'])} | "
                          f"{_seconds(r['seconds'])} |")
         lines.append("")
-    lines += ["## Rerun", "", "```", "make bench-peers            # about 20 minutes",
+    lines += ["## Rerun", "", "```",
+              f"make bench-peers            # every case: about {minutes:.0f} minutes here",
               "python benchmarks/peers.py --quick   # a smoke run of a minute",
               "```", "",
               "The real datasets come from a LIBSVM mirror directory "

@@ -263,7 +263,7 @@ def main():
         f"The best one-pass partial-AUC id beats every full-AUC id at pAUC@0.1 on {wins} "
         f"of {len(verdicts)} imbalanced cases, {ok} of them with a full AUC within 0.01 of "
         "the best full-AUC id's; scikit-learn's logistic regression (not a full-AUC id "
-        "here) ranks above it at pAUC@0.1 on "
+        "here) is at or above it at pAUC@0.1 on "
         f"{sum(not v[3] for v in verdicts)} of the {len(verdicts)}. "
         f"{_real_reading([v for v in verdicts if v[0] in real])} "
         f"On {window} of the {len(margins)} synthetic cases the frontier leaves room for "

@@ -4,8 +4,8 @@ Synthetic data with fixed seeds (:func:`suite`): lognormal and Pareto-tailed col
 a few rows with 100x the typical norm, 1% and 0.1% positives, constant and duplicated
 columns, every column x 1e4 (left unscaled), few rows for the dimension (351 x 34,
 correlated noisy columns), plus every bundled dataset of
-``aucopt.datasets``. Each is split 70/30 (stratified, seed 0) and scaled as
-``make_preprocessor``'s docstring advises (``SCHEME``). For every id, with its default
+``aucopt.datasets``. Each is split 70/30 (stratified, seed 0) and run under three
+scalings of the columns (min-max, standard, none). For every id, with its default
 parameters and with its quick grid (inner 3-fold CV), the test AUC is compared with
 the exact least-squares AUC optimum on the same split (``lam`` by inner 3-fold CV); the
 partial-AUC ids by their test partial AUC at their ``max_fpr`` against that optimum's.
@@ -76,7 +76,8 @@ NOTES: dict[str, str] = {
     "(default / grid) unscaled, where its binary columns share one scale and the "
     "calibrated step is 3x smaller than under the other scalings (5 passes: -0.037 / -0.039)",
 }
-# the scaling make_preprocessor's docstring advises for each kind of data
+# the scaling make_preprocessor's docstring advises for each kind of data (the tests fit
+# their single cases under it)
 SCHEME = {"outlier-rows": "l2-rows", "unscaled-1e4": "none"}
 
 
@@ -365,7 +366,8 @@ def _write(args, algorithms, names, scalings, ls, cells, cost, scans, seconds):
         "test AUC of the exact least-squares AUC optimum (`lam` by inner 3-fold CV) on the same "
         "70/30 stratified split (seed 0) and the same scaling of the columns (fitted on the "
         f"training part): `default` with the estimator's default parameters, the median over "
-        f"{args.orders} sample orders (`random_state` 0, 1, 2), `grid` after tuning the "
+        f"{args.orders} sample orders (`random_state` "
+        f"{', '.join(str(o) for o in range(args.orders))}), `grid` after tuning the "
         f"registry `quick_grid` by inner 3-fold CV, the median over {args.grid_orders} "
         f"order(s), run on {args.grid_datasets or 'every case'} under "
         f"{args.grid_scalings or 'every scaling'} (`-`: not run; the kernel learners, which "
