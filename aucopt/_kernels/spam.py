@@ -112,10 +112,12 @@ def _step_scale(hp, sqmax):
 
 @njit(inline="always")
 def _joins_statistics(hp, learn, counts, n_warmup):
-    """Whether the row joins the running class statistics before its step."""
+    """Whether the row joins the running class statistics before its step (the warm-up
+    lasts until both classes have joined: frozen on one class, no step could follow)."""
     if not learn or hp.stats == STATS_TRAIN:
         return False
-    return hp.stats == STATS_ONLINE or counts[0] + counts[1] < n_warmup
+    return (hp.stats == STATS_ONLINE or counts[0] + counts[1] < n_warmup
+            or counts[0] == 0.0 or counts[1] == 0.0)
 
 
 @njit(inline="always")

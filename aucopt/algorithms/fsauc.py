@@ -130,7 +130,7 @@ def init_state(n_features: int, n_samples: int, params: dict, rng=None) -> dict[
 
     ``n`` (the number of examples to be processed) is ``n_samples_hint`` if
     given, else ``max_iter * n_samples`` (``fit``: every pass; ``partial_fit``:
-    the first chunk, ``max_iter`` times).
+    the first chunk, once: a chunk is one pass, its ``max_iter`` is 1 here).
 
     Returns
     -------

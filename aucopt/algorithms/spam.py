@@ -119,11 +119,16 @@ PARAMS = (
         seen including the current one), as in the thesis. ``"online"``:
         running estimates updated with each sample before its step (exactly
         equal across chunkings). ``"warmup"``: the first ``warmup`` samples
-        only estimate them, then they are frozen.""", kernel=codes(STATS_MODES)),
+        only estimate them, then they are frozen (the warm-up goes on until both
+        classes have arrived).""", kernel=codes(STATS_MODES)),
     Param("warmup", 0.1, (Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None)),
           "float or int", """
-        Warm-up size for ``stats="warmup"``: a fraction of the first data
-        given, or a number of samples (counted in sample weight when weighted)."""),
+        Warm-up size for ``stats="warmup"``: a fraction of the rows of the first
+        data given, or a number of samples. The warm-up ends once the rows that
+        joined it weigh that much in sample weight: with weights whose mean is far
+        from 1, give the size in weight (an int) or weights of mean 1. A stream
+        fed a few rows at a time (River's ``learn_one``: one) gets a fraction of
+        them: give it an int there."""),
     Param("decay", 0.0, (Interval(Real, 0, 1, closed="left"),), "float in [0, 1)", r"""
         Exponential forgetting of the running class statistics of
         ``stats="online"`` (our extension for drifting streams, not in the

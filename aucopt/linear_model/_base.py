@@ -321,7 +321,9 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
             if step is not None:
                 params = self._with_step(params, spec.step_param, step)
         for retry in range(AUTO_RETRIES + 1):
-            state, rng, t, undo = self._start_state(spec, params, rows, shuffle, reset, warm_from)
+            # a chunk of a stream is one pass (FSAUC plans its first horizon from it)
+            state, rng, t, undo = self._start_state(spec, {**params, "max_iter": 1} if (
+                stream and reset) else params, rows, shuffle, reset, warm_from)
             hook = _NO_HOOK
             if spec.column_keys:
                 hook = {"before_dense": undo.before_dense if undo is not None else None}

@@ -103,6 +103,21 @@ def test_fit_knows_n_and_output_waits_for_a_stage():
     assert early._state["n0"][0] == 1000 // n_stages(1000)
 
 
+@pytest.mark.parametrize("rows", [1, 400])
+def test_a_stream_plans_its_first_horizon_from_its_first_chunk(rows):
+    """partial_fit took max_iter (3) times the first chunk as n: one chunk of 400 rows ended
+    inside its first stage (a zero model, no warning), and one-row chunks ran horizons of
+    3, 6, 12, ... where the docs say 1, 2, 4, ..."""
+    X, y = make_auc_problem(400, 5, random_state=0)
+    est = FSAUCClassifier(random_state=0)  # max_iter=3: fit's passes
+    est.partial_fit(X[:rows], y[:rows], classes=[-1, 1])
+    assert est._state["n_total"][0] == rows
+    for start in range(rows, 400, rows):
+        est.partial_fit(X[start:start + rows], y[start:start + rows])
+    assert np.any(est.coef_ != 0) and est.t_ == 400
+    assert FSAUCClassifier(max_iter=3).fit(X, y)._state["n_total"][0] == 1200  # unchanged
+
+
 def test_exact_and_alternating_projections_differ():
     """Both stay feasible; they give different iterates (notes.md#exact-projection)."""
     X, y = make_auc_problem(600, 8, separation=1.5, random_state=1)

@@ -45,6 +45,26 @@ def test_matches_reference_same_order(stats, penalty, german, as_format):
     assert_allclose(iterates(est._state)[0], w, rtol=1e-10, atol=1e-13)
 
 
+@pytest.mark.parametrize("chunk", [1, 5, 400])
+def test_a_warmup_that_meets_one_class_first_goes_on_until_both(chunk, german):
+    """The statistics froze after ceil(0.1 x the first chunk) rows: one row of one class
+    for chunks of up to 10 rows (River's learn_one: always), after which no step could
+    ever be made (t_ = 0, a zero model, no warning)."""
+    X, y = german
+    order = np.argsort(-y, kind="stable")[:400]  # a first chunk of positives only
+    order = np.r_[order[:7], np.random.default_rng(0).permutation(order[7:])]
+    X, y = X[order], y[order]
+    est = SPAML2Classifier(beta=1e-3, eta0=0.05, stats="warmup", random_state=0,
+                           precondition=None)
+    for start in range(0, len(y), chunk):
+        est.partial_fit(X[start:start + chunk], y[start:start + chunk], classes=[-1, 1])
+    n_warmup = int(np.ceil(0.1 * min(chunk, len(y))))
+    w, w_bar, t = ref.spam(X, y, [np.arange(len(y))], beta=1e-3, eta0=0.05, stats="warmup",
+                           n_warmup=n_warmup, t0=est.t0)
+    assert est.t_ == t > 300
+    assert_allclose(est.coef_[0], w_bar, rtol=1e-10, atol=1e-13)
+
+
 @pytest.mark.parametrize("stats, decay", [("train", 0.0), ("online", 0.0), ("warmup", 0.0),
                                           ("online", 0.05)])
 @pytest.mark.parametrize("penalty", ["l2", "net"])

@@ -71,7 +71,10 @@ def spam(X, y, orders, *, beta, beta1=0.0, eta0="auto", schedule="inv_sqrt", pow
         for i in order:
             if epoch == 0 and stats == "online":
                 seen.append(i)
-            if epoch == 0 and stats == "warmup" and _weight(seen, sample_weight) < n_warmup:
+            if epoch == 0 and stats == "warmup" and (
+                    _weight(seen, sample_weight) < n_warmup  # (until both classes joined)
+                    or min(_weight([j for j in seen if y[j] == c], sample_weight)
+                           for c in (1.0, -1.0)) == 0):
                 seen.append(i)
                 continue
             st = _statistics(X, y, seen, decay, sample_weight) if seen else None
