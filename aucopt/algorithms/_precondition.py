@@ -120,7 +120,9 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
     read. When only some rows are read, every feature without a non-zero value in them gets the
     shared scale (as a feature first seen later would). Rows that are not usable set every
     scale, shared one included, to 1 (the papers' steps), and no bound. A feature first
-    seen in a later chunk gets the shared scale. Rows count with their sample weights
+    seen in a later chunk gets the shared scale, or, if it is non-zero in at least
+    ``DENSE_SHARE`` of the rows of a usable chunk, its root mean square there (not centred:
+    the shift is fixed by the first chunk). Rows count with their sample weights
     ``|y|`` (notes.md#sample-weights). O(d + the read rows' nnz) on a first chunk, O(nnz)
     on CSR rows after it.
     """
@@ -163,6 +165,9 @@ def fix_scale(state: dict, rows: RowData, y: np.ndarray, *, first: bool,
         return every if sampled else None
     if not usable or not first:  # (a first chunk that is not usable: shared == 1)
         scale[cols] = shared[0] if shared[0] > 0 else 1.0
+        if usable:  # a later chunk: a feature dense in it gets its root mean square there
+            own = count >= DENSE_SHARE * n
+            scale[cols[own]] = np.sqrt(squares[own] / n)
         return every if sampled else cols
     centred = count >= DENSE_SHARE * n  # centre the dense columns
     _set_affine(state, cols, centred, total, squares, n,
