@@ -36,6 +36,21 @@ def test_opauc_matches_reference_same_order(eta, german, as_format):
     assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
 
 
+def test_an_uncalibrated_auto_step_follows_the_reference_rule(german):
+    """A stream's chunks of fewer than 20 rows keep "auto" uncalibrated: the step is
+    0.1 / (M^2 + lam) with M^2 the largest squared norm so far (the reference's rule once
+    read 0.1 / M^2, which no test reached)."""
+    X, y = german
+    X, y = X[:60], y[:60]
+    est = OPAUCClassifier(lam=0.5, precondition=None)
+    for start in range(0, 60, 10):
+        est.partial_fit(X[start:start + 10], y[start:start + 10], classes=[-1, 1])
+    assert est.eta_ is None  # never calibrated
+    w, t = ref.opauc(X, y, [np.arange(60)], eta="auto", lam=0.5)
+    assert est.t_ == t > 0
+    assert_allclose(est.coef_[0], w, rtol=1e-10, atol=1e-13)
+
+
 def test_welford_statistics_equal_numpy_cov(german, as_format):
     X, y = german
     est = OPAUCClassifier(random_state=0).fit(as_format(X), y)

@@ -40,8 +40,10 @@ def _weights(y, sample_weight):
     return np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, float)
 
 
-def _eta(eta, sq_seen):
-    return 0.1 / max(sq_seen) if eta == "auto" else eta
+def _eta(eta, sq_seen, lam):
+    """The step: a number, or the uncalibrated "auto" rule 0.1 / (M^2 + lam) with M^2 the
+    largest squared norm seen."""
+    return 0.1 / (max(sq_seen) + lam) if eta == "auto" else eta
 
 
 def opauc(X, y, orders, *, eta, lam, w0=None, sample_weight=None):
@@ -63,7 +65,7 @@ def opauc(X, y, orders, *, eta, lam, w0=None, sample_weight=None):
             c, S = _stats(X, seen[-yi], v)
             delta = X[i] - c
             g = lam * w - yi * delta + delta * (delta @ w) + S @ w
-            w = w - _eta(eta, sq) * v[i] * g
+            w = w - _eta(eta, sq, lam) * v[i] * g
             t += 1
     return w, t
 
@@ -101,6 +103,6 @@ def opauc_r(X, y, orders, sketch, *, eta, lam, centering="unbiased", sample_weig
                 S_hat = Z[o] @ Z[o].T / T[o] - c_hat @ c_hat.T
             delta = X[i] - c[o]
             g = lam * w - yi * delta + delta * (delta @ w) + S_hat @ w
-            w = w - _eta(eta, sq) * v[i] * g
+            w = w - _eta(eta, sq, lam) * v[i] * g
             t += 1
     return w, t
