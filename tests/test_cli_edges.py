@@ -520,10 +520,11 @@ def test_a_csv_whose_first_row_misses_a_value_is_data_not_a_header(tmp_path):
     """"1,,1" (or "NA") on line 1 was taken for a header: the row was dropped in silence."""
     from aucopt.cli._data import read_csv
 
-    for mark in ("", "NA"):
+    for mark, says in (("", "is empty \\(a missing value\\); fill or drop"),
+                       ("NA", "is not a number")):
         path = tmp_path / "first.csv"
         path.write_text(f"1,{mark},1\n0.5,0.2,0\n0.1,0.9,1\n0.3,0.3,0\n")
-        with pytest.raises(ValueError, match="line 1, column 1 is not a number"):
+        with pytest.raises(ValueError, match=f"line 1, column 1 {says}"):
             read_csv(path)
     path.write_text(",b,label\n1,2,1\n0,1,0\n")  # (an unnamed first column: still a header)
     assert read_csv(path, with_names=True)[2] == ["", "b"]
@@ -586,3 +587,37 @@ def test_stream_reads_a_file_zero_based_when_told(tmp_path):
     assert first.exit_code == 1 and "--zero-based" in first.output
     told = runner.invoke(app, [*args, "--zero-based"])
     assert told.exit_code == 0, told.output
+
+
+def test_a_csv_given_to_stream_is_named_as_such(tmp_path):
+    """``aucopt stream file.csv`` said only that line 1 is not LIBSVM: neither that stream
+    reads LIBSVM files nor what to do with a CSV."""
+    path = tmp_path / "table.csv"
+    path.write_text("a,b,label\n1,2,1\n0,1,0\n")
+    result = runner.invoke(app, ["stream", str(path), "--no-progress"])
+    assert result.exit_code != 0
+    assert "looks like a CSV file: streams are read from LIBSVM files" in result.output
+
+
+def test_compare_shows_each_kind_of_warning_of_its_fits_once(tmp_path):
+    """The fits' warnings were printed by every fit (svm-pauc's zero-weight warning 26
+    times on german.numer in 2 folds, each with other numbers; FitFailedWarning with whole
+    tracebacks): each kind is shown once now, as a log line with its count."""
+    result = runner.invoke(app, ["compare", "german.numer", "--algorithms", "svm-pauc",
+                                 "--folds", "2", "--n-jobs", "1", "--no-progress",
+                                 "--out", str(tmp_path / "c")])
+    assert result.exit_code == 0, result.output
+    zero = [line for line in result.output.splitlines() if "ended with all weights zero" in line]
+    assert len(zero) == 1 and zero[0].startswith("WARNING aucopt: UserWarning: "), zero
+    assert re.search(r"\(\d+ fits\)$", zero[0]), zero[0]
+
+
+def test_a_warning_holding_a_traceback_is_shown_by_its_first_and_error_lines():
+    from aucopt.cli._warned import _summary
+
+    text = ("2 fits failed out of a total of 8.\nBelow are more details:\n"
+            "Traceback (most recent call last):\n  File \"x.py\", line 1, in f\n"
+            "aucopt.exceptions.DivergenceError: the iterates diverged at step 3\n")
+    assert _summary(text) == ("2 fits failed out of a total of 8. ... "
+                              "aucopt.exceptions.DivergenceError: the iterates diverged at step 3")
+    assert _summary("one line") == "one line"

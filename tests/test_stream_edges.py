@@ -219,3 +219,15 @@ def test_learn_many_names_a_missing_label_of_a_nullable_series():
     X = pd.DataFrame({"a": [1.0, 2.0], "b": [0.5, -1.0]})
     with pytest.raises(ValueError, match="labels must be True/False .* got <NA>"):
         AUCClassifier("spam-l2").learn_many(X, pd.Series([True, None], dtype="boolean"))
+
+
+def test_partial_auc_metrics_in_a_union_are_told_apart_by_their_range():
+    """River prints a union of metrics one per line: two partial AUCs were both printed as
+    'ExactPartialAUC: ...%'."""
+    union = ExactPartialAUC(max_fpr=0.01) + ExactPartialAUC(max_fpr=0.05, min_tpr=0.5,
+                                                          window_size=100)
+    union.update(True, 0.9)
+    union.update(False, 0.1)
+    lines = str(union).splitlines()
+    assert lines[0].startswith("ExactPartialAUC(max_fpr=0.01): ")
+    assert lines[1].startswith("ExactPartialAUC(max_fpr=0.05, min_tpr=0.5, window_size=100): ")

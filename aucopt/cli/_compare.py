@@ -12,6 +12,7 @@ import numpy as np
 
 from ..utils._atomic import replaced_on_success, write_atomic
 from ._html import ranked_by
+from ._warned import collecting, reissue
 
 logger = logging.getLogger(__name__)
 
@@ -67,9 +68,10 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     out.mkdir(parents=True, exist_ok=True)  # (an --out that cannot be made: before any work)
     if n_jobs != 1:
         compile_once(algorithms, X, y, splits[0][2], preprocessing, seed)
-    tasks = [
-        delayed(baseline_fold if a in BASELINES else evaluate_fold)(
-            a, X, y, train, test, dataset=dataset, repeat=r, fold=f, preprocessing=preprocessing,
+    tasks = [  # each fit's warnings come back with it, shown once each below
+        delayed(collecting)(
+            baseline_fold if a in BASELINES else evaluate_fold, a, X, y, train, test,
+            dataset=dataset, repeat=r, fold=f, preprocessing=preprocessing,
             grid=grid, random_state=seed, with_roc=(r == 0 and f == 0),
             curve_points=curve_points if (r == 0 and f == 0) else 0, max_fpr=max_fpr,
             **({} if a in BASELINES else {"params": trained_for(a, max_fpr)}),
@@ -81,7 +83,11 @@ def run_comparison(X, y, *, dataset, algorithms, folds=5, repeats=1, seed=0, n_j
     bar = tqdm(runner(tasks), total=len(tasks), desc=f"{dataset}: fits", unit="fit",
                disable=None if progress is None else not progress, leave=False,
                file=sys.stderr, dynamic_ncols=True)
-    results = list(bar)
+    results, caught = [], []
+    for result, warned in bar:
+        results.append(result)
+        caught += warned
+    reissue(caught)
     order = {a: k for k, a in enumerate(algorithms)}
     results.sort(key=lambda r: (order[r.algorithm], r.repeat, r.fold))
     summary = sort_by_auc(summarise(results, algorithms))

@@ -225,8 +225,13 @@ def read_csv(path, label_column: str | int | None = None, *, with_names: bool = 
         line, column = next((n, k) for n, row in enumerate(rows, 2 if header else 1)
                             for k in features if not _number(row[k]))
         name = f"{header[column]!r}" if header else f"{column}"
+        value = rows[line - (2 if header else 1)][column]
+        if not value.strip():  # a missing value
+            raise ValueError(f"{path.name}: line {line}, column {name} is empty (a missing "
+                             "value); fill or drop the missing values first (e.g. pandas' "
+                             "fillna, or scikit-learn's SimpleImputer in Python).") from None
         raise ValueError(f"{path.name}: line {line}, column {name} is not a number "
-                         f"({rows[line - (2 if header else 1)][column]!r}); features must be "
+                         f"({value!r}); features must be "
                          "numeric (is the label column another one? --label-column)."
                          ) from None
     y = _labels([row[label] for row in rows])

@@ -140,6 +140,10 @@ def _parse_error(path: Path, lines: list, start, n_features, zero_based,
                     "written from index 0 needs zero_based=True."
                     if not zero_based and "Invalid index 0" in str(error) else "")
             text = line.decode("utf-8", "replace").strip()
+            if "," in text and ":" not in text:  # a CSV line
+                hint += (" It looks like a CSV file: streams are read from LIBSVM files (or "
+                         "River datasets); convert it, e.g. with "
+                         "sklearn.datasets.dump_svmlight_file, or fit it with `aucopt fit`.")
             where = "a data line" if start is None else f"data line {start + k + 1}"
             return (f"{path.name}: {where} is not LIBSVM ({error}): "
                     f"{text[:60]!r}{'...' if len(text) > 60 else ''}.{hint}")

@@ -151,3 +151,12 @@ class ExactPartialAUC(ExactROCAUC):
         self.max_fpr, self.min_tpr, self.window_size = max_fpr, min_tpr, window_size
         self._auc = StreamingPartialAUC(max_fpr=max_fpr, min_tpr=min_tpr,
                                         window_size=window_size, pos_label=True)
+
+    def __repr__(self):
+        """The range and the value: River prints a union of metrics one per line, where
+        several partial AUCs must be told apart."""
+        given = [f"max_fpr={self.max_fpr}"] + ([f"min_tpr={self.min_tpr}"] if self.min_tpr
+                                              else [])
+        if self.window_size is not None:
+            given.append(f"window_size={self.window_size}")
+        return f"{type(self).__name__}({', '.join(given)}): {self.get():{self._fmt}}".rstrip("0")
