@@ -1,6 +1,7 @@
 """aucopt.river: the River classifier and the exact AUC metrics, with River's own checks."""
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -713,3 +714,18 @@ def test_scoring_a_kernel_model_leaves_its_vocabulary_as_it_was(bound):
     assert scored.columns == plain.columns
     for x, _ in stream[:20]:
         assert scored.predict_proba_one(x) == plain.predict_proba_one(x)
+
+
+def test_a_value_that_is_not_finite_is_named_with_river_s_remedy():
+    """The message named scikit-learn's SimpleImputer and 'row 0' of an array the River user
+    never made; it names the feature and River's StatImputer now, and nothing is learnt."""
+    model = AUCClassifier("spam-l2")
+    model.learn_one({"a": 1.0, "b": 2.0}, True)
+    t = model.estimator.t_
+    with pytest.raises(ValueError, match=r"'amount' = nan are not finite.*StatImputer.*NaN"):
+        model.learn_one({"b": 1.0, "amount": float("nan")}, False)
+    assert model.estimator.t_ == t and "amount" not in model.columns
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # (numpy's 'invalid value' leaked)
+        with pytest.raises(ValueError, match=r"'a' = inf are not finite.*infinity"):
+            model.predict_proba_one({"a": float("inf"), "b": 1.0})

@@ -15,7 +15,7 @@ from ..algorithms._data import as_rows
 from ..utils._seeds import MAX_SEED
 from ._columns import ColumnMap, feature_axes, grow_state
 from ._labels import BOOL_LABELS, MINUS_ONE, SIGN_LABELS, labels_after, signed_label, signed_labels
-from ._scoring import RowScores
+from ._scoring import RowScores, named_non_finite
 
 __all__ = ["AUCClassifier", "probe_feature_axes"]
 
@@ -237,9 +237,12 @@ class AUCClassifier(RowScores, base.MiniBatchClassifier):
                 self.estimator._learn_row_scored(rows, signed)
             else:
                 self._fit(rows, signed)
-        except Exception:
+        except Exception as exc:
             self._rollback(known, width)
-            raise
+            error = named_non_finite(x, exc)
+            if error is exc:
+                raise
+            raise error from None
         if signed is MINUS_ONE:  # a stream labelled 1/-1 is predicted in its labels
             self._labels = SIGN_LABELS
         if self._one_class:  # (after the row is learnt: a refused row is not part of it)

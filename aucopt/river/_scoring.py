@@ -10,7 +10,23 @@ import scipy.sparse as sp
 
 from ..algorithms._data import first_non_finite_row, non_finite_message
 
-__all__ = ["RowScores"]
+__all__ = ["RowScores", "named_non_finite"]
+
+
+def named_non_finite(x: dict, exc: Exception) -> Exception:
+    """Return ``exc`` for a River user: a ValueError naming the features of the dict ``x``
+    whose values are NaN or infinite, with River's remedy (the message of ``exc`` kept);
+    ``exc`` itself if there are none."""
+    if not isinstance(exc, ValueError):
+        return exc
+    bad = [name for name, value in x.items() if isinstance(value, float | np.floating)
+           and not math.isfinite(value)]
+    if not bad:
+        return exc
+    shown = ", ".join(f"{name!r} = {x[name]}" for name in bad[:5])
+    return ValueError(f"the row's feature(s) {shown} are not finite: impute missing values in "
+                      "the pipeline first (e.g. river.preprocessing.StatImputer) or drop them "
+                      f"({str(exc).split('. ')[0]})")
 
 
 class RowScores:
@@ -37,9 +53,12 @@ class RowScores:
         if self._kernel_vocabulary():
             return self._with_new_names(lambda: self._map.row(x, self._width, grow=True),
                                         self._formed_checked)
-        rows = self._map.row(x, self._width, grow=False)
-        score = self.estimator._score_row(rows)  # None: no O(nnz) score, or not finite
-        return self._formed_checked(rows) if score is None else score
+        try:
+            rows = self._map.row(x, self._width, grow=False)
+            score = self.estimator._score_row(rows)  # None: no O(nnz) score, or not finite
+            return self._formed_checked(rows) if score is None else score
+        except ValueError as exc:
+            raise named_non_finite(x, exc) from None
 
     def _formed_checked(self, rows) -> float:
         """:meth:`_formed_score`, a ValueError if it is not finite because the row is not."""
@@ -90,8 +109,9 @@ class RowScores:
         if est._spec().decision is not None:
             return float(self._scores(rows)[0])
         fitted = est._fitted_attributes()
-        return float(fitted["coef_"][0].take(rows.indices).dot(rows.data)
-                     + fitted["intercept_"][0])
+        with np.errstate(invalid="ignore", over="ignore"):  # a value not finite: checked after
+            return float(fitted["coef_"][0].take(rows.indices).dot(rows.data)
+                         + fitted["intercept_"][0])
 
     def _frame_scores(self, X) -> np.ndarray:
         if not self._learned or len(X) == 0:
