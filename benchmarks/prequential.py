@@ -144,7 +144,8 @@ def report(args, by_learner, without, seconds, timing, river, tokens) -> str:
         "old rule ranks the new data at AUC 0.5).",
         "",
         f"**Protocol.** `aucopt stream drift.svm --window {args.window} --baselines "
-        "logreg,alma`: test-then-train, every learner behind River's `StandardScaler`, exact "
+        "logreg,alma`: test-then-train, every learner behind River's `MaxAbsScaler` (the "
+        "command's `--scale auto` for a LIBSVM file), exact "
         f"AUC of all samples so far (cumulative) and of the last {args.window:,} (windowed), "
         f"recorded every {args.window // 10} samples; {seconds:.0f} s for the whole run.",
         "",

@@ -333,3 +333,24 @@ def test_first_partial_fit_rejects_continuous_classes():
     X, y = make_auc_problem(20, 3, random_state=0)
     with pytest.raises(ValueError, match="continuous"):
         SPAML2Classifier().partial_fit(X, np.where(y > 0, 1.5, 1.0), classes=[1.0, 1.5])
+
+
+def test_pickling_a_model_leaves_its_caches_in_place():
+    """pickle and deepcopy popped the caches (row path, its commit, the parameters) from the
+    live model, not from a copy: a thread learning meanwhile failed with KeyError after its
+    step had been made."""
+    import copy
+    import pickle
+
+    from aucopt.river import AUCClassifier
+
+    model = AUCClassifier("spam-l2")
+    rng = np.random.default_rng(0)
+    for i in range(40):
+        model.learn_one({"a": float(rng.normal()), "b": float(rng.normal())}, i % 2 == 0)
+    model.predict_proba_one({"a": 1.0, "b": 0.0})
+    before = set(model.estimator.__dict__)
+    assert {"_row_path", "_row_commit", "_score_path"} <= before
+    pickle.dumps(model)
+    copy.deepcopy(model.estimator)
+    assert set(model.estimator.__dict__) == before

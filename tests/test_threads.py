@@ -162,3 +162,42 @@ def test_a_river_row_mapped_while_another_thread_maps_other_keys_keeps_its_colum
 
     monkeypatch.setattr(_columns, "_same_types", switched)
     assert model.score_one(dict(rows[0])) == expected[0]
+
+
+def test_scores_made_while_a_row_is_learnt_leave_the_scores_exact():
+    """River scores from other threads during learn_one added the terms of a half-learnt row
+    to the intercept's running dots: every later score_one was off by about the intercept
+    (0.06, still after 1,000 more rows), silently."""
+    from aucopt.river import AUCClassifier
+
+    rng = np.random.default_rng(0)
+    names = [f"f{j}" for j in range(20)]
+    X = rng.normal(size=(4000, 20))
+    y = X[:, 0] + X[:, 1] + rng.normal(size=4000) > 0.5
+    rows = [dict(zip(names, r)) for r in X]
+    model = AUCClassifier("spam-l2", seed=0)
+    for x, label in zip(rows[:1000], y[:1000]):
+        model.learn_one(x, bool(label))
+    stop = threading.Event()
+
+    def score():
+        while not stop.is_set():
+            for x in rows[:50]:
+                model.score_one(x)
+
+    scorers = [threading.Thread(target=score) for _ in range(3)]
+    for thread in scorers:
+        thread.start()
+    try:
+        for x, label in zip(rows[1000:], y[1000:]):
+            model.learn_one(x, bool(label))
+    finally:
+        stop.set()
+        for thread in scorers:
+            thread.join()
+    probe = X[:100]
+    cols = [model.columns[n] for n in names]
+    dense = np.zeros((100, model.estimator.coef_.shape[1]))
+    dense[:, cols] = probe
+    np.testing.assert_allclose([model.score_one(x) for x in rows[:100]],
+                               model.estimator.decision_function(dense), atol=1e-12)

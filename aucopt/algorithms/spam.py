@@ -120,7 +120,9 @@ PARAMS = (
         running estimates updated with each sample before its step (exactly
         equal across chunkings). ``"warmup"``: the first ``warmup`` samples
         only estimate them, then they are frozen (the warm-up goes on until both
-        classes have arrived).""", kernel=codes(STATS_MODES)),
+        classes have arrived). A stream keeps the mode it started with (the state
+        holds that mode's statistics: a change is refused until ``fit``).""",
+          kernel=codes(STATS_MODES), structural=True),
     Param("warmup", 0.1, (Interval(Real, 0, 1, closed="neither"), Interval(Integral, 1, None)),
           "float or int", """
         Warm-up size for ``stats="warmup"``: a fraction of the rows of the first

@@ -276,8 +276,8 @@ def load(path):
            "the SHA-256 recorded in the .json differs")
     raise ModelFileError(
         f"{npz_path} is not the .npz saved with {json_path} ({why}): the two files come from "
-        "different saves, or one was modified. Restore the pair from the same save, or refit "
-        "and save again.")
+        "different saves, or one was modified or cut short (an interrupted copy). Restore the "
+        "pair from the same save, or refit and save again.")
 
 
 class _Mismatch(ModelFileError):

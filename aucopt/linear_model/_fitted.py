@@ -32,7 +32,10 @@ class FittedAttributes:
     shows (``coef_``, ``intercept_``, scores) and the warnings about it."""
 
     def __getstate__(self):
-        state = super().__getstate__()
+        # a copy: scikit-learn's returns the live __dict__ (Python >= 3.11), whose caches the
+        # pops below (and BaseAUCClassifier's) took from the model itself, under a thread
+        # learning with them (KeyError, the row half learnt)
+        state = dict(super().__getstate__())
         state.pop("_score_path", None)  # views of the state
         return state
 
@@ -139,8 +142,15 @@ class FittedAttributes:
         A row learnt by columns (the row path, or a general call that wrote only its
         columns) changes the dots only at the features it wrote: their terms are taken
         out before and added back after. Otherwise (or when the path's form is not by
-        columns) the dots are dropped (formed again when next needed).
+        columns) the dots are dropped (formed again when next needed). Scores wait while
+        a row is learnt (a score made meanwhile added the terms of a half-learnt row to
+        the dots: every later score was off by about the intercept, silently).
         """
+        with _SCORE_LOCK:
+            self._learn_row_keeping_dots(rows, y)
+
+    def _learn_row_keeping_dots(self, rows, y) -> None:
+        """:meth:`_learn_row_scored` under the scores' lock."""
         fitted = self.__dict__
         path, at = fitted.get("_score_path"), None
         token = fitted.get("_fitted")

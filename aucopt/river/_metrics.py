@@ -123,7 +123,9 @@ class ExactPartialAUC(ExactROCAUC):
     :func:`aucopt.metrics.partial_roc_auc_score` (``min_tpr=0``, McClish's standardisation
     as ``sklearn.metrics.roc_auc_score(max_fpr=)``) or the normalised
     :func:`aucopt.metrics.two_way_partial_auc_score` on the samples counted, whatever the
-    score range.
+    score range. ``update`` costs O(log n), but ``get`` O(n) (O(window_size) with a
+    window): about 20 ms at 2 x 10^5 samples, so on a long stream read it every few thousand
+    rows, not after each (``progressive_val_score(..., print_every=...)`` does).
 
     Parameters
     ----------
