@@ -31,7 +31,7 @@ def target_rows(report: str) -> list[tuple[str, str, str]]:
 
 
 def _x(text: str, key: str = "") -> float:
-    match = re.search(rf"{key}(\d+\.\d+)x", text)
+    match = re.search(rf"{key}(-?\d+\.\d+)x", text)
     return float(match.group(1))
 
 

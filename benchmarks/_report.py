@@ -128,8 +128,8 @@ def _per_row(cell, key, marginal=False):
     if not marginal:
         return min(times) / cell.n_rows
     head, heads = cell.info.get("head_rows"), cell.times.get("fit_head")
-    if not head or not heads:
-        return None
+    if not head or not heads or min(times) <= min(heads):
+        return None  # (a whole fit timed faster than its head: noise, not a cost per row)
     return (min(times) - min(heads)) / (cell.n_rows - head)
 
 
