@@ -182,7 +182,9 @@ def test_after_pickle_and_io_round_trip(algorithm, tmp_path):
         model.learn_one(x, y)
     restored = pickle.loads(pickle.dumps(model))
     for x, y in data[80:]:
-        assert restored.score_one(x) == model.score_one(x)
+        # (the original keeps its running dots, the copy forms them afresh: the same to
+        # rounding; pickling once emptied the original's caches too)
+        assert restored.score_one(x) == pytest.approx(model.score_one(x), rel=1e-12, abs=1e-14)
         restored.learn_one(x, y)
         model.learn_one(x, y)
         _assert_scores(restored, [x])

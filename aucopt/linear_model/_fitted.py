@@ -24,7 +24,7 @@ _NO_COLUMNS = np.zeros(0, dtype=np.int64)
 ORDERED_PREFIX_ROWS = 1000
 # the O(nnz) score of one row completes the dots of its path in place: threads reading one
 # model (a service scoring with it) take turns there
-_SCORE_LOCK = threading.Lock()
+_SCORE_LOCK = threading.RLock()  # (reentrant: a learnt row may take the general path)
 
 
 class FittedAttributes:
@@ -147,35 +147,31 @@ class FittedAttributes:
         the dots: every later score was off by about the intercept, silently).
         """
         with _SCORE_LOCK:
-            self._learn_row_keeping_dots(rows, y)
-
-    def _learn_row_keeping_dots(self, rows, y) -> None:
-        """:meth:`_learn_row_scored` under the scores' lock."""
-        fitted = self.__dict__
-        path, at = fitted.get("_score_path"), None
-        token = fitted.get("_fitted")
-        if (path is not None and token is not None and path.dots_for is token
-                and path.form.by_columns):
-            state = fitted["_state"]
-            if not (path.fits(state, self._state_params()) and path.coefs_for is token):
-                path = self._current_path(state, token)  # a test-then-train step: current
-            if path is not None and path.dots_current(token) and path.flush():
-                spec = path.spec
-                extra = spec.extra_columns(state) if spec.extra_columns is not None else None
-                centred = self._centred(state) if SCALE_KEY in state else _NO_COLUMNS
-                at = row_columns(rows.indices, centred, extra)
-                if not path.add(at, -1.0):
-                    at = np.unique(at)
-                    at = at if path.add(at, -1.0) else None
-        if path is not None:
-            path.dots_for = None  # until the row is committed
-        on_path = self._learn_row(rows, y)
-        if at is None or not (on_path or fitted.get("_row_path") is not None
-                              or fitted.get("_by_columns", False)):
-            return
-        # the columns are where they were: the row path writes the arrays it was given
-        if on_path or path.fits(fitted["_state"], path.params):
-            path.defer(at, fitted.setdefault("_fitted", {}))  # added by the next score
+            fitted = self.__dict__
+            path, at = fitted.get("_score_path"), None
+            token = fitted.get("_fitted")
+            if (path is not None and token is not None and path.dots_for is token
+                    and path.form.by_columns):
+                state = fitted["_state"]
+                if not (path.fits(state, self._state_params()) and path.coefs_for is token):
+                    path = self._current_path(state, token)  # a test-then-train step: current
+                if path is not None and path.dots_current(token) and path.flush():
+                    spec = path.spec
+                    extra = spec.extra_columns(state) if spec.extra_columns is not None else None
+                    centred = self._centred(state) if SCALE_KEY in state else _NO_COLUMNS
+                    at = row_columns(rows.indices, centred, extra)
+                    if not path.add(at, -1.0):
+                        at = np.unique(at)
+                        at = at if path.add(at, -1.0) else None
+            if path is not None:
+                path.dots_for = None  # until the row is committed
+            on_path = self._learn_row(rows, y)
+            if at is None or not (on_path or fitted.get("_row_path") is not None
+                                  or fitted.get("_by_columns", False)):
+                return
+            # the columns are where they were: the row path writes the arrays it was given
+            if on_path or path.fits(fitted["_state"], path.params):
+                path.defer(at, fitted.setdefault("_fitted", {}))  # added by the next score
 
     def _raw_scores(self, X) -> np.ndarray:
         spec = self._spec()
