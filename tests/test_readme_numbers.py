@@ -28,7 +28,7 @@ def test_performance_lines_are_generated_from_the_report():
     expected = "\n".join(_readme.performance_lines(report))
     assert _readme.readme_block(_readme_text()) == expected, (
         "README's performance lines are stale: run `python benchmarks/_readme.py`")
-    assert "5.22–5.58x" in expected and "1.30–1.39x" in expected  # the committed report
+    assert "4.38–4.52x" in expected and "1.06–1.10x" in expected  # the committed report
 
 
 def _bullets():
