@@ -428,8 +428,7 @@ class BaseAUCClassifier(DeclaredParams, InputChecks, RowLearning, FittedAttribut
                     state[key] = warm_copy(key, warm[key], state[key])
             self.__dict__.pop("_undo_plan", None)  # it holds the state it was made for
             return state, rng, 0, None
-        self._check_structure()
-        state, rng = self._state, self._rng
+        state, rng = self._state, self._rng  # (its structure checked by _fit_rows first)
         cols = touched_columns(rows, rows.n_features)
         if cols is not None and spec.extra_columns is not None:
             cols = np.concatenate((cols, spec.extra_columns(state)))
